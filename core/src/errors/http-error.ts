@@ -1,0 +1,107 @@
+/** One entry of a 422 body: where the problem is, what it is, and a machine-readable type. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** The detail of an error body: a sentence, or the list of a validation failure. */
+export type ErrorDetail = string | ValidationIssue[];
+
+/** Base class of every error crudsmith turns into an HTTP answer. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly detail: ErrorDetail;
+  /** Extra response headers, such as `Retry-After` on a 429. */
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, detail: ErrorDetail, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+    super(typeof detail === 'string' ? detail : `${status} validation failed`, { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.detail = detail;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400: the request is malformed or contradicts itself. */
+export class BadRequestError extends HttpError {
+  constructor(detail = 'Bad request', options?: { cause?: unknown }) {
+    super(400, detail, options);
+  }
+}
+
+/** 401: no valid credential. */
+export class UnauthorizedError extends HttpError {
+  constructor(detail = 'Not authenticated', options?: { cause?: unknown; headers?: Record<string, string> }) {
+    super(401, detail, options);
+  }
+}
+
+/** 403: a valid credential that may not do this. */
+export class ForbiddenError extends HttpError {
+  constructor(detail = 'Forbidden', options?: { cause?: unknown }) {
+    super(403, detail, options);
+  }
+}
+
+/** 404: the record or route does not exist (or is soft-deleted). */
+export class NotFoundError extends HttpError {
+  constructor(detail = 'Item not found', options?: { cause?: unknown }) {
+    super(404, detail, options);
+  }
+}
+
+/** 409: the write conflicts with what is stored. */
+export class ConflictError extends HttpError {
+  constructor(detail = 'Conflict', options?: { cause?: unknown }) {
+    super(409, detail, options);
+  }
+}
+
+/** 409: a unique constraint refused the value. */
+export class DuplicateValueError extends ConflictError {
+  constructor(detail = 'Duplicate value', options?: { cause?: unknown }) {
+    super(detail, options);
+  }
+}
+
+/** 413: the body is larger than allowed. */
+export class PayloadTooLargeError extends HttpError {
+  constructor(detail = 'Request body too large', options?: { cause?: unknown }) {
+    super(413, detail, options);
+  }
+}
+
+/** 422: the input is well-formed but its values are not acceptable. */
+export class ValidationError extends HttpError {
+  constructor(issues: ValidationIssue[], options?: { cause?: unknown }) {
+    super(422, issues, options);
+  }
+
+  /** A 422 about a single location. */
+  static of(loc: (string | number)[], msg: string, type = 'value_error'): ValidationError {
+    return new ValidationError([{ loc, msg, type }]);
+  }
+}
+
+/** 429: too many requests; `retryAfter` seconds until the next one may pass. */
+export class RateLimitError extends HttpError {
+  constructor(detail = 'Too many requests', options: { retryAfter?: number; headers?: Record<string, string> } = {}) {
+    const headers = { ...options.headers };
+    if (options.retryAfter !== undefined) headers['Retry-After'] = String(Math.max(0, Math.ceil(options.retryAfter)));
+    super(429, detail, { headers });
+  }
+}
+
+/**
+ * A mistake in how the library was configured (an unknown column, conflicting options).
+ * Thrown at startup or from code, never rendered as a client error: it is a 500 if it
+ * ever reaches a request.
+ */
+export class ConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigurationError';
+  }
+}

@@ -1,0 +1,41 @@
+// One lint config for the whole workspace. The import rules below keep the dependency
+// direction of DESIGN §1: core knows no HTTP framework, adapters and plugins use core's
+// public entry only.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const frameworks = ['koa', 'koa-*', '@koa/*', 'express', 'express-*', 'fastify', '@fastify/*', 'ioredis', 'pug'];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'max-params': ['warn', 3],
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug (DESIGN §1).' },
+          { group: ['**/adapters/**', '**/plugins/**', '@crudsmith/*'], message: 'core/ depends on no adapter or plugin.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['adapters/**/*.ts', 'plugins/**/*.ts', 'examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['@crudsmith/*/src/**', '**/core/src/**'], message: 'Import @crudsmith/core, never its inner files.' },
+        ],
+      }],
+    },
+  },
+);
