@@ -3,6 +3,7 @@
 // public entry only.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 const frameworks = ['koa', 'koa-*', '@koa/*', 'express', 'express-*', 'fastify', '@fastify/*', 'ioredis', 'pug'];
 
@@ -10,6 +11,7 @@ export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { languageOptions: { globals: { ...globals.node } } },
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
