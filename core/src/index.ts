@@ -24,3 +24,19 @@ export type { RouteDescriptor, RouteDoc } from './http/route';
 export { runRoute } from './http/run-route';
 export { errorToResult } from './http/render-error';
 export type { ErrorLogger } from './http/render-error';
+
+/** Data access: the repository and the pieces it is built from. */
+export { CrudRepository } from './data/repository';
+export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions } from './data/repository';
+export type { JoinConfig } from './data/joins';
+export type { Filters } from './data/filters';
+export { OPERATORS } from './data/operators';
+export type { Operator, CustomFilter } from './data/operators';
+export { modelInfo } from './data/model-info';
+export type { ModelClass, ModelInfo, ColumnInfo, ColumnKind } from './data/model-info';
+export { coerceValue } from './data/coerce';
+export { parseSortParam } from './data/sort';
+export { dialectOf } from './data/dialect';
+export type { Dialect } from './data/dialect';
+export { schemaFields } from './schema/fields';
+export type { SchemaLike } from './schema/fields';
