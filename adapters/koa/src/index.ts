@@ -1,0 +1,5 @@
+// @crudsmith/koa: serves crudsmith route descriptors from the user's Koa app or router.
+
+/** Mounting route descriptors on Koa, and its options. */
+export { mountRoutes } from './mount-routes';
+export type { KoaAdapterOptions } from './mount-routes';

@@ -1,0 +1,80 @@
+import type Koa from 'koa';
+import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
+import { ConfigurationError, errorToResult, runRoute, type ErrorLogger, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import { createAddressResolver } from './client-address';
+import { toNeutralRequest, type ReadSettings } from './to-neutral-request';
+import { writeResult } from './write-result';
+
+/** Options of `mountRoutes`. */
+export interface KoaAdapterOptions {
+  /** Path prepended to every route, such as `/api/v1`. */
+  prefix?: string;
+  /** Largest accepted request body in bytes (JSON, form or multipart); larger is 413. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Proxy addresses or CIDR ranges whose `X-Forwarded-For` is believed. Default: none. */
+  trustedProxies?: readonly string[];
+  /** Where unexpected errors are reported. Default: console. */
+  logger?: ErrorLogger;
+}
+
+interface Settings extends ReadSettings {
+  logger: ErrorLogger;
+}
+
+/**
+ * Mounts route descriptors on the user's Koa app or @koa/router, through a sub-router
+ * that matches paths exactly as written (case and trailing slash). Unmatched requests go
+ * on to the app's next middleware.
+ */
+export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: readonly RouteDescriptor[], options: KoaAdapterOptions = {}): void {
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bodyLimit}`);
+  const settings: Settings = {
+    bodyLimit,
+    clientAddress: createAddressResolver(options.trustedProxies ?? []),
+    logger: options.logger ?? console,
+  };
+  // One spelling per route (DESIGN §8): another case or slash is a 404, not a fresh rate-limit bucket.
+  const router = new Router({ prefix: options.prefix, sensitive: true, strict: true });
+  for (const route of routes) router.register(route.path, [route.method], serve(route, settings));
+
+  if (isRouter(target)) {
+    // The user's router copies these layers, and its own allowedMethods() covers them.
+    target.use(router.routes());
+  } else {
+    target.use(router.routes());
+    target.use(jsonAllowedMethods(router));
+  }
+}
+
+// Duck-typed: @koa/router ships CJS and ESM builds, so the user's class may not be ours.
+function isRouter(target: Koa<any, any> | Router<any, any>): target is Router<any, any> {
+  return typeof (target as Partial<Router>).routes === 'function';
+}
+
+function serve(route: RouteDescriptor, settings: Settings): RouterMiddleware {
+  return async (ctx) => {
+    let result: NeutralResult;
+    try {
+      result = await runRoute(route, await toNeutralRequest(ctx, settings), settings.logger);
+    } catch (error) {
+      result = errorToResult(error, settings.logger);
+    }
+    try {
+      writeResult(ctx, result);
+    } catch (error) {
+      writeResult(ctx, errorToResult(error, settings.logger));
+    }
+  };
+}
+
+// Every error body is JSON with a `detail` (DESIGN §2), the router's own 405 and 501 too.
+function jsonAllowedMethods(router: Router): Koa.Middleware {
+  const allowedMethods = router.allowedMethods();
+  return async (ctx, next) => {
+    await allowedMethods(ctx as RouterContext, next);
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+      writeResult(ctx, { status: ctx.status, json: { detail: ctx.message } });
+    }
+  };
+}

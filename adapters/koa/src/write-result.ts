@@ -1,0 +1,32 @@
+import type { Context } from 'koa';
+import { serialize } from 'cookie';
+import type { NeutralResult } from '@crudsmith/core';
+
+/** Writes a neutral result (status, headers, cookies, redirect, body) onto the Koa context. */
+export function writeResult(ctx: Context, result: NeutralResult): void {
+  // Serialise before touching ctx, so a value that cannot be encoded leaves nothing half-written.
+  const json = 'json' in result ? (JSON.stringify(result.json) ?? 'null') : undefined;
+  const cookies = (result.cookies ?? []).map((cookie) => serialize(cookie));
+
+  ctx.status = result.status;
+  // Koa keeps a 3xx status already set and uses 302 otherwise.
+  if (result.redirect !== undefined) ctx.redirect(result.redirect);
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    if (name.toLowerCase() === 'set-cookie') ctx.append(name, value);
+    else ctx.set(name, value);
+  }
+  for (const cookie of cookies) ctx.append('Set-Cookie', cookie);
+
+  if (json !== undefined) {
+    // Always a string: Koa would answer 204 for a null body and send a JSON string as text.
+    const typed = Object.keys(result.headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
+    if (!typed) ctx.type = 'application/json; charset=utf-8';
+    ctx.body = json;
+  } else if (result.body !== undefined) {
+    const { body } = result;
+    // A Uint8Array that is not a Buffer would be sent by Koa as JSON.
+    ctx.body = body instanceof Uint8Array && !Buffer.isBuffer(body) ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body;
+  } else if (result.redirect === undefined) {
+    ctx.body = '';
+  }
+}
