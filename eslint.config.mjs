@@ -15,6 +15,8 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
+      // Decorators and metadata are keyed by class constructors, typed as Function.
+      '@typescript-eslint/no-unsafe-function-type': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // STYLE rule 11 aims at 3; query builders pass (qb, what, scope, build), so 4 is the ceiling.
       'max-params': ['warn', 4],

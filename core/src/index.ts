@@ -27,7 +27,7 @@ export type { ErrorLogger } from './http/render-error';
 
 /** Data access: the repository and the pieces it is built from. */
 export { CrudRepository } from './data/repository';
-export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions } from './data/repository';
+export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions, DeleteOptions } from './data/repository';
 export type { JoinConfig } from './data/joins';
 export type { Filters } from './data/filters';
 export { OPERATORS } from './data/operators';
@@ -40,3 +40,28 @@ export { dialectOf } from './data/dialect';
 export type { Dialect } from './data/dialect';
 export { schemaFields } from './schema/fields';
 export type { SchemaLike } from './schema/fields';
+export { migrationSource } from './data/migrations';
+export type { Migration, MigrationSet } from './data/migrations';
+
+/** Generated CRUD endpoints. */
+export { EndpointCreator, crudRouter } from './crud/endpoint-creator';
+export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
+export type { CrudOptions, OperationKey } from './crud/options';
+export { FilterConfig } from './crud/filter-config';
+export type { FilterValue } from './crud/filter-config';
+export { CreateConfig, UpdateConfig, DeleteConfig } from './crud/field-injection';
+export type { FieldInjectionInit } from './crud/field-injection';
+export { PaginatedRequestQuery, CursorPaginatedRequestQuery } from './crud/paginated-query';
+export { parseListQuery } from './crud/list-query';
+export type { ListRequest, ListLimits } from './crud/list-query';
+export { validateBody } from './schema/validate-body';
+export { schemaToJsonSchema } from './schema/json-schema';
+export type { JsonSchema } from './schema/json-schema';
+export { orderBySpecificity, assertNoRouteClash } from './http/route-order';
+
+/** Decorators (each with its plain-function twin) and the registry that compiles them. */
+export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';
+export { Filter, filter } from './decorators/filter';
+export type { CrudDeclaration, SoftDeleteDeclaration, PropertyFilterOptions } from './decorators/metadata';
+export { Registry, createRegistry, routesOf } from './registry/registry';
+export type { CompileOptions } from './registry/registry';

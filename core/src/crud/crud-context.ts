@@ -1,0 +1,111 @@
+import type { Knex } from 'knex';
+import { ConfigurationError, NotFoundError, ValidationError } from '../errors/http-error';
+import type { Dependency, NeutralRequest } from '../http/neutral';
+import type { Filters } from '../data/filters';
+import type { JoinConfig } from '../data/joins';
+import type { ModelInfo } from '../data/model-info';
+import { CrudRepository } from '../data/repository';
+import type { SchemaLike } from '../schema/fields';
+import { CreateConfig, DeleteConfig, FieldInjection, UpdateConfig } from './field-injection';
+import { declareFilters, scopeFilters, type DeclaredFilter } from './filter-config';
+import type { ListLimits } from './list-query';
+import type { CrudOptions } from './options';
+
+/** Everything the generated handlers share, checked once when the routes are built. */
+export interface CrudContext {
+  repo: CrudRepository;
+  info: ModelInfo;
+  session: Dependency<Knex>;
+  createSchema?: SchemaLike;
+  updateSchema?: SchemaLike;
+  selectSchema?: SchemaLike;
+  filters: DeclaredFilter[];
+  joins?: JoinConfig[];
+  nestJoins: boolean;
+  createConfig: FieldInjection;
+  updateConfig: FieldInjection;
+  deleteConfig: FieldInjection;
+  limits: ListLimits;
+}
+
+function injection<T extends FieldInjection>(Kind: new (init?: object) => T, value: T | object | undefined): T {
+  return value instanceof FieldInjection ? (value as T) : new Kind(value ?? {});
+}
+
+/** Resolves the options into a context, throwing ConfigurationError on any misfit. */
+export function crudContext(options: CrudOptions): CrudContext {
+  const repo = options.crud ?? new CrudRepository(options.model, {
+    isDeletedColumn: options.isDeletedColumn,
+    deletedAtColumn: options.deletedAtColumn,
+    updatedAtColumn: options.updatedAtColumn,
+    customFilters: options.customFilters,
+    cursorKey: options.cursorKey,
+  });
+  const info = repo.info;
+  const session = options.session;
+  const ctx: CrudContext = {
+    repo,
+    info,
+    session: typeof session === 'function' && !('client' in session) ? (session as Dependency<Knex>) : () => session as Knex,
+    createSchema: options.createSchema,
+    updateSchema: options.updateSchema,
+    selectSchema: options.selectSchema,
+    filters: declareFilters(info, options.filterConfig, options.customFilters),
+    joins: relationshipJoins(info, options),
+    nestJoins: options.nestJoins ?? true,
+    createConfig: injection(CreateConfig, options.createConfig),
+    updateConfig: injection(UpdateConfig, options.updateConfig),
+    deleteConfig: injection(DeleteConfig, options.deleteConfig),
+    limits: { maxLimit: options.maxLimit ?? 1000, defaultLimit: options.defaultLimit ?? 100 },
+  };
+  if (ctx.limits.defaultLimit > ctx.limits.maxLimit) throw new ConfigurationError('defaultLimit cannot exceed maxLimit');
+  for (const config of [ctx.createConfig, ctx.updateConfig, ctx.deleteConfig]) {
+    for (const field of Object.keys(config.autoFields)) {
+      if (!info.columns.has(field)) throw new ConfigurationError(`Auto field '${field}' is not a column of model ${info.model.name}`);
+    }
+  }
+  return ctx;
+}
+
+/** The joins that includeRelationships or joinsConfig ask for (mutually exclusive). */
+function relationshipJoins(info: ModelInfo, options: CrudOptions): JoinConfig[] | undefined {
+  const include = options.includeRelationships ?? false;
+  if (options.joinsConfig && include !== false) {
+    throw new ConfigurationError('includeRelationships and joinsConfig are mutually exclusive: pass one of them');
+  }
+  if (options.joinsConfig) return options.joinsConfig;
+  if (include === false) return undefined;
+  const available = Object.keys(info.relations);
+  if (Array.isArray(include)) {
+    const invalid = include.filter((name) => !available.includes(name));
+    if (invalid.length > 0) {
+      throw new ConfigurationError(`Invalid relationship names: ${invalid.join(', ')}. Available relationships of ${info.model.name}: ${available.join(', ') || 'none'}`);
+    }
+    return include.map((relation) => ({ relation }));
+  }
+  return available
+    .filter((name) => options.includeOneToMany || (info.relations[name] as unknown as { isOneToOne(): boolean }).isOneToOne())
+    .map((relation) => ({ relation }));
+}
+
+/**
+ * The filters that pick the row of a path id, plus the row-level scope. A malformed id
+ * is a 422; an id no row can have (out of the column's range) is simply not found.
+ */
+export async function rowFilters(ctx: CrudContext, req: NeutralRequest): Promise<Filters> {
+  const { idColumn, columns } = ctx.info;
+  const raw = req.params.id;
+  let id: unknown = raw;
+  if (columns.get(idColumn)?.kind === 'integer') {
+    if (!/^[+-]?\d+$/.test(raw ?? '')) throw ValidationError.of(['path', 'id'], 'Input should be a valid integer', 'int_parsing');
+    id = Number(raw);
+    const { minimum = -Number.MAX_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER } = columns.get(idColumn)!;
+    if (!Number.isSafeInteger(id) || (id as number) < minimum || (id as number) > maximum) throw new NotFoundError('Item not found');
+  }
+  return { ...(await scopeFilters(ctx.filters, req)), [idColumn]: id };
+}
+
+/** The knex instance (or transaction) of this request. */
+export function sessionOf(ctx: CrudContext, req: NeutralRequest): Promise<Knex> {
+  return req.resolve(ctx.session);
+}

@@ -1,0 +1,133 @@
+import { ConfigurationError } from '../errors/http-error';
+import type { Dependency, HttpMethod, NeutralRequest, NeutralResult } from '../http/neutral';
+import type { RouteDescriptor, RouteDoc } from '../http/route';
+import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
+import { crudContext, type CrudContext } from './crud-context';
+import * as operations from './operations';
+import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions, type OperationKey } from './options';
+import { routeDoc } from './route-docs';
+
+/** The framework-neutral routes of one model, ready for an adapter to mount. */
+export interface CrudRouter {
+  /** Mount path, such as `/items`. */
+  readonly path: string;
+  readonly tags: string[];
+  readonly routes: RouteDescriptor[];
+}
+
+/** A route added next to the generated ones, with a path relative to the router's. */
+export interface CustomRoute {
+  method: HttpMethod;
+  path: string;
+  handler: (req: NeutralRequest) => Promise<NeutralResult>;
+  dependencies?: Dependency[];
+  operation?: string;
+  doc?: Partial<RouteDoc>;
+}
+
+const METHODS: Record<OperationKey, HttpMethod> = {
+  create: 'POST', read: 'GET', readMulti: 'GET', update: 'PATCH', delete: 'DELETE', dbDelete: 'DELETE',
+};
+const WITH_ID: OperationKey[] = ['read', 'update', 'delete', 'dbDelete'];
+const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['handler']> = {
+  create: operations.createHandler,
+  read: operations.readHandler,
+  readMulti: operations.readMultiHandler,
+  update: operations.updateHandler,
+  delete: operations.deleteHandler,
+  dbDelete: operations.dbDeleteHandler,
+};
+
+function keysOf(list: string[] | undefined, option: string): Set<string> | undefined {
+  if (!list) return undefined;
+  return new Set(list.map((name) => {
+    const key = operationKey(name);
+    if (!key) throw new ConfigurationError(`${option}: unknown operation '${name}' (use ${OPERATION_KEYS.join(', ')})`);
+    return key === 'readPaginated' ? 'readMulti' : key;
+  }));
+}
+
+/**
+ * Builds the CRUD routes of one model (spec `EndpointCreator`). Subclass it to override
+ * `addRoutesToRouter` or a single `route`, and add routes with `addCustomRoute`.
+ */
+export class EndpointCreator {
+  readonly options: CrudOptions;
+  readonly ctx: CrudContext;
+  readonly path: string;
+  readonly tags: string[];
+  protected readonly names: Record<OperationKey, string>;
+  protected readonly included: Set<OperationKey>;
+  protected readonly routeList: RouteDescriptor[] = [];
+
+  constructor(options: CrudOptions) {
+    if (options.includedMethods && options.deletedMethods) {
+      throw new ConfigurationError('includedMethods and deletedMethods cannot be used together');
+    }
+    this.options = options;
+    this.ctx = crudContext(options);
+    this.path = `/${(options.path ?? this.ctx.info.table).replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '');
+    this.tags = options.tags ?? [this.ctx.info.model.name];
+    this.names = { ...DEFAULT_ENDPOINT_NAMES };
+    for (const [name, segment] of Object.entries(options.endpointNames ?? {})) {
+      const key = operationKey(name);
+      if (!key) throw new ConfigurationError(`endpointNames: unknown operation '${name}'`);
+      // readPaginated was merged into readMulti (spec release 0.15.0).
+      if (segment !== undefined) this.names[key === 'readPaginated' ? 'readMulti' : key] = segment.replace(/^\/+|\/+$/g, '');
+    }
+    const include = keysOf(options.includedMethods, 'includedMethods');
+    const exclude = keysOf(options.deletedMethods, 'deletedMethods');
+    this.included = new Set(OPERATION_KEYS.filter((op) => (include ? include.has(op) : !exclude?.has(op))));
+    if (!options.deleteSchema) this.included.delete('dbDelete');
+    if (this.included.has('create') && !options.createSchema) throw new ConfigurationError('createSchema is required for the create endpoint');
+    if (this.included.has('update') && !options.updateSchema) throw new ConfigurationError('updateSchema is required for the update endpoint');
+  }
+
+  /** Adds the generated route of every included operation. */
+  addRoutesToRouter(): void {
+    for (const op of OPERATION_KEYS) if (this.included.has(op)) this.routeList.push(this.route(op));
+  }
+
+  /** The route of one operation; override to change a single endpoint. */
+  protected route(op: OperationKey): RouteDescriptor {
+    const segment = this.names[op];
+    const path = [this.path, segment, WITH_ID.includes(op) ? ':id' : ''].filter(Boolean).join('/') || '/';
+    const deps = this.options[`${op}Deps` as const] ?? [];
+    const doc = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });
+    return { method: METHODS[op], path, operation: doc.operationId, dependencies: [...deps], handler: HANDLERS[op](this.ctx), doc };
+  }
+
+  /** Adds a custom route beside the generated ones. */
+  addCustomRoute(route: CustomRoute): void {
+    const path = `${this.path}/${route.path.replace(/^\/+/, '')}`.replace(/\/$/, route.path.endsWith('/') ? '/' : '');
+    const operation = route.operation ?? `${this.docName}_${route.method.toLowerCase()}_${route.path.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+    this.routeList.push({
+      method: route.method,
+      path,
+      operation,
+      dependencies: [...(route.dependencies ?? [])],
+      handler: route.handler,
+      doc: { operationId: operation, tags: this.tags, ...route.doc },
+    });
+  }
+
+  /** The routes built so far, literal segments before parameters; throws on a clash. */
+  get router(): CrudRouter {
+    const routes = orderBySpecificity(this.routeList);
+    assertNoRouteClash(routes);
+    return { path: this.path, tags: this.tags, routes };
+  }
+
+  /** The model's name in operation ids: the mount path's last segment, or the table. */
+  protected get docName(): string {
+    return (this.path.split('/').filter(Boolean).pop() ?? this.ctx.info.table).replace(/[^a-zA-Z0-9]+/g, '_');
+  }
+}
+
+/** Builds a model's CRUD routes in one call (spec `crud_router`). */
+export function crudRouter(options: CrudOptions): CrudRouter {
+  const Creator = options.endpointCreator ?? EndpointCreator;
+  const creator = new Creator(options);
+  creator.addRoutesToRouter();
+  return creator.router as CrudRouter;
+}

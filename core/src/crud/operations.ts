@@ -1,0 +1,92 @@
+import { NotFoundError } from '../errors/http-error';
+import type { NeutralRequest, NeutralResult } from '../http/neutral';
+import { validateBody } from '../schema/validate-body';
+import { rowFilters, sessionOf, type CrudContext } from './crud-context';
+import { requestFilters } from './filter-config';
+import { parseListQuery } from './list-query';
+import type { Query } from './query-values';
+
+// One handler per generated operation. Each reads the neutral request, calls the
+// repository, and answers the wire format of DESIGN §3.
+
+type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
+
+const ok = (json: unknown, status = 200): NeutralResult => ({ status, json });
+
+function readOptions(ctx: CrudContext) {
+  return { schemaToSelect: ctx.selectSchema, joinsConfig: ctx.joins, nestJoins: ctx.nestJoins };
+}
+
+/** POST: validates, injects auto fields, inserts; answers 201 with the item or null. */
+export function createHandler(ctx: CrudContext): Handler {
+  return async (req) => {
+    const body = await validateBody(ctx.createSchema!, req.body, { forbidden: ctx.createConfig.forbidden });
+    const auto = await ctx.createConfig.values(req);
+    const answersItem = Boolean(ctx.selectSchema || ctx.joins);
+    const stored = await ctx.repo.create(await sessionOf(ctx, req), { ...body, ...auto }, answersItem ? readOptions(ctx) : {});
+    if (answersItem || Object.keys(ctx.createConfig.autoFields).length > 0) return ok(stored, 201);
+    return ok(null, 201);
+  };
+}
+
+/** GET /:id: the item, or 404. */
+export function readHandler(ctx: CrudContext): Handler {
+  return async (req) => {
+    const filters = await rowFilters(ctx, req);
+    const row = await ctx.repo.get(await sessionOf(ctx, req), filters, readOptions(ctx));
+    if (!row) throw new NotFoundError('Item not found');
+    return ok(row);
+  };
+}
+
+/** GET: a list envelope, a page envelope, or a keyset page. */
+export function readMultiHandler(ctx: CrudContext): Handler {
+  return async (req) => {
+    const list = parseListQuery(req.query as Query, ctx.limits);
+    const filters = await requestFilters(ctx.filters, req);
+    const db = await sessionOf(ctx, req);
+    const sort = { sortColumns: list.sortColumns, sortOrders: list.sortOrders };
+    if (list.mode === 'cursor') {
+      return ok(await ctx.repo.getMultiByCursor(db, { ...readOptions(ctx), filters, cursor: list.cursor, limit: list.limit, ...sort }));
+    }
+    const page = await ctx.repo.getMulti(db, { ...readOptions(ctx), filters, offset: list.offset, limit: list.limit, ...sort });
+    if (list.mode === 'offset') return ok(page);
+    const total = page.total_count ?? 0;
+    return ok({ ...page, has_more: list.page * list.itemsPerPage < total, page: list.page, items_per_page: list.itemsPerPage });
+  };
+}
+
+/** PATCH /:id: validates and updates; 200 null (the joined row with relationships). */
+export function updateHandler(ctx: CrudContext): Handler {
+  return async (req) => {
+    const filters = await rowFilters(ctx, req);
+    const body = await validateBody(ctx.updateSchema!, req.body, { forbidden: ctx.updateConfig.forbidden, partial: true });
+    const auto = await ctx.updateConfig.values(req);
+    const db = await sessionOf(ctx, req);
+    await ctx.repo.update(db, { ...body, ...auto }, { filters });
+    if (!ctx.joins) return ok(null);
+    return ok(await ctx.repo.get(db, { [ctx.info.idColumn]: filters[ctx.info.idColumn] }, readOptions(ctx)));
+  };
+}
+
+/** DELETE /:id: soft delete when the model has the flag, else hard; 200 null. */
+export function deleteHandler(ctx: CrudContext): Handler {
+  return async (req) => {
+    const filters = await rowFilters(ctx, req);
+    const db = await sessionOf(ctx, req);
+    const before = ctx.joins ? await ctx.repo.get(db, filters, readOptions(ctx)) : null;
+    await ctx.repo.delete(db, filters, { values: await ctx.deleteConfig.values(req) });
+    return ok(before);
+  };
+}
+
+/** DELETE /db_delete/:id: removes the row for good, soft-deleted or not; 200 null. */
+export function dbDeleteHandler(ctx: CrudContext): Handler {
+  return async (req) => {
+    const filters = await rowFilters(ctx, req);
+    const db = await sessionOf(ctx, req);
+    const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted: true }) : null;
+    await ctx.repo.dbDelete(db, filters);
+    return ok(before);
+  };
+}

@@ -1,0 +1,80 @@
+import type { Knex } from 'knex';
+import type { Dependency } from '../http/neutral';
+import type { CursorKey } from '../data/cursor';
+import type { JoinConfig } from '../data/joins';
+import type { ModelClass } from '../data/model-info';
+import type { CustomFilter } from '../data/operators';
+import type { CrudRepository } from '../data/repository';
+import type { SchemaLike } from '../schema/fields';
+import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } from './field-injection';
+import type { FilterConfig, FilterValue } from './filter-config';
+
+/** The generated operations. */
+export const OPERATION_KEYS = ['create', 'read', 'readMulti', 'update', 'delete', 'dbDelete'] as const;
+export type OperationKey = (typeof OPERATION_KEYS)[number];
+
+/** Spec spellings accepted beside the camelCase keys. */
+const ALIASES: Record<string, OperationKey | 'readPaginated'> = {
+  read_multi: 'readMulti',
+  db_delete: 'dbDelete',
+  read_paginated: 'readPaginated',
+};
+
+/** The camelCase key of an operation name, or undefined when unknown. */
+export function operationKey(name: string): OperationKey | 'readPaginated' | undefined {
+  const key = ALIASES[name] ?? name;
+  return key === 'readPaginated' || (OPERATION_KEYS as readonly string[]).includes(key) ? (key as OperationKey | 'readPaginated') : undefined;
+}
+
+/** Path segment of each operation when `endpointNames` does not change it. */
+export const DEFAULT_ENDPOINT_NAMES: Record<OperationKey, string> = {
+  create: '', read: '', readMulti: '', update: '', delete: '', dbDelete: 'db_delete',
+};
+
+/** Options of `crudRouter` and `EndpointCreator` (the spec's parameters in camelCase). */
+export interface CrudOptions<M extends ModelClass = ModelClass> {
+  /** A knex instance, or a dependency answering one per request. */
+  session: Knex | Dependency<Knex>;
+  model: M;
+  createSchema?: SchemaLike;
+  updateSchema?: SchemaLike;
+  /** When given, the hard-delete endpoint is added. */
+  deleteSchema?: SchemaLike;
+  /** When given, create answers the created item, and reads answer these fields. */
+  selectSchema?: SchemaLike;
+  crud?: CrudRepository<M>;
+  /** Mount path, such as `/items`. */
+  path?: string;
+  tags?: string[];
+  includedMethods?: string[];
+  deletedMethods?: string[];
+  endpointNames?: Partial<Record<string, string>>;
+  filterConfig?: FilterConfig | Record<string, FilterValue>;
+  createConfig?: CreateConfig | FieldInjectionInit;
+  updateConfig?: UpdateConfig | FieldInjectionInit;
+  deleteConfig?: DeleteConfig | FieldInjectionInit;
+  /** false (default), true (one-to-one relations), or a list of relation names. */
+  includeRelationships?: boolean | string[];
+  includeOneToMany?: boolean;
+  joinsConfig?: JoinConfig[];
+  /** Nest one-to-one related rows under the relation name (default true) or flatten them. */
+  nestJoins?: boolean;
+  isDeletedColumn?: string;
+  deletedAtColumn?: string;
+  updatedAtColumn?: string;
+  customFilters?: Record<string, CustomFilter>;
+  /** A subclass of EndpointCreator to build the routes with. */
+  endpointCreator?: new (options: CrudOptions<any>) => { addRoutesToRouter(): void; readonly router: unknown };
+  createDeps?: Dependency[];
+  readDeps?: Dependency[];
+  readMultiDeps?: Dependency[];
+  updateDeps?: Dependency[];
+  deleteDeps?: Dependency[];
+  dbDeleteDeps?: Dependency[];
+  /** Largest `limit` / `itemsPerPage` (default 1000). */
+  maxLimit?: number;
+  /** Rows answered without pagination parameters (default 100). */
+  defaultLimit?: number;
+  /** Signs cursors; pass the app's secret so every process accepts every cursor. */
+  cursorKey?: CursorKey;
+}

@@ -1,0 +1,94 @@
+import type { RouteDoc } from '../http/route';
+import { columnJsonSchema, rowJsonSchema, schemaToJsonSchema, type JsonSchema } from '../schema/json-schema';
+import type { CrudContext } from './crud-context';
+import type { OperationKey } from './options';
+
+// OpenAPI information of each generated route, published later by the docs plugin.
+
+const ERROR: JsonSchema = { type: 'object', properties: { detail: {} }, required: ['detail'] };
+const VALIDATION: JsonSchema = {
+  type: 'object',
+  required: ['detail'],
+  properties: {
+    detail: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['loc', 'msg', 'type'],
+        properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } },
+      },
+    },
+  },
+};
+
+const errors = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [String(code), { description: code === 422 ? 'Validation error' : 'Error', schema: code === 422 ? VALIDATION : ERROR }]));
+
+function idParameter(ctx: CrudContext): Record<string, unknown> {
+  return { name: 'id', in: 'path', required: true, schema: columnJsonSchema({ ...ctx.info.columns.get(ctx.info.idColumn)!, nullable: false }) };
+}
+
+function query(name: string, schema: JsonSchema, description?: string): Record<string, unknown> {
+  return { name, in: 'query', required: false, schema, ...(description ? { description } : {}) };
+}
+
+function listParameters(ctx: CrudContext): Record<string, unknown>[] {
+  const int = (min: number, max?: number) => ({ type: 'integer', minimum: min, ...(max ? { maximum: max } : {}) });
+  const params = [
+    query('offset', int(0)),
+    query('limit', int(1, ctx.limits.maxLimit)),
+    query('page', int(1)),
+    query('itemsPerPage', int(1, ctx.limits.maxLimit)),
+    query('sort', { type: 'string' }, 'Comma-separated columns; a leading - sorts descending'),
+    query('cursor', { type: 'string' }, 'Keyset pagination: empty for the first page, then next_cursor'),
+  ];
+  for (const filter of ctx.filters) {
+    if (filter.dependency) continue;
+    const item = columnJsonSchema({ ...filter.column, nullable: false });
+    const list = ['in', 'not_in', 'between'].includes(filter.op);
+    params.push({ ...query(filter.key, list ? { type: 'array', items: item } : item), ...(list ? { style: 'form', explode: false } : {}) });
+  }
+  return params;
+}
+
+/** The OpenAPI description of one generated operation. */
+export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: string; tags: string[] }): RouteDoc {
+  const operationId = `${base.name}_${op.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+  const item = rowJsonSchema(ctx.info, ctx.selectSchema);
+  const nullable = { oneOf: [item, { type: 'null' }] };
+  const doc: RouteDoc = { operationId, tags: base.tags, summary: `${op} ${base.name}` };
+  switch (op) {
+    case 'create':
+      doc.requestBody = schemaToJsonSchema(ctx.createSchema!, { info: ctx.info, exclude: ctx.createConfig.forbidden });
+      doc.responses = { '201': { description: 'Created', schema: ctx.selectSchema ? item : { type: ['object', 'null'] } }, ...errors(409, 422) };
+      break;
+    case 'read':
+      doc.parameters = [idParameter(ctx)];
+      doc.responses = { '200': { description: 'The item', schema: item }, ...errors(404, 422) };
+      break;
+    case 'readMulti':
+      doc.parameters = listParameters(ctx);
+      doc.responses = {
+        '200': {
+          description: 'A list envelope, a page envelope with has_more, or a keyset page with next_cursor',
+          schema: {
+            oneOf: [
+              { type: 'object', required: ['data', 'total_count'], properties: { data: { type: 'array', items: item }, total_count: { type: 'integer' }, has_more: { type: 'boolean' }, page: { type: 'integer' }, items_per_page: { type: 'integer' } } },
+              { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } } },
+            ],
+          },
+        },
+        ...errors(400, 422),
+      };
+      break;
+    case 'update':
+      doc.parameters = [idParameter(ctx)];
+      doc.requestBody = schemaToJsonSchema(ctx.updateSchema!, { info: ctx.info, exclude: ctx.updateConfig.forbidden });
+      doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422) };
+      break;
+    default:
+      doc.parameters = [idParameter(ctx)];
+      doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422) };
+  }
+  return doc;
+}

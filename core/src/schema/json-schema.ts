@@ -1,0 +1,67 @@
+import { targetConstructorToSchema } from 'class-validator-jsonschema';
+// class-transformer keeps its metadata storage in a deep module without typings; nested
+// classes need it (DESIGN §7).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: any };
+import type { ColumnInfo, ModelInfo } from '../data/model-info';
+import type { SchemaLike } from './fields';
+
+/** A JSON Schema object (draft 2020-12, as OpenAPI 3.1 uses). */
+export type JsonSchema = Record<string, any>;
+
+/**
+ * The JSON schema of a class-validator class (through class-validator-jsonschema), or
+ * of a field list typed from the model's columns. Excluded fields stay out of it.
+ */
+export function schemaToJsonSchema(schema: SchemaLike, ctx: { info?: ModelInfo; exclude?: readonly string[] } = {}): JsonSchema {
+  let json: JsonSchema;
+  if (Array.isArray(schema)) {
+    const properties: JsonSchema = {};
+    for (const field of schema) {
+      const column = ctx.info?.columns.get(field);
+      properties[field] = column ? columnJsonSchema(column) : {};
+    }
+    json = { type: 'object', properties };
+  } else {
+    json = structuredClone(targetConstructorToSchema(schema as Function, { classTransformerMetadataStorage: defaultMetadataStorage }) as JsonSchema);
+    fixDateStrings(json);
+  }
+  for (const field of ctx.exclude ?? []) {
+    delete json.properties?.[field];
+    if (Array.isArray(json.required)) json.required = json.required.filter((r: string) => r !== field);
+  }
+  if (Array.isArray(json.required) && json.required.length === 0) delete json.required;
+  return json;
+}
+
+// class-validator-jsonschema renders @IsDateString with a pattern that rejects valid
+// ISO dates (DESIGN §7); a plain date-time format says what we mean.
+function fixDateStrings(json: JsonSchema): void {
+  for (const property of Object.values<JsonSchema>(json.properties ?? {})) {
+    if (property.format === 'date-time' || (property.type === 'string' && typeof property.pattern === 'string' && property.pattern.includes('\\d{4}'))) {
+      delete property.pattern;
+      property.format = 'date-time';
+    }
+  }
+}
+
+/** The JSON schema of a column's serialized value. */
+export function columnJsonSchema(column: ColumnInfo): JsonSchema {
+  const base: JsonSchema =
+    column.kind === 'integer' ? { type: 'integer' }
+      : column.kind === 'number' ? { type: 'number' }
+        : column.kind === 'boolean' ? { type: 'boolean' }
+          : column.kind === 'datetime' ? { type: 'string', format: 'date-time' }
+            : column.kind === 'date' ? { type: 'string', format: 'date' }
+              : column.kind === 'json' ? {}
+                : { type: 'string' };
+  if (column.nullable && base.type) return { ...base, type: [base.type, 'null'] };
+  return base;
+}
+
+/** The schema of a row as the endpoints answer it: the select schema's fields, or every column. */
+export function rowJsonSchema(info: ModelInfo, select?: SchemaLike): JsonSchema {
+  if (select && !Array.isArray(select)) return schemaToJsonSchema(select, { info });
+  const fields = (select as string[] | undefined) ?? [...info.columns.keys()];
+  return schemaToJsonSchema(fields, { info });
+}

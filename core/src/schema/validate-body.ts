@@ -1,0 +1,59 @@
+import { plainToInstance } from 'class-transformer';
+import { validate, type ValidationError as ClassValidationError } from 'class-validator';
+import { ValidationError, type ValidationIssue } from '../errors/http-error';
+import type { SchemaLike } from './fields';
+
+type SchemaClass = new (...args: any[]) => object;
+
+/** Options of one body validation. */
+export interface BodyValidation {
+  /** Fields the schema declares that the client still may not send (auto fields). */
+  forbidden?: readonly string[];
+  /** Update bodies: every field is optional, but the body must still be an object. */
+  partial?: boolean;
+}
+
+/**
+ * Validates a JSON body against a class-validator schema and answers the plain object of
+ * its declared fields. Undeclared and forbidden fields, wrong types and constraint
+ * failures are one 422 listing each problem (`loc`, `msg`, `type`).
+ */
+export async function validateBody(schema: SchemaLike, body: unknown, options: BodyValidation = {}): Promise<Record<string, unknown>> {
+  if (body === undefined) throw ValidationError.of(['body'], 'Field required', 'missing');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw ValidationError.of(['body'], 'Input should be a valid object', 'model_attributes_type');
+  }
+  const plain = body as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  for (const field of options.forbidden ?? []) {
+    if (field in plain) issues.push({ loc: ['body', field], msg: `Field '${field}' is set by the server`, type: 'extra_forbidden' });
+  }
+  if (Array.isArray(schema)) {
+    for (const key of Object.keys(plain)) {
+      if (!schema.includes(key)) issues.push({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+    }
+  } else {
+    const instance = plainToInstance(schema as SchemaClass, plain);
+    const errors = await validate(instance, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      skipMissingProperties: options.partial ?? false,
+    });
+    issues.push(...errors.flatMap((e) => toIssues(e, ['body'])));
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(plain)) if (value !== undefined) result[key] = value;
+  return result;
+}
+
+function toIssues(error: ClassValidationError, loc: (string | number)[]): ValidationIssue[] {
+  const here = [...loc, error.property];
+  const own = Object.entries(error.constraints ?? {}).map(([type, msg]) => ({
+    loc: here,
+    msg,
+    type: type === 'whitelistValidation' ? 'extra_forbidden' : type,
+  }));
+  return [...own, ...(error.children ?? []).flatMap((child) => toIssues(child, here))];
+}

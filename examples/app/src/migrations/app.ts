@@ -1,0 +1,28 @@
+import type { MigrationSet } from '@crudsmith/core';
+
+/** The example application's own tables. */
+export const appMigrations: MigrationSet = {
+  name: 'app',
+  migrations: {
+    '0001_items': {
+      async up(knex) {
+        await knex.schema.createTable('items', (t) => {
+          t.increments('id');
+          t.string('name', 100).nullable();
+          t.text('description').nullable();
+          t.string('category', 50).nullable();
+          t.decimal('price', 12, 2).nullable();
+          t.datetime('last_sold', { precision: 3 }).nullable();
+          t.datetime('created_at', { precision: 3 }).notNullable();
+          t.datetime('updated_at', { precision: 3 }).nullable();
+          t.boolean('is_deleted').notNullable().defaultTo(false);
+          t.datetime('deleted_at', { precision: 3 }).nullable();
+          t.index(['category']);
+        });
+      },
+      async down(knex) {
+        await knex.schema.dropTable('items');
+      },
+    },
+  },
+};
