@@ -65,3 +65,10 @@ export { Filter, filter } from './decorators/filter';
 export type { CrudDeclaration, SoftDeleteDeclaration, PropertyFilterOptions } from './decorators/metadata';
 export { Registry, createRegistry, routesOf } from './registry/registry';
 export type { CompileOptions } from './registry/registry';
+
+/** Plugins and bootstrap. */
+export { bootstrap } from './plugin/bootstrap';
+export type { App, BootstrapOptions } from './plugin/bootstrap';
+export type { Plugin, BeforeHook, AfterHook, ErrorHook, Fallback } from './plugin/plugin';
+export { principalOf, setPrincipalResolver } from './plugin/principal';
+export type { Principal } from './plugin/principal';
