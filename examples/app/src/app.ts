@@ -1,23 +1,32 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { createRegistry, routesOf, type RouteDescriptor } from '@crudsmith/core';
+import { bootstrap, createRegistry, type App, type RouteDescriptor } from '@crudsmith/core';
 import { mountRoutes } from '@crudsmith/koa';
+import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
 
-/** What the example application serves, framework-neutral. */
-export function buildRoutes(knex: Knex): { prefix: string; routes: RouteDescriptor[] }[] {
-  const v1 = createRegistry([Item]).compile({ session: knex });
-  return [{ prefix: '/api/v1', routes: routesOf(...v1) }];
+/** Prefixes a router's routes (the versioning plugin will take this over). */
+function under(prefix: string, routes: RouteDescriptor[]): RouteDescriptor[] {
+  return routes.map((route) => ({ ...route, path: `${prefix}${route.path}` }));
 }
 
-/** The Koa application over a migrated database. */
-export function createKoaApp(knex: Knex, options: { trustedProxies?: string[] } = {}): Koa {
-  const app = new Koa();
-  for (const { prefix, routes } of buildRoutes(knex)) mountRoutes(app, routes, { prefix, trustedProxies: options.trustedProxies });
-  app.use(async (ctx) => {
+/** The example application, framework-neutral: routes, plugins and migrations. */
+export function buildApp(knex: Knex): App {
+  const v1 = createRegistry([Item]).compile({ session: knex });
+  return bootstrap({
+    routers: v1.map((router) => under('/api/v1', router.routes)),
+    migrations: [appMigrations],
+  });
+}
+
+/** The Koa application serving a built app. */
+export function createKoaApp(app: App, options: { trustedProxies?: string[] } = {}): Koa {
+  const koa = new Koa();
+  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies });
+  koa.use(async (ctx) => {
     // Anything no route answered: the same JSON error shape as every other error.
     ctx.status = 404;
     ctx.body = { detail: 'Not Found' };
   });
-  return app;
+  return koa;
 }
