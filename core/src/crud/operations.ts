@@ -60,7 +60,7 @@ export function readMultiHandler(ctx: CrudContext): Handler {
 export function updateHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const filters = await rowFilters(ctx, req);
-    const body = await validateBody(ctx.updateSchema!, req.body, { forbidden: ctx.updateConfig.forbidden, partial: true });
+    const body = await validateBody(ctx.updateSchema!, req.body, { forbidden: ctx.updateConfig.forbidden });
     const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
     await ctx.repo.update(db, { ...body, ...auto }, { filters });

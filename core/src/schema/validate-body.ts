@@ -9,8 +9,6 @@ type SchemaClass = new (...args: any[]) => object;
 export interface BodyValidation {
   /** Fields the schema declares that the client still may not send (auto fields). */
   forbidden?: readonly string[];
-  /** Update bodies: every field is optional, but the body must still be an object. */
-  partial?: boolean;
 }
 
 /**
@@ -38,7 +36,6 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
       whitelist: true,
       forbidNonWhitelisted: true,
       forbidUnknownValues: true,
-      skipMissingProperties: options.partial ?? false,
     });
     issues.push(...errors.flatMap((e) => toIssues(e, ['body'])));
   }
