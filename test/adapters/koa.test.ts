@@ -1,35 +1,12 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, type RouteDescriptor } from '@crudsmith/core';
-import { mountRoutes, type KoaAdapterOptions } from '@crudsmith/koa';
+import { ConfigurationError } from '@crudsmith/core';
+import { mountRoutes } from '@crudsmith/koa';
 import { route, runAdapterSuite, type MountedServer } from './conformance';
+import { koaHarness, listen } from './koa-harness';
 
-function listen(app: Koa): Promise<MountedServer> {
-  return new Promise((resolve) => {
-    const server: Server = app.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
-      });
-    });
-  });
-}
-
-function appWith(routes: RouteDescriptor[], options: KoaAdapterOptions): Koa {
-  const app = new Koa();
-  mountRoutes(app, routes, options);
-  app.use(async (ctx, next) => {
-    if (ctx.path !== '/own') return next();
-    ctx.body = 'own';
-  });
-  return app;
-}
-
-runAdapterSuite({ name: 'koa', mount: (routes, options) => listen(appWith(routes, options)) });
+runAdapterSuite(koaHarness);
 
 describe('mountRoutes (Koa specifics)', () => {
   const servers: MountedServer[] = [];
