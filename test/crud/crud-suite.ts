@@ -1,0 +1,15 @@
+// The HTTP-level CRUD conformance suite (STYLE rule 13): generated endpoints on a real
+// listening server, organised by the spec's rules, run by every adapter on every engine.
+import { describe } from 'vitest';
+import type { AdapterHarness } from '../adapters/conformance';
+import { ENGINES } from '../fixtures/db';
+import { crudEnv } from './kit';
+import { describeEndpoints } from './suite-endpoints';
+
+/** Runs the CRUD suite through `harness` on each engine of ENGINES. */
+export function runCrudSuite(harness: AdapterHarness): void {
+  describe.each(ENGINES)(`${harness.name}: generated CRUD on %s`, (engine) => {
+    const env = crudEnv(harness, engine);
+    describeEndpoints(env);
+  });
+}
