@@ -41,14 +41,15 @@ export function parseListQuery(query: Query, limits: ListLimits): ListRequest {
 
   if ('cursor' in query && query.cursor !== undefined) {
     if (paged || offset !== undefined) throw new BadRequestError('Conflicting parameters: cursor cannot be combined with page, itemsPerPage or offset');
-    return { mode: 'cursor', cursor: single(query, 'cursor') || null, limit: limit ?? 100, ...sort };
+    // The defaults (100 a cursor page, 10 a page) never exceed the router's maxLimit.
+    return { mode: 'cursor', cursor: single(query, 'cursor') || null, limit: limit ?? Math.min(100, limits.maxLimit), ...sort };
   }
   if (paged) {
     if (offset !== undefined || limit !== undefined) {
       throw new BadRequestError('Conflicting parameters: use page and itemsPerPage, or offset and limit, not both');
     }
     const p = page ?? 1;
-    const perPage = itemsPerPage ?? 10;
+    const perPage = itemsPerPage ?? Math.min(10, limits.maxLimit);
     return { mode: 'page', page: p, itemsPerPage: perPage, offset: (p - 1) * perPage, limit: perPage, ...sort };
   }
   return { mode: 'offset', offset: offset ?? 0, limit: limit ?? limits.defaultLimit, ...sort };
