@@ -5,11 +5,13 @@ import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
 import { crudEnv } from './kit';
 import { describeEndpoints } from './suite-endpoints';
+import { describeList } from './suite-list';
 
 /** Runs the CRUD suite through `harness` on each engine of ENGINES. */
 export function runCrudSuite(harness: AdapterHarness): void {
   describe.each(ENGINES)(`${harness.name}: generated CRUD on %s`, (engine) => {
     const env = crudEnv(harness, engine);
     describeEndpoints(env);
+    describeList(env);
   });
 }
