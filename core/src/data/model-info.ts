@@ -1,0 +1,75 @@
+import type { Model, Relation } from 'objection';
+import { ConfigurationError } from '../errors/http-error';
+
+/** An objection model class. */
+export type ModelClass = typeof Model;
+
+/** How a column's values are read from a query string, compared and serialized. */
+export type ColumnKind = 'integer' | 'number' | 'string' | 'boolean' | 'datetime' | 'date' | 'json';
+
+/** What crudsmith knows of one column. */
+export interface ColumnInfo {
+  name: string;
+  kind: ColumnKind;
+  nullable: boolean;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+}
+
+/** What crudsmith knows of one model: its table, key, columns and relations. */
+export interface ModelInfo {
+  model: ModelClass;
+  table: string;
+  idColumn: string;
+  columns: Map<string, ColumnInfo>;
+  relations: Record<string, Relation>;
+}
+
+const cache = new WeakMap<ModelClass, ModelInfo>();
+
+/**
+ * Reads a model's columns from its objection `jsonSchema` (never from `design:type`,
+ * which esbuild does not emit). Cached per class, own entry only, so a subclass with
+ * its own schema is read afresh.
+ */
+export function modelInfo(model: ModelClass): ModelInfo {
+  const cached = cache.get(model);
+  if (cached) return cached;
+  const schema = model.jsonSchema as { properties?: Record<string, any> } | undefined;
+  if (!schema?.properties) {
+    throw new ConfigurationError(`Model ${model.name} declares no jsonSchema.properties; crudsmith reads its columns from there`);
+  }
+  const idColumn = model.idColumn;
+  if (typeof idColumn !== 'string') {
+    throw new ConfigurationError(`Model ${model.name} has a composite primary key; crudsmith supports a single id column`);
+  }
+  const columns = new Map<string, ColumnInfo>();
+  for (const [name, property] of Object.entries(schema.properties)) columns.set(name, columnFromSchema(name, property));
+  if (!columns.has(idColumn)) columns.set(idColumn, { name: idColumn, kind: 'integer', nullable: false });
+  const info: ModelInfo = { model, table: model.tableName, idColumn, columns, relations: model.getRelations() };
+  cache.set(model, info);
+  return info;
+}
+
+function columnFromSchema(name: string, property: any): ColumnInfo {
+  const types: string[] = Array.isArray(property.type) ? property.type : [property.type ?? 'string'];
+  const nullable = types.includes('null');
+  const type = types.find((t) => t !== 'null') ?? 'string';
+  let kind: ColumnKind;
+  if (type === 'integer') kind = 'integer';
+  else if (type === 'number') kind = 'number';
+  else if (type === 'boolean') kind = 'boolean';
+  else if (type === 'object' || type === 'array') kind = 'json';
+  else if (property.format === 'date-time') kind = 'datetime';
+  else if (property.format === 'date') kind = 'date';
+  else kind = 'string';
+  return { name, kind, nullable, maxLength: property.maxLength, minimum: property.minimum, maximum: property.maximum };
+}
+
+/** The column, or a configuration error naming the model and the missing column. */
+export function columnOf(info: ModelInfo, name: string): ColumnInfo {
+  const column = info.columns.get(name);
+  if (!column) throw new ConfigurationError(`Column '${name}' not found in model ${info.model.name}`);
+  return column;
+}

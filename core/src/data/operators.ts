@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+import { BadRequestError, ValidationError } from '../errors/http-error';
+import { coerceValue } from './coerce';
+import type { Dialect } from './dialect';
+import { escapeLike, whereLike } from './like';
+import type { ColumnInfo } from './model-info';
+
+/** Every filter operator of DESIGN §3 (`or` and `not` combine the others). */
+export const OPERATORS = [
+  'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'is', 'is_not', 'like', 'notlike', 'ilike', 'notilike',
+  'startswith', 'endswith', 'contains', 'match', 'between', 'in', 'not_in', 'or', 'not',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+/**
+ * A custom operator: given the qualified column, answers a function that adds its
+ * condition to the query builder.
+ */
+export type CustomFilter = (column: string) => (qb: Knex.QueryBuilder, value: unknown) => void;
+
+/** Everything an operator needs besides its column and value. */
+export interface OperatorContext {
+  dialect: Dialect;
+  customFilters: Record<string, CustomFilter>;
+  /** Most values an `in`/`not_in` list may hold (DESIGN §8). */
+  maxListSize: number;
+  /** Set when a condition needs crudsmith_lower on SQLite. */
+  flags: { unicodeLower: boolean; usesIlike: boolean };
+  /** Where a value came from, for 422 messages (`['query', 'price__gte']`). */
+  loc: (string | number)[];
+}
+
+/** One condition: a qualified column, its description, an operator and a raw value. */
+export interface Condition {
+  ref: string;
+  column: ColumnInfo;
+  op: string;
+  value: unknown;
+}
+
+/** Adds one condition to the builder, coercing the value to the column's type. */
+export function applyOperator(qb: Knex.QueryBuilder, cond: Condition, ctx: OperatorContext): void {
+  const custom = ctx.customFilters[cond.op];
+  if (custom) {
+    custom(cond.ref)(qb, cond.value);
+    return;
+  }
+  const { ref, op } = cond;
+  const value = (v: unknown) => coerceValue(v, cond.column, ctx.loc);
+  switch (op as Operator) {
+    case 'eq':
+      return eq(qb, cond, value(cond.value), ctx);
+    case 'ne': {
+      const v = value(cond.value);
+      if (v === null) qb.whereNotNull(ref);
+      else if (isBinaryString(cond, ctx)) qb.whereRaw('?? COLLATE utf8mb4_bin <> ?', [ref, v as string]);
+      else qb.where(ref, '<>', v as Knex.Value);
+      return;
+    }
+    case 'gt': case 'gte': case 'lt': case 'lte': {
+      const sql = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op as 'gt'];
+      qb.where(ref, sql, value(cond.value) as Knex.Value);
+      return;
+    }
+    case 'is':
+    case 'is_not':
+      return isOperator(qb, cond, op === 'is_not', ctx);
+    case 'like': case 'notlike': case 'ilike': case 'notilike':
+      return like(qb, cond, String(cond.value), ctx);
+    case 'startswith':
+      return like(qb, { ...cond, op: 'like' }, `${escapeLike(String(cond.value))}%`, ctx);
+    case 'endswith':
+      return like(qb, { ...cond, op: 'like' }, `%${escapeLike(String(cond.value))}`, ctx);
+    case 'contains':
+      return like(qb, { ...cond, op: 'like' }, `%${escapeLike(String(cond.value))}%`, ctx);
+    case 'match':
+      return match(qb, ref, String(cond.value), ctx);
+    case 'between': {
+      const list = toList(cond.value, ctx).map(value);
+      if (list.length !== 2) throw ValidationError.of(ctx.loc, 'between takes exactly two values', 'value_error');
+      qb.whereBetween(ref, list as [Knex.Value, Knex.Value]);
+      return;
+    }
+    case 'in':
+      qb.whereIn(ref, toList(cond.value, ctx).map(value) as Knex.Value[]);
+      return;
+    case 'not_in':
+      qb.whereNotIn(ref, toList(cond.value, ctx).map(value) as Knex.Value[]);
+      return;
+    case 'or':
+      return combine(qb, cond, ctx, 'or');
+    case 'not':
+      return combine(qb, cond, ctx, 'not');
+    default:
+      throw new BadRequestError(`Invalid filter operator '${op}' for column '${cond.column.name}'`);
+  }
+}
+
+function isBinaryString(cond: Condition, ctx: OperatorContext): boolean {
+  return ctx.dialect === 'mysql' && cond.column.kind === 'string';
+}
+
+function eq(qb: Knex.QueryBuilder, cond: Condition, v: unknown, ctx: OperatorContext): void {
+  if (v === null) qb.whereNull(cond.ref);
+  else if (isBinaryString(cond, ctx)) qb.whereRaw('?? COLLATE utf8mb4_bin = ?', [cond.ref, v as string]);
+  else qb.where(cond.ref, v as Knex.Value);
+}
+
+function isOperator(qb: Knex.QueryBuilder, cond: Condition, negate: boolean, ctx: OperatorContext): void {
+  const raw = cond.value;
+  const v = raw === null || raw === 'null' ? null : raw === true || raw === 'true' ? true : raw === false || raw === 'false' ? false : undefined;
+  if (v === undefined) throw ValidationError.of(ctx.loc, 'Input should be null, true or false', 'value_error');
+  if (v === null) {
+    if (negate) qb.whereNotNull(cond.ref);
+    else qb.whereNull(cond.ref);
+  } else if (negate) {
+    qb.where((sub) => sub.whereNot(cond.ref, v).orWhereNull(cond.ref));
+  } else {
+    qb.where(cond.ref, v);
+  }
+}
+
+function like(qb: Knex.QueryBuilder, cond: Condition, pattern: string, ctx: OperatorContext): void {
+  const insensitive = cond.op === 'ilike' || cond.op === 'notilike';
+  if (insensitive) ctx.flags.usesIlike = true;
+  whereLike(qb, cond.ref, pattern, {
+    dialect: ctx.dialect,
+    insensitive,
+    negate: cond.op === 'notlike' || cond.op === 'notilike',
+    unicodeLower: ctx.flags.unicodeLower,
+  });
+}
+
+function match(qb: Knex.QueryBuilder, ref: string, text: string, ctx: OperatorContext): void {
+  if (ctx.dialect === 'pg') qb.whereRaw('to_tsvector(??) @@ plainto_tsquery(?)', [ref, text]);
+  else if (ctx.dialect === 'mysql') qb.whereRaw('MATCH (??) AGAINST (? IN NATURAL LANGUAGE MODE)', [ref, text]);
+  else {
+    throw new BadRequestError(
+      "The 'match' operator needs full-text search, which SQLite offers only on FTS5 tables; use 'contains' or 'ilike' there",
+    );
+  }
+}
+
+function toList(value: unknown, ctx: OperatorContext): unknown[] {
+  const list = Array.isArray(value) ? value : typeof value === 'string' ? (value === '' ? [] : value.split(',')) : [value];
+  if (list.length > ctx.maxListSize) {
+    throw ValidationError.of(ctx.loc, `At most ${ctx.maxListSize} values are allowed`, 'too_long');
+  }
+  return list;
+}
+
+function combine(qb: Knex.QueryBuilder, cond: Condition, ctx: OperatorContext, how: 'or' | 'not'): void {
+  if (cond.value === null || typeof cond.value !== 'object' || Array.isArray(cond.value)) {
+    throw ValidationError.of(ctx.loc, `'${how}' takes an object of operator to value`, 'value_error');
+  }
+  const parts = Object.entries(cond.value as Record<string, unknown>);
+  if (how === 'or') {
+    qb.where((sub) => {
+      for (const [op, value] of parts) sub.orWhere((one) => applyOperator(one, { ...cond, op, value }, ctx));
+    });
+  } else {
+    // Each condition is negated and all must hold: NOT a AND NOT b.
+    for (const [op, value] of parts) qb.whereNot((one) => applyOperator(one, { ...cond, op, value }, ctx));
+  }
+}

@@ -1,0 +1,328 @@
+import type { Knex } from 'knex';
+import { plainToInstance } from 'class-transformer';
+import { BadRequestError, NotFoundError, ValidationError } from '../errors/http-error';
+import { mapDatabaseError } from '../errors/database-error';
+import type { SchemaLike } from '../schema/fields';
+import { applyKeyset, decodeCursor, encodeCursor, type CursorKey } from './cursor';
+import type { Filters } from './filters';
+import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
+import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
+import type { CustomFilter } from './operators';
+import { countRows, readRows, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan } from './read-query';
+import { sortSpecs } from './sort';
+import { writeValues } from './write-values';
+
+/** Options of a CrudRepository: soft-delete and timestamp columns, custom operators. */
+export interface RepositoryOptions {
+  /** Soft-delete flag column (default `is_deleted`); soft delete applies when the model has it. */
+  isDeletedColumn?: string;
+  deletedAtColumn?: string;
+  /** Set to the current time on every update when the model has it (default `updated_at`). */
+  updatedAtColumn?: string;
+  customFilters?: Record<string, CustomFilter>;
+  /** Signs keyset cursors; a per-process random key when absent. */
+  cursorKey?: CursorKey;
+  /** Most values an `in`/`not_in` filter may list (default 1000). */
+  maxListSize?: number;
+}
+
+/** Options shared by every read. */
+export interface ReadOptions {
+  schemaToSelect?: SchemaLike;
+  /** Answer instances of the schema class (or of the model) instead of plain objects. */
+  returnAsModel?: boolean;
+  /** Include soft-deleted rows. */
+  includeDeleted?: boolean;
+  joinsConfig?: JoinConfig[];
+  /** Nest one-to-one rows under the relation key (default) or flatten them with a prefix. */
+  nestJoins?: boolean;
+  /** One join by shorthand (spec's join_model, join_prefix, ...). */
+  joinModel?: ModelClass | string;
+  joinOn?: Record<string, string>;
+  joinPrefix?: string;
+  joinSchemaToSelect?: SchemaLike;
+  joinType?: 'left' | 'inner';
+  relationshipType?: 'one-to-one' | 'one-to-many';
+}
+
+/** Options of a list read. */
+export interface ListOptions extends ReadOptions {
+  filters?: Filters;
+  offset?: number;
+  limit?: number;
+  sortColumns?: string | string[];
+  sortOrders?: string | string[];
+  /** Count the matching rows (default true). */
+  returnTotalCount?: boolean;
+}
+
+/** Options of a keyset (cursor) page. */
+export interface CursorOptions extends ReadOptions {
+  filters?: Filters;
+  /** The `next_cursor` of the previous page; absent or empty for the first page. */
+  cursor?: string | null;
+  limit?: number;
+  sortColumn?: string;
+  sortOrder?: 'asc' | 'desc';
+  sortColumns?: string[];
+  sortOrders?: ('asc' | 'desc')[];
+}
+
+/** Options of update, delete and dbDelete. */
+export interface WriteOptions {
+  /** Allow the filters to match several rows (otherwise more than one is a 400). */
+  allowMultiple?: boolean;
+}
+
+/** Options of delete. */
+export interface DeleteOptions extends WriteOptions {
+  /** Extra columns written by a soft delete (for example `deleted_by`). */
+  values?: Row;
+}
+
+/** Options of update. */
+export interface UpdateOptions extends WriteOptions {
+  filters: Filters;
+  /** Re-read and answer the updated row(s) in this shape. */
+  schemaToSelect?: SchemaLike;
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * Data access for one objection model (spec "Data-access operations"). Every method takes
+ * the knex instance (or transaction) to run on, so the caller owns sessions.
+ */
+export class CrudRepository<M extends ModelClass = ModelClass> {
+  readonly model: M;
+  readonly info: ModelInfo;
+  protected readonly ctx: ReadContext;
+  protected readonly options: RepositoryOptions;
+  private readonly joinCache = new WeakMap<JoinConfig[], ResolvedJoin[]>();
+
+  constructor(model: M, options: RepositoryOptions = {}) {
+    this.model = model;
+    this.info = modelInfo(model);
+    this.options = options;
+    const flag = options.isDeletedColumn ?? 'is_deleted';
+    this.ctx = {
+      info: this.info,
+      deletedFlag: this.info.columns.has(flag) ? flag : undefined,
+      customFilters: options.customFilters ?? {},
+      maxListSize: options.maxListSize ?? 1000,
+    };
+  }
+
+  /** Whether deletes are soft (the model has the deletion flag column). */
+  get softDelete(): boolean {
+    return this.ctx.deletedFlag !== undefined;
+  }
+
+  /** Inserts a row and answers it as stored (re-read in the same transaction). */
+  async create(db: Knex, data: Row, options: ReadOptions = {}): Promise<Row> {
+    const values = writeValues(this.info, data);
+    return this.guard(() =>
+      db.transaction(async (trx) => {
+        const inserted = await this.model.query(trx).insert(this.model.fromJson(values, { skipValidation: true }) as any);
+        const id = (inserted as any).$id();
+        const row = await this.get(trx, { [this.info.idColumn]: id }, { ...options, includeDeleted: true });
+        return row as Row;
+      }),
+    );
+  }
+
+  /** The first row matching the filters, or null. */
+  async get(db: Knex, filters: Filters = {}, options: ReadOptions = {}): Promise<Row | null> {
+    const rows = await this.select(db, filters, { ...options, limit: 1 });
+    return rows[0] ?? null;
+  }
+
+  /** Whether any row matches the filters. */
+  async exists(db: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted'> = {}): Promise<boolean> {
+    const build = await startBuild(db, this.ctx, [filters]);
+    const rows = await whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(db.raw('1 as one')).limit(1);
+    return rows.length > 0;
+  }
+
+  /** How many rows match the filters (and the joins' conditions). */
+  async count(db: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'> = {}): Promise<number> {
+    const joins = this.joins(options);
+    const build = await startBuild(db, this.ctx, [filters, ...joins.map((j) => j.filters)]);
+    return countRows(whereQuery(build, this.ctx, { filters, joins, includeDeleted: options.includeDeleted }));
+  }
+
+  /** The rows matching the filters, sorted and windowed, without a count. */
+  async select(db: Knex, filters: Filters = {}, options: Omit<ListOptions, 'filters' | 'returnTotalCount'> = {}): Promise<Row[]> {
+    const { data } = await this.getMulti(db, { ...options, filters, returnTotalCount: false });
+    return data;
+  }
+
+  /** A page of rows and, unless turned off, the total count of matching rows. */
+  async getMulti(db: Knex, options: ListOptions = {}): Promise<{ data: Row[]; total_count?: number }> {
+    const plan = this.plan(options);
+    checkWindow(options.offset, options.limit);
+    const build = await startBuild(db, this.ctx, [plan.filters, ...(plan.joins ?? []).map((j) => j.filters)]);
+    return this.guard(async () => {
+      const base = whereQuery(build, this.ctx, plan);
+      const counting = options.returnTotalCount === false ? undefined : countRows(base);
+      const { rows, extras } = await readRows(build, this.ctx, plan, base);
+      const data = this.shape(stripExtras(rows, extras), options);
+      return counting ? { data, total_count: await counting } : { data };
+    });
+  }
+
+  /** The first row matching the filters, with its joins. */
+  async getJoined(db: Knex, filters: Filters = {}, options: ReadOptions = {}): Promise<Row | null> {
+    return this.get(db, filters, options);
+  }
+
+  /** A page of rows with their joins; one-to-many joins never repeat or miscount parents. */
+  async getMultiJoined(db: Knex, options: ListOptions = {}): Promise<{ data: Row[]; total_count?: number }> {
+    return this.getMulti(db, options);
+  }
+
+  /** A keyset page: `{ data, next_cursor }`, next_cursor null exactly when no row follows. */
+  async getMultiByCursor(db: Knex, options: CursorOptions = {}): Promise<{ data: Row[]; next_cursor: string | null }> {
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw ValidationError.of(['query', 'limit'], 'limit must be between 1 and 1000', 'value_error');
+    const specs = sortSpecs(
+      this.info,
+      options.sortColumns ?? options.sortColumn ?? this.info.idColumn,
+      options.sortOrders ?? options.sortOrder ?? 'asc',
+    );
+    const key = { info: this.info, specs, key: this.options.cursorKey };
+    const after = options.cursor ? decodeCursor(options.cursor, key) : undefined;
+    const plan: ReadPlan = {
+      ...this.plan({ ...options, sortColumns: undefined, sortOrders: undefined }),
+      specs,
+      limit: limit + 1,
+      refine: after ? (qb, scope) => applyKeyset(qb, after, { info: this.info, specs, alias: scope.alias }) : undefined,
+    };
+    const build = await startBuild(db, this.ctx, [plan.filters, ...(plan.joins ?? []).map((j) => j.filters)]);
+    return this.guard(async () => {
+      const { rows, extras } = await readRows(build, this.ctx, plan);
+      const more = rows.length > limit;
+      const page = more ? rows.slice(0, limit) : rows;
+      const next = more ? encodeCursor(page[page.length - 1], key) : null;
+      return { data: this.shape(stripExtras(page, extras), options), next_cursor: next };
+    });
+  }
+
+  /** Updates the matching row (or rows, with allowMultiple); 404 when none matches. */
+  async update(db: Knex, data: Row, options: UpdateOptions): Promise<Row | Row[] | null> {
+    const values = writeValues(this.info, data);
+    const stamp = this.options.updatedAtColumn ?? 'updated_at';
+    if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
+    return this.guard(() =>
+      db.transaction(async (trx) => {
+        const ids = await this.matchingIds(trx, options.filters, options);
+        await this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any).whereIn(this.info.idColumn, ids as any);
+        if (!options.schemaToSelect) return null;
+        const rows = await this.select(trx, { [`${this.info.idColumn}__in`]: ids }, { schemaToSelect: options.schemaToSelect, includeDeleted: true });
+        return options.allowMultiple ? rows : rows[0];
+      }),
+    );
+  }
+
+  /** Soft-deletes the matching row when the model has the flag column, else hard-deletes it. */
+  async delete(db: Knex, filters: Filters, options: DeleteOptions = {}): Promise<number> {
+    const { deletedFlag } = this.ctx;
+    if (!deletedFlag) return this.dbDelete(db, filters, { ...options, onlyActive: true } as WriteOptions);
+    const values: Row = { ...(options.values ? writeValues(this.info, options.values) : {}), [deletedFlag]: true };
+    const at = this.options.deletedAtColumn ?? 'deleted_at';
+    if (this.info.columns.has(at)) values[at] = new Date();
+    return this.guard(() =>
+      db.transaction(async (trx) => {
+        const ids = await this.matchingIds(trx, filters, options);
+        await trx(this.info.table).whereIn(this.info.idColumn, ids as any).update(values);
+        return ids.length;
+      }),
+    );
+  }
+
+  /** Removes the matching row for good, soft-deleted or not. */
+  async dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
+    const includeDeleted = !(options as { onlyActive?: boolean }).onlyActive;
+    return this.guard(() =>
+      db.transaction(async (trx) => {
+        const ids = await this.matchingIds(trx, filters, { ...options, includeDeleted });
+        await this.model.query(trx).delete().whereIn(this.info.idColumn, ids as any);
+        return ids.length;
+      }),
+    );
+  }
+
+  /** The ids a write will touch: 404 when none, 400 when several without allowMultiple. */
+  protected async matchingIds(db: Knex, filters: Filters, options: WriteOptions & { includeDeleted?: boolean }): Promise<unknown[]> {
+    const build = await startBuild(db, this.ctx, [filters]);
+    const qb = whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(`${this.info.table}.${this.info.idColumn}`);
+    if (!options.allowMultiple) qb.limit(2);
+    const ids = ((await qb) as Row[]).map((r) => r[this.info.idColumn]);
+    if (ids.length === 0) throw new NotFoundError('Item not found');
+    if (ids.length > 1 && !options.allowMultiple) {
+      throw new BadRequestError('More than one record matches; pass allowMultiple to change them all');
+    }
+    return ids;
+  }
+
+  /** Resolved joins of a read, cached per joinsConfig array. */
+  protected joins(options: ReadOptions): ResolvedJoin[] {
+    if (options.joinModel) {
+      const byName = typeof options.joinModel === 'string';
+      return resolveJoins(this.info, [{
+        relation: byName ? (options.joinModel as string) : undefined,
+        model: byName ? undefined : (options.joinModel as ModelClass),
+        joinOn: options.joinOn,
+        joinPrefix: options.joinPrefix,
+        schemaToSelect: options.joinSchemaToSelect,
+        joinType: options.joinType,
+        relationshipType: options.relationshipType,
+      }]);
+    }
+    if (!options.joinsConfig) return [];
+    let resolved = this.joinCache.get(options.joinsConfig);
+    if (!resolved) {
+      resolved = resolveJoins(this.info, options.joinsConfig);
+      this.joinCache.set(options.joinsConfig, resolved);
+    }
+    return resolved;
+  }
+
+  private plan(options: ListOptions): ReadPlan {
+    return {
+      filters: options.filters,
+      schemaToSelect: options.schemaToSelect,
+      includeDeleted: options.includeDeleted,
+      joins: this.joins(options),
+      nestJoins: options.nestJoins,
+      specs: sortSpecs(this.info, options.sortColumns, options.sortOrders),
+      offset: options.offset,
+      limit: options.limit,
+    };
+  }
+
+  private shape(rows: Row[], options: ReadOptions): Row[] {
+    if (!options.returnAsModel) return rows;
+    const schema = options.schemaToSelect;
+    if (schema && !Array.isArray(schema)) return rows.map((row) => plainToInstance(schema as new () => object, row) as Row);
+    return rows.map((row) => this.model.fromJson(row, { skipValidation: true }) as unknown as Row);
+  }
+
+  /** Runs a database call, turning the client's mistakes (duplicates, bad values) into HTTP errors. */
+  protected async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw mapDatabaseError(error) ?? error;
+    }
+  }
+}
+
+function checkWindow(offset: number | undefined, limit: number | undefined): void {
+  if (offset !== undefined && !(Number.isInteger(offset) && offset >= 0)) {
+    throw ValidationError.of(['query', 'offset'], 'offset must be a non-negative integer', 'value_error');
+  }
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+    throw ValidationError.of(['query', 'limit'], 'limit must be a positive integer', 'value_error');
+  }
+}
