@@ -50,7 +50,9 @@ export function crudContext(options: CrudOptions): CrudContext {
     createSchema: options.createSchema,
     updateSchema: options.updateSchema,
     selectSchema: options.selectSchema,
-    filters: declareFilters(info, options.filterConfig, options.customFilters),
+    // The repository applies the filters, so its operators are the ones a key may use
+    // (a `crud` instance brings its own customFilters).
+    filters: declareFilters(info, options.filterConfig, repo.customFilters),
     joins: relationshipJoins(info, options),
     nestJoins: options.nestJoins ?? true,
     createConfig: injection(CreateConfig, options.createConfig),

@@ -113,6 +113,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     };
   }
 
+  /** The custom filter operators this repository applies (its `customFilters`). */
+  get customFilters(): Record<string, CustomFilter> {
+    return this.ctx.customFilters;
+  }
+
   /** Whether deletes are soft (the model has the deletion flag column). */
   get softDelete(): boolean {
     return this.ctx.deletedFlag !== undefined;
