@@ -5,6 +5,7 @@ import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
 import { crudEnv } from './kit';
 import { describeEndpoints } from './suite-endpoints';
+import { describeFilters } from './suite-filters';
 import { describeList } from './suite-list';
 
 /** Runs the CRUD suite through `harness` on each engine of ENGINES. */
@@ -13,5 +14,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     const env = crudEnv(harness, engine);
     describeEndpoints(env);
     describeList(env);
+    describeFilters(env);
   });
 }

@@ -1,0 +1,160 @@
+// Spec "Filters" and Endpoints A rule 8, DESIGN §3's filter bullet (operators, coercion,
+// undeclared keys) and DESIGN §8's integer and list limits, over HTTP.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CrudRepository, crudRouter, FilterConfig, type CustomFilter, type Dependency } from '@crudsmith/core';
+import { Book, Item } from '../fixtures/models';
+import { itemOptions, type Answer, type Api, type CrudEnv } from './kit';
+
+const ids = (res: Answer): number[] => res.body.data.map((row: { id: number }) => row.id);
+
+const cheaperThan: CustomFilter = (column) => (qb, value) => {
+  qb.where(column, '<', Number(value));
+};
+
+const ITEM_FILTERS = new FilterConfig({
+  id: null, id__in: null, id__not_in: null, name: null, name__ilike: null, name__startswith: null, name__contains: null,
+  category: null, category__ne: null, category__is: null, category__is_not: null,
+  price__gt: null, price__gte: null, price__lt: null, price__lte: null, price__between: null,
+  last_sold__lt: null, last_sold__gte: null,
+});
+
+export function describeFilters(env: CrudEnv): void {
+  describe('filters (spec Filters, DESIGN §3)', () => {
+    let api: Api;
+    let books: Api;
+
+    beforeAll(async () => {
+      await env.resetItems();
+      api = await env.serve(crudRouter(itemOptions(env.knex, { filterConfig: ITEM_FILTERS })));
+      books = await env.serve(crudRouter({
+        session: env.knex, model: Book, path: '/books', includedMethods: ['readMulti'],
+        filterConfig: { 'author.name': null, 'reviews.stars__gte': null, 'tags.label__in': null },
+      }));
+    });
+
+    it('filters by the query: name=x, price__gte=10, id__in=1,2,3, price__between=10,20', async () => {
+      expect(ids(await api.get('/items?name=Alpha'))).toEqual([1]);
+      expect(ids(await api.get('/items?price__gte=10'))).toEqual([1, 2, 6]);
+      expect(ids(await api.get('/items?id__in=1,2,3'))).toEqual([1, 2, 3]);
+      expect(ids(await api.get('/items?price__between=10,30'))).toEqual([1, 2]);
+      expect(ids(await api.get('/items?price__between=5,20'))).toEqual([1, 3]);
+      expect((await api.get('/items?price__gte=10')).body.total_count).toBe(3);
+    });
+
+    it('takes list values as a comma list or a repeated key', async () => {
+      expect(ids(await api.get('/items?id__in=1&id__in=3'))).toEqual([1, 3]);
+      expect(ids(await api.get('/items?id__in=1,2&id__in=5'))).toEqual([1, 2, 5]);
+      expect(ids(await api.get('/items?id__not_in=1,2,3,4,5'))).toEqual([6]);
+    });
+
+    it.each([
+      ['category__ne=tools', [3, 4, 5]],
+      ['category__is=null', [6]],
+      ['category__is_not=null', [1, 2, 3, 4, 5]],
+      ['name__ilike=%25ALPHA%25', [1]],
+      ['name__startswith=delta_', [5]],
+      ['name__contains=psi', [6]],
+      ['price__gt=25.5', [6]],
+      ['price__lt=5', [4]],
+      ['price__lte=5.25', [3, 4]],
+      ['last_sold__lt=2024-02-01T00:00:00Z', [1, 6]],
+      ['last_sold__gte=2024-02-15', [3, 4]],
+      ['name=Alpha&category=tools', [1]],
+    ])('applies %s', async (query, expected) => {
+      expect(ids(await api.get(`/items?${query}`))).toEqual(expected);
+    });
+
+    it('filters on a related column with a dotted key, never repeating parents', async () => {
+      const ann = await books.get('/books?author.name=Ann');
+      expect(ann.body.data.map((b: { title: string }) => b.title)).toEqual(['A1', 'A2', 'A3']);
+      expect(ann.body.total_count).toBe(3);
+      expect(ids(await books.get('/books?author.name=Cy'))).toEqual([]);
+      // Book 1 has reviews of 5, 3 and 4 stars: it appears once.
+      expect(ids(await books.get('/books?reviews.stars__gte=4'))).toEqual([1, 4]);
+      expect(ids(await books.get('/books?tags.label__in=fiction,poetry'))).toEqual([1, 2, 4]);
+    });
+
+    it('ignores query keys that are not declared filters', async () => {
+      const res = await api.get('/items?description=nothing&foo=bar&price__ne=10&_or=x');
+      expect(res.status).toBe(200);
+      expect(res.body.total_count).toBe(6);
+      const books2 = await books.get('/books?author.email=ann@example.com&title=A1');
+      expect(books2.body.total_count).toBe(5);
+    });
+
+    it('answers 422, never 500, for a value that cannot be coerced to the column type', async () => {
+      const cases = ['id=1e3', 'id=1.5', 'id=abc', 'price__gte=abc', 'price__gte=1%2C5', 'id__in=1,x', 'last_sold__lt=yesterday', 'category__is=maybe'];
+      for (const query of cases) {
+        const res = await api.get(`/items?${query}`);
+        expect(res.status, query).toBe(422);
+        expect(res.body.detail[0].loc, query).toEqual(['query', query.split('=')[0]]);
+      }
+      expect(env.logged).toEqual([]);
+    });
+
+    it('answers 422 for a between without two values, a repeated single-value key, or an integer out of range', async () => {
+      for (const query of ['price__between=10', 'price__between=1,2,3', 'name=a&name=b', 'id=99999999999999999999', 'id=2147483648']) {
+        expect((await api.get(`/items?${query}`)).status, query).toBe(422);
+      }
+    });
+
+    it('answers 422 for an in-list longer than 1000 values', async () => {
+      const list = Array.from({ length: 1001 }, (_, i) => i + 1).join(',');
+      expect((await api.get(`/items?id__in=${list}`)).status).toBe(422);
+      expect((await api.get(`/items?id__in=${list.slice(0, list.lastIndexOf(','))}`)).status).toBe(200);
+    });
+
+    it('accepts custom operators, given as customFilters or by the crud instance', async () => {
+      const byOption = await env.serve(crudRouter(itemOptions(env.knex, {
+        path: '/ops', customFilters: { cheaper_than: cheaperThan }, filterConfig: { price__cheaper_than: null },
+      })));
+      expect(ids(await byOption.get('/ops?price__cheaper_than=6'))).toEqual([3, 4]);
+      const repo = new CrudRepository(Item, { customFilters: { cheaper_than: cheaperThan } });
+      const byCrud = await env.serve(crudRouter(itemOptions(env.knex, { path: '/ops', crud: repo, filterConfig: { price__cheaper_than: null } })));
+      expect(ids(await byCrud.get('/ops?price__cheaper_than=6'))).toEqual([3, 4]);
+    });
+
+    it('applies a scalar default when the query gives no value, and lets the query replace it', async () => {
+      const garden = await env.serve(crudRouter(itemOptions(env.knex, { path: '/garden', filterConfig: { category: 'garden', price__gte: null } })));
+      expect(ids(await garden.get('/garden'))).toEqual([3]);
+      expect(ids(await garden.get('/garden?category=food'))).toEqual([4, 5]);
+      expect(ids(await garden.get('/garden?price__gte=5'))).toEqual([3]);
+    });
+
+    describe('dependency-valued filters (row-level scoping, rule 8)', () => {
+      let scoped: Api;
+      let calls = 0;
+      const org: Dependency<string> = (req) => {
+        calls++;
+        return req.headers['x-org'] ?? 'tools';
+      };
+
+      beforeAll(async () => {
+        scoped = await env.serve(crudRouter(itemOptions(env.knex, { path: '/scoped', filterConfig: new FilterConfig({ category: org, price__gte: null }) })));
+      });
+
+      it('is evaluated on every request', async () => {
+        const before = calls;
+        expect(ids(await scoped.get('/scoped'))).toEqual([1, 2]);
+        expect(ids(await scoped.get('/scoped', { 'x-org': 'food' }))).toEqual([4, 5]);
+        expect(ids(await scoped.get('/scoped', { 'x-org': 'garden' }))).toEqual([3]);
+        expect(calls - before).toBe(3);
+      });
+
+      it('cannot be overridden or widened by the client', async () => {
+        expect(ids(await scoped.get('/scoped?category=food', { 'x-org': 'tools' }))).toEqual([1, 2]);
+        expect(ids(await scoped.get('/scoped?category=food&category=garden'))).toEqual([1, 2]);
+        expect(ids(await scoped.get('/scoped?price__gte=20'))).toEqual([2]);
+      });
+
+      it('scopes reads and writes by id too: a row outside the scope is not found', async () => {
+        expect((await scoped.get('/scoped/1')).status).toBe(200);
+        expect(await scoped.get('/scoped/3')).toMatchObject({ status: 404, body: { detail: 'Item not found' } });
+        expect((await scoped.patch('/scoped/3', { price: 1 })).status).toBe(404);
+        expect((await scoped.del('/scoped/3')).status).toBe(404);
+        expect((await scoped.del('/scoped/db_delete/3')).status).toBe(404);
+        expect((await api.get('/items/3')).body).toMatchObject({ price: 5.25 });
+      });
+    });
+  });
+}
