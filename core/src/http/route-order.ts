@@ -11,18 +11,19 @@ function segments(path: string): string[] {
  * whatever its router's own rule. The sort is stable otherwise.
  */
 export function orderBySpecificity(routes: readonly RouteDescriptor[]): RouteDescriptor[] {
-  const rank = (a: RouteDescriptor, b: RouteDescriptor): number => {
-    const sa = segments(a.path);
-    const sb = segments(b.path);
-    for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
-      const pa = sa[i].startsWith(':');
-      const pb = sb[i].startsWith(':');
-      if (pa !== pb) return pa ? 1 : -1;
-      if (!pa && sa[i] !== sb[i]) return 0;
-    }
-    return 0;
+  // A consistent order (lexicographic over "literal 0, parameter 1" per segment): a
+  // comparator that answers 0 for unrelated pairs is not transitive, and Array.sort then
+  // left `/items/:id` before `/items/count`. Two paths that can match the same URL first
+  // differ where one has a literal and the other a parameter, so the literal one wins.
+  const kinds = (route: RouteDescriptor) => segments(route.path).map((s) => (s.startsWith(':') ? 1 : 0));
+  const rank = (a: number[], b: number[]): number => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return a.length - b.length;
   };
-  return [...routes].sort(rank);
+  return routes
+    .map((route) => ({ route, key: kinds(route) }))
+    .sort((a, b) => rank(a.key, b.key))
+    .map(({ route }) => route);
 }
 
 /** Throws when two routes answer the same method and path shape (parameter names aside). */
