@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
 import { crudEnv } from './kit';
+import { describeConfig } from './suite-config';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
 import { describeList } from './suite-list';
@@ -15,5 +16,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeEndpoints(env);
     describeList(env);
     describeFilters(env);
+    describeConfig(env);
   });
 }
