@@ -10,7 +10,7 @@ describe('@crudsmith/core exports', () => {
       'CursorPaginatedRequestQuery', 'DeleteConfig', 'DuplicateValueError', 'EndpointCreator', 'Filter', 'FilterConfig',
       'ForbiddenError', 'HttpError', 'NotFoundError', 'OPERATORS', 'PaginatedRequestQuery', 'PayloadTooLargeError',
       'RateLimitError', 'Registry', 'SoftDelete', 'UnauthorizedError', 'UpdateConfig', 'ValidationError',
-      'assertNoRouteClash', 'bootstrap', 'coerceValue', 'createRegistry', 'createRequest', 'crud', 'crudRouter',
+      'assertNoRouteClash', 'bootstrap', 'coerceValue', 'createAddressResolver', 'createRegistry', 'createRequest', 'crud', 'crudRouter',
       'dialectOf', 'errorToResult', 'filter', 'mapDatabaseError', 'migrationSource', 'modelInfo', 'orderBySpecificity',
       'parseListQuery', 'parseSortParam', 'principalOf', 'routesOf', 'runRoute', 'schemaFields', 'schemaToJsonSchema',
       'setPrincipalResolver', 'softDelete', 'validateBody',

@@ -24,6 +24,8 @@ export type { RouteDescriptor, RouteDoc } from './http/route';
 export { runRoute } from './http/run-route';
 export { errorToResult } from './http/render-error';
 export type { ErrorLogger } from './http/render-error';
+export { createAddressResolver } from './http/client-address';
+export type { AddressResolver } from './http/client-address';
 
 /** Data access: the repository and the pieces it is built from. */
 export { CrudRepository } from './data/repository';

@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
-import { ConfigurationError, errorToResult, runRoute, type ErrorLogger, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
-import { createAddressResolver } from './client-address';
+import { ConfigurationError, createAddressResolver, errorToResult, runRoute, type ErrorLogger, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import { toNeutralRequest, type ReadSettings } from './to-neutral-request';
 import { writeResult } from './write-result';
 

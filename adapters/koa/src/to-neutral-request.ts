@@ -1,7 +1,6 @@
 import type { RouterContext } from '@koa/router';
 import { parse as parseCookies } from 'cookie';
-import { BadRequestError, createRequest, type HttpMethod, type NeutralRequest } from '@crudsmith/core';
-import type { AddressResolver } from './client-address';
+import { BadRequestError, createRequest, type AddressResolver, type HttpMethod, type NeutralRequest } from '@crudsmith/core';
 import { groupEntries, readBody } from './read-body';
 
 /** What the adapter needs to read a request, fixed when the routes are mounted. */
