@@ -169,10 +169,12 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const build = await startBuild(db, this.ctx, [plan.filters, ...(plan.joins ?? []).map((j) => j.filters)]);
     return this.guard(async () => {
       const base = whereQuery(build, this.ctx, plan);
+      // countRows clones `base` before readRows selects on it. Awaited together, so a failing
+      // rows query never leaves the count's rejection unhandled (which ends the process).
       const counting = options.returnTotalCount === false ? undefined : countRows(base);
-      const { rows, extras } = await readRows(build, this.ctx, plan, base);
+      const [{ rows, extras }, total] = await Promise.all([readRows(build, this.ctx, plan, base), counting]);
       const data = this.shape(stripExtras(rows, extras), options);
-      return counting ? { data, total_count: await counting } : { data };
+      return counting ? { data, total_count: total } : { data };
     });
   }
 
