@@ -5,6 +5,7 @@ import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
 import { crudEnv } from './kit';
 import { describeConfig } from './suite-config';
+import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
 import { describeList } from './suite-list';
@@ -17,5 +18,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeList(env);
     describeFilters(env);
     describeConfig(env);
+    describeDependencies(env);
   });
 }
