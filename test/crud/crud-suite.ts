@@ -9,6 +9,7 @@ import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
 import { describeList } from './suite-list';
+import { describeRelations } from './suite-relations';
 
 /** Runs the CRUD suite through `harness` on each engine of ENGINES. */
 export function runCrudSuite(harness: AdapterHarness): void {
@@ -19,5 +20,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeFilters(env);
     describeConfig(env);
     describeDependencies(env);
+    describeRelations(env);
   });
 }
