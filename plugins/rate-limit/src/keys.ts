@@ -1,0 +1,52 @@
+import type { NeutralRequest, RouteDescriptor } from '@crudsmith/core';
+
+/** Spec Limits 3.2: strip leading and trailing `/`, then replace each `/` with `_`. */
+export function sanitizePath(path: string): string {
+  return path.replace(/^\/+|\/+$/g, '').replace(/\//g, '_');
+}
+
+/** Spec Limits 3.4: `ratelimit:{user_id}:{sanitized_path}:{window_start}`. */
+export function rateLimitKey(userId: string | number, sanitizedPath: string, windowStart: number): string {
+  return `ratelimit:${userId}:${sanitizedPath}:${windowStart}`;
+}
+
+/** The path a request is counted under: the matched route, concrete and as a pattern. */
+export interface MatchedPath {
+  /** The route's full path with the decoded parameter values (`/api/v1/items/5`). */
+  path: string;
+  /** The route's full path as declared (`/api/v1/items/:id`). */
+  pattern: string;
+}
+
+/**
+ * The matched route's path with the request's parameter values put in (DESIGN §8), so a
+ * trailing slash, the query or any other spelling never opens a fresh bucket. When an
+ * adapter mounted the routes under a prefix, the request path carries that prefix and
+ * the descriptor does not: it is taken back from the request path.
+ */
+export function matchedPath(req: Pick<NeutralRequest, 'path' | 'params'>, route?: Pick<RouteDescriptor, 'path'>): MatchedPath {
+  const requested = trimSlashes(req.path);
+  if (!route) return { path: requested, pattern: requested };
+  const pattern = trimSlashes(route.path);
+  // A root route mounted under a prefix: only the request knows the prefix.
+  if (pattern === '/') return { path: requested, pattern: requested };
+  const path = pattern
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? (req.params[segment.slice(1)] ?? segment) : segment))
+    .join('/');
+  const prefix = requested.length > path.length && requested.endsWith(path) ? requested.slice(0, requested.length - path.length) : '';
+  return { path: trimSlashes(prefix + path), pattern: trimSlashes(prefix + pattern) };
+}
+
+function trimSlashes(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/** Whether a path lies under one of the prefixes, on a segment boundary (`/items` guards `/items/:id`, not `/itemsx`). */
+export function underPrefix(path: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((raw) => {
+    const prefix = raw.replace(/\/+$/, '');
+    return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+  });
+}

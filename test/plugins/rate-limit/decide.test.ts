@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { decide, matchedPath, rateLimitHeaders, rateLimitKey, sanitizePath, windowStart } from '@crudsmith/rate-limit';
+
+describe('windowStart(now, period)', () => {
+  it('is now minus now mod period (spec Limits 3.3)', () => {
+    expect(windowStart(1_700_000_123, 60)).toBe(1_700_000_100);
+    expect(windowStart(1_700_000_123, 3600)).toBe(1_699_999_200);
+    expect(windowStart(1_700_000_123, 1)).toBe(1_700_000_123);
+  });
+
+  it('puts the boundary second in the new window, the second before it in the old one', () => {
+    expect(windowStart(120, 60)).toBe(120);
+    expect(windowStart(119, 60)).toBe(60);
+    expect(windowStart(0, 60)).toBe(0);
+  });
+
+  it('uses whole seconds', () => {
+    expect(windowStart(119.999, 60)).toBe(60);
+  });
+});
+
+describe('decide(count, { limit, period }, now)', () => {
+  const policy = { limit: 3, period: 60 };
+
+  it('allows up to the limit and counts down what remains', () => {
+    expect(decide(1, policy, 100)).toEqual({ allowed: true, remaining: 2, reset: 120, retryAfter: 0 });
+    expect(decide(3, policy, 100)).toEqual({ allowed: true, remaining: 0, reset: 120, retryAfter: 0 });
+  });
+
+  it('limits when the count exceeds the limit, until the window ends (spec Limits 3.5)', () => {
+    expect(decide(4, policy, 100)).toEqual({ allowed: false, remaining: 0, reset: 120, retryAfter: 20 });
+    expect(decide(50, policy, 119)).toMatchObject({ allowed: false, retryAfter: 1, reset: 120 });
+  });
+
+  it('counts from the new window on the boundary second', () => {
+    expect(decide(4, policy, 120)).toMatchObject({ allowed: false, reset: 180, retryAfter: 60 });
+  });
+
+  it('with limit 0 refuses every request', () => {
+    expect(decide(1, { limit: 0, period: 10 }, 5)).toMatchObject({ allowed: false, remaining: 0, retryAfter: 5 });
+  });
+});
+
+describe('sanitizePath(path)', () => {
+  it('strips leading and trailing slashes and turns the others into underscores (spec Limits 3.2)', () => {
+    expect(sanitizePath('/api/v1/items')).toBe('api_v1_items');
+    expect(sanitizePath('/api/v1/items/')).toBe('api_v1_items');
+    expect(sanitizePath('api/v1/items/5')).toBe('api_v1_items_5');
+    expect(sanitizePath('//a//b//')).toBe('a__b');
+    expect(sanitizePath('/')).toBe('');
+  });
+});
+
+describe('rateLimitKey(userId, path, windowStart)', () => {
+  it('is ratelimit:{user_id}:{sanitized_path}:{window_start} (spec Limits 3.4)', () => {
+    expect(rateLimitKey(7, 'api_v1_items', 1_699_999_200)).toBe('ratelimit:7:api_v1_items:1699999200');
+    expect(rateLimitKey('127.0.0.1', 'api_v1_items_5', 60)).toBe('ratelimit:127.0.0.1:api_v1_items_5:60');
+  });
+});
+
+describe('matchedPath(req, route)', () => {
+  it('puts the decoded parameter values into the route path (DESIGN §8)', () => {
+    expect(matchedPath({ path: '/api/v1/items/5', params: { id: '5' } }, { path: '/api/v1/items/:id' })).toEqual({
+      path: '/api/v1/items/5', pattern: '/api/v1/items/:id',
+    });
+  });
+
+  it('ignores a trailing slash of the request', () => {
+    expect(matchedPath({ path: '/api/v1/items/', params: {} }, { path: '/api/v1/items' }).path).toBe('/api/v1/items');
+  });
+
+  it('takes a mount prefix the descriptor does not carry from the request path', () => {
+    expect(matchedPath({ path: '/api/v1/items/a b', params: { id: 'a b' } }, { path: '/items/:id' })).toEqual({
+      path: '/api/v1/items/a b', pattern: '/api/v1/items/:id',
+    });
+    expect(matchedPath({ path: '/api', params: {} }, { path: '/' }).path).toBe('/api');
+  });
+
+  it('falls back to the request path without a route', () => {
+    expect(matchedPath({ path: '/x/y/', params: {} }).path).toBe('/x/y');
+  });
+});
+
+describe('rateLimitHeaders(policy, decision, now)', () => {
+  it('gives the X-RateLimit trio and the IETF draft fields', () => {
+    const policy = { limit: 10, period: 60, name: 'free items' };
+    expect(rateLimitHeaders(policy, decide(4, policy, 100), 100)).toEqual({
+      'X-RateLimit-Limit': '10',
+      'X-RateLimit-Remaining': '6',
+      'X-RateLimit-Reset': '120',
+      'RateLimit-Policy': '"free items";q=10;w=60',
+      'RateLimit': '"free items";r=6;t=20',
+    });
+  });
+
+  it('escapes the policy name as a structured-field string', () => {
+    const headers = rateLimitHeaders({ limit: 1, period: 1, name: 'a"b\\cé' }, decide(1, { limit: 1, period: 1 }, 0), 0);
+    expect(headers['RateLimit-Policy']).toBe('"a\\"b\\\\c";q=1;w=1');
+  });
+});
