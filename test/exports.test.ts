@@ -14,6 +14,9 @@ describe('@crudsmith/core exports', () => {
       'dialectOf', 'errorToResult', 'filter', 'mapDatabaseError', 'migrationSource', 'modelInfo', 'orderBySpecificity',
       'parseListQuery', 'parseSortParam', 'principalOf', 'routesOf', 'runRoute', 'schemaFields', 'schemaToJsonSchema',
       'setPrincipalResolver', 'softDelete', 'validateBody',
+      // sessions
+      'KnexSessionStore', 'MemorySessionStore', 'SessionManager', 'hashSecret', 'randomToken', 'safeEqual',
+      'sessionMigrations', 'sessionTableMigration',
     ].sort());
   });
 });

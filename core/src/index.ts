@@ -74,3 +74,12 @@ export type { App, BootstrapOptions } from './plugin/bootstrap';
 export type { Plugin, BeforeHook, AfterHook, ErrorHook, Fallback } from './plugin/plugin';
 export { principalOf, setPrincipalResolver } from './plugin/principal';
 export type { Principal } from './plugin/principal';
+
+/** Server-side sessions: the manager that owns every rule, its store contract and stores, and secret helpers. */
+export { SessionManager } from './session/session-manager';
+export type { Session, SessionManagerOptions, IssuedSession } from './session/session-manager';
+export type { SessionStore, SessionRecord, SessionChanges } from './session/session-store';
+export { MemorySessionStore } from './session/memory-session-store';
+export { KnexSessionStore, sessionTableMigration, sessionMigrations } from './session/knex-session-store';
+export type { KnexSessionStoreOptions } from './session/knex-session-store';
+export { randomToken, hashSecret, safeEqual } from './session/session-secret';

@@ -1,0 +1,257 @@
+import { ConfigurationError } from '../errors/http-error';
+import type { CookieToSet, Dependency, NeutralRequest } from '../http/neutral';
+import { hashSecret, randomToken } from './session-secret';
+import type { SessionRecord, SessionStore } from './session-store';
+
+/** Options of a SessionManager. */
+export interface SessionManagerOptions {
+  store: SessionStore;
+  /** Names this manager among others (the admin has its own); default `session`. */
+  name?: string;
+  /** Cookie name; default `cs_<name>`, with the `__Host-` prefix when `secure`. */
+  cookieName?: string;
+  /** Send the cookie over HTTPS only (and use the `__Host-` prefix by default). */
+  secure?: boolean;
+  sameSite?: 'lax' | 'strict';
+  /** A session unused for this long ends (default 12 hours). */
+  idleTimeoutSeconds?: number;
+  /** A session ends this long after it began, however used (default 7 days). */
+  absoluteTimeoutSeconds?: number;
+  /** Most live sessions a user may hold; a new one evicts the least recently used (default 10). */
+  maxSessionsPerUser?: number;
+  /** Last-use writes happen at most this often per session (default 60 s). */
+  touchIntervalSeconds?: number;
+  /** The clock, in milliseconds (tests). */
+  now?: () => number;
+}
+
+/** A live session as handlers see it. The secret id is not in here: only the cookie has it. */
+export interface Session {
+  /** The public handle: what a user sees and revokes by; never the secret id. */
+  readonly handle: string;
+  readonly userId: string;
+  data: Record<string, unknown>;
+  readonly createdAt: Date;
+  readonly lastSeenAt: Date;
+  readonly idleExpiresAt: Date;
+  readonly absoluteExpiresAt: Date;
+  readonly userAgent: string | null;
+  readonly ipAddress: string | null;
+  /** The stored key (SHA-256 of the secret id). */
+  readonly idHash: string;
+}
+
+/** What `create` and `regenerate` answer: the session and the cookie that carries it. */
+export interface IssuedSession {
+  session: Session;
+  cookie: CookieToSet;
+}
+
+const HOUR = 3600;
+
+/**
+ * Owns every rule of server-side sessions (DESIGN §2): random 256-bit ids stored only as
+ * SHA-256 hashes, a public handle apart from the id, a per-user index, idle and absolute
+ * expiry, regeneration, revocation of one or all, a cap per user, and writes that only
+ * touch sessions that still exist. It reads its cookie from the neutral request and
+ * hands back the cookies to set, so it works on every adapter.
+ */
+export class SessionManager {
+  readonly name: string;
+  readonly cookieName: string;
+  /** The request's session, or null: a dependency, resolved once per request. */
+  readonly current: Dependency<Session | null>;
+  private readonly store: SessionStore;
+  private readonly secure: boolean;
+  private readonly sameSite: 'lax' | 'strict';
+  private readonly idleMs: number;
+  private readonly absoluteMs: number;
+  private readonly maxPerUser: number;
+  private readonly touchMs: number;
+  private readonly now: () => number;
+
+  constructor(options: SessionManagerOptions) {
+    this.store = options.store;
+    this.name = options.name ?? 'session';
+    this.secure = options.secure ?? false;
+    this.cookieName = options.cookieName ?? `${this.secure ? '__Host-' : ''}cs_${this.name}`;
+    this.sameSite = options.sameSite ?? 'lax';
+    this.idleMs = seconds('idleTimeoutSeconds', options.idleTimeoutSeconds ?? 12 * HOUR) * 1000;
+    this.absoluteMs = seconds('absoluteTimeoutSeconds', options.absoluteTimeoutSeconds ?? 7 * 24 * HOUR) * 1000;
+    this.maxPerUser = seconds('maxSessionsPerUser', options.maxSessionsPerUser ?? 10);
+    this.touchMs = (options.touchIntervalSeconds ?? 60) * 1000;
+    this.now = options.now ?? Date.now;
+    if (this.cookieName.startsWith('__Host-') && !this.secure) {
+      throw new ConfigurationError(`Session cookie ${this.cookieName}: the __Host- prefix needs secure: true`);
+    }
+    this.current = (req) => this.read(req);
+  }
+
+  /** The request's session (same as `req.resolve(manager.current)`). */
+  load(req: NeutralRequest): Promise<Session | null> {
+    return req.resolve(this.current);
+  }
+
+  /**
+   * Starts a session for a user. Pass the request's current session as `replaces` at
+   * sign-in: it is deleted, so an id planted before sign-in (fixation) never becomes
+   * an authenticated one.
+   */
+  async create(
+    userId: string | number,
+    options: { data?: Record<string, unknown>; replaces?: Session | null; userAgent?: string; ipAddress?: string } = {},
+  ): Promise<IssuedSession> {
+    const now = this.now();
+    if (options.replaces) await this.store.delete([options.replaces.idHash]);
+    await this.enforceCap(String(userId), now);
+    const id = randomToken(32);
+    const record: SessionRecord = {
+      idHash: hashSecret(id),
+      handle: randomToken(16),
+      userId: String(userId),
+      data: options.data ?? {},
+      createdAt: now,
+      lastSeenAt: now,
+      idleExpiresAt: Math.min(now + this.idleMs, now + this.absoluteMs),
+      absoluteExpiresAt: now + this.absoluteMs,
+      userAgent: options.userAgent?.slice(0, 255) ?? null,
+      ipAddress: options.ipAddress?.slice(0, 64) ?? null,
+    };
+    await this.store.insert(record);
+    return { session: toSession(record), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
+  }
+
+  /**
+   * Moves a session to a fresh id (after a privilege change), keeping its user, data and
+   * absolute expiry; the old id stops working at once.
+   */
+  async regenerate(session: Session): Promise<IssuedSession | null> {
+    const now = this.now();
+    if ((await this.store.delete([session.idHash])) === 0) return null;
+    const id = randomToken(32);
+    const record: SessionRecord = {
+      ...fromSession(session),
+      idHash: hashSecret(id),
+      lastSeenAt: now,
+      idleExpiresAt: Math.min(now + this.idleMs, session.absoluteExpiresAt.getTime()),
+    };
+    await this.store.insert(record);
+    return { session: toSession(record), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
+  }
+
+  /** Saves `session.data`, only if the session still exists; answers whether it did. */
+  save(session: Session): Promise<boolean> {
+    return this.store.update(session.idHash, { data: session.data });
+  }
+
+  /** Ends one session. */
+  async revoke(session: Session): Promise<void> {
+    await this.store.delete([session.idHash]);
+  }
+
+  /** Ends the user's session with this public handle; false when the user has none such. */
+  async revokeByHandle(userId: string | number, handle: string): Promise<boolean> {
+    const found = (await this.store.listByUser(String(userId))).find((r) => r.handle === handle);
+    return found ? (await this.store.delete([found.idHash])) > 0 : false;
+  }
+
+  /** Ends every session of the user, except `keep` when given; answers how many ended. */
+  async revokeAll(userId: string | number, options: { keep?: Session | null } = {}): Promise<number> {
+    const records = await this.store.listByUser(String(userId));
+    return this.store.delete(records.filter((r) => r.idHash !== options.keep?.idHash).map((r) => r.idHash));
+  }
+
+  /** The user's live sessions, oldest first. */
+  async list(userId: string | number): Promise<Session[]> {
+    const now = this.now();
+    const records = await this.store.listByUser(String(userId));
+    return records.filter((r) => !expired(r, now)).sort((a, b) => a.createdAt - b.createdAt).map(toSession);
+  }
+
+  /** Deletes expired sessions (stores without their own expiry need this now and then). */
+  prune(): Promise<number> {
+    return this.store.deleteExpired(this.now());
+  }
+
+  /** The cookie that removes this manager's session cookie from the browser. */
+  clearCookie(): CookieToSet {
+    return { ...this.cookieBase(), value: '', maxAge: 0, expires: new Date(0) };
+  }
+
+  private cookie(id: string, lifetimeMs: number): CookieToSet {
+    return { ...this.cookieBase(), value: id, maxAge: Math.floor(lifetimeMs / 1000) };
+  }
+
+  // DESIGN §8: HttpOnly, SameSite, Path=/, host-only (no Domain), Secure when configured.
+  private cookieBase(): Omit<CookieToSet, 'value'> {
+    return { name: this.cookieName, httpOnly: true, secure: this.secure, sameSite: this.sameSite, path: '/' };
+  }
+
+  private async read(req: NeutralRequest): Promise<Session | null> {
+    const id = req.cookies[this.cookieName];
+    // Ids are 43 base64url characters; anything else was never issued, so skip the lookup.
+    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
+    const idHash = hashSecret(id);
+    const record = await this.store.get(idHash);
+    if (!record) return null;
+    const now = this.now();
+    if (expired(record, now)) {
+      await this.store.delete([idHash]);
+      return null;
+    }
+    if (now - record.lastSeenAt >= this.touchMs) {
+      const changes = { lastSeenAt: now, idleExpiresAt: Math.min(now + this.idleMs, record.absoluteExpiresAt) };
+      // Revoked meanwhile: the write finds nothing, and the request is anonymous.
+      if (!(await this.store.update(idHash, changes))) return null;
+      Object.assign(record, changes);
+    }
+    return toSession(record);
+  }
+
+  private async enforceCap(userId: string, now: number): Promise<void> {
+    const records = await this.store.listByUser(userId);
+    const dead = records.filter((r) => expired(r, now));
+    const live = records.filter((r) => !expired(r, now)).sort((a, b) => a.lastSeenAt - b.lastSeenAt);
+    const evicted = live.slice(0, Math.max(0, live.length - (this.maxPerUser - 1)));
+    await this.store.delete([...dead, ...evicted].map((r) => r.idHash));
+  }
+}
+
+function expired(record: SessionRecord, now: number): boolean {
+  return now >= record.idleExpiresAt || now >= record.absoluteExpiresAt;
+}
+
+function seconds(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+function toSession(record: SessionRecord): Session {
+  return {
+    handle: record.handle,
+    userId: record.userId,
+    data: record.data,
+    createdAt: new Date(record.createdAt),
+    lastSeenAt: new Date(record.lastSeenAt),
+    idleExpiresAt: new Date(record.idleExpiresAt),
+    absoluteExpiresAt: new Date(record.absoluteExpiresAt),
+    userAgent: record.userAgent,
+    ipAddress: record.ipAddress,
+    idHash: record.idHash,
+  };
+}
+
+function fromSession(session: Session): SessionRecord {
+  return {
+    idHash: session.idHash,
+    handle: session.handle,
+    userId: session.userId,
+    data: session.data,
+    createdAt: session.createdAt.getTime(),
+    lastSeenAt: session.lastSeenAt.getTime(),
+    idleExpiresAt: session.idleExpiresAt.getTime(),
+    absoluteExpiresAt: session.absoluteExpiresAt.getTime(),
+    userAgent: session.userAgent,
+    ipAddress: session.ipAddress,
+  };
+}
