@@ -16,6 +16,8 @@ async function readInto<T extends object>(cls: new () => T, req: NeutralRequest,
   if (errors.length > 0) {
     throw new ValidationError(errors.flatMap((e) => Object.entries(e.constraints ?? {}).map(([type, msg]) => ({ loc: ['query', e.property], msg, type }))));
   }
+  // `whitelist` also strips the undecorated defaults (cursor limit 100, sort_column id, …): put them back.
+  for (const [key, value] of Object.entries(new cls())) if ((instance as any)[key] === undefined) (instance as any)[key] = value;
   for (const [key, value] of Object.entries(known)) if (value !== undefined) (instance as any)[key] = value;
   return instance;
 }
