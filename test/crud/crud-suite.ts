@@ -5,6 +5,7 @@ import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
 import { crudEnv } from './kit';
 import { describeConfig } from './suite-config';
+import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
@@ -21,5 +22,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeConfig(env);
     describeDependencies(env);
     describeRelations(env);
+    describeCustomRoutes(env);
   });
 }
