@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import { ConfigurationError, NotFoundError, ValidationError } from '../errors/http-error';
 import type { Dependency, NeutralRequest } from '../http/neutral';
 import type { Filters } from '../data/filters';
-import type { JoinConfig } from '../data/joins';
+import { resolveJoins, type JoinConfig } from '../data/joins';
 import type { ModelInfo } from '../data/model-info';
 import { CrudRepository } from '../data/repository';
-import type { SchemaLike } from '../schema/fields';
+import { schemaFields, type SchemaLike } from '../schema/fields';
 import { CreateConfig, DeleteConfig, FieldInjection, UpdateConfig } from './field-injection';
 import { declareFilters, scopeFilters, type DeclaredFilter } from './filter-config';
 import type { ListLimits } from './list-query';
@@ -61,6 +61,11 @@ export function crudContext(options: CrudOptions): CrudContext {
     limits: { maxLimit: options.maxLimit ?? 1000, defaultLimit: options.defaultLimit ?? 100 },
   };
   if (ctx.limits.defaultLimit > ctx.limits.maxLimit) throw new ConfigurationError('defaultLimit cannot exceed maxLimit');
+  // The repository checks these only when it reads; a misfit must fail here, at startup.
+  if (ctx.joins) resolveJoins(info, ctx.joins);
+  for (const field of ctx.selectSchema ? schemaFields(ctx.selectSchema) : []) {
+    if (!info.columns.has(field)) throw new ConfigurationError(`selectSchema field '${field}' is not a column of model ${info.model.name}`);
+  }
   for (const config of [ctx.createConfig, ctx.updateConfig, ctx.deleteConfig]) {
     for (const field of Object.keys(config.autoFields)) {
       if (!info.columns.has(field)) throw new ConfigurationError(`Auto field '${field}' is not a column of model ${info.model.name}`);
