@@ -5,9 +5,9 @@ import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConfigurationError, createRegistry, createRequest, Crud, crud, crudRouter, EndpointCreator, Filter, filter, routesOf,
-  runRoute, SoftDelete, softDelete, type CrudOptions, type CrudRouter, type NeutralResult,
+  runRoute, SoftDelete, softDelete, type CrudOptions, type CrudRouter, type FilterValue, type NeutralResult,
 } from '@crudsmith/core';
-import { Author, Book, createSchema, Item } from '../fixtures/models';
+import { Book, createSchema, Item } from '../fixtures/models';
 import { seedItems } from '../fixtures/seed';
 import { ItemCreate, ItemDelete, ItemRead, ItemUpdate } from './schemas';
 
@@ -63,7 +63,8 @@ describe('startup validations (spec Errors): thrown when the routes are built', 
   });
 
   it('a filter default of the wrong type', () => {
-    for (const filterConfig of [{ price: 'cheap' }, { id: 1.5 }, { is_deleted: 'maybe' }, { last_sold: 'yesterday' }, { price__gte: true }]) {
+    const wrong: Record<string, FilterValue>[] = [{ price: 'cheap' }, { id: 1.5 }, { is_deleted: 'maybe' }, { last_sold: 'yesterday' }, { price__gte: true }];
+    for (const filterConfig of wrong) {
       expect(() => crudRouter(items({ filterConfig })), JSON.stringify(filterConfig)).toThrow(ConfigurationError);
     }
     expect(() => crudRouter(items({ filterConfig: { price__gte: 10, is_deleted: false, category: 'tools', last_sold__lt: '2024-01-01' } }))).not.toThrow();
@@ -171,7 +172,8 @@ describe('decorators and their function twins', () => {
   it('both answer the same requests', async () => {
     const [decorated] = createRegistry([DecoratedItem]).compile({ session: db });
     const [plain] = createRegistry([PlainItem]).compile({ session: db });
-    for (const query of [{}, { category: 'food' }, { price__gte: '10', category: 'tools' }, { name: 'Gamma', category: 'garden' }]) {
+    const queries: Record<string, string>[] = [{}, { category: 'food' }, { price__gte: '10', category: 'tools' }, { name: 'Gamma', category: 'garden' }];
+    for (const query of queries) {
       const [a, b] = [await list(decorated, query), await list(plain, query)];
       expect(a.status).toBe(200);
       expect(a).toEqual(b);
