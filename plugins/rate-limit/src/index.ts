@@ -6,3 +6,17 @@ export type { Decision, Policy } from './decide';
 export { sanitizePath, rateLimitKey, matchedPath } from './keys';
 export type { MatchedPath } from './keys';
 export { rateLimitHeaders } from './headers';
+
+/** Counter stores. */
+export { MemoryStore } from './stores/memory-store';
+export type { MemoryStoreOptions } from './stores/memory-store';
+export { RedisStore } from './stores/redis-store';
+export type { RedisStoreOptions } from './stores/redis-store';
+export { StoreUnavailableError } from './stores/store';
+export type { RateLimitStore } from './stores/store';
+
+/** Settings from the environment, and a Redis client tuned to fail fast. */
+export { rateLimitSettings } from './settings';
+export type { RateLimitSettings, RedisConnection } from './settings';
+export { createRedisClient } from './redis-client';
+

@@ -1,0 +1,19 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisConnection } from './settings';
+
+/**
+ * An ioredis client tuned for the limiter: commands fail at once while Redis is down
+ * (no offline queue, one retry) instead of holding requests, and reconnection is tried
+ * at least every second so a returning Redis is used again without a restart.
+ */
+export function createRedisClient(connection: RedisConnection, options: RedisOptions = {}): Redis {
+  const tuned: RedisOptions = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    ...options,
+  };
+  if ('url' in connection) return new Redis(connection.url, { ...tuned, ...(connection.db === undefined ? {} : { db: connection.db }) });
+  return new Redis({ ...tuned, host: connection.host, port: connection.port, db: connection.db });
+}

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { createRedisClient, RedisStore, StoreUnavailableError } from '@crudsmith/rate-limit';
+import { deleteKeys, describeRedis, freePort, testClient, uniquePrefix } from './redis-fixture';
+
+describeRedis('RedisStore against the real Redis', () => {
+  const prefix = uniquePrefix();
+  let client: Redis;
+  let plain: Redis;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    client = testClient({ keyPrefix: prefix });
+    plain = testClient();
+    store = new RedisStore(client);
+    await client.ping();
+  });
+  afterAll(async () => {
+    await deleteKeys(prefix);
+    await client.quit();
+    await plain.quit();
+  });
+
+  it('counts under the exact key and sets the expiry on the first hit only', async () => {
+    const key = 'ratelimit:7:api_v1_items:1699999200';
+    expect(await store.hit(key, 60)).toBe(1);
+    expect(await plain.ttl(`${prefix}${key}`)).toBeGreaterThan(58);
+    await plain.expire(`${prefix}${key}`, 500);
+    expect(await store.hit(key, 60)).toBe(2);
+    // A later hit leaves the expiry alone: the window ends when it ends.
+    expect(await plain.ttl(`${prefix}${key}`)).toBeGreaterThan(60);
+    expect(await plain.get(`${prefix}${key}`)).toBe('2');
+  });
+
+  it('counts 200 concurrent hits as 1..200, each exactly once', async () => {
+    const counts = await Promise.all(Array.from({ length: 200 }, () => store.hit('ratelimit:burst:p:0', 60)));
+    expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  });
+
+  it('is atomic across processes: two connections never see the same count', async () => {
+    const other = new RedisStore(testClient({ keyPrefix: prefix }));
+    const counts = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('ratelimit:two:p:0', 60)));
+    expect(new Set(counts).size).toBe(100);
+    expect(Math.max(...counts)).toBe(100);
+    await other.client.quit();
+  });
+
+  it('costs one round trip per hit (one EVALSHA seen by MONITOR)', async () => {
+    await store.hit('ratelimit:warm:p:0', 60); // loads the script once
+    const monitor = await testClient().monitor();
+    const seen: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.some((a) => a.startsWith(prefix))) seen.push(args);
+    });
+    await store.hit('ratelimit:rt:p:0', 60);
+    await store.hit('ratelimit:rt:p:0', 60);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    monitor.disconnect();
+    // The script's own INCR/EXPIRE show up as "lua" entries; the client sent one command per hit.
+    expect(seen.filter((args) => args[0].toLowerCase() === 'evalsha' || args[0].toLowerCase() === 'eval')).toHaveLength(2);
+  });
+});
+
+describe('RedisStore when Redis is unreachable', () => {
+  it('throws StoreUnavailableError quickly, with the tuned client and with a default one', async () => {
+    const port = await freePort();
+    for (const client of [createRedisClient({ host: '127.0.0.1', port, db: 0 }), testClient({ port, lazyConnect: false })]) {
+      client.on('error', () => {});
+      const store = new RedisStore(client, { commandTimeoutMs: 300 });
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        await expect(store.hit('ratelimit:x:p:0', 60)).rejects.toBeInstanceOf(StoreUnavailableError);
+        expect(Date.now() - started).toBeLessThan(1000);
+      }
+      client.disconnect();
+    }
+  });
+});
