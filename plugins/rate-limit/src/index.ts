@@ -15,6 +15,17 @@ export type { RedisStoreOptions } from './stores/redis-store';
 export { StoreUnavailableError } from './stores/store';
 export type { RateLimitStore } from './stores/store';
 
+/** Tiers and limits: tables, models, the service behind the app's routes, and the cache. */
+export { rateLimitMigrations } from './tiers/migrations';
+export { Tier, RateLimit } from './tiers/models';
+export { TierService, loadRateLimits } from './tiers/tier-service';
+export type { TierRow, RateLimitRow } from './tiers/tier-service';
+export type { TierInput, RateLimitInput } from './tiers/validate';
+export { TierCache } from './tiers/tier-cache';
+export type { TierCacheOptions, CachedRule } from './tiers/tier-cache';
+export { RedisInvalidation } from './tiers/invalidation';
+export type { RedisInvalidationOptions } from './tiers/invalidation';
+
 /** Settings from the environment, and a Redis client tuned to fail fast. */
 export { rateLimitSettings } from './settings';
 export type { RateLimitSettings, RedisConnection } from './settings';
