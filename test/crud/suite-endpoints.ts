@@ -101,6 +101,14 @@ export function describeEndpoints(env: CrudEnv): void {
         const missing = await api.send('POST', '/items', {});
         expect(missing.status).toBe(422);
       });
+
+      it('answers 413 for a body over 1 MiB and 400 for one nested deeper than 64 levels, writing nothing', async () => {
+        const big = await api.post('/items', { name: 'Big', description: 'x'.repeat(1024 * 1024) });
+        expect(big.status).toBe(413);
+        const deep = await api.send('POST', '/items', { body: `{"name":"Deep","description":${'['.repeat(70)}${']'.repeat(70)}}`, headers: { 'content-type': 'application/json' } });
+        expect(deep.status).toBe(400);
+        expect(await env.knex('items').whereIn('name', ['Big', 'Deep'])).toEqual([]);
+      });
     });
 
     describe('read: GET /{model}/{id}', () => {
@@ -117,6 +125,10 @@ export function describeEndpoints(env: CrudEnv): void {
         const res = await api.get('/items/424242');
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ detail: 'Item not found' });
+      });
+
+      it('answers 400 for a path that is not valid percent-encoded UTF-8', async () => {
+        expect((await api.get('/items/%C3%28')).status).toBe(400);
       });
 
       it('answers 422 for a malformed id, 404 for one beyond the column range', async () => {

@@ -182,6 +182,15 @@ export function describeList(env: CrudEnv): void {
         expect((await walk('limit=2&sort=category,-price')).pages).toEqual([[6, 4], [5, 3], [2, 1]]);
       });
 
+      it('pages by a sort column the select schema does not answer', async () => {
+        const narrow = await env.serve(crudRouter(itemOptions(env.knex, { selectSchema: ['id', 'name'] })));
+        const first = await narrow.get('/items?cursor=&limit=3&sort=-price');
+        expect(first.body.data).toEqual([{ id: 6, name: 'Epsilon' }, { id: 2, name: 'beta' }, { id: 1, name: 'Alpha' }]);
+        const next = await narrow.get(`/items?limit=3&sort=-price&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+        expect(next.body).toEqual({ data: [{ id: 3, name: 'Gamma' }, { id: 4, name: 'Éclair' }, { id: 5, name: 'delta_x' }], next_cursor: null });
+        expect((await narrow.get('/items?sort=-price&limit=1')).body.data).toEqual([{ id: 6, name: 'Epsilon' }]);
+      });
+
       it('answers 400 for a cursor with page, itemsPerPage or offset', async () => {
         for (const query of ['cursor=&page=1', 'cursor=&itemsPerPage=2', 'cursor=&offset=0']) {
           const res = await api.get(`/items?${query}`);
