@@ -1,5 +1,12 @@
 // @crudsmith/rate-limit: tiers, per-path limits and a fixed-window counter (spec Limits 3).
 
+/** The plugin factory and what it returns. */
+export { rateLimit } from './plugin';
+export type { RateLimitOptions, RateLimiter } from './plugin';
+export { rateLimitStateOf } from './limiter';
+export type { RateLimitState } from './limiter';
+export type { RateLimitLogger } from './logger';
+
 /** The pure decision, keys and headers. */
 export { decide, windowStart } from './decide';
 export type { Decision, Policy } from './decide';
@@ -30,4 +37,3 @@ export type { RedisInvalidationOptions } from './tiers/invalidation';
 export { rateLimitSettings } from './settings';
 export type { RateLimitSettings, RedisConnection } from './settings';
 export { createRedisClient } from './redis-client';
-

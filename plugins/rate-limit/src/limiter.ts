@@ -1,0 +1,111 @@
+import { HttpError, principalOf, RateLimitError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import { decide, windowStart, type Decision, type Policy } from './decide';
+import { rateLimitHeaders } from './headers';
+import { matchedPath, rateLimitKey, sanitizePath } from './keys';
+import type { RateLimitLogger } from './logger';
+import type { RateLimitStore } from './stores/store';
+import type { TierCache } from './tiers/tier-cache';
+
+/** What the limiter decided for a request, kept in `req.state` for the response headers. */
+export interface RateLimitState {
+  userId: string;
+  /** The sanitized path the request was counted under. */
+  path: string;
+  policy: Policy;
+  decision: Decision;
+  nowSeconds: number;
+}
+
+/** What the limiter needs: where to count, where limits come from, and how to fail. */
+export interface LimiterContext {
+  store: RateLimitStore;
+  cache: TierCache;
+  failOpen: boolean;
+  logger: RateLimitLogger;
+  /** The clock, in ms. */
+  now: () => number;
+}
+
+const ROUTE = 'crudsmith.rateLimit.route';
+const STATE = 'crudsmith.rateLimit';
+// At most one "store down" log line a minute, however many requests fail meanwhile.
+const OUTAGE_LOG_INTERVAL_MS = 60_000;
+
+/** Remembers the matched route for the limiter (the plugin's before hook does this on every route). */
+export function rememberRoute(req: NeutralRequest, route: RouteDescriptor): void {
+  req.state[ROUTE] = route;
+}
+
+/** The limiter's decision for this request, when it ran and the store answered. */
+export function rateLimitStateOf(req: NeutralRequest): RateLimitState | undefined {
+  return req.state[STATE] as RateLimitState | undefined;
+}
+
+/**
+ * The limiter as a core dependency (spec Limits 3): identifies the caller (principal id,
+ * or client address when anonymous), finds the tier's limit for the path in the cache,
+ * counts the request in the store (its one round trip), and throws a 429 with
+ * `Retry-After` when the count exceeds the limit. Resolved once per request, so a route
+ * guarded both by prefix and by `readDeps` counts once.
+ */
+export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | null> {
+  const outage = { since: 0, lastLogged: 0, failures: 0 };
+
+  return async function rateLimiter(req) {
+    const route = req.state[ROUTE] as RouteDescriptor | undefined;
+    const { path, pattern } = matchedPath(req, route);
+    const sanitized = sanitizePath(path);
+    const principal = await principalOf(req);
+    const userId = principal ? String(principal.id) : req.clientAddress;
+    const policy = await policyFor(ctx, principal?.tierId, [sanitized, sanitizePath(pattern)]);
+    const nowSeconds = Math.floor(ctx.now() / 1000);
+    const key = rateLimitKey(userId, sanitized, windowStart(nowSeconds, policy.period));
+
+    let count: number;
+    try {
+      count = await ctx.store.hit(key, policy.period);
+    } catch (error) {
+      reportOutage(ctx, outage, error);
+      if (ctx.failOpen) return null;
+      throw new HttpError(503, 'Rate limiting is unavailable; try again shortly', { cause: error, headers: { 'Retry-After': '1' } });
+    }
+    if (outage.since) {
+      ctx.logger.info?.('Rate-limit store answers again', { failedRequests: outage.failures, downForMs: ctx.now() - outage.since });
+      outage.since = outage.failures = 0;
+    }
+
+    const decision = decide(count, policy, nowSeconds);
+    const state: RateLimitState = { userId, path: sanitized, policy, decision, nowSeconds };
+    req.state[STATE] = state;
+    if (!decision.allowed) {
+      // Spec Events 3: every violation, with who, where from and with what.
+      ctx.logger.warn('Rate limit exceeded', {
+        userId, path: req.path, clientAddress: req.clientAddress, userAgent: req.headers['user-agent'] ?? null, limit: policy.limit, period: policy.period,
+      });
+      throw new RateLimitError('Rate limit exceeded', { retryAfter: decision.retryAfter, headers: rateLimitHeaders(policy, decision, nowSeconds) });
+    }
+    return state;
+  };
+}
+
+// The database being away must not fail requests the store could still count: the
+// default limit applies until the limits can be read again.
+async function policyFor(ctx: LimiterContext, tierId: number | null | undefined, paths: string[]): Promise<Policy> {
+  try {
+    return await ctx.cache.lookup(tierId, paths);
+  } catch (error) {
+    ctx.logger.error('Could not read rate limits; applying the default limit', { error: String(error) });
+    return ctx.cache.defaultPolicy;
+  }
+}
+
+function reportOutage(ctx: LimiterContext, outage: { since: number; lastLogged: number; failures: number }, error: unknown): void {
+  const now = ctx.now();
+  outage.failures++;
+  if (!outage.since) outage.since = now;
+  if (outage.failures > 1 && now - outage.lastLogged < OUTAGE_LOG_INTERVAL_MS) return;
+  outage.lastLogged = now;
+  ctx.logger.error(ctx.failOpen ? 'Rate-limit store unavailable; serving requests unlimited' : 'Rate-limit store unavailable; answering 503', {
+    error: String(error), failedRequests: outage.failures,
+  });
+}

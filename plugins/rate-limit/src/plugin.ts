@@ -1,0 +1,137 @@
+import type { Knex } from 'knex';
+import type { Redis } from 'ioredis';
+import { ConfigurationError, type Dependency, type NeutralResult, type Plugin } from '@crudsmith/core';
+import { rateLimitHeaders } from './headers';
+import { matchedPath, underPrefix } from './keys';
+import { createLimiter, rateLimitStateOf, rememberRoute, type RateLimitState } from './limiter';
+import type { RateLimitLogger } from './logger';
+import { MemoryStore } from './stores/memory-store';
+import { RedisStore } from './stores/redis-store';
+import type { RateLimitStore } from './stores/store';
+import { RedisInvalidation } from './tiers/invalidation';
+import { rateLimitMigrations } from './tiers/migrations';
+import { TierCache } from './tiers/tier-cache';
+import { loadRateLimits, TierService } from './tiers/tier-service';
+
+/** Options of `rateLimit`. */
+export interface RateLimitOptions {
+  /** The database holding `tiers` and `rate_limits`. */
+  knex: Knex;
+  /** Where counters live: `'memory'` (default, one process), a store, or an ioredis client. */
+  store?: 'memory' | RateLimitStore | Redis;
+  /** Requests per window for anonymous callers, users without a tier, and paths a tier does not list. Default 100. */
+  defaultLimit?: number;
+  /** Window length in seconds for the same. Default 3600. */
+  defaultPeriod?: number;
+  /** Serve requests when the store is down (logged), instead of answering 503. Default true. */
+  failOpen?: boolean;
+  /** Route path prefixes the plugin guards on every route beneath them (`['/api/v1/items']`). Default none. */
+  paths?: string[];
+  logger?: RateLimitLogger;
+  /** The clock, in ms (tests inject one). Default `Date.now`. */
+  now?: () => number;
+  /** Redis channel carrying limit changes between processes. Default `crudsmith:rate-limit:invalidate`. */
+  channel?: string;
+  /** How long an increment may take when `store` is an ioredis client, in ms. Default 500. */
+  commandTimeoutMs?: number;
+  /** Longest a process keeps limits it was not told changed, in ms. Default 60 000. */
+  cacheMaxAgeMs?: number;
+}
+
+/** What `rateLimit` gives the app. */
+export interface RateLimiter {
+  /** For `bootstrap({ plugins })`: migrations, the guard on `paths`, headers on every limited response. */
+  plugin: Plugin;
+  /** The limiter as a dependency, for single routes or routers (`readDeps: [limiter]`). */
+  limiter: Dependency<RateLimitState | null>;
+  /** Tiers and their limits, for the app's routes. */
+  tiers: TierService;
+  cache: TierCache;
+  store: RateLimitStore;
+}
+
+/**
+ * Tier-based, per-path, fixed-window rate limiting (spec Limits 3) as a plugin. Pass
+ * `plugin` to bootstrap (its migrations to `migrations`, before the app's own), and
+ * either list `paths` or put `limiter` on the routes to guard.
+ *
+ * @example
+ * const limits = rateLimit({ knex, store: settings.redis ? createRedisClient(settings.redis) : 'memory', paths: ['/api/v1/items'] });
+ * const app = bootstrap({ routers, plugins: [limits.plugin], principal, migrations: [rateLimitMigrations, appMigrations] });
+ */
+export function rateLimit(options: RateLimitOptions): RateLimiter {
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? console;
+  const defaultPolicy = { limit: options.defaultLimit ?? 100, period: options.defaultPeriod ?? 3600 };
+  if (!Number.isSafeInteger(defaultPolicy.limit) || defaultPolicy.limit < 0) throw new ConfigurationError(`defaultLimit must be a non-negative integer, got ${defaultPolicy.limit}`);
+  if (!Number.isSafeInteger(defaultPolicy.period) || defaultPolicy.period < 1) throw new ConfigurationError(`defaultPeriod must be a positive integer, got ${defaultPolicy.period}`);
+
+  const { store, ownStore } = storeOf(options, now);
+  const cache = new TierCache({ load: () => loadRateLimits(options.knex), defaultPolicy, maxAgeMs: options.cacheMaxAgeMs, now });
+  const bus = store instanceof RedisStore
+    ? new RedisInvalidation({ publisher: store.client, channel: options.channel, onInvalidate: () => cache.invalidate(), logger })
+    : undefined;
+  const tiers = new TierService(options.knex, async () => {
+    cache.invalidate();
+    await bus?.publish();
+  });
+  const limiter = createLimiter({ store, cache, failOpen: options.failOpen ?? true, logger, now });
+  const paths = options.paths ?? [];
+
+  const plugin: Plugin = {
+    name: 'rate-limit',
+    migrations: rateLimitMigrations,
+    hooks: {
+      async before(req, route) {
+        rememberRoute(req, route);
+        if (paths.length && underPrefix(matchedPath(req, route).pattern, paths)) await req.resolve(limiter);
+      },
+      after(req, _route, result): NeutralResult | void {
+        const state = rateLimitStateOf(req);
+        if (!state) return;
+        return { ...result, headers: { ...result.headers, ...rateLimitHeaders(state.policy, state.decision, state.nowSeconds) } };
+      },
+    },
+    async init() {
+      // Both wait at most a second for Redis; a Redis that is down must not hold the app's start.
+      await Promise.all([store instanceof RedisStore ? whenReady(store.client, 1000, logger) : undefined, bus?.start()]);
+      await cache.warm();
+    },
+    async close() {
+      await bus?.close();
+      if (ownStore) await store.close?.();
+    },
+  };
+  return { plugin, limiter, tiers, cache, store };
+}
+
+function storeOf(options: RateLimitOptions, now: () => number): { store: RateLimitStore; ownStore: boolean } {
+  const given = options.store ?? 'memory';
+  if (given === 'memory') return { store: new MemoryStore({ now }), ownStore: true };
+  if (isRedis(given)) return { store: new RedisStore(given, { commandTimeoutMs: options.commandTimeoutMs }), ownStore: false };
+  if (typeof (given as RateLimitStore).hit === 'function') return { store: given as RateLimitStore, ownStore: false };
+  throw new ConfigurationError("rateLimit: store must be 'memory', a RateLimitStore or an ioredis client");
+}
+
+// Duck-typed: the app's ioredis may be another copy than ours.
+function isRedis(value: unknown): value is Redis {
+  const candidate = value as Partial<Redis>;
+  return typeof candidate.defineCommand === 'function' && typeof candidate.duplicate === 'function';
+}
+
+// At startup, wait a little for Redis so the first requests are counted; never block the
+// app on it (failOpen decides what requests get meanwhile).
+async function whenReady(client: Redis, ms: number, logger: RateLimitLogger): Promise<void> {
+  if (client.status === 'ready') return;
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => done(false), ms);
+    const onReady = () => done(true);
+    function done(ok: boolean) {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ok);
+    }
+    client.once('ready', onReady);
+  });
+  if (!ready) logger.warn('Rate-limit Redis is not reachable yet; requests are counted once it is', { status: client.status });
+}

@@ -1,0 +1,135 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import knexFactory, { type Knex } from 'knex';
+import type { Redis } from 'ioredis';
+import type { Principal } from '@crudsmith/core';
+import { createRedisClient } from '@crudsmith/rate-limit';
+import { buildApp } from './plugin-kit';
+import { deleteKeys, describeRedis, eventually, freePort, startRedisServer, stopRedisServer, testClient, uniquePrefix } from './redis-fixture';
+
+const sqlite = () => knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+
+describeRedis('the plugin on the real Redis, as two processes', () => {
+  const prefix = uniquePrefix();
+  const channel = `${prefix}invalidate`;
+  const users: Record<string, Principal> = {};
+  let knex: Knex;
+  let clients: Redis[];
+  let a: ReturnType<typeof buildApp>;
+  let b: ReturnType<typeof buildApp>;
+
+  beforeAll(async () => {
+    knex = sqlite();
+    clients = [testClient({ keyPrefix: prefix }), testClient({ keyPrefix: prefix })];
+    a = buildApp({ knex, store: clients[0], channel }, users);
+    b = buildApp({ knex, store: clients[1], channel }, users);
+    await a.app.start(knex);
+    await b.app.start(knex);
+  });
+  afterAll(async () => {
+    await a?.app.close();
+    await b?.app.close();
+    for (const client of clients ?? []) await client.quit();
+    await deleteKeys(prefix);
+    await knex?.destroy();
+  });
+
+  it('shares one counter between the processes', async () => {
+    a.clock.ms = b.clock.ms = 100_000;
+    expect((await a.get('/api/v1/items', { address: '10.1.1.1' })).headers?.['X-RateLimit-Remaining']).toBe('2');
+    expect((await b.get('/api/v1/items', { address: '10.1.1.1' })).headers?.['X-RateLimit-Remaining']).toBe('1');
+    expect((await a.get('/api/v1/items', { address: '10.1.1.1' })).status).toBe(200);
+    const limited = await b.get('/api/v1/items', { address: '10.1.1.1' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers?.['Retry-After']).toBe('20');
+    expect(await testClient().get(`${prefix}ratelimit:10.1.1.1:api_v1_items:60`).finally(() => undefined)).toBe('4');
+  });
+
+  it('applies a limit changed through one process in the other within a second', async () => {
+    const pro = await a.limits.tiers.createTier({ name: 'pro' });
+    users.carol = { id: 21, tierId: pro.id, isSuperuser: false, scopes: [], transport: 'session' };
+    a.clock.ms = b.clock.ms = 200_000;
+    expect((await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit']).toBe('3');
+    await a.limits.tiers.createRateLimit('pro', { name: 'posts', path: '/api/v1/posts', limit: 30, period: 60 });
+    const changed = Date.now();
+    await eventually(async () => (await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit'] === '30', 1000);
+    expect(Date.now() - changed).toBeLessThan(1000);
+  });
+});
+
+describe('the plugin when Redis is down', () => {
+  let knex: Knex;
+  const kits: ReturnType<typeof buildApp>[] = [];
+  const clients: Redis[] = [];
+  let deadPort: number;
+
+  beforeAll(async () => {
+    knex = sqlite();
+    deadPort = await freePort();
+  });
+  afterEach(async () => {
+    for (const kit of kits.splice(0)) await kit.app.close();
+    for (const client of clients.splice(0)) client.disconnect();
+  });
+  afterAll(async () => {
+    await knex.destroy();
+  });
+
+  async function appOn(port: number, failOpen: boolean) {
+    const client = createRedisClient({ host: '127.0.0.1', port, db: 0 });
+    client.on('error', () => {});
+    clients.push(client);
+    const kit = buildApp({ knex, store: client, failOpen, commandTimeoutMs: 300 });
+    kits.push(kit);
+    await kit.app.start(knex);
+    return kit;
+  }
+
+  it('fail open (the default): serves without limit headers, and logs the outage once', async () => {
+    const kit = await appOn(deadPort, true);
+    for (let i = 0; i < 5; i++) {
+      const started = Date.now();
+      const result = await kit.get('/api/v1/items');
+      expect(result.status).toBe(200);
+      expect(result.headers).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
+    const errors = kit.logs.filter((l) => l.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0].message).toBe('Rate-limit store unavailable; serving requests unlimited');
+  });
+
+  it('fail closed: answers 503 with a JSON detail', async () => {
+    const kit = await appOn(deadPort, false);
+    const result = await kit.get('/api/v1/items');
+    expect(result.status).toBe(503);
+    expect(result.json).toEqual({ detail: 'Rate limiting is unavailable; try again shortly' });
+    expect(result.headers?.['Retry-After']).toBe('1');
+  });
+
+  it('both recover when Redis comes back, without recreating the plugin', async () => {
+    const port = await freePort();
+    await startRedisServer(port);
+    try {
+      const open = await appOn(port, true);
+      const closed = await appOn(port, false);
+      open.clock.ms = closed.clock.ms = 100_000;
+      expect((await open.get('/api/v1/items')).headers?.['X-RateLimit-Remaining']).toBe('2');
+      expect((await closed.get('/api/v1/items')).headers?.['X-RateLimit-Remaining']).toBe('1');
+
+      stopRedisServer(port);
+      await eventually(async () => (await closed.get('/api/v1/items')).status === 503);
+      const served = await open.get('/api/v1/items');
+      expect(served.status).toBe(200);
+      expect(served.headers).toBeUndefined();
+      expect(open.logs.some((l) => l.level === 'error')).toBe(true);
+
+      await startRedisServer(port);
+      // A restarted Redis starts empty, so the counts begin again.
+      await eventually(async () => (await open.get('/api/v1/items')).headers?.['X-RateLimit-Remaining'] !== undefined);
+      await eventually(async () => (await closed.get('/api/v1/items')).status === 200);
+      expect(open.logs.filter((l) => l.level === 'info').map((l) => l.message)).toEqual(['Rate-limit store answers again']);
+    } finally {
+      stopRedisServer(port);
+    }
+  });
+});
