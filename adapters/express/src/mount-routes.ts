@@ -1,0 +1,93 @@
+import type { Application, ErrorRequestHandler, Request, RequestHandler, Response, Router as ExpressRouter } from 'express';
+// The one runtime import of express: the user's own, resolved as a peer dependency.
+import { Router } from 'express';
+import {
+  BadRequestError, ConfigurationError, createAddressResolver, errorToResult, runRoute,
+  type ErrorLogger, type NeutralResult, type RouteDescriptor,
+} from '@crudsmith/core';
+import { allowedMethods } from './other-methods';
+import { toNeutralRequest, type ReadSettings } from './to-neutral-request';
+import { writeResult } from './write-result';
+
+/** Options of `mountRoutes`. */
+export interface ExpressAdapterOptions {
+  /** Path prepended to every route, such as `/api/v1`. */
+  prefix?: string;
+  /** Largest accepted request body in bytes (JSON, form or multipart); larger is 413. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Proxy addresses or CIDR ranges whose `X-Forwarded-For` is believed. Default: none. */
+  trustedProxies?: readonly string[];
+  /** Where unexpected errors are reported. Default: console. */
+  logger?: ErrorLogger;
+}
+
+interface Settings extends ReadSettings {
+  logger: ErrorLogger;
+}
+
+/**
+ * Mounts route descriptors on the user's Express app or router, through a sub-router
+ * that matches paths exactly as written (case and trailing slash). Unmatched requests go
+ * on to the app's next middleware.
+ */
+export function mountRoutes(target: Application | ExpressRouter, routes: readonly RouteDescriptor[], options: ExpressAdapterOptions = {}): void {
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bodyLimit}`);
+  const settings: Settings = {
+    bodyLimit,
+    clientAddress: createAddressResolver(options.trustedProxies ?? []),
+    logger: options.logger ?? console,
+  };
+  const prefix = options.prefix ?? '';
+  // One spelling per route (DESIGN §8): another case or slash is a 404, not a fresh rate-limit
+  // bucket. The prefix is part of each route rather than a use() mount path, because the
+  // app's router would match that mount path case-insensitively.
+  const router = Router({ caseSensitive: true, strict: true });
+  for (const route of routes) {
+    router.route(prefix + route.path)[lowerCase(route.method)](serve(route, settings));
+  }
+  for (const [path, methods] of allowedMethods(routes, prefix)) router.all(path, otherMethod(methods));
+  router.use(renderRouterError(settings));
+  target.use(router);
+}
+
+function lowerCase<M extends string>(method: M): Lowercase<M> {
+  return method.toLowerCase() as Lowercase<M>;
+}
+
+function serve(route: RouteDescriptor, settings: Settings): RequestHandler {
+  return async (req, res) => {
+    let result: NeutralResult;
+    try {
+      result = await runRoute(route, await toNeutralRequest(req, res, settings), settings.logger);
+    } catch (error) {
+      result = errorToResult(error, settings.logger);
+    }
+    try {
+      writeResult(res, result, settings.logger);
+    } catch (error) {
+      writeResult(res, errorToResult(error, settings.logger), settings.logger);
+    }
+  };
+}
+
+// Express falls through to an HTML 404 here; answer as @crudsmith/koa does: OPTIONS lists
+// the methods, any other method is a JSON 405 (every error body is JSON, DESIGN §2).
+function otherMethod(methods: string[]): RequestHandler {
+  const allow = methods.join(', ');
+  return (req: Request, res: Response) => {
+    res.setHeader('Allow', allow);
+    const result: NeutralResult = req.method === 'OPTIONS' ? { status: 200, body: '' } : { status: 405, json: { detail: 'Method Not Allowed' } };
+    writeResult(res, result, console);
+  };
+}
+
+// Errors the router raises itself before a route runs: a parameter that is not valid
+// percent-encoding (a URIError with status 400). Our own handlers never call next(error).
+function renderRouterError(settings: Settings): ErrorRequestHandler {
+  return (error, _req, res, next) => {
+    if (res.headersSent) return next(error);
+    const known = error instanceof URIError ? new BadRequestError('Path is not valid percent-encoded UTF-8') : error;
+    writeResult(res, errorToResult(known, settings.logger), settings.logger);
+  };
+}
