@@ -1,0 +1,79 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import {
+  ConfigurationError, createAddressResolver, errorToResult, runRoute,
+  type AddressResolver, type ErrorLogger, type NeutralResult, type RouteDescriptor,
+} from '@crudsmith/core';
+import { registerBodyParsers } from './body-parsers';
+import { toKnownError } from './framework-errors';
+import { allowedMethods } from './other-methods';
+import { toNeutralRequest } from './to-neutral-request';
+import { writeResult } from './write-result';
+
+/** Options of `mountRoutes`. */
+export interface FastifyAdapterOptions {
+  /** Path prepended to every route, such as `/api/v1` (the plugin's Fastify prefix). */
+  prefix?: string;
+  /** Largest accepted request body in bytes (JSON, form or multipart); larger is 413. Default 1 MiB. */
+  bodyLimit?: number;
+  /** Proxy addresses or CIDR ranges whose `X-Forwarded-For` is believed. Default: none. */
+  trustedProxies?: readonly string[];
+  /** Where unexpected errors are reported. Default: console. */
+  logger?: ErrorLogger;
+}
+
+interface Settings {
+  clientAddress: AddressResolver;
+  logger: ErrorLogger;
+}
+
+/** Methods a route can answer with a 405; HEAD comes with GET, on Fastify as on Koa. */
+const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
+
+/**
+ * Registers route descriptors on the user's Fastify instance, in one encapsulated plugin
+ * (its own body parsers and error handler, under `prefix`). Paths match exactly as written
+ * with Fastify's default router options (case-sensitive, trailing slash significant).
+ */
+export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDescriptor[], options: FastifyAdapterOptions = {}): void {
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
+  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bodyLimit}`);
+  const settings: Settings = { clientAddress: createAddressResolver(options.trustedProxies ?? []), logger: options.logger ?? console };
+
+  fastify.register(async (instance) => {
+    registerBodyParsers(instance, bodyLimit);
+    // Errors before our handler (body parsing, the app's hooks): JSON {detail}, never Fastify's own shape.
+    instance.setErrorHandler((error, _request, reply) => writeResult(reply, errorToResult(toKnownError(error), settings.logger)));
+    // 'slash': a '/' route under the prefix answers `/api/` only, not also `/api`.
+    for (const route of routes) instance.route({ method: route.method, url: route.path, prefixTrailingSlash: 'slash', handler: serve(route, settings) });
+    for (const [path, methods] of allowedMethods(routes, '')) {
+      const others = METHODS.filter((method) => !methods.includes(method));
+      if (others.length > 0) instance.route({ method: others, url: path, prefixTrailingSlash: 'slash', handler: otherMethod(methods) });
+    }
+  }, { prefix: options.prefix });
+}
+
+function serve(route: RouteDescriptor, settings: Settings) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    let result: NeutralResult;
+    try {
+      result = await runRoute(route, toNeutralRequest(request, settings.clientAddress), settings.logger);
+    } catch (error) {
+      result = errorToResult(error, settings.logger);
+    }
+    try {
+      return writeResult(reply, result);
+    } catch (error) {
+      return writeResult(reply, errorToResult(error, settings.logger));
+    }
+  };
+}
+
+// Fastify answers its own 404 here; answer as @crudsmith/koa does: OPTIONS lists the
+// methods, any other method is a JSON 405 (every error body is JSON, DESIGN §2).
+function otherMethod(methods: string[]) {
+  const allow = methods.join(', ');
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    reply.header('allow', allow);
+    return writeResult(reply, request.method === 'OPTIONS' ? { status: 200, body: '' } : { status: 405, json: { detail: 'Method Not Allowed' } });
+  };
+}

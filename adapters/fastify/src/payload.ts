@@ -1,0 +1,61 @@
+import type { Readable } from 'node:stream';
+import type { NeutralResult } from '@crudsmith/core';
+
+/** What goes on the wire for a neutral result: content type, body, and redirect target. */
+export interface Payload {
+  status: number;
+  /** The Location to send, already encoded; undefined without a redirect. */
+  location?: string;
+  /** The content type to send when the result's headers name none; undefined for a status without a body. */
+  defaultType?: string;
+  body: string | Buffer | Readable;
+}
+
+/** Statuses that carry no body: Koa drops the body and its Content-Type for them. */
+const EMPTY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * Decides status, body and content type the way @crudsmith/koa does (Koa's own rules),
+ * so every adapter sends the same bytes. Throws when `json` cannot be encoded.
+ */
+export function toPayload(result: NeutralResult): Payload {
+  const redirect = result.redirect === undefined ? undefined : redirectTarget(result.redirect);
+  // A redirect keeps a 3xx status and uses 302 otherwise, as Koa's ctx.redirect() does.
+  const status = redirect !== undefined && (result.status < 300 || result.status > 399) ? 302 : result.status;
+  const base = { status, location: redirect === undefined ? undefined : encodeUrl(redirect) };
+  if (EMPTY_STATUSES.has(status)) return { ...base, body: '' };
+  // 'json' present, even as null, is JSON: the literal null, never an empty 204.
+  if ('json' in result) return { ...base, defaultType: 'application/json; charset=utf-8', body: JSON.stringify(result.json) ?? 'null' };
+  const { body } = result;
+  if (typeof body === 'string') return { ...base, defaultType: /^\s*</.test(body) ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8', body };
+  if (body instanceof Uint8Array) return { ...base, defaultType: 'application/octet-stream', body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
+  if (body !== undefined) return { ...base, defaultType: 'application/octet-stream', body };
+  if (redirect !== undefined) return { ...base, defaultType: 'text/html; charset=utf-8', body: `Redirecting to ${escapeHtml(redirect)}.` };
+  return { ...base, defaultType: 'text/plain; charset=utf-8', body: '' };
+}
+
+/** True when `headers` name a Content-Type, in any case. */
+export function hasContentType(headers: Record<string, unknown> | undefined): boolean {
+  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
+}
+
+// Koa normalises absolute http(s) URLs before encoding them, so that the Location cannot be
+// read differently by a browser than by us.
+function redirectTarget(url: string): string {
+  return /^https?:\/\//i.test(url) ? new URL(url).toString() : url;
+}
+
+// encodeurl (MIT), as Koa and Express use it: encodes what a URL cannot hold, keeps valid %XX.
+const ENCODE_CHARS = /(?:[^\x21\x23-\x3B\x3D\x3F-\x5F\x61-\x7A\x7C\x7E]|%(?:[^0-9A-Fa-f]|[0-9A-Fa-f][^0-9A-Fa-f]|$))+/g;
+const LONE_SURROGATE = /(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uD800-\uDBFF]([^\uDC00-\uDFFF]|$)/g;
+
+function encodeUrl(url: string): string {
+  return url.replace(LONE_SURROGATE, '$1\uFFFD$2').replace(ENCODE_CHARS, encodeURI);
+}
+
+// escape-html's entities, as Koa's redirect body uses them.
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}

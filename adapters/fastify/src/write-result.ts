@@ -1,0 +1,22 @@
+import type { FastifyReply } from 'fastify';
+import { serialize } from 'cookie';
+import type { NeutralResult } from '@crudsmith/core';
+import { hasContentType, toPayload } from './payload';
+
+/** Writes a neutral result (status, headers, cookies, redirect, body) onto the Fastify reply. */
+export function writeResult(reply: FastifyReply, result: NeutralResult): FastifyReply {
+  // Serialise before touching the reply, so a value that cannot be encoded leaves nothing half-written.
+  const payload = toPayload(result);
+  const cookies = (result.cookies ?? []).map((cookie) => serialize(cookie));
+
+  reply.code(payload.status);
+  if (payload.location !== undefined) reply.header('location', payload.location);
+  // reply.header() appends to Set-Cookie and replaces any other header.
+  for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
+  for (const cookie of cookies) reply.header('set-cookie', cookie);
+  if (payload.defaultType === undefined) return reply.removeHeader('content-type').send();
+  if (!hasContentType(result.headers)) reply.type(payload.defaultType);
+  // Bytes, not a string: Fastify would add a charset to a JSON type, or a type to plain text.
+  const { body } = payload;
+  return reply.send(typeof body === 'string' ? Buffer.from(body) : body);
+}
