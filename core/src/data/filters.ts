@@ -47,6 +47,8 @@ export function applyFilters(qb: Knex.QueryBuilder, filters: Filters, scope: Fil
 interface At {
   scope: FilterScope;
   build: FilterBuild;
+  /** The relation path walked so far (`author.`), so a 422 names the whole query key. */
+  prefix?: string;
 }
 
 function applyFilter(qb: Knex.QueryBuilder, [key, value]: [string, unknown], at: At): void {
@@ -71,7 +73,7 @@ function applyFilter(qb: Knex.QueryBuilder, [key, value]: [string, unknown], at:
     }
     throw new BadRequestError(`Invalid filter column '${column}': not found in model ${scope.info.model.name}`);
   }
-  applyOperator(qb, { ref: `${scope.alias}.${column}`, column: info, op, value }, { ...build, loc: [...build.loc, key] });
+  applyOperator(qb, { ref: `${scope.alias}.${column}`, column: info, op, value }, { ...build, loc: [...build.loc, `${at.prefix ?? ''}${key}`] });
 }
 
 /** A filter on a related model's column: an EXISTS subquery, so parents never repeat. */
@@ -85,7 +87,7 @@ function applyRelated(qb: Knex.QueryBuilder, key: { path: string[]; rest: string
   }
   qb.whereExists((sub) => {
     const inner = relatedScope(sub, linkOfRelation(relation), scope, build);
-    applyFilter(sub, [key.rest, key.value], { scope: inner, build });
+    applyFilter(sub, [key.rest, key.value], { scope: inner, build, prefix: `${at.prefix ?? ''}${name}.` });
   });
 }
 
