@@ -72,6 +72,9 @@ export function describeFilters(env: CrudEnv): void {
       // Book 1 has reviews of 5, 3 and 4 stars: it appears once.
       expect(ids(await books.get('/books?reviews.stars__gte=4'))).toEqual([1, 4]);
       expect(ids(await books.get('/books?tags.label__in=fiction,poetry'))).toEqual([1, 2, 4]);
+      const bad = await books.get('/books?reviews.stars__gte=many');
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0].loc).toEqual(['query', 'reviews.stars__gte']);
     });
 
     it('ignores query keys that are not declared filters', async () => {
