@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
@@ -59,9 +59,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+const serverDirs = new Map<number, string>();
+
 /** A throwaway redis-server on `port` (no persistence), waited for until it answers. */
 export async function startRedisServer(port: number): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'cs-redis-'));
+  const dir = serverDirs.get(port) ?? mkdtempSync(join(tmpdir(), 'cs-redis-'));
+  serverDirs.set(port, dir);
   const run = spawnSync('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes',
     '--dir', dir, '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'),
@@ -74,9 +77,14 @@ export async function startRedisServer(port: number): Promise<void> {
   throw new Error(`redis-server on ${port} never answered`);
 }
 
-/** Stops the throwaway server without saving. */
-export function stopRedisServer(port: number): void {
+/** Stops the throwaway server without saving; `removeFiles` once it will not be restarted. */
+export function stopRedisServer(port: number, removeFiles = false): void {
   spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave']);
+  const dir = serverDirs.get(port);
+  if (removeFiles && dir) {
+    rmSync(dir, { recursive: true, force: true });
+    serverDirs.delete(port);
+  }
 }
 
 /** Waits until `check` holds, polling; fails after `ms`. */

@@ -47,7 +47,7 @@ describeRedis('RedisStore against the real Redis', () => {
 
   it('costs one round trip per hit (one EVALSHA seen by MONITOR)', async () => {
     await store.hit('ratelimit:warm:p:0', 60); // loads the script once
-    const monitor = await testClient().monitor();
+    const monitor = await plain.monitor();
     const seen: string[][] = [];
     monitor.on('monitor', (_time: string, args: string[]) => {
       if (args.some((a) => a.startsWith(prefix))) seen.push(args);

@@ -163,7 +163,7 @@ describe('RedisInvalidation across a Redis restart', () => {
     } finally {
       await bus.close();
       publisher.disconnect();
-      stopRedisServer(port);
+      stopRedisServer(port, true);
     }
   });
 });
