@@ -82,12 +82,16 @@ export function crudEnv(harness: AdapterHarness, engine: Engine): CrudEnv {
     await db?.destroy();
   });
 
+  const knexOf = (): Knex => {
+    if (!db) throw new Error('the database opens in beforeAll');
+    return db.knex;
+  };
+
   return {
     engine,
     logged,
     get knex() {
-      if (!db) throw new Error('the database opens in beforeAll');
-      return db.knex;
+      return knexOf();
     },
     async serve(...routers) {
       const server = await harness.mount(routesOf(...routers), { prefix: PREFIX, logger });
@@ -95,8 +99,8 @@ export function crudEnv(harness: AdapterHarness, engine: Engine): CrudEnv {
       return client(server);
     },
     async resetItems() {
-      await this.knex('items').truncate();
-      await seedItems(this.knex);
+      await knexOf()('items').truncate();
+      await seedItems(knexOf());
     },
   };
 }

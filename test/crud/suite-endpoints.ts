@@ -50,8 +50,6 @@ export function describeEndpoints(env: CrudEnv): void {
         const res = await plain.post('/plain', { name: 'No select', category: 'misc' });
         expect(res.status).toBe(201);
         expect(res.body).toBeNull();
-        const list = await api.get('/items?name=No%20select');
-        expect(list.status).toBe(200);
         expect((await env.knex('items').where({ name: 'No select' })).length).toBe(1);
       });
 
