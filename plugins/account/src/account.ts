@@ -1,0 +1,94 @@
+import { ConfigurationError, sessionTableMigration, type Dependency, type MigrationSet, type Plugin, type Principal, type RouteDescriptor } from '@crudsmith/core';
+import { AccountCore } from './account-core';
+import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';
+import { loginFailureMigration } from './lockout';
+import type { AccountOptions, AccountUser } from './options';
+import { refreshTokenMigration } from './refresh-tokens';
+import { createUser, type NewUser } from './registration';
+import { bearerRoutes } from './routes/bearer-routes';
+import { commonRoutes } from './routes/common-routes';
+import { sessionRoutes } from './routes/session-routes';
+import { createSudo, type Sudo } from './sudo';
+
+/** The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses. */
+export interface AccountPlugin extends Plugin {
+  /** Every route configured: the always-mounted ones and each enabled transport's. */
+  router: RouteDescriptor[];
+  /** The always-mounted routes and the session transport's (empty when it is off). */
+  sessionRouter: RouteDescriptor[];
+  /** The always-mounted routes and the bearer transport's (empty when it is off). */
+  bearerRouter: RouteDescriptor[];
+  /** A dependency answering the signed-in user (password hash removed), or 401/403. */
+  currentUser(options?: CurrentUserOptions): Dependency<AccountUser | null>;
+  /** The caller as a core Principal, for `bootstrap({ principal })`. */
+  principal: Dependency<Principal | null>;
+  sudo: Sudo;
+  /** A dependency that answers 403 unless the caller elevated with `sudo.elevate` recently. */
+  requireSudo(): Dependency<AccountUser>;
+  /** The plugin's tables (sessions, refresh tokens, sign-in failures), to list at bootstrap. */
+  migrations: MigrationSet;
+  /** Creates a user as /register does (policy, lengths, duplicates); flags only from here. */
+  createUser(input: NewUser, flags?: { superuser?: boolean; verified?: boolean }): Promise<AccountUser>;
+  /** Ends every session and refresh token of a user, and kills their access tokens. */
+  signOutEverywhere(userId: string | number): Promise<void>;
+  /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
+  hashPassword(password: string): Promise<string>;
+}
+
+/**
+ * The account plugin (`@crudsmith/account`): registration, passwords, server-side
+ * sessions with CSRF, and bearer tokens with rotating refresh tokens, over the app's own
+ * user model.
+ *
+ * @example
+ * const auth = account({ knex, userModel: User, secretKey: process.env.SECRET_KEY!, path: '/auth',
+ *   session: { managementRoutes: true }, bearer: { refresh: 'body' } });
+ * const app = bootstrap({ plugins: [auth], principal: auth.principal, migrations: [appMigrations, auth.migrations] });
+ * // a route only a superuser may call:
+ * const deps = [auth.currentUser({ superuser: true })];
+ */
+export function account(options: AccountOptions): AccountPlugin {
+  const core = new AccountCore(options);
+  if (!core.sessions && !core.bearer) throw new ConfigurationError('account: enable the session transport, the bearer transport, or both');
+  const prefix = (options.path ?? '').replace(/\/+$/, '');
+  const at = (routes: RouteDescriptor[]) => routes.map((r) => ({ ...r, path: `${prefix}${r.path}` }));
+  const registerFields = options.registerFields ?? (core.users.info.columns.has('name') ? ['name'] : []);
+
+  const common = commonRoutes(core, registerFields);
+  const session = core.sessions ? sessionRoutes(core, options.trustedOrigins ?? []) : [];
+  // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.
+  const bearer = core.bearer ? bearerRoutes(core, { logout: !core.sessions }) : [];
+  const tables = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', ...options.tables };
+  const { sudo, requireSudo } = createSudo(core);
+  const router = at([...common, ...session, ...bearer]);
+
+  return {
+    name: 'account',
+    routes: options.mount === false ? [] : router,
+    router,
+    sessionRouter: core.sessions ? at([...common, ...session]) : [],
+    bearerRouter: core.bearer ? at([...common, ...bearer]) : [],
+    currentUser: currentUserFactory(core),
+    principal: principalDependency(core),
+    sudo,
+    requireSudo,
+    migrations: {
+      name: 'account',
+      migrations: {
+        '0001_sessions': sessionTableMigration(tables.sessions),
+        '0002_refresh_tokens': refreshTokenMigration(tables.refreshTokens),
+        '0003_login_failures': loginFailureMigration(tables.loginFailures),
+      },
+    },
+    createUser: (input, flags) => createUser(core, input, flags),
+    async signOutEverywhere(userId) {
+      await core.signOutEverywhere(userId);
+      await core.users.bumpTokenVersion(userId);
+    },
+    hashPassword: (password) => core.passwords.hash(password),
+    async init() {
+      await core.ready();
+      await core.sessions?.prune();
+    },
+  };
+}

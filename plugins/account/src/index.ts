@@ -1,0 +1,16 @@
+// @crudsmith/account: registration, passwords, sessions and bearer tokens over the app's user model.
+
+/** The plugin factory and what it answers. */
+export { account } from './account';
+export type { AccountPlugin } from './account';
+export type { AccountOptions, AccountUser, UserColumns, SessionTransportOptions, BearerTransportOptions, PasswordPolicyOptions, LockoutOptions } from './options';
+export type { CurrentUserOptions } from './dependencies';
+export type { Sudo, SudoGrant } from './sudo';
+export type { NewUser } from './registration';
+
+/** Session storage in Redis (DESIGN §5); the database store comes from @crudsmith/core. */
+export { RedisSessionStore } from './redis-session-store';
+export type { RedisSessionStoreOptions } from './redis-session-store';
+
+/** Password primitives, for apps that hash elsewhere (an admin user, a seed). */
+export { bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from './password';

@@ -1,0 +1,108 @@
+import type { Knex } from 'knex';
+import type { ModelClass, SessionStore } from '@crudsmith/core';
+
+/** Which columns of the app's user model hold what the account plugin needs. */
+export interface UserColumns {
+  /** Default: the model's idColumn. */
+  id: string;
+  username: string;
+  /** Null when the model has no e-mail column. */
+  email: string | null;
+  passwordHash: string;
+  isSuperuser: string | null;
+  isVerified: string | null;
+  /** Soft-delete flag: a flagged user is signed out everywhere and cannot sign in. */
+  isDeleted: string | null;
+  /** Bumped on a password change: every access token issued before dies. */
+  tokenVersion: string;
+  tierId: string | null;
+}
+
+/** The session transport (the default): server-side sessions, an HttpOnly cookie, CSRF. */
+export interface SessionTransportOptions {
+  /** Where sessions live; default: the `account_sessions` table through knex. */
+  store?: SessionStore;
+  /** Require the CSRF header on unsafe verbs of session requests (default true). */
+  csrf?: boolean;
+  /** Mount `/sessions`, `DELETE /sessions/:id`, `/logout-all`, `/csrf/refresh` (default false). */
+  managementRoutes?: boolean;
+  cookieName?: string;
+  csrfCookieName?: string;
+  idleTimeoutSeconds?: number;
+  absoluteTimeoutSeconds?: number;
+  maxSessionsPerUser?: number;
+}
+
+/** The bearer transport: short-lived signed access tokens and rotating refresh tokens. */
+export interface BearerTransportOptions {
+  /** Lifetime of an access token (default 900 s). */
+  accessTokenSeconds?: number;
+  /** How the refresh token travels: `body` (JSON), `cookie` (HttpOnly) or `none` (default `body`). */
+  refresh?: 'body' | 'cookie' | 'none';
+  /** Lifetime of a refresh token; each rotation starts a new one (default 30 days). */
+  refreshTokenSeconds?: number;
+  refreshCookieName?: string;
+}
+
+/** The password policy (NIST SP 800-63B): length and a blocklist, no composition rules. */
+export interface PasswordPolicyOptions {
+  /** Fewest characters, counted after NFKC normalisation (default 8, never less). */
+  minLength?: number;
+  /** Most characters (default 1024); longer passphrases are pre-hashed, never truncated. */
+  maxLength?: number;
+  /** Extra words to refuse, beside the common-password list. */
+  blocklist?: Iterable<string>;
+  /** bcrypt cost (default 12; 4 is the least bcrypt allows, for tests). */
+  bcryptRounds?: number;
+}
+
+/** Sign-in lockout per account, shared by `/login` and `/token`. */
+export interface LockoutOptions {
+  /** Consecutive failures before the first lock (default 5, at most 10). */
+  threshold?: number;
+  /** First lock; each further failure doubles it (default 60 s). */
+  baseSeconds?: number;
+  /** Longest lock (default and ceiling: one day). */
+  maxSeconds?: number;
+  /** Failures older than this are forgotten (default one day). */
+  resetAfterSeconds?: number;
+}
+
+/** Options of `account()`. */
+export interface AccountOptions {
+  knex: Knex;
+  /** The app's user model; its table is the app's own (the plugin never creates it). */
+  userModel: ModelClass;
+  columns?: Partial<UserColumns>;
+  /** Signs access tokens (HMAC-SHA256); a function is called once, at the first need. */
+  secretKey: string | (() => string | Promise<string>);
+  /** Prefix of every route, such as `/auth` (default none). */
+  path?: string;
+  /** Add `router` to the plugin's routes (default true); false to mount the routers yourself. */
+  mount?: boolean;
+  /** The session transport (default on); false to leave it out. */
+  session?: SessionTransportOptions | false;
+  /** The bearer transport (default off); true or options to add it. */
+  bearer?: BearerTransportOptions | boolean;
+  /** Mark every cookie Secure (and use `__Host-` names). */
+  secureCookies?: boolean;
+  password?: PasswordPolicyOptions;
+  lockout?: LockoutOptions;
+  /** `/set-password` needs a sign-in this recent (default 600 s). */
+  freshSignInSeconds?: number;
+  /** How long `sudo.elevate` lasts (default 300 s). */
+  sudoSeconds?: number;
+  /** Fields `/register` takes beside username, email and password (default: `name` when the model has it). */
+  registerFields?: string[];
+  /** The scopes a user holds (default: none). Tokens carry what was asked of these. */
+  scopesOf?: (user: AccountUser) => string[];
+  /** Origins whose cross-site `/login` is allowed (default none). */
+  trustedOrigins?: string[];
+  /** Table names of the plugin's own tables. */
+  tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string };
+  /** The clock, in milliseconds (tests). */
+  now?: () => number;
+}
+
+/** A user row as the plugin hands it out: every column except the password hash. */
+export type AccountUser = Record<string, unknown> & { id: string | number };

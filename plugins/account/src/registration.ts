@@ -1,0 +1,87 @@
+import { DuplicateValueError, ValidationError, type ValidationIssue } from '@crudsmith/core';
+import type { AccountCore } from './account-core';
+import type { AccountUser } from './options';
+
+type Row = Record<string, unknown>;
+
+// Deliberately loose (RFC 5321 allows far more than any regex checks well): one @, a
+// dot in the domain, no spaces. Ownership is what a verification mail proves.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** The new user's fields: the identifiers, the password and any other column value. */
+export interface NewUser {
+  username: string;
+  email?: string | null;
+  password: string;
+  [column: string]: unknown;
+}
+
+/**
+ * Validates and creates a user: identifiers within their columns (422 when longer), a
+ * password that passes the policy, no case variant of an existing username or e-mail
+ * (409; the table's unique indexes back this up). Privileged flags come only from
+ * `flags`, never from the input.
+ */
+export async function createUser(core: AccountCore, input: NewUser, flags: { superuser?: boolean; verified?: boolean } = {}): Promise<AccountUser> {
+  const { users } = core;
+  const { columns } = users;
+  const issues: ValidationIssue[] = [];
+  const values: Row = {};
+  for (const [field, value] of Object.entries(input)) {
+    if (field === 'password' || value === undefined) continue;
+    const column = field === 'username' ? columns.username : field === 'email' ? columns.email : field;
+    if (!column || !users.info.columns.has(column)) {
+      issues.push({ loc: ['body', field], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+      continue;
+    }
+    issues.push(...checkLength(core, field, column, value));
+    values[column] = value;
+  }
+  issues.push(...checkIdentifiers(input, columns.email !== null));
+  issues.push(...core.passwords.check(input.password, ['body', 'password'], contextWords(input)));
+  if (issues.length > 0) throw new ValidationError(issues);
+
+  if (await users.taken(columns.username, input.username)) throw new DuplicateValueError('Username already registered');
+  if (columns.email && input.email && (await users.taken(columns.email, input.email))) throw new DuplicateValueError('Email already registered');
+  values[columns.passwordHash] = await core.passwords.hash(input.password);
+  if (columns.isSuperuser) values[columns.isSuperuser] = flags.superuser ?? false;
+  if (columns.isVerified) values[columns.isVerified] = flags.verified ?? false;
+  return core.publicUser(await users.insert(values));
+}
+
+/** Context words a password may not equal: the username, the e-mail and its local part. */
+export function contextWords(input: { username?: unknown; email?: unknown }): string[] {
+  const words: string[] = [];
+  if (typeof input.username === 'string') words.push(input.username);
+  if (typeof input.email === 'string') words.push(input.email, input.email.split('@')[0]);
+  return words;
+}
+
+function checkIdentifiers(input: NewUser, hasEmail: boolean): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const { username, email } = input;
+  if (typeof username !== 'string' || username.length === 0) {
+    issues.push({ loc: ['body', 'username'], msg: 'Field required (a non-empty string)', type: username === undefined ? 'missing' : 'string_type' });
+  } else if (username.includes('@') || /\s/.test(username) || CONTROL.test(username)) {
+    // No @: sign-in reads an identifier with @ as an e-mail address.
+    issues.push({ loc: ['body', 'username'], msg: 'Username may not contain @, spaces or control characters', type: 'value_error' });
+  }
+  if (hasEmail) {
+    if (typeof email !== 'string') issues.push({ loc: ['body', 'email'], msg: 'Field required (a string)', type: email === undefined ? 'missing' : 'string_type' });
+    else if (!EMAIL.test(email)) issues.push({ loc: ['body', 'email'], msg: 'Not a valid e-mail address', type: 'value_error' });
+  }
+  return issues;
+}
+
+function checkLength(core: AccountCore, field: string, column: string, value: unknown): ValidationIssue[] {
+  const info = core.users.info.columns.get(column);
+  if (value === null && info?.nullable) return [];
+  if (typeof value !== 'string') return [{ loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' }];
+  const max = info?.maxLength;
+  if (max !== undefined && [...value].length > max) {
+    return [{ loc: ['body', field], msg: `String should have at most ${max} characters`, type: 'string_too_long' }];
+  }
+  return [];
+}

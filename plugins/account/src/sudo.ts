@@ -1,0 +1,52 @@
+import { ForbiddenError, UnauthorizedError, type Dependency, type NeutralRequest } from '@crudsmith/core';
+import type { AccountCore, Credential } from './account-core';
+import { credentialDependency } from './dependencies';
+import type { AccountUser } from './options';
+
+/** What `sudo.elevate` answers: until when, and for a bearer caller the token that carries it. */
+export interface SudoGrant {
+  expiresAt: Date;
+  /** Bearer callers only: a new access token that carries the elevation. */
+  accessToken?: string;
+}
+
+/** The sudo primitive: re-check the password (or a fresh sign-in), then open a short window. */
+export interface Sudo {
+  /**
+   * Elevates the caller for `sudoSeconds`. With a password on the account, `password`
+   * must be right (401, and it counts toward the lockout); without one, the sign-in must
+   * be fresh (403). Session callers get the window stored in their session; bearer
+   * callers get a new access token that carries it.
+   */
+  elevate(req: NeutralRequest, proof: { password?: string }): Promise<SudoGrant>;
+}
+
+export function createSudo(core: AccountCore): { sudo: Sudo; requireSudo: () => Dependency<AccountUser> } {
+  const authenticated = credentialDependency(core, { optional: false });
+  const sudo: Sudo = {
+    async elevate(req, proof) {
+      const credential = (await req.resolve(authenticated)) as Credential;
+      const { users } = core;
+      if (credential.row[users.columns.passwordHash]) {
+        await core.signIn('', proof.password ?? '', credential.row);
+      } else if (core.now() - credential.authTime > core.freshSignInMs) {
+        throw new ForbiddenError('Sign in again first: this needs a recent sign-in');
+      }
+      const until = core.now() + core.sudoMs;
+      if (credential.session) {
+        credential.session.data.sudo_until = until;
+        if (!(await core.requireSessions().save(credential.session))) throw new UnauthorizedError('Not authenticated');
+        return { expiresAt: new Date(until) };
+      }
+      const accessToken = await core.accessToken(credential.row, { scope: credential.scopes.join(' '), authTime: credential.authTime, sudoUntil: until });
+      return { expiresAt: new Date(until), accessToken };
+    },
+  };
+  const gate: Dependency<AccountUser> = async (req) => {
+    const credential = (await req.resolve(authenticated)) as Credential;
+    const until = credential.session ? Number(credential.session.data.sudo_until ?? 0) : (credential.claims?.sudo_until ?? 0) * 1000;
+    if (!(until > core.now())) throw new ForbiddenError('Sudo mode required: confirm your password first');
+    return core.publicUser(credential.row);
+  };
+  return { sudo, requireSudo: () => gate };
+}
