@@ -1,22 +1,58 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { bootstrap, createRegistry, type App, type RouteDescriptor } from '@crudsmith/core';
+import { bootstrap, createRegistry, type App, type RouteDescriptor, type SessionStore } from '@crudsmith/core';
 import { mountRoutes } from '@crudsmith/koa';
+import { account, type AccountPlugin } from '@crudsmith/account';
 import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
+import { User } from './models/user';
+import { userRoutes } from './routes/users';
+import { staticRoutes } from './routes/static';
+import { secretKeyProvider } from './secret-key';
 
 /** Prefixes a router's routes (the versioning plugin will take this over). */
 function under(prefix: string, routes: RouteDescriptor[]): RouteDescriptor[] {
   return routes.map((route) => ({ ...route, path: `${prefix}${route.path}` }));
 }
 
+/** What buildApp takes beside knex (all optional; `readSettings()` gives the real ones). */
+export interface BuildOptions {
+  secretKey?: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  /** Where sessions live (Redis when REDIS_URL is set); the database by default. */
+  sessionStore?: SessionStore;
+  secureCookies?: boolean;
+  bcryptRounds?: number;
+}
+
+/** The example app, with its account plugin (for the first superuser and tests). */
+export interface ExampleApp extends App {
+  auth: AccountPlugin;
+}
+
 /** The example application, framework-neutral: routes, plugins and migrations. */
-export function buildApp(knex: Knex): App {
+export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const v1 = createRegistry([Item]).compile({ session: knex });
-  return bootstrap({
-    routers: v1.map((router) => under('/api/v1', router.routes)),
-    migrations: [appMigrations],
+  // DESIGN §4: /auth with both transports; every /api/* route takes a session cookie or a bearer token.
+  const auth = account({
+    knex,
+    userModel: User,
+    secretKey: secretKeyProvider({ secretKey: options.secretKey, databaseUrl: options.databaseUrl, dataDir: options.dataDir ?? 'data' }, knex),
+    path: '/auth',
+    session: { managementRoutes: true, store: options.sessionStore },
+    bearer: { refresh: 'body' },
+    secureCookies: options.secureCookies,
+    password: { bcryptRounds: options.bcryptRounds },
+    scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
   });
+  const app = bootstrap({
+    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), staticRoutes()],
+    plugins: [auth],
+    principal: auth.principal,
+    migrations: [appMigrations, auth.migrations],
+  });
+  return { ...app, auth };
 }
 
 /** The Koa application serving a built app. */

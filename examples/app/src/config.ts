@@ -11,6 +11,16 @@ export interface Settings {
   adapter: string;
   /** Proxy addresses whose X-Forwarded-For is believed (comma-separated); none by default. */
   trustedProxies: string[];
+  /** Signs tokens; generated once and kept (DATA_DIR or the database) when unset. */
+  secretKey?: string;
+  /** redis://…: sessions live in Redis, shared by every process. */
+  redisUrl?: string;
+  /** SECURE_COOKIES=true marks cookies Secure (behind HTTPS); false by default. */
+  secureCookies: boolean;
+  /** bcrypt cost (BCRYPT_ROUNDS, default 12). */
+  bcryptRounds: number;
+  /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
+  admin: { username: string; email: string; password?: string };
 }
 
 /** Reads the settings from the environment. */
@@ -22,5 +32,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')),
     adapter: env.ADAPTER ?? 'koa',
     trustedProxies: (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    secretKey: env.SECRET_KEY || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    secureCookies: env.SECURE_COOKIES === 'true',
+    bcryptRounds: Number(env.BCRYPT_ROUNDS ?? 12),
+    admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
   };
 }

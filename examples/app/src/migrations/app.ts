@@ -1,4 +1,5 @@
 import type { MigrationSet } from '@crudsmith/core';
+import { settingsMigration, usersMigration } from './users';
 
 /** The example application's own tables. */
 export const appMigrations: MigrationSet = {
@@ -24,5 +25,7 @@ export const appMigrations: MigrationSet = {
         await knex.schema.dropTable('items');
       },
     },
+    '0002_users': usersMigration,
+    '0003_settings': settingsMigration,
   },
 };

@@ -1,0 +1,41 @@
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import { DuplicateValueError, mapDatabaseError, randomToken } from '@crudsmith/core';
+
+/**
+ * SECRET_KEY, or one generated once and kept where every process of the deployment
+ * finds it (DESIGN §8): in the database when DATABASE_URL is set, else under DATA_DIR.
+ * A generated key logs a warning: production should set SECRET_KEY.
+ */
+export function secretKeyProvider(settings: { secretKey?: string; databaseUrl?: string; dataDir: string }, knex: Knex, log: (line: string) => void = console.warn): () => Promise<string> {
+  return async () => {
+    if (settings.secretKey) return settings.secretKey;
+    log('SECRET_KEY is not set: using a generated key kept ' + (settings.databaseUrl ? 'in the database' : `under ${settings.dataDir}`) + '; set SECRET_KEY in production.');
+    return settings.databaseUrl ? fromDatabase(knex) : fromFile(settings.dataDir);
+  };
+}
+
+async function fromDatabase(knex: Knex): Promise<string> {
+  const stored = await knex('app_settings').where('key', 'secret_key').first('value');
+  if (stored) return String(stored.value);
+  try {
+    await knex('app_settings').insert({ key: 'secret_key', value: randomToken(48) });
+  } catch (error) {
+    // Another process generated it first: use theirs.
+    if (!(mapDatabaseError(error) instanceof DuplicateValueError)) throw error;
+  }
+  return String((await knex('app_settings').where('key', 'secret_key').first('value')).value);
+}
+
+function fromFile(dataDir: string): string {
+  const path = join(dataDir, 'secret_key');
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    // wx: created by exactly one process; the others read it.
+    writeFileSync(path, randomToken(48), { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readFileSync(path, 'utf8').trim();
+}
