@@ -1,0 +1,31 @@
+import { repositorySuite } from './repository';
+import { resultTable, type Suite } from './lib/suite';
+
+// `npm run bench` runs every suite in order and prints one table per suite;
+// `npm run bench -- repository` runs only the suites named.
+const suites: Suite[] = [
+  repositorySuite,
+];
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !suites.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    console.error(`Unknown suite(s): ${unknown.join(', ')} (known: ${suites.map((s) => s.name).join(', ')})`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const suite of suites) {
+    if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
+    console.log(`${suite.name}:`);
+    const rows = await suite.run();
+    console.log(`\n${resultTable(rows)}\n`);
+  }
+  console.log('ratio: crudsmith ops/s ÷ hand-written knex ops/s, the median over the rounds (target ≥ 0.90)');
+  console.log('middle half: first and third quartile of the per-round ratios (narrow = trustworthy)');
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
