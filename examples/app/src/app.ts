@@ -24,6 +24,8 @@ export interface BuildOptions {
   sessionStore?: SessionStore;
   secureCookies?: boolean;
   bcryptRounds?: number;
+  /** Most /auth/register calls per client address an hour (REGISTER_RATE_LIMIT, default 30). */
+  registerRateLimit?: number;
 }
 
 /** The example app, with its account plugin (for the first superuser and tests). */
@@ -44,6 +46,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     bearer: { refresh: 'body' },
     secureCookies: options.secureCookies,
     password: { bcryptRounds: options.bcryptRounds },
+    registerRateLimit: { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 },
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
   });
   const app = bootstrap({

@@ -19,6 +19,8 @@ export interface Settings {
   secureCookies: boolean;
   /** bcrypt cost (BCRYPT_ROUNDS, default 12). */
   bcryptRounds: number;
+  /** Most /auth/register calls per client address an hour (REGISTER_RATE_LIMIT, default 30). */
+  registerRateLimit: number;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
 }
@@ -36,6 +38,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: env.REDIS_URL || undefined,
     secureCookies: env.SECURE_COOKIES === 'true',
     bcryptRounds: Number(env.BCRYPT_ROUNDS ?? 12),
+    registerRateLimit: Number(env.REGISTER_RATE_LIMIT ?? 30),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
   };
 }

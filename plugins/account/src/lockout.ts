@@ -80,6 +80,28 @@ export class Lockout {
     if (seconds > 0) await this.knex(this.table).where({ key }).update({ locked_until: now + seconds * 1000 });
   }
 
+  /**
+   * Counts one event in a fixed window (`/register` per client address) on the same
+   * table, atomically, and answers the count so far in this window.
+   */
+  async hit(key: string, windowMs: number, now: number): Promise<{ count: number; retryAfter: number }> {
+    const start = now - (now % windowMs);
+    const windowKey = `${key}:${start}`;
+    const bump = () => this.knex(this.table).where({ key: windowKey }).increment('failures', 1);
+    if (Number(await bump()) === 0) {
+      try {
+        await this.knex(this.table).insert({ key: windowKey, failures: 1, last_failure_at: now, locked_until: start + windowMs });
+        // Windows past are of no use: drop them now and then (on each window's first hit).
+        await this.knex(this.table).where('key', 'like', `${key.split(':')[0]}:%`).where('locked_until', '<=', start).delete();
+      } catch (error) {
+        if (!(mapDatabaseError(error) instanceof DuplicateValueError)) throw error;
+        await bump();
+      }
+    }
+    const row = await this.knex(this.table).where({ key: windowKey }).first('failures');
+    return { count: Number(row?.failures ?? 0), retryAfter: Math.ceil((start + windowMs - now) / 1000) };
+  }
+
   /** A success clears the count. */
   async succeed(key: string): Promise<void> {
     await this.knex(this.table).where({ key }).delete();

@@ -88,6 +88,8 @@ export interface AccountOptions {
   secureCookies?: boolean;
   password?: PasswordPolicyOptions;
   lockout?: LockoutOptions;
+  /** Most `/register` calls per client address in a window (default none: no limit). */
+  registerRateLimit?: { limit: number; periodSeconds: number };
   /** `/set-password` needs a sign-in this recent (default 600 s). */
   freshSignInSeconds?: number;
   /** How long `sudo.elevate` lasts (default 300 s). */

@@ -136,7 +136,7 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
   describe(`account: bearer-only app, refresh mode cookie, on ${harness.name} / ${engine}`, () => {
     let env: AccountEnv;
     beforeAll(async () => {
-      env = await startAccountApp(harness, engine, { session: false, bearer: { refresh: 'cookie' } });
+      env = await startAccountApp(harness, engine, { session: false, bearer: { refresh: 'cookie' }, registerRateLimit: { limit: 2, periodSeconds: 3600 } });
       await env.user('carol');
     });
     afterAll(async () => env?.close());
@@ -163,6 +163,17 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
       expect(out.cookies.get('cs_refresh')).toMatch(/Max-Age=0/i);
       c.jar.set('cs_refresh', current);
       expect((await c.request('POST', '/auth/refresh')).status).toBe(401);
+    });
+
+    it('limits /register per client address (429 with Retry-After)', async () => {
+      const c = env.client();
+      const register = (n: number) => c.request('POST', '/auth/register', { json: { username: `r${n}`, email: `r${n}@example.com`, password: PASSWORD } });
+      expect((await register(1)).status).toBe(201);
+      expect((await register(2)).status).toBe(201);
+      const third = await register(3);
+      expect(third.status).toBe(429);
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await env.db.knex('users').where('username', 'r3').first()).toBeUndefined();
     });
 
     it('mounts no session routes', async () => {

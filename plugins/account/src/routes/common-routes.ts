@@ -1,4 +1,4 @@
-import { BadRequestError, ForbiddenError, UnauthorizedError, ValidationError, type RouteDescriptor, type ValidationIssue } from '@crudsmith/core';
+import { BadRequestError, ForbiddenError, RateLimitError, UnauthorizedError, ValidationError, hashSecret, type RouteDescriptor, type ValidationIssue } from '@crudsmith/core';
 import type { AccountCore, Credential } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { credentialDependency } from '../dependencies';
@@ -13,6 +13,12 @@ export function commonRoutes(core: AccountCore, registerFields: string[]): Route
 
   return [
     route({ method: 'POST', path: '/register', operation: 'register', summary: 'Create an account' }, async (req) => {
+      const limit = core.options.registerRateLimit;
+      if (limit) {
+        const key = `reg:${hashSecret(req.clientAddress).slice(0, 32)}`;
+        const { count, retryAfter } = await core.lockout.hit(key, limit.periodSeconds * 1000, core.now());
+        if (count > limit.limit) throw new RateLimitError('Too many registrations from this address; try again later', { retryAfter });
+      }
       const body = bodyObject(req);
       // The allow-list: anything else (is_superuser, a verified flag, token_version...) is refused, not ignored.
       const extra: ValidationIssue[] = Object.keys(body)
