@@ -7,7 +7,7 @@ export interface Settings {
   /** postgres://… or mysql://…; the embedded SQLite file under dataDir when unset. */
   databaseUrl?: string;
   dataDir: string;
-  /** `koa` (default); `express` and `fastify` once their adapters exist. */
+  /** The HTTP adapter: `koa` (default), `express` or `fastify`. */
   adapter: string;
   /** Proxy addresses whose X-Forwarded-For is believed (comma-separated); none by default. */
   trustedProxies: string[];
@@ -27,12 +27,15 @@ export interface Settings {
 
 /** Reads the settings from the environment. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const adapter = env.ADAPTER || 'koa';
+  // Checked here so a typo fails before migrations run, not after.
+  if (!['koa', 'express', 'fastify'].includes(adapter)) throw new Error(`ADAPTER=${adapter} is unknown; use koa, express or fastify`);
   return {
     host: env.HOST ?? '127.0.0.1',
     port: Number(env.PORT ?? 8000),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')),
-    adapter: env.ADAPTER ?? 'koa',
+    adapter,
     trustedProxies: (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     secretKey: env.SECRET_KEY || undefined,
     redisUrl: env.REDIS_URL || undefined,

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { buildApp, createKoaApp } from './app';
+import { buildApp } from './app';
+import { serve } from './server';
 import { readSettings } from './config';
 import { openDatabase } from './database';
 import { ensureFirstSuperuser } from './first-superuser';
@@ -13,12 +14,10 @@ async function main(): Promise<void> {
   const app = buildApp(knex, { ...settings, sessionStore: sessions?.store });
   await app.start(knex);
   await ensureFirstSuperuser(knex, app.auth, settings.admin);
-  if (settings.adapter !== 'koa') throw new Error(`ADAPTER=${settings.adapter} is not available yet; use koa`);
-  const server = createKoaApp(app, { trustedProxies: settings.trustedProxies }).listen(settings.port, settings.host, () => {
-    console.log(`crudsmith example listening on http://${settings.host}:${settings.port} (database: ${settings.databaseUrl ? new URL(settings.databaseUrl).protocol.replace(':', '') : 'sqlite'})`);
-    console.log(`  try: curl http://${settings.host}:${settings.port}/api/v1/items`);
-  });
-  const stop = () => server.close(() => void app.close().then(() => sessions?.close()).then(() => knex.destroy()).then(() => process.exit(0)));
+  const server = await serve(app, settings);
+  console.log(`crudsmith example listening on ${server.url} (adapter: ${settings.adapter}, database: ${settings.databaseUrl ? new URL(settings.databaseUrl).protocol.replace(':', '') : 'sqlite'})`);
+  console.log(`  try: curl ${server.url}/api/v1/items`);
+  const stop = () => void server.close().then(() => app.close()).then(() => sessions?.close()).then(() => knex.destroy()).then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

@@ -1,0 +1,4 @@
+import { expressHarness } from '../adapters/express-harness';
+import { runCrudSuite } from './crud-suite';
+
+runCrudSuite(expressHarness);

@@ -1,0 +1,4 @@
+import { fastifyHarness } from '../adapters/fastify-harness';
+import { runCrudSuite } from './crud-suite';
+
+runCrudSuite(fastifyHarness);

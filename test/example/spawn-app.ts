@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+// Runs the example application as `npm start` does, in a process of its own, for the
+// tests that need several processes (DESIGN §5) or the real entry point.
+const root = resolve(__dirname, '../..');
+const tsx = join(root, 'node_modules/.bin/tsx');
+
+/** A running example-app process. */
+export interface AppProcess {
+  /** `http://127.0.0.1:port`, read from the app's own start-up line. */
+  url: string;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and removes its temporary DATA_DIR. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the example app with `env` added to the environment (PORT defaults to 0, DATA_DIR
+ * to a fresh temporary directory, BCRYPT_ROUNDS to 4, ADMIN_PASSWORD to a fixed test value)
+ * and resolves once it listens; rejects with its output if it exits or takes over `timeoutMs`.
+ */
+export function spawnApp(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<AppProcess> {
+  const dataDir = env.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'crudsmith-app-'));
+  const child = spawn(tsx, ['--tsconfig', 'tsconfig.json', 'examples/app/src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', BCRYPT_ROUNDS: '4', ADMIN_PASSWORD: 'admin-test-password-1', DATA_DIR: dataDir ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const stop = async () => {
+    await stopProcess(child);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
+  return new Promise((resolvePromise, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      void stop().then(() => reject(new Error(`example app ${why}:\n${output}`)));
+    };
+    const timer = setTimeout(() => fail(`did not listen within ${timeoutMs} ms`), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.on('data', (more: Buffer) => (output += more.toString()));
+        resolvePromise({ url: match[1], output: () => output, stop });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => fail(`exited with code ${code}`));
+  });
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
