@@ -9,8 +9,17 @@ export interface RouteDoc {
   parameters?: Record<string, unknown>[];
   /** JSON schema of the request body. */
   requestBody?: Record<string, unknown>;
-  /** JSON schemas of the responses, by status code. */
-  responses?: Record<string, { description: string; schema?: Record<string, unknown> }>;
+  /** JSON schemas of the responses, by status code; `headers` as OpenAPI header objects by name. */
+  responses?: Record<string, { description: string; schema?: Record<string, unknown>; headers?: Record<string, Record<string, unknown>> }>;
+  /** Media types `requestBody` is accepted as (default `['application/json']`), e.g. a form. */
+  requestBodyContentTypes?: string[];
+  /**
+   * OpenAPI security requirements: any one object suffices, and every scheme within one
+   * is needed (`[{ session: [], csrf: [] }, { bearer: [] }]`). Absent: no authentication.
+   */
+  security?: Record<string, string[]>[];
+  /** The OpenAPI security scheme objects `security` names, for the document's components. */
+  securitySchemes?: Record<string, Record<string, unknown>>;
 }
 
 /** A framework-neutral route: what an adapter mounts. */
