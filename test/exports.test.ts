@@ -17,6 +17,9 @@ describe('@crudsmith/core exports', () => {
       // sessions
       'KnexSessionStore', 'MemorySessionStore', 'SessionManager', 'hashSecret', 'randomToken', 'safeEqual',
       'sessionMigrations', 'sessionTableMigration',
+      // the adapters' shared toolkit
+      'checkJsonDepth', 'cookiesOf', 'decodePath', 'flattenHeaders', 'groupEntries', 'hasContentType', 'readBody',
+      'readMultipart', 'splitUrl', 'toPayload',
     ].sort());
   });
 });

@@ -61,6 +61,14 @@ export { schemaToJsonSchema } from './schema/json-schema';
 export type { JsonSchema } from './schema/json-schema';
 export { orderBySpecificity, assertNoRouteClash } from './http/route-order';
 
+/** The adapters' shared toolkit: reading a Node request's parts and body, and deciding the bytes of a result. */
+export { readBody, groupEntries, checkJsonDepth } from './http/wire/read-body';
+export { readMultipart } from './http/wire/read-multipart';
+export type { MultipartBody } from './http/wire/read-multipart';
+export { flattenHeaders, decodePath, splitUrl, cookiesOf } from './http/wire/request-parts';
+export { toPayload, hasContentType } from './http/wire/payload';
+export type { Payload } from './http/wire/payload';
+
 /** Decorators (each with its plain-function twin) and the registry that compiles them. */
 export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';
 export { Filter, filter } from './decorators/filter';

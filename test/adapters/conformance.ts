@@ -2,6 +2,7 @@
 // the same responses on Koa, Express and Fastify. Each adapter's test file supplies a
 // harness that starts a real server; everything here talks to it with fetch.
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, type Dependency, type ErrorLogger, type HttpMethod, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 
@@ -121,6 +122,8 @@ export function runAdapterSuite(harness: AdapterHarness): void {
     const api = (path: string, init?: RequestInit) => fetch(`${base.url}/api${path}`, init);
     const postJson = (server: MountedServer, body: string) =>
       fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const postJsonGzip = (server: MountedServer, body: string) =>
+      fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(body) });
 
     describe('request translation', () => {
       it('passes method, decoded path, params, repeated query keys, headers and cookies', async () => {
@@ -175,6 +178,30 @@ export function runAdapterSuite(harness: AdapterHarness): void {
         const res = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' });
         expect(res.status).toBe(400);
         expect(await readJson(res)).toEqual({ detail: 'Malformed JSON body' });
+      });
+
+      it('reads a gzip-encoded JSON body', async () => {
+        const res = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync('{"name":"zipped"}') });
+        expect((await readJson(res)).body).toEqual({ name: 'zipped' });
+      });
+
+      it('answers 400 for a body that does not match its Content-Encoding, never 500', async () => {
+        const res = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: '{"name":"plain"}' });
+        expect(res.status).toBe(400);
+        expect(await readJson(res)).toEqual({ detail: 'Body does not match its Content-Encoding' });
+        const form = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'deflate' }, body: 'a=1' });
+        expect(form.status).toBe(400);
+      });
+
+      it('answers 415 for an unknown Content-Encoding', async () => {
+        const res = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'x-unheard-of' }, body: '{}' });
+        expect(res.status).toBe(415);
+        expect(typeof (await readJson(res)).detail).toBe('string');
+      });
+
+      it('answers 413 for a small gzip body that inflates past the limit', async () => {
+        const res = await postJsonGzip(small, JSON.stringify({ text: 'x'.repeat(50_000) }));
+        expect(res.status).toBe(413);
       });
 
       it('answers 400 for a JSON body nested deeper than 64 levels, and accepts 64', async () => {

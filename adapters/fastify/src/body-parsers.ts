@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { UploadedFile } from '@crudsmith/core';
-import { readBody } from './read-body';
+import { readBody, type UploadedFile } from '@crudsmith/core';
 
 /** `application/*+json` and the like, as Koa's `ctx.is('+json')` matches them. */
 const JSON_SUFFIX = /^[^\s/;]+\/[^\s/;]+\+json\s*(?:;|$)/;

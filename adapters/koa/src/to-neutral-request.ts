@@ -1,7 +1,6 @@
+import type { Context } from 'koa';
 import type { RouterContext } from '@koa/router';
-import { parse as parseCookies } from 'cookie';
-import { BadRequestError, createRequest, type AddressResolver, type HttpMethod, type NeutralRequest } from '@crudsmith/core';
-import { groupEntries, readBody } from './read-body';
+import { cookiesOf, createRequest, decodePath, flattenHeaders, groupEntries, readBody, type AddressResolver, type HttpMethod, type NeutralRequest, type UploadedFile } from '@crudsmith/core';
 
 /** What the adapter needs to read a request, fixed when the routes are mounted. */
 export interface ReadSettings {
@@ -12,17 +11,15 @@ export interface ReadSettings {
 /** Reads a Koa request (path, params, query, headers, cookies, body) into the neutral shape. */
 export async function toNeutralRequest(ctx: RouterContext, settings: ReadSettings): Promise<NeutralRequest> {
   const path = decodePath(ctx.path);
-  const { body, files } = await readBody(ctx, settings.bodyLimit);
-  const headers: Record<string, string | undefined> = {};
-  // Node already lower-cases names; only Set-Cookie arrives as an array, joined as Node joins the rest.
-  for (const [name, value] of Object.entries(ctx.req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const { body, files } = await bodyOf(ctx, settings.bodyLimit);
+  const headers = flattenHeaders(ctx.req.headers);
   return createRequest({
     method: ctx.method as HttpMethod,
     path,
     params: { ...ctx.params },
     query: groupEntries(new URLSearchParams(ctx.querystring)),
     headers,
-    cookies: definedOnly(parseCookies(ctx.get('Cookie'))),
+    cookies: cookiesOf(headers.cookie),
     body,
     files,
     clientAddress: settings.clientAddress(ctx.req.socket.remoteAddress ?? '', headers['x-forwarded-for']),
@@ -31,16 +28,10 @@ export async function toNeutralRequest(ctx: RouterContext, settings: ReadSetting
   });
 }
 
-function decodePath(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new BadRequestError('Path is not valid percent-encoded UTF-8');
-  }
-}
-
-function definedOnly(cookies: Record<string, string | undefined>): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(cookies)) if (value !== undefined) result[name] = value;
-  return result;
+/** The body by content type (ctx.is() answers null when there is no body); other types stay unread. */
+async function bodyOf(ctx: Context, limit: number): Promise<{ body: unknown; files: UploadedFile[] }> {
+  if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit);
+  if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit), files: [] };
+  if (ctx.is('urlencoded')) return { body: await readBody.form(ctx.req, limit), files: [] };
+  return { body: undefined, files: [] };
 }

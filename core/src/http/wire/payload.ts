@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { NeutralResult } from '@crudsmith/core';
+import type { NeutralResult } from '../neutral';
 
 /** What goes on the wire for a neutral result: content type, body, and redirect target. */
 export interface Payload {

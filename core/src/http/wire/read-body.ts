@@ -1,17 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 import coBody from 'co-body';
-import { BadRequestError, HttpError, PayloadTooLargeError, type UploadedFile } from '@crudsmith/core';
+import { BadRequestError, HttpError, PayloadTooLargeError } from '../../errors/http-error';
+import type { UploadedFile } from '../neutral';
 import { readMultipart } from './read-multipart';
 
 /** Deeper JSON is refused (DESIGN §8): it only serves to make validators recurse. */
 const MAX_JSON_DEPTH = 64;
 
 /**
- * Body readers, one per content type, each within `limit` bytes and reading the request as
- * @crudsmith/koa does (co-body, busboy), so every adapter parses the same bytes the same
- * way. An empty body gives `undefined`. Failures are HttpErrors.
+ * The body readers every adapter shares, one per content type, each within `limit` bytes
+ * (co-body for JSON and forms, busboy for multipart), so every adapter parses the same
+ * bytes the same way. An empty body gives `undefined`. Failures are HttpErrors.
  */
 export const readBody = {
+  /** A JSON body (any JSON value; deeper than 64 levels is 400). */
   async json(req: IncomingMessage, limit: number): Promise<unknown> {
     const body: unknown = await guard(req, limit, () => coBody.json(req, { limit, strict: false }));
     if (body === '') return undefined;
@@ -19,13 +21,14 @@ export const readBody = {
     return body;
   },
 
-  async form(req: IncomingMessage, limit: number): Promise<unknown> {
-    // Parsed flat, like the query string, so every adapter reads a form the same way.
+  /** A urlencoded form, parsed flat like the query string (a repeated name gives an array). */
+  async form(req: IncomingMessage, limit: number): Promise<Record<string, string | string[]> | undefined> {
     const text = await guard(req, limit, () => coBody.text(req, { limit }));
     return text === '' ? undefined : groupEntries(new URLSearchParams(text));
   },
 
-  async multipart(req: IncomingMessage, limit: number): Promise<{ body: unknown; files: UploadedFile[] }> {
+  /** A multipart/form-data body: its fields as a record, and its files. */
+  async multipart(req: IncomingMessage, limit: number): Promise<{ body: Record<string, string | string[]>; files: UploadedFile[] }> {
     const { fields, files } = await guard(req, limit, () => readMultipart(req, limit));
     return { body: groupEntries(fields), files };
   },
@@ -41,6 +44,12 @@ export function groupEntries(entries: Iterable<[string, string]>): Record<string
     else record[name] = [seen, value];
   }
   return { ...record };
+}
+
+/** Refuses JSON a parser other than ours produced (express.json()) when it nests too deep. */
+export function checkJsonDepth(body: unknown): unknown {
+  if (tooDeep(body, 1)) throw new BadRequestError(`JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return body;
 }
 
 async function guard<T>(req: IncomingMessage, limit: number, read: () => Promise<T>): Promise<T> {
@@ -59,13 +68,16 @@ function tooDeep(value: unknown, depth: number): boolean {
   return false;
 }
 
-// co-body reports raw-body's errors (size, aborts, encodings) with a status, and JSON
-// parse failures (including bourne's __proto__ refusal) as SyntaxError.
+// co-body reports raw-body's errors (size, aborts, unknown encodings) with a status, JSON
+// parse failures (including bourne's __proto__ refusal) as SyntaxError, and a body whose
+// Content-Encoding does not match its bytes as a bare zlib error (code Z_DATA_ERROR, …):
+// the client's fault, so a 400, never a 500.
 function toHttpError(error: unknown): unknown {
   if (error instanceof HttpError) return error;
-  const { type, status, message } = error as { type?: string; status?: number; message?: string };
+  const { type, status, message, code } = error as { type?: string; status?: number; message?: string; code?: unknown };
   if (type === 'entity.too.large') return new PayloadTooLargeError();
   if (error instanceof SyntaxError) return new BadRequestError('Malformed JSON body');
+  if (typeof code === 'string' && code.startsWith('Z_')) return new BadRequestError('Body does not match its Content-Encoding');
   if (typeof status === 'number' && status >= 400 && status < 500) return new HttpError(status, message ?? 'Bad request');
   return error;
 }
