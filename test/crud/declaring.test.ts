@@ -70,8 +70,10 @@ describe('startup validations (spec Errors): thrown when the routes are built', 
     expect(() => crudRouter(items({ filterConfig: { price__gte: 10, is_deleted: false, category: 'tools', last_sold__lt: '2024-01-01' } }))).not.toThrow();
   });
 
-  it('a select schema field that is not a column', () => {
+  it('a select, create or update schema field that is not a column', () => {
     expect(buildError(() => crudRouter(items({ selectSchema: ['id', 'colour'] }))).message).toContain('colour');
+    expect(buildError(() => crudRouter(items({ createSchema: ['name', 'shade'] }))).message).toBe("createSchema field 'shade' is not a column of model Item");
+    expect(buildError(() => crudRouter(items({ updateSchema: ['name', 'tint'] }))).message).toBe("updateSchema field 'tint' is not a column of model Item");
   });
 
   it('a route clash, within a router or between routers', () => {

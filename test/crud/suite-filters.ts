@@ -158,6 +158,18 @@ export function describeFilters(env: CrudEnv): void {
         expect((await scoped.del('/scoped/db_delete/3')).status).toBe(404);
         expect((await api.get('/items/3')).body).toMatchObject({ price: 5.25 });
       });
+
+      it('fails closed when the dependency returns undefined: a logged 500, never every row', async () => {
+        const leaky = await env.serve(crudRouter(itemOptions(env.knex, { path: '/leaky', filterConfig: new FilterConfig({ category: () => undefined }) })));
+        const before = env.logged.length;
+        const list = await leaky.get('/leaky');
+        expect(list.status).toBe(500);
+        expect(list.body).toEqual({ detail: 'Internal server error' });
+        expect((await leaky.get('/leaky/1')).status).toBe(500);
+        expect((await leaky.del('/leaky/1')).status).toBe(500);
+        expect((await api.get('/items/1')).status).toBe(200);
+        expect(String(env.logged.slice(before)[0])).toMatch(/filter 'category' returned undefined/);
+      });
     });
   });
 }

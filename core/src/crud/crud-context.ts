@@ -63,8 +63,11 @@ export function crudContext(options: CrudOptions): CrudContext {
   if (ctx.limits.defaultLimit > ctx.limits.maxLimit) throw new ConfigurationError('defaultLimit cannot exceed maxLimit');
   // The repository checks these only when it reads; a misfit must fail here, at startup.
   if (ctx.joins) resolveJoins(info, ctx.joins);
-  for (const field of ctx.selectSchema ? schemaFields(ctx.selectSchema) : []) {
-    if (!info.columns.has(field)) throw new ConfigurationError(`selectSchema field '${field}' is not a column of model ${info.model.name}`);
+  // A body field with no column would only fail in SQL, at the first write: check it now.
+  for (const [name, schema] of [['selectSchema', ctx.selectSchema], ['createSchema', ctx.createSchema], ['updateSchema', ctx.updateSchema]] as const) {
+    for (const field of schema ? schemaFields(schema) : []) {
+      if (!info.columns.has(field)) throw new ConfigurationError(`${name} field '${field}' is not a column of model ${info.model.name}`);
+    }
   }
   for (const config of [ctx.createConfig, ctx.updateConfig, ctx.deleteConfig]) {
     for (const field of Object.keys(config.autoFields)) {

@@ -78,7 +78,7 @@ export async function requestFilters(declared: DeclaredFilter[], req: NeutralReq
   const query = req.query as Query;
   for (const filter of declared) {
     if (filter.dependency) {
-      filters[filter.key] = await req.resolve(filter.dependency);
+      filters[filter.key] = await scopeValue(filter, req);
       continue;
     }
     const raw = query[filter.key];
@@ -97,6 +97,14 @@ export async function requestFilters(declared: DeclaredFilter[], req: NeutralReq
 /** The dependency-valued filters: row-level scope that applies to reads and writes by id too. */
 export async function scopeFilters(declared: DeclaredFilter[], req: NeutralRequest): Promise<Filters> {
   const filters: Filters = {};
-  for (const filter of declared) if (filter.dependency) filters[filter.key] = await req.resolve(filter.dependency);
+  for (const filter of declared) if (filter.dependency) filters[filter.key] = await scopeValue(filter, req);
   return filters;
+}
+
+// A scope that resolves to undefined would otherwise drop the WHERE clause and widen the
+// read to every row: fail closed (a logged 500) instead. null stays a real value (IS NULL).
+async function scopeValue(filter: DeclaredFilter, req: NeutralRequest): Promise<unknown> {
+  const value = await req.resolve(filter.dependency!);
+  if (value === undefined) throw new ConfigurationError(`The dependency of filter '${filter.key}' returned undefined; a row-level scope must return a value (or throw, e.g. 401)`);
+  return value;
 }
