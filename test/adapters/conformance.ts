@@ -69,6 +69,8 @@ function routes(): RouteDescriptor[] {
   return [
     route('GET /items/:id', echo),
     route('POST /echo', echo),
+    { ...route('POST /roomy', echo), bodyLimit: 3000 },
+    { ...route('POST /tight', echo), bodyLimit: 100 },
     route('PUT /echo/:a/:b', echo),
     route('GET /users/', echo),
     route('GET /created-null', () => ({ status: 201, json: null })),
@@ -221,6 +223,18 @@ export function runAdapterSuite(harness: AdapterHarness): void {
         expect(typeof (await readJson(res)).detail).toBe('string');
         const ok = await postJson(small, JSON.stringify({ text: 'x'.repeat(500) }));
         expect(ok.status).toBe(200);
+      });
+
+      it("takes a route's own bodyLimit over the adapter's, for JSON and multipart", async () => {
+        const post = (path: string, body: string | FormData, type?: string) =>
+          fetch(`${small.url}${path}`, { method: 'POST', headers: type ? { 'content-type': type } : {}, body });
+        expect((await post('/roomy', JSON.stringify({ text: 'x'.repeat(2000) }), 'application/json')).status).toBe(200);
+        expect((await post('/roomy', JSON.stringify({ text: 'x'.repeat(4000) }), 'application/json')).status).toBe(413);
+        const form = new FormData();
+        form.append('file', new Blob(['z'.repeat(2000)]), 'f.bin');
+        const upload = await readJson(await post('/roomy', form));
+        expect(upload.files[0].size).toBe(2000);
+        expect((await post('/tight', JSON.stringify({ text: 'x'.repeat(200) }), 'application/json')).status).toBe(413);
       });
 
       it('answers 413 for a body over the default 1 MiB, sent whole', async () => {

@@ -31,10 +31,8 @@ interface Settings extends ReadSettings {
  * on to the app's next middleware.
  */
 export function mountRoutes(target: Application | ExpressRouter, routes: readonly RouteDescriptor[], options: ExpressAdapterOptions = {}): void {
-  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
-  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bodyLimit}`);
   const settings: Settings = {
-    bodyLimit,
+    bodyLimit: checkedLimit(options.bodyLimit ?? 1024 * 1024),
     clientAddress: createAddressResolver(options.trustedProxies ?? []),
     logger: options.logger ?? console,
   };
@@ -44,11 +42,17 @@ export function mountRoutes(target: Application | ExpressRouter, routes: readonl
   // app's router would match that mount path case-insensitively.
   const router = Router({ caseSensitive: true, strict: true });
   for (const route of routes) {
-    router.route(prefix + route.path)[lowerCase(route.method)](serve(route, settings));
+    const own = route.bodyLimit === undefined ? settings : { ...settings, bodyLimit: checkedLimit(route.bodyLimit) };
+    router.route(prefix + route.path)[lowerCase(route.method)](serve(route, own));
   }
   for (const [path, methods] of allowedMethods(routes, prefix)) router.all(path, otherMethod(methods));
   router.use(renderRouterError(settings));
   target.use(router);
+}
+
+function checkedLimit(bytes: number): number {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bytes}`);
+  return bytes;
 }
 
 function lowerCase<M extends string>(method: M): Lowercase<M> {

@@ -35,8 +35,7 @@ const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'PO
  * with Fastify's default router options (case-sensitive, trailing slash significant).
  */
 export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDescriptor[], options: FastifyAdapterOptions = {}): void {
-  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
-  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bodyLimit}`);
+  const bodyLimit = checkedLimit(options.bodyLimit ?? 1024 * 1024);
   const settings: Settings = { clientAddress: createAddressResolver(options.trustedProxies ?? []), logger: options.logger ?? console };
 
   fastify.register(async (instance) => {
@@ -44,12 +43,21 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
     // Errors before our handler (body parsing, the app's hooks): JSON {detail}, never Fastify's own shape.
     instance.setErrorHandler((error, _request, reply) => writeResult(reply, errorToResult(toKnownError(error), settings.logger)));
     // 'slash': a '/' route under the prefix answers `/api/` only, not also `/api`.
-    for (const route of routes) instance.route({ method: route.method, url: route.path, prefixTrailingSlash: 'slash', handler: serve(route, settings) });
+    // The body parsers read each route's limit back from request.routeOptions.bodyLimit.
+    for (const route of routes) {
+      const limit = route.bodyLimit === undefined ? bodyLimit : checkedLimit(route.bodyLimit);
+      instance.route({ method: route.method, url: route.path, prefixTrailingSlash: 'slash', bodyLimit: limit, handler: serve(route, settings) });
+    }
     for (const [path, methods] of allowedMethods(routes, '')) {
       const others = METHODS.filter((method) => !methods.includes(method));
-      if (others.length > 0) instance.route({ method: others, url: path, prefixTrailingSlash: 'slash', handler: otherMethod(methods) });
+      if (others.length > 0) instance.route({ method: others, url: path, prefixTrailingSlash: 'slash', bodyLimit, handler: otherMethod(methods) });
     }
   }, { prefix: options.prefix });
+}
+
+function checkedLimit(bytes: number): number {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bytes}`);
+  return bytes;
 }
 
 function serve(route: RouteDescriptor, settings: Settings) {

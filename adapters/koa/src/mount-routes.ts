@@ -26,16 +26,17 @@ interface Settings extends ReadSettings {
  * on to the app's next middleware.
  */
 export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: readonly RouteDescriptor[], options: KoaAdapterOptions = {}): void {
-  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
-  if (!Number.isSafeInteger(bodyLimit) || bodyLimit < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bodyLimit}`);
   const settings: Settings = {
-    bodyLimit,
+    bodyLimit: checkedLimit(options.bodyLimit ?? 1024 * 1024),
     clientAddress: createAddressResolver(options.trustedProxies ?? []),
     logger: options.logger ?? console,
   };
   // One spelling per route (DESIGN §8): another case or slash is a 404, not a fresh rate-limit bucket.
   const router = new Router({ prefix: options.prefix, sensitive: true, strict: true });
-  for (const route of routes) router.register(route.path, [route.method], serve(route, settings));
+  for (const route of routes) {
+    const own = route.bodyLimit === undefined ? settings : { ...settings, bodyLimit: checkedLimit(route.bodyLimit) };
+    router.register(route.path, [route.method], serve(route, own));
+  }
 
   if (isRouter(target)) {
     // The user's router copies these layers, and its own allowedMethods() covers them.
@@ -44,6 +45,11 @@ export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: re
     target.use(router.routes());
     target.use(jsonAllowedMethods(router));
   }
+}
+
+function checkedLimit(bytes: number): number {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bytes}`);
+  return bytes;
 }
 
 // Duck-typed: @koa/router ships CJS and ESM builds, so the user's class may not be ours.

@@ -33,4 +33,9 @@ export interface RouteDescriptor {
   dependencies: Dependency[];
   handler: (req: NeutralRequest) => Promise<NeutralResult>;
   doc?: RouteDoc;
+  /**
+   * Largest request body this route accepts, in bytes, in place of the adapter's
+   * `bodyLimit` (an upload route may need more than JSON routes, or less).
+   */
+  bodyLimit?: number;
 }
