@@ -3,11 +3,14 @@ import type { Knex } from 'knex';
 import { bootstrap, createRegistry, type App, type RouteDescriptor, type SessionStore } from '@crudsmith/core';
 import { mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
+import { rateLimitMigrations, type RateLimiter } from '@crudsmith/rate-limit';
 import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
 import { User } from './models/user';
 import { userRoutes } from './routes/users';
 import { staticRoutes } from './routes/static';
+import { tierRoutes } from './routes/tiers';
+import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
 import { secretKeyProvider } from './secret-key';
 
 /** Prefixes a router's routes (the versioning plugin will take this over). */
@@ -26,11 +29,14 @@ export interface BuildOptions {
   bcryptRounds?: number;
   /** Most /auth/register calls per client address an hour (REGISTER_RATE_LIMIT, default 30). */
   registerRateLimit?: number;
+  /** Default limit and period, and the counters' Redis (memory when absent). */
+  rateLimit?: ExampleRateLimitOptions;
 }
 
 /** The example app, with its account plugin (for the first superuser and tests). */
 export interface ExampleApp extends App {
   auth: AccountPlugin;
+  limits: RateLimiter;
 }
 
 /** The example application, framework-neutral: routes, plugins and migrations. */
@@ -49,13 +55,15 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     registerRateLimit: { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 },
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
   });
+  const limits = exampleRateLimit(knex, options.rateLimit);
   const app = bootstrap({
-    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), staticRoutes()],
-    plugins: [auth],
+    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), tierRoutes(knex, limits.tiers, auth), staticRoutes()],
+    plugins: [limits.plugin, auth],
     principal: auth.principal,
-    migrations: [appMigrations, auth.migrations],
+    // DESIGN §2: tiers first (users reference them), then the app, then the account's.
+    migrations: [rateLimitMigrations, appMigrations, auth.migrations],
   });
-  return { ...app, auth };
+  return { ...app, auth, limits };
 }
 
 /** The Koa application serving a built app. */

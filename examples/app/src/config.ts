@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
 
 /** Every setting the example reads, with its default (README lists the same). */
 export interface Settings {
@@ -13,8 +14,13 @@ export interface Settings {
   trustedProxies: string[];
   /** Signs tokens; generated once and kept (DATA_DIR or the database) when unset. */
   secretKey?: string;
-  /** redis://…: sessions live in Redis, shared by every process. */
+  /** redis://…: sessions (and rate-limit counters, unless KVSTORE_RATE_LIMITER_HOST is set) live in Redis, shared by every process. */
   redisUrl?: string;
+  /**
+   * DEFAULT_RATE_LIMIT_LIMIT (100) requests per DEFAULT_RATE_LIMIT_PERIOD (3600 s), counted
+   * in the Redis of KVSTORE_RATE_LIMITER_HOST/_PORT (6379)/_DB (0), else of REDIS_URL, else in memory.
+   */
+  rateLimit: RateLimitSettings;
   /** SECURE_COOKIES=true marks cookies Secure (behind HTTPS); false by default. */
   secureCookies: boolean;
   /** bcrypt cost (BCRYPT_ROUNDS, default 12). */
@@ -39,6 +45,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustedProxies: (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     secretKey: env.SECRET_KEY || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    rateLimit: rateLimitSettings(env),
     secureCookies: env.SECURE_COOKIES === 'true',
     bcryptRounds: Number(env.BCRYPT_ROUNDS ?? 12),
     registerRateLimit: Number(env.REGISTER_RATE_LIMIT ?? 30),

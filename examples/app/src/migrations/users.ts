@@ -11,8 +11,9 @@ export const usersMigration: Migration = {
       t.string('email', 50).notNullable().unique();
       t.string('hashed_password', 100).nullable();
       t.string('profile_image_url', 255).nullable();
-      // References tiers once the rate-limit plugin's tables are wired in.
-      t.integer('tier_id').nullable().index();
+      // The rate-limit plugin's tiers (its migrations run first, DESIGN §2). Unsigned to
+      // match `increments` on MariaDB; a tier still assigned cannot be deleted.
+      t.integer('tier_id').unsigned().nullable().index().references('id').inTable('tiers');
       t.boolean('is_superuser').notNullable().defaultTo(false);
       t.integer('token_version').notNullable().defaultTo(0);
       t.boolean('is_deleted').notNullable().defaultTo(false);
