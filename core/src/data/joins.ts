@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/http-error';
+import { ownMetadata, SOFT_DELETE_KEY, type SoftDeleteDeclaration } from '../decorators/metadata';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { applyFilters, relatedScope, type FilterBuild, type FilterScope, type Filters } from './filters';
 import { linkOfRelation, type Link } from './link';
@@ -108,8 +109,9 @@ export function restrictOwners(qb: Knex.QueryBuilder, joins: ResolvedJoin[], sco
 }
 
 function excludeDeletedRelated(qb: Knex.QueryBuilder, scope: FilterScope): void {
-  // Related models follow the same soft-delete convention as the owner's default.
-  if (scope.info.columns.get('is_deleted')?.kind === 'boolean') qb.where(`${scope.alias}.is_deleted`, false);
+  // A related model's own @SoftDelete names its flag; without one, the default `is_deleted`.
+  const flag = ownMetadata<SoftDeleteDeclaration>(SOFT_DELETE_KEY, scope.info.model)?.isDeletedColumn ?? 'is_deleted';
+  if (scope.info.columns.get(flag)?.kind === 'boolean') qb.where(`${scope.alias}.${flag}`, false);
 }
 
 /** The owner columns a join needs to attach its rows; the caller selects them too. */
