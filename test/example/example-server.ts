@@ -1,11 +1,10 @@
-// The example app served in this process on a real Koa server, with a superuser and a
-// few users: what the example's in-process suites start from.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+// The example app served in this process on a real server (Koa unless an adapter is
+// asked), with a superuser and a few users: what the example's in-process suites start from.
 import { expect } from 'vitest';
-import { buildApp, createKoaApp, type BuildOptions, type ExampleApp } from '../../examples/app/src/app';
+import { buildApp, type BuildOptions, type ExampleApp } from '../../examples/app/src/app';
 import { ensureFirstSuperuser } from '../../examples/app/src/first-superuser';
-import { openDatabase, type Engine, type TestDatabase } from '../fixtures/db';
+import { ADAPTERS, serve, type AdapterName } from '../../examples/app/src/server';
+import { ENGINES, openDatabase, type Engine, type TestDatabase } from '../fixtures/db';
 import { Client, type Answer } from '../plugins/account/fixture';
 
 export const PASSWORD = 'a perfectly fine passphrase';
@@ -32,15 +31,20 @@ export function send(c: Client, method: string, path: string, json: unknown): Pr
   return c.request(method, path, { json, headers: { 'x-csrf-token': c.jar.get('cs_csrf') ?? '' } });
 }
 
+/** Every adapter on every engine under test, for `describe.each`. */
+export const ADAPTER_ENGINES: [AdapterName, Engine][] = ADAPTERS.flatMap((adapter) => ENGINES.map((engine): [AdapterName, Engine] => [adapter, engine]));
+
 /** Starts the example on `engine` with `users` registered (password PASSWORD) and `admin` the first superuser. */
-export async function startExample(engine: Engine, options: { build?: BuildOptions; trustedProxies?: string[]; users?: string[] } = {}): Promise<ExampleServer> {
+export async function startExample(
+  engine: Engine,
+  options: { build?: BuildOptions; trustedProxies?: string[]; users?: string[]; adapter?: AdapterName } = {},
+): Promise<ExampleServer> {
   const db = await openDatabase(engine);
   const app = buildApp(db.knex, { secretKey: 'example-test-secret-0123456789abcdefghij', bcryptRounds: 4, ...options.build });
   await app.start(db.knex);
   await ensureFirstSuperuser(db.knex, app.auth, { username: 'admin', email: 'admin@example.com', password: ADMIN_PASSWORD }, () => {});
-  const server: Server = createKoaApp(app, { trustedProxies: options.trustedProxies }).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await serve(app, { adapter: options.adapter ?? 'koa', host: '127.0.0.1', port: 0, trustedProxies: options.trustedProxies });
+  const base = server.url;
   const client = () => new Client(base);
   const signedIn = async (username: string, password = PASSWORD) => {
     const c = client();
@@ -57,7 +61,7 @@ export async function startExample(engine: Engine, options: { build?: BuildOptio
     db, app, base, client, signedIn, ids,
     admin: await signedIn('admin', ADMIN_PASSWORD),
     async close() {
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await app.close();
       await db.destroy();
     },

@@ -7,6 +7,7 @@ import { rateLimitMigrations, type RateLimiter } from '@crudsmith/rate-limit';
 import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
 import { User } from './models/user';
+import { postRoutes } from './routes/posts';
 import { userRoutes } from './routes/users';
 import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
@@ -56,8 +57,9 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
+  const posts = postRoutes(knex, auth);
   const app = bootstrap({
-    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), tierRoutes(knex, limits.tiers, auth), staticRoutes()],
+    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), under('/api/v1', posts), under('/api/v2', posts), tierRoutes(knex, limits.tiers, auth), staticRoutes()],
     plugins: [limits.plugin, auth],
     principal: auth.principal,
     // DESIGN §2: tiers first (users reference them), then the app, then the account's.

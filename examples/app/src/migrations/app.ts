@@ -1,4 +1,5 @@
 import type { MigrationSet } from '@crudsmith/core';
+import { postsMigration } from './posts';
 import { settingsMigration, usersMigration } from './users';
 
 /** The example application's own tables. */
@@ -27,5 +28,6 @@ export const appMigrations: MigrationSet = {
     },
     '0002_users': usersMigration,
     '0003_settings': settingsMigration,
+    '0004_posts': postsMigration,
   },
 };

@@ -1,0 +1,38 @@
+import { Model } from 'objection';
+import { IsDateString, IsInt, IsString, MaxLength, MinLength } from 'class-validator';
+
+/** `POST /api/vN/posts/` body: `author_id` is an auto field (the signed-in user), never sent. */
+export class PostCreate {
+  @IsString() @MinLength(1) @MaxLength(100) title!: string;
+  @IsString() @MinLength(1) @MaxLength(10_000) text!: string;
+}
+
+/** What the posts routes answer. */
+export class PostRead {
+  @IsInt() id!: number;
+  @IsString() title!: string;
+  @IsString() text!: string;
+  @IsInt() author_id!: number;
+  @IsDateString() created_at!: string;
+}
+
+/** A user's post (spec section C: title, text, author_id, created_at). */
+export class Post extends Model {
+  static override tableName = 'posts';
+  static override jsonSchema = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer', minimum: 1, maximum: 2147483647 },
+      title: { type: 'string', maxLength: 100 },
+      text: { type: 'string' },
+      author_id: { type: 'integer', minimum: 1, maximum: 2147483647 },
+      created_at: { type: 'string', format: 'date-time' },
+    },
+  };
+
+  declare created_at: Date;
+
+  override $beforeInsert(): void {
+    this.created_at ??= new Date();
+  }
+}
