@@ -14,6 +14,8 @@ describe('@crudsmith/core exports', () => {
       'dialectOf', 'errorToResult', 'filter', 'mapDatabaseError', 'migrationSource', 'modelInfo', 'orderBySpecificity',
       'parseListQuery', 'parseSortParam', 'principalOf', 'routesOf', 'runRoute', 'schemaFields', 'schemaToJsonSchema',
       'setPrincipalResolver', 'softDelete', 'validateBody',
+      // plugin fallbacks (unmatched paths under a prefix)
+      'fallbackFor', 'runFallback',
       // sessions
       'KnexSessionStore', 'MemorySessionStore', 'SessionManager', 'hashSecret', 'randomToken', 'safeEqual',
       'sessionMigrations', 'sessionTableMigration',

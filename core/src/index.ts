@@ -80,6 +80,7 @@ export type { CompileOptions } from './registry/registry';
 export { bootstrap } from './plugin/bootstrap';
 export type { App, BootstrapOptions } from './plugin/bootstrap';
 export type { Plugin, BeforeHook, AfterHook, ErrorHook, Fallback } from './plugin/plugin';
+export { fallbackFor, runFallback } from './plugin/fallback';
 export { principalOf, setPrincipalResolver } from './plugin/principal';
 export type { Principal } from './plugin/principal';
 

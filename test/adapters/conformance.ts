@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, type Dependency, type ErrorLogger, type HttpMethod, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import { NotFoundError, type Dependency, type ErrorLogger, type Fallback, type HttpMethod, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 
 /** The adapter options every adapter understands. */
 export interface MountOptions {
@@ -12,6 +12,7 @@ export interface MountOptions {
   bodyLimit?: number;
   trustedProxies?: string[];
   logger?: ErrorLogger;
+  fallbacks?: Fallback[];
 }
 
 /** A server listening on 127.0.0.1, port chosen by the system. */
@@ -95,12 +96,24 @@ function routes(): RouteDescriptor[] {
     route('GET /boom', () => {
       throw new Error('secret database password');
     }),
+    route('GET /fb/real', () => ({ status: 200, json: 'real' })),
     route('GET /deps', async (req) => {
       await req.resolve(countCalls);
       await req.resolve(usesCount);
       return { status: 200, json: { calls: req.state.calls, value: await req.resolve(usesCount) } };
     }, [countCalls, usesCount]),
   ];
+}
+
+/** A fallback that answers 404 with what it saw, and says which prefix caught the path. */
+function fallback(prefix: string): Fallback {
+  return {
+    prefix,
+    handler: async (req) => {
+      if (req.query.fail !== undefined) throw new NotFoundError('Thrown by the fallback');
+      return { status: 404, headers: { 'X-Fallback': prefix }, json: { detail: 'Nothing here', method: req.method, path: req.path, body: req.body ?? null } };
+    },
+  };
 }
 
 /** Runs the shared adapter behaviour against `harness`. */
@@ -113,7 +126,7 @@ export function runAdapterSuite(harness: AdapterHarness): void {
     let proxied: MountedServer;
 
     beforeAll(async () => {
-      base = await harness.mount(routes(), { prefix: '/api', logger });
+      base = await harness.mount(routes(), { prefix: '/api', logger, fallbacks: [fallback('/fb'), fallback('/fb/deeper')] });
       small = await harness.mount(routes(), { bodyLimit: 1000, logger });
       proxied = await harness.mount(routes(), { trustedProxies: ['127.0.0.1', '10.0.0.0/8'], logger });
     });
@@ -377,6 +390,38 @@ export function runAdapterSuite(harness: AdapterHarness): void {
         expect(await own.text()).toBe('own');
         const missing = await api('/nothing-here');
         expect(missing.status).toBe(404);
+      });
+
+      it('answers unmatched paths under a fallback prefix with that fallback, longest prefix first', async () => {
+        const res = await api('/fb/no/such/path?x=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+        expect(res.status).toBe(404);
+        expect(res.headers.get('x-fallback')).toBe('/fb');
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(await readJson(res)).toEqual({ detail: 'Nothing here', method: 'POST', path: '/api/fb/no/such/path', body: { a: 1 } });
+        expect((await api('/fb')).headers.get('x-fallback')).toBe('/fb');
+        expect((await api('/fb/')).headers.get('x-fallback')).toBe('/fb');
+        expect((await api('/fb/deeper/x')).headers.get('x-fallback')).toBe('/fb/deeper');
+        const thrown = await api('/fb/x?fail');
+        expect(thrown.status).toBe(404);
+        expect(await readJson(thrown)).toEqual({ detail: 'Thrown by the fallback' });
+      });
+
+      it('lets routes under a fallback prefix win, and keeps their 405', async () => {
+        const real = await api('/fb/real');
+        expect(await readJson(real)).toBe('real');
+        const other = await api('/fb/real', { method: 'DELETE' });
+        expect(other.status).toBe(405);
+        expect(other.headers.get('x-fallback')).toBeNull();
+      });
+
+      it('leaves paths outside every fallback prefix to the app', async () => {
+        for (const path of ['/fbx', '/FB/x', '/other']) {
+          const res = await api(path);
+          expect(res.status).toBe(404);
+          expect(res.headers.get('x-fallback')).toBeNull();
+        }
+        expect((await fetch(`${base.url}/fb/x`)).headers.get('x-fallback')).toBeNull();
+        expect(await (await fetch(`${base.url}/own`)).text()).toBe('own');
       });
 
       it('matches case-sensitively and the trailing slash as written', async () => {

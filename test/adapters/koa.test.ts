@@ -69,6 +69,11 @@ describe('mountRoutes (Koa specifics)', () => {
     expect(await res.json()).toEqual({ detail: 'Internal server error' });
   });
 
+  it('refuses fallbacks on a router, which cannot host them', () => {
+    const fallbacks = [{ prefix: '/api', handler: async () => ({ status: 404, json: { detail: 'Not Found' } }) }];
+    expect(() => mountRoutes(new Router(), [], { fallbacks })).toThrow(ConfigurationError);
+  });
+
   it('refuses a trusted proxy that is not an address or range, at mount time', () => {
     expect(() => mountRoutes(new Koa(), [], { trustedProxies: ['proxy.local'] })).toThrow(ConfigurationError);
     expect(() => mountRoutes(new Koa(), [], { trustedProxies: ['10.0.0.0/'] })).toThrow(ConfigurationError);

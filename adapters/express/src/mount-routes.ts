@@ -2,8 +2,8 @@ import type { Application, ErrorRequestHandler, Request, RequestHandler, Respons
 // The one runtime import of express: the user's own, resolved as a peer dependency.
 import { Router } from 'express';
 import {
-  BadRequestError, ConfigurationError, createAddressResolver, errorToResult, runRoute,
-  type ErrorLogger, type NeutralResult, type RouteDescriptor,
+  BadRequestError, ConfigurationError, createAddressResolver, errorToResult, fallbackFor, runFallback, runRoute,
+  type ErrorLogger, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor,
 } from '@crudsmith/core';
 import { allowedMethods } from './other-methods';
 import { toNeutralRequest, type ReadSettings } from './to-neutral-request';
@@ -19,6 +19,8 @@ export interface ExpressAdapterOptions {
   trustedProxies?: readonly string[];
   /** Where unexpected errors are reported. Default: console. */
   logger?: ErrorLogger;
+  /** Answers unmatched paths under their prefixes (the app's `fallbacks`). */
+  fallbacks?: readonly Fallback[];
 }
 
 interface Settings extends ReadSettings {
@@ -46,6 +48,8 @@ export function mountRoutes(target: Application | ExpressRouter, routes: readonl
     router.route(prefix + route.path)[lowerCase(route.method)](serve(route, own));
   }
   for (const [path, methods] of allowedMethods(routes, prefix)) router.all(path, otherMethod(methods));
+  // After every route and its 405s: only paths no route answers reach a fallback.
+  if (options.fallbacks?.length) router.use(serveFallbacks(options.fallbacks, settings, prefix));
   router.use(renderRouterError(settings));
   target.use(router);
 }
@@ -60,19 +64,34 @@ function lowerCase<M extends string>(method: M): Lowercase<M> {
 }
 
 function serve(route: RouteDescriptor, settings: Settings): RequestHandler {
-  return async (req, res) => {
-    let result: NeutralResult;
-    try {
-      result = await runRoute(route, await toNeutralRequest(req, res, settings), settings.logger);
-    } catch (error) {
-      result = errorToResult(error, settings.logger);
-    }
-    try {
-      writeResult(res, result, settings.logger);
-    } catch (error) {
-      writeResult(res, errorToResult(error, settings.logger), settings.logger);
-    }
+  return (req, res) => answer({ req, res, settings }, (neutral) => runRoute(route, neutral, settings.logger));
+}
+
+// Paths are matched as sent (case-sensitively), like the routes.
+function serveFallbacks(fallbacks: readonly Fallback[], settings: Settings, prefix: string): RequestHandler {
+  return (req, res, next) => {
+    const fallback = req.path.startsWith(prefix) ? fallbackFor(fallbacks, req.path.slice(prefix.length)) : undefined;
+    if (!fallback) return next();
+    return answer({ req, res, settings }, (neutral) => runFallback(fallback, neutral, settings.logger));
   };
+}
+
+/** Reads the request, runs `serve` on it and writes its result; every failure becomes a JSON error. */
+async function answer(
+  { req, res, settings }: { req: Request; res: Response; settings: Settings },
+  serve: (req: NeutralRequest) => Promise<NeutralResult>,
+): Promise<void> {
+  let result: NeutralResult;
+  try {
+    result = await serve(await toNeutralRequest(req, res, settings));
+  } catch (error) {
+    result = errorToResult(error, settings.logger);
+  }
+  try {
+    writeResult(res, result, settings.logger);
+  } catch (error) {
+    writeResult(res, errorToResult(error, settings.logger), settings.logger);
+  }
 }
 
 // Express falls through to an HTML 404 here; answer as @crudsmith/koa does: OPTIONS lists

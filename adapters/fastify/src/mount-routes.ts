@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import {
-  ConfigurationError, createAddressResolver, errorToResult, runRoute,
-  type AddressResolver, type ErrorLogger, type NeutralResult, type RouteDescriptor,
+  ConfigurationError, createAddressResolver, errorToResult, runFallback, runRoute,
+  type AddressResolver, type ErrorLogger, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor,
 } from '@crudsmith/core';
 import { registerBodyParsers } from './body-parsers';
 import { toKnownError } from './framework-errors';
@@ -19,6 +19,8 @@ export interface FastifyAdapterOptions {
   trustedProxies?: readonly string[];
   /** Where unexpected errors are reported. Default: console. */
   logger?: ErrorLogger;
+  /** Answers unmatched paths under their prefixes (the app's `fallbacks`). */
+  fallbacks?: readonly Fallback[];
 }
 
 interface Settings {
@@ -52,6 +54,7 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
       const others = METHODS.filter((method) => !methods.includes(method));
       if (others.length > 0) instance.route({ method: others, url: path, prefixTrailingSlash: 'slash', bodyLimit, handler: otherMethod(methods) });
     }
+    for (const fallback of options.fallbacks ?? []) registerFallback(instance, fallback, { settings, routes });
   }, { prefix: options.prefix });
 }
 
@@ -61,19 +64,35 @@ function checkedLimit(bytes: number): number {
 }
 
 function serve(route: RouteDescriptor, settings: Settings) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    let result: NeutralResult;
-    try {
-      result = await runRoute(route, toNeutralRequest(request, settings.clientAddress), settings.logger);
-    } catch (error) {
-      result = errorToResult(error, settings.logger);
-    }
-    try {
-      return writeResult(reply, result);
-    } catch (error) {
-      return writeResult(reply, errorToResult(error, settings.logger));
-    }
-  };
+  return (request: FastifyRequest, reply: FastifyReply) => answer({ request, reply, settings }, (req) => runRoute(route, req, settings.logger));
+}
+
+// A wildcard under the prefix, and the prefix itself unless a route (with its 405s) has that
+// path: find-my-way tries static and parametric routes before a wildcard, so only paths no
+// route answers get here.
+function registerFallback(instance: FastifyInstance, fallback: Fallback, { settings, routes }: { settings: Settings; routes: readonly RouteDescriptor[] }): void {
+  const prefix = fallback.prefix.replace(/\/$/, '');
+  const handler = (request: FastifyRequest, reply: FastifyReply) => answer({ request, reply, settings }, (req) => runFallback(fallback, req, settings.logger));
+  instance.route({ method: METHODS, url: `${prefix}/*`, handler });
+  if (prefix !== '' && !routes.some((route) => route.path === prefix)) instance.route({ method: METHODS, url: prefix, prefixTrailingSlash: 'slash', handler });
+}
+
+/** Runs `serve` on the request and writes its result; every failure becomes a JSON error. */
+async function answer(
+  { request, reply, settings }: { request: FastifyRequest; reply: FastifyReply; settings: Settings },
+  serve: (req: NeutralRequest) => Promise<NeutralResult>,
+): Promise<FastifyReply> {
+  let result: NeutralResult;
+  try {
+    result = await serve(toNeutralRequest(request, settings.clientAddress));
+  } catch (error) {
+    result = errorToResult(error, settings.logger);
+  }
+  try {
+    return writeResult(reply, result);
+  } catch (error) {
+    return writeResult(reply, errorToResult(error, settings.logger));
+  }
 }
 
 // Fastify answers its own 404 here; answer as @crudsmith/koa does: OPTIONS lists the

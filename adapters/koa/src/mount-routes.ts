@@ -1,6 +1,9 @@
 import type Koa from 'koa';
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
-import { ConfigurationError, createAddressResolver, errorToResult, runRoute, type ErrorLogger, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import {
+  ConfigurationError, createAddressResolver, errorToResult, fallbackFor, runFallback, runRoute,
+  type ErrorLogger, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor,
+} from '@crudsmith/core';
 import { toNeutralRequest, type ReadSettings } from './to-neutral-request';
 import { writeResult } from './write-result';
 
@@ -14,6 +17,8 @@ export interface KoaAdapterOptions {
   trustedProxies?: readonly string[];
   /** Where unexpected errors are reported. Default: console. */
   logger?: ErrorLogger;
+  /** Answers unmatched paths under their prefixes (the app's `fallbacks`); needs the Koa app, not a router. */
+  fallbacks?: readonly Fallback[];
 }
 
 interface Settings extends ReadSettings {
@@ -38,12 +43,16 @@ export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: re
     router.register(route.path, [route.method], serve(route, own));
   }
 
+  const fallbacks = options.fallbacks ?? [];
   if (isRouter(target)) {
+    // @koa/router runs use() middleware only when a route matched, so it cannot host a fallback.
+    if (fallbacks.length > 0) throw new ConfigurationError('fallbacks need the Koa app: mount onto the app, not a router');
     // The user's router copies these layers, and its own allowedMethods() covers them.
     target.use(router.routes());
   } else {
     target.use(router.routes());
     target.use(jsonAllowedMethods(router));
+    if (fallbacks.length > 0) target.use(serveFallbacks(router, fallbacks, { ...settings, prefix: options.prefix ?? '' }));
   }
 }
 
@@ -58,18 +67,32 @@ function isRouter(target: Koa<any, any> | Router<any, any>): target is Router<an
 }
 
 function serve(route: RouteDescriptor, settings: Settings): RouterMiddleware {
-  return async (ctx) => {
-    let result: NeutralResult;
-    try {
-      result = await runRoute(route, await toNeutralRequest(ctx, settings), settings.logger);
-    } catch (error) {
-      result = errorToResult(error, settings.logger);
-    }
-    try {
-      writeResult(ctx, result);
-    } catch (error) {
-      writeResult(ctx, errorToResult(error, settings.logger));
-    }
+  return (ctx) => answer(ctx, settings, (req) => runRoute(route, req, settings.logger));
+}
+
+/** Reads the request, runs `serve` on it and writes its result; every failure becomes a JSON error. */
+async function answer(ctx: Koa.Context, settings: Settings, serve: (req: NeutralRequest) => Promise<NeutralResult>): Promise<void> {
+  let result: NeutralResult;
+  try {
+    result = await serve(await toNeutralRequest(ctx as RouterContext, settings));
+  } catch (error) {
+    result = errorToResult(error, settings.logger);
+  }
+  try {
+    writeResult(ctx, result);
+  } catch (error) {
+    writeResult(ctx, errorToResult(error, settings.logger));
+  }
+}
+
+// Runs when no route matched; a path some route answers with another method is left to
+// allowedMethods (405), and a path under no fallback goes on to the app.
+function serveFallbacks(router: Router, fallbacks: readonly Fallback[], settings: Settings & { prefix: string }): Koa.Middleware {
+  return async (ctx, next) => {
+    const { prefix } = settings;
+    const fallback = ctx.path.startsWith(prefix) ? fallbackFor(fallbacks, ctx.path.slice(prefix.length)) : undefined;
+    if (!fallback || router.match(ctx.path, ctx.method).path.some((layer) => layer.methods.length > 0)) return next();
+    return answer(ctx, settings, (req) => runFallback(fallback, req, settings.logger));
   };
 }
 
