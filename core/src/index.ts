@@ -88,6 +88,7 @@ export type { Principal } from './plugin/principal';
 export { SessionManager } from './session/session-manager';
 export type { Session, SessionManagerOptions, IssuedSession } from './session/session-manager';
 export type { SessionStore, SessionRecord, SessionChanges } from './session/session-store';
+export type { SessionCarrier } from './session/session-carrier';
 export { MemorySessionStore } from './session/memory-session-store';
 export { KnexSessionStore, sessionTableMigration, sessionMigrations } from './session/knex-session-store';
 export type { KnexSessionStoreOptions } from './session/knex-session-store';

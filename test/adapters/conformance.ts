@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, type Dependency, type ErrorLogger, type Fallback, type HttpMethod, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import { NotFoundError, type Dependency, type ErrorLogger, type Fallback, type HttpMethod, type NeutralRequest, type NeutralResult, type RouteDescriptor, type SessionManager } from '@crudsmith/core';
 
 /** The adapter options every adapter understands. */
 export interface MountOptions {
@@ -13,6 +13,8 @@ export interface MountOptions {
   trustedProxies?: string[];
   logger?: ErrorLogger;
   fallbacks?: Fallback[];
+  /** Session managers the routes use: the Koa harness carries them with koa-session (DESIGN §2); the others ignore this. */
+  sessions?: SessionManager[];
 }
 
 /** A server listening on 127.0.0.1, port chosen by the system. */

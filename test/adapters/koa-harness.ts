@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import Koa from 'koa';
 import type { RouteDescriptor } from '@crudsmith/core';
-import { mountRoutes, type KoaAdapterOptions } from '@crudsmith/koa';
+import { createSession } from 'koa-session';
+import { koaSessionOptions, mountRoutes, type KoaAdapterOptions } from '@crudsmith/koa';
 import type { AdapterHarness, MountedServer } from './conformance';
 
 /** Starts `app` on a port the system picks. */
@@ -20,9 +21,10 @@ export function listen(app: Koa): Promise<MountedServer> {
   });
 }
 
-/** A Koa app with `routes` mounted, that also answers `GET /own` itself. */
+/** A Koa app with `routes` mounted (after koa-session for each of `options.sessions`), that also answers `GET /own` itself. */
 export function appWith(routes: RouteDescriptor[], options: KoaAdapterOptions): Koa {
   const app = new Koa();
+  for (const manager of options.sessions ?? []) app.use(createSession(koaSessionOptions(manager), app));
   mountRoutes(app, routes, options);
   app.use(async (ctx, next) => {
     if (ctx.path !== '/own') return next();

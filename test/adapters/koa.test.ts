@@ -19,8 +19,8 @@ describe('mountRoutes (Koa specifics)', () => {
     await Promise.all(servers.map((server) => server.close()));
   });
 
-  it('exports exactly mountRoutes', async () => {
-    expect(Object.keys(await import('@crudsmith/koa')).sort()).toEqual(['mountRoutes']);
+  it('exports exactly mountRoutes and koaSessionOptions', async () => {
+    expect(Object.keys(await import('@crudsmith/koa')).sort()).toEqual(['koaSessionOptions', 'mountRoutes']);
   });
 
   it("mounts onto the user's @koa/router, keeping case-sensitive matching", async () => {

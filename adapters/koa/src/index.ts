@@ -3,3 +3,6 @@
 /** Mounting route descriptors on Koa, and its options. */
 export { mountRoutes } from './mount-routes';
 export type { KoaAdapterOptions } from './mount-routes';
+
+/** koa-session as the carrier of a SessionManager's cookie (DESIGN §2). */
+export { koaSessionOptions } from './koa-session';

@@ -2,8 +2,9 @@ import type Koa from 'koa';
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import {
   ConfigurationError, createAddressResolver, errorToResult, fallbackFor, runFallback, runRoute,
-  type ErrorLogger, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor,
+  type ErrorLogger, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor, type SessionManager,
 } from '@crudsmith/core';
+import { assertKoaSession } from './koa-session';
 import { toNeutralRequest, type ReadSettings } from './to-neutral-request';
 import { writeResult } from './write-result';
 
@@ -19,6 +20,11 @@ export interface KoaAdapterOptions {
   logger?: ErrorLogger;
   /** Answers unmatched paths under their prefixes (the app's `fallbacks`); needs the Koa app, not a router. */
   fallbacks?: readonly Fallback[];
+  /**
+   * Session managers the routes use, carried by koa-session (`koaSessionOptions`):
+   * mounting fails at startup unless koa-session carries each one, installed before.
+   */
+  sessions?: readonly SessionManager[];
 }
 
 interface Settings extends ReadSettings {
@@ -43,6 +49,10 @@ export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: re
     router.register(route.path, [route.method], serve(route, own));
   }
 
+  for (const manager of options.sessions ?? []) {
+    if (isRouter(target)) throw new ConfigurationError('sessions: mount on the Koa app itself, so that koa-session can be checked to run before the routes');
+    assertKoaSession(target, manager);
+  }
   const fallbacks = options.fallbacks ?? [];
   if (isRouter(target)) {
     // @koa/router runs use() middleware only when a route matched, so it cannot host a fallback.

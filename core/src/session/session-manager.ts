@@ -1,5 +1,7 @@
 import { ConfigurationError } from '../errors/http-error';
 import type { CookieToSet, Dependency, NeutralRequest } from '../http/neutral';
+import type { SessionCarrier } from './session-carrier';
+import { expired, fromSession, toSession } from './session-record';
 import { hashSecret, randomToken } from './session-secret';
 import type { SessionRecord, SessionStore } from './session-store';
 
@@ -69,6 +71,10 @@ export class SessionManager {
   private readonly maxPerUser: number;
   private readonly touchMs: number;
   private readonly now: () => number;
+  // Where a request's carrier sits in its state; whose carrier is required; which carrier holds each session.
+  private readonly carrierKey: symbol;
+  private carrierName: string | null = null;
+  private readonly carriers = new WeakMap<Session, SessionCarrier>();
 
   constructor(options: SessionManagerOptions) {
     this.store = options.store;
@@ -84,7 +90,51 @@ export class SessionManager {
     if (this.cookieName.startsWith('__Host-') && !this.secure) {
       throw new ConfigurationError(`Session cookie ${this.cookieName}: the __Host- prefix needs secure: true`);
     }
+    this.carrierKey = Symbol(`crudsmith.session.${this.name}`);
     this.current = (req) => this.read(req);
+  }
+
+  /**
+   * Declares that a framework's session middleware (`name`, such as koa-session) carries
+   * this manager's sessions: from now on a request that reaches a route without its
+   * carrier is a configuration error, not a silent second way in.
+   */
+  requireCarrier(name: string): void {
+    this.carrierName = name;
+  }
+
+  /** The carrier `requireCarrier` named, or null (adapters check their setup against it at startup). */
+  get carrier(): string | null {
+    return this.carrierName;
+  }
+
+  /** Attaches a request's carrier to its state (shared with the framework); `current` reads it from there. */
+  carry(state: Record<string | symbol, unknown>, carrier: SessionCarrier): void {
+    state[this.carrierKey] = carrier;
+  }
+
+  /**
+   * The live session a raw cookie id names, or null (malformed, unknown, expired or
+   * revoked). Touches its last use at most once per `touchIntervalSeconds`.
+   */
+  async loadById(id: string | undefined): Promise<Session | null> {
+    // Ids are 43 base64url characters; anything else was never issued, so skip the lookup.
+    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
+    const idHash = hashSecret(id);
+    const record = await this.store.get(idHash);
+    if (!record) return null;
+    const now = this.now();
+    if (expired(record, now)) {
+      await this.store.delete([idHash]);
+      return null;
+    }
+    if (now - record.lastSeenAt >= this.touchMs) {
+      const changes = { lastSeenAt: now, idleExpiresAt: Math.min(now + this.idleMs, record.absoluteExpiresAt) };
+      // Revoked meanwhile: the write finds nothing, and the request is anonymous.
+      if (!(await this.store.update(idHash, changes))) return null;
+      Object.assign(record, changes);
+    }
+    return toSession(record);
   }
 
   /** The request's session (same as `req.resolve(manager.current)`). */
@@ -95,11 +145,11 @@ export class SessionManager {
   /**
    * Starts a session for a user. Pass the request's current session as `replaces` at
    * sign-in: it is deleted, so an id planted before sign-in (fixation) never becomes
-   * an authenticated one.
+   * an authenticated one. Pass the `request` too, so that its carrier (if any) adopts the new session.
    */
   async create(
     userId: string | number,
-    options: { data?: Record<string, unknown>; replaces?: Session | null; userAgent?: string; ipAddress?: string } = {},
+    options: { data?: Record<string, unknown>; replaces?: Session | null; request?: NeutralRequest; userAgent?: string; ipAddress?: string } = {},
   ): Promise<IssuedSession> {
     const now = this.now();
     if (options.replaces) await this.store.delete([options.replaces.idHash]);
@@ -118,7 +168,8 @@ export class SessionManager {
       ipAddress: options.ipAddress?.slice(0, 64) ?? null,
     };
     await this.store.insert(record);
-    return { session: toSession(record), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
+    const carrier = options.request ? this.carrierOf(options.request) : options.replaces ? this.carriers.get(options.replaces) : undefined;
+    return { session: this.handOver(carrier, toSession(record)), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
   }
 
   /**
@@ -136,29 +187,39 @@ export class SessionManager {
       idleExpiresAt: Math.min(now + this.idleMs, session.absoluteExpiresAt.getTime()),
     };
     await this.store.insert(record);
-    return { session: toSession(record), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
+    return { session: this.handOver(this.carriers.get(session), toSession(record)), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
   }
 
   /** Saves `session.data`, only if the session still exists; answers whether it did. */
   save(session: Session): Promise<boolean> {
-    return this.store.update(session.idHash, { data: session.data });
+    // A plain JSON copy: a carrier's data may be its framework's own session object.
+    return this.store.update(session.idHash, { data: JSON.parse(JSON.stringify(session.data ?? {})) as Record<string, unknown> });
   }
 
   /** Ends one session. */
   async revoke(session: Session): Promise<void> {
     await this.store.delete([session.idHash]);
+    this.carriers.get(session)?.replace(null);
   }
 
-  /** Ends the user's session with this public handle; false when the user has none such. */
-  async revokeByHandle(userId: string | number, handle: string): Promise<boolean> {
+  /**
+   * Ends the user's session with this public handle; false when the user has none such.
+   * `current` is the calling request's session: when it is the one ended, its carrier learns.
+   */
+  async revokeByHandle(userId: string | number, handle: string, options: { current?: Session | null } = {}): Promise<boolean> {
     const found = (await this.store.listByUser(String(userId))).find((r) => r.handle === handle);
-    return found ? (await this.store.delete([found.idHash])) > 0 : false;
+    if (!found || (await this.store.delete([found.idHash])) === 0) return false;
+    if (options.current?.idHash === found.idHash) this.carriers.get(options.current)?.replace(null);
+    return true;
   }
 
-  /** Ends every session of the user, except `keep` when given; answers how many ended. */
-  async revokeAll(userId: string | number, options: { keep?: Session | null } = {}): Promise<number> {
+  /** Ends every session of the user, except `keep`; answers how many ended. `current` as for `revokeByHandle`. */
+  async revokeAll(userId: string | number, options: { keep?: Session | null; current?: Session | null } = {}): Promise<number> {
     const records = await this.store.listByUser(String(userId));
-    return this.store.delete(records.filter((r) => r.idHash !== options.keep?.idHash).map((r) => r.idHash));
+    const ended = records.filter((r) => r.idHash !== options.keep?.idHash).map((r) => r.idHash);
+    const count = await this.store.delete(ended);
+    if (options.current && ended.includes(options.current.idHash)) this.carriers.get(options.current)?.replace(null);
+    return count;
   }
 
   /** The user's live sessions, oldest first. */
@@ -182,30 +243,40 @@ export class SessionManager {
     return { ...this.cookieBase(), value: id, maxAge: Math.floor(lifetimeMs / 1000) };
   }
 
-  // DESIGN §8: HttpOnly, SameSite, Path=/, host-only (no Domain), Secure when configured.
+  /** The session cookie's attributes (DESIGN §8): HttpOnly, SameSite, Path=/, host-only (no Domain), Secure when configured. */
+  cookieAttributes(): Omit<CookieToSet, 'value'> {
+    return this.cookieBase();
+  }
+
   private cookieBase(): Omit<CookieToSet, 'value'> {
     return { name: this.cookieName, httpOnly: true, secure: this.secure, sameSite: this.sameSite, path: '/' };
   }
 
   private async read(req: NeutralRequest): Promise<Session | null> {
-    const id = req.cookies[this.cookieName];
-    // Ids are 43 base64url characters; anything else was never issued, so skip the lookup.
-    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
-    const idHash = hashSecret(id);
-    const record = await this.store.get(idHash);
-    if (!record) return null;
-    const now = this.now();
-    if (expired(record, now)) {
-      await this.store.delete([idHash]);
-      return null;
+    const carrier = this.carrierOf(req);
+    if (carrier) {
+      if (carrier.session) this.carriers.set(carrier.session, carrier);
+      return carrier.session;
     }
-    if (now - record.lastSeenAt >= this.touchMs) {
-      const changes = { lastSeenAt: now, idleExpiresAt: Math.min(now + this.idleMs, record.absoluteExpiresAt) };
-      // Revoked meanwhile: the write finds nothing, and the request is anonymous.
-      if (!(await this.store.update(idHash, changes))) return null;
-      Object.assign(record, changes);
+    if (this.carrierName) {
+      throw new ConfigurationError(
+        `Session manager "${this.name}" is carried by ${this.carrierName}, which did not run before this route: install it before the routes (on Koa: app.use(createSession(koaSessionOptions(manager), app)) before mountRoutes)`,
+      );
     }
-    return toSession(record);
+    return this.loadById(req.cookies[this.cookieName]);
+  }
+
+  private carrierOf(req: NeutralRequest): SessionCarrier | undefined {
+    return (req.state as Record<symbol, SessionCarrier | undefined>)[this.carrierKey];
+  }
+
+  // The request's carrier (if any) adopts a newly issued session and answers for it from then on.
+  private handOver(carrier: SessionCarrier | undefined, session: Session): Session {
+    if (!carrier) return session;
+    carrier.replace(session);
+    const carried = carrier.session ?? session;
+    this.carriers.set(carried, carrier);
+    return carried;
   }
 
   private async enforceCap(userId: string, now: number): Promise<void> {
@@ -217,41 +288,7 @@ export class SessionManager {
   }
 }
 
-function expired(record: SessionRecord, now: number): boolean {
-  return now >= record.idleExpiresAt || now >= record.absoluteExpiresAt;
-}
-
 function seconds(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`${name} must be a positive integer, got ${value}`);
   return value;
-}
-
-function toSession(record: SessionRecord): Session {
-  return {
-    handle: record.handle,
-    userId: record.userId,
-    data: record.data,
-    createdAt: new Date(record.createdAt),
-    lastSeenAt: new Date(record.lastSeenAt),
-    idleExpiresAt: new Date(record.idleExpiresAt),
-    absoluteExpiresAt: new Date(record.absoluteExpiresAt),
-    userAgent: record.userAgent,
-    ipAddress: record.ipAddress,
-    idHash: record.idHash,
-  };
-}
-
-function fromSession(session: Session): SessionRecord {
-  return {
-    idHash: session.idHash,
-    handle: session.handle,
-    userId: session.userId,
-    data: session.data,
-    createdAt: session.createdAt.getTime(),
-    lastSeenAt: session.lastSeenAt.getTime(),
-    idleExpiresAt: session.idleExpiresAt.getTime(),
-    absoluteExpiresAt: session.absoluteExpiresAt.getTime(),
-    userAgent: session.userAgent,
-    ipAddress: session.ipAddress,
-  };
 }

@@ -1,7 +1,8 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import { bootstrap, createRegistry, type App, type RouteDescriptor, type SessionStore } from '@crudsmith/core';
-import { mountRoutes } from '@crudsmith/koa';
+import { createSession } from 'koa-session';
+import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
 import { rateLimitMigrations, type RateLimiter } from '@crudsmith/rate-limit';
 import { appMigrations } from './migrations/app';
@@ -69,9 +70,12 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
 }
 
 /** The Koa application serving a built app. */
-export function createKoaApp(app: App, options: { trustedProxies?: string[] } = {}): Koa {
+export function createKoaApp(app: App & { auth?: AccountPlugin }, options: { trustedProxies?: string[] } = {}): Koa {
   const koa = new Koa();
-  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies });
+  // DESIGN §2: on Koa, koa-session carries the account sessions, so Koa middleware sees the same ctx.session.
+  const sessions = app.auth?.sessionManager ? [app.auth.sessionManager] : [];
+  for (const manager of sessions) koa.use(createSession(koaSessionOptions(manager), koa));
+  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, sessions });
   koa.use(async (ctx) => {
     // Anything no route answered: the same JSON error shape as every other error.
     ctx.status = 404;

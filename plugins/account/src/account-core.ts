@@ -150,6 +150,7 @@ export class AccountCore {
       data: { csrf: csrfToken, auth_time: this.now() },
       // Any session the browser had (a planted one included) ends here: no fixation.
       replaces: await sessions.load(req),
+      request: req,
       userAgent: req.headers['user-agent'],
       ipAddress: req.clientAddress,
     });

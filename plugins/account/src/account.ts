@@ -1,4 +1,4 @@
-import { ConfigurationError, sessionTableMigration, type Dependency, type MigrationSet, type Plugin, type Principal, type RouteDescriptor } from '@crudsmith/core';
+import { ConfigurationError, sessionTableMigration, type Dependency, type MigrationSet, type Plugin, type Principal, type RouteDescriptor, type SessionManager } from '@crudsmith/core';
 import { AccountCore } from './account-core';
 import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';
 import { loginFailureMigration } from './lockout';
@@ -20,6 +20,8 @@ export interface AccountPlugin extends Plugin {
   bearerRouter: RouteDescriptor[];
   /** A dependency answering the signed-in user (password hash removed), or 401/403. */
   currentUser(options?: CurrentUserOptions): Dependency<AccountUser | null>;
+  /** The session transport's SessionManager (null when it is off): what an adapter's session middleware carries (koa-session on Koa). */
+  sessionManager: SessionManager | null;
   /** The caller as a core Principal, for `bootstrap({ principal })`. */
   principal: Dependency<Principal | null>;
   sudo: Sudo;
@@ -68,6 +70,7 @@ export function account(options: AccountOptions): AccountPlugin {
     router,
     sessionRouter: core.sessions ? at([...common, ...session]) : [],
     bearerRouter: core.bearer ? at([...common, ...bearer]) : [],
+    sessionManager: core.sessions,
     currentUser: currentUserFactory(core),
     principal: principalDependency(core),
     sudo,

@@ -183,7 +183,7 @@ export async function startAccountApp(harness: AdapterHarness, engine: Engine, o
   });
   const app = bootstrap({ routers: [apiRoutes(auth)], plugins: [auth], principal: auth.principal, migrations: [userMigrations, auth.migrations] });
   await app.start(db.knex);
-  const server = await harness.mount(app.routes, {});
+  const server = await harness.mount(app.routes, { sessions: auth.sessionManager ? [auth.sessionManager] : [] });
   return {
     db,
     auth,

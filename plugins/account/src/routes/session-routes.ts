@@ -63,7 +63,7 @@ export function sessionRoutes(core: AccountCore, trustedOrigins: string[]): Rout
       const credential = await req.resolve(session);
       const current = credential.session!;
       // Found only among the caller's own sessions: another user's handle is a 404 as well.
-      if (!(await sessions.revokeByHandle(current.userId, req.params.id))) throw new NotFoundError('Session not found');
+      if (!(await sessions.revokeByHandle(current.userId, req.params.id, { current }))) throw new NotFoundError('Session not found');
       const cookies = req.params.id === current.handle ? core.signOutCookies() : [];
       return { status: 200, cookies, json: { message: 'Session revoked' } };
     }),
@@ -72,7 +72,7 @@ export function sessionRoutes(core: AccountCore, trustedOrigins: string[]): Rout
       const credential = await req.resolve(session);
       const keep = req.query.keep_current === 'true' ? credential.session : null;
       const userId = core.users.idOf(credential.row);
-      const revoked = await sessions.revokeAll(userId, { keep });
+      const revoked = await sessions.revokeAll(userId, { keep, current: credential.session });
       // Signed out everywhere means bearer credentials too: refresh tokens and (token_version) access tokens.
       await core.refreshTokens.revokeUser(String(userId), core.now());
       await core.users.bumpTokenVersion(userId);

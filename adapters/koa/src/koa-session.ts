@@ -1,0 +1,151 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import type Koa from 'koa';
+import type { Context } from 'koa';
+import type { CreateSessionOptions } from 'koa-session';
+import { ConfigurationError, randomToken, type Session, type SessionCarrier, type SessionManager } from '@crudsmith/core';
+
+// On Koa, koa-session is the session cookie's carrier (DESIGN §2): it loads the session
+// once per request through the manager, and the routes and the app's own middleware
+// share it as `ctx.session`. Every rule stays the manager's: hashed ids, handles,
+// expiry, regeneration at sign-in, revocation, writes that never revive a session.
+
+const MANAGER = Symbol('crudsmith.koaSession.manager');
+const CARRIER = Symbol('crudsmith.koaSession.carrier');
+// What koa-session adds to the data it saves: its own bookkeeping, not session data.
+const BOOKKEEPING = ['_expire', '_maxAge', '_session'];
+
+type Data = Record<string, unknown>;
+
+/** One request's session, kept in step with `ctx.session`. */
+class KoaSessionCarrier implements SessionCarrier {
+  /** The session koa-session loaded, or the one issued since; read by the store methods. */
+  current: Session | null = null;
+
+  constructor(private readonly ctx: Context) {}
+
+  /** What the routes see: none once the app's middleware set `ctx.session = null` (koa-session then revokes it). */
+  get session(): Session | null {
+    return this.ctx.session === null ? null : this.current;
+  }
+
+  /**
+   * The session as the routes see it: its `data` is `ctx.session` itself while it is this
+   * request's session, so a value the app's middleware puts there reaches the routes and back.
+   */
+  adopt(session: Session | null): Session | null {
+    if (!session) return null;
+    const { ctx } = this;
+    let detached: Data = session.data;
+    const carried = { ...session } as Session;
+    Object.defineProperty(carried, 'data', {
+      enumerable: true,
+      get: () => (this.current === carried ? (ctx.session as Data | null) : null) ?? detached,
+      set: (value: Data) => {
+        detached = value;
+        if (this.current === carried) ctx.session = value;
+      },
+    });
+    return carried;
+  }
+
+  replace(session: Session | null): void {
+    if (session === null && this.current === null) return;
+    const data = session ? plain(session.data) : {};
+    this.current = this.adopt(session);
+    // Never null: koa-session would then clear the cookie itself. An empty session is what an anonymous request has.
+    this.ctx.session = data;
+  }
+}
+
+/**
+ * koa-session options that make it carry `manager`'s sessions; pass them to
+ * `createSession` before the routes. Sessions still begin only at sign-in (the manager's
+ * `create`): what the app writes to `ctx.session` of an anonymous request is not stored,
+ * and `ctx.session = null` signs the request's user out. The cookie is written by the
+ * manager's routes alone, with its flags (SameSite, Path=/, host-only, HttpOnly, Secure
+ * when configured); koa-session only clears it when the app sets `ctx.session = null`.
+ *
+ * @example
+ * app.use(createSession(koaSessionOptions(auth.sessionManager!), app));
+ * mountRoutes(app, routes, { sessions: [auth.sessionManager!] });
+ */
+export function koaSessionOptions(manager: SessionManager): CreateSessionOptions {
+  manager.requireCarrier('koa-session');
+  const attributes = manager.cookieAttributes();
+  const carrierOf = (ctx: Context) => (ctx.state as Record<symbol, KoaSessionCarrier | undefined>)[CARRIER];
+  const store = {
+    async get(id: string, _maxAge: number, { ctx }: { ctx?: Context }): Promise<Data | null> {
+      const carrier = carrierOf(ctx!)!;
+      const session = await manager.loadById(id);
+      carrier.current = carrier.adopt(session);
+      return session ? plain(session.data) : null;
+    },
+    async set(_id: string, data: Data, _maxAge: number, { ctx }: { ctx?: Context }): Promise<void> {
+      const session = carrierOf(ctx!)?.current;
+      // No session behind this request (anonymous, or revoked meanwhile): nothing is stored, nothing revived.
+      if (session) await manager.save({ ...session, data: withoutBookkeeping(data) });
+    },
+    async destroy(_id: string, { ctx }: { ctx?: Context }): Promise<void> {
+      const carrier = carrierOf(ctx!);
+      const session = carrier?.current;
+      if (!carrier || !session) return;
+      carrier.current = null;
+      await manager.revoke(session);
+    },
+    [MANAGER]: manager,
+  };
+  return {
+    key: manager.cookieName,
+    // The id is 256 random bits, stored hashed: a signature cookie would add nothing.
+    signed: false,
+    httpOnly: attributes.httpOnly,
+    secure: attributes.secure,
+    sameSite: attributes.sameSite,
+    path: attributes.path,
+    overwrite: true,
+    rolling: false,
+    renew: false,
+    autoCommit: true,
+    genid: () => randomToken(32),
+    valid: (ctx: Context) => carrierOf(ctx)?.current != null,
+    externalKey: {
+      get(ctx: Context): string {
+        const carrier = new KoaSessionCarrier(ctx);
+        (ctx.state as Record<symbol, unknown>)[CARRIER] = carrier;
+        manager.carry(ctx.state as Record<symbol, unknown>, carrier);
+        return ctx.cookies.get(manager.cookieName, { signed: false }) ?? '';
+      },
+      // The manager's routes set the cookie (sign-in) and clear it (sign-out); koa-session never re-sends it.
+      set() {},
+    },
+    store,
+  } as CreateSessionOptions;
+}
+
+/**
+ * Checks at startup that koa-session carries `manager` on `app`, installed before the
+ * routes; throws a ConfigurationError saying what to do otherwise.
+ */
+export function assertKoaSession(app: Koa<any, any>, manager: SessionManager): void {
+  const fix = `app.use(createSession(koaSessionOptions(manager), app)) before mountRoutes`;
+  if (manager.carrier !== 'koa-session') throw new ConfigurationError(`Session manager "${manager.name}" is not carried by koa-session: ${fix}`);
+  const req = new IncomingMessage(new Socket());
+  const probe = app.createContext(req, new ServerResponse(req)) as { sessionOptions?: { store?: Record<symbol, unknown> } };
+  const installed = probe.sessionOptions;
+  if (!installed) throw new ConfigurationError(`koa-session is missing on this Koa app for session manager "${manager.name}": ${fix}`);
+  if (installed.store?.[MANAGER] !== manager) {
+    throw new ConfigurationError(`koa-session on this Koa app carries other options than session manager "${manager.name}" (koa-session carries one configuration per app): ${fix}`);
+  }
+  if (!app.middleware.some((fn) => fn.name === 'session')) throw new ConfigurationError(`koa-session's middleware is not installed before the routes: ${fix}`);
+}
+
+function plain(data: Data): Data {
+  return JSON.parse(JSON.stringify(data ?? {})) as Data;
+}
+
+function withoutBookkeeping(data: Data): Data {
+  const copy = plain(data);
+  for (const key of BOOKKEEPING) delete copy[key];
+  return copy;
+}
