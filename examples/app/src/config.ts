@@ -16,6 +16,8 @@ export interface Settings {
   secretKey?: string;
   /** redis://…: sessions (and rate-limit counters, unless KVSTORE_RATE_LIMITER_HOST is set) live in Redis, shared by every process. */
   redisUrl?: string;
+  /** Prefix of the session keys in Redis (REDIS_SESSION_PREFIX, default `cs:session:`), for deployments sharing one Redis. */
+  redisSessionPrefix?: string;
   /**
    * DEFAULT_RATE_LIMIT_LIMIT (100) requests per DEFAULT_RATE_LIMIT_PERIOD (3600 s), counted
    * in the Redis of KVSTORE_RATE_LIMITER_HOST/_PORT (6379)/_DB (0), else of REDIS_URL, else in memory.
@@ -45,6 +47,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustedProxies: (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     secretKey: env.SECRET_KEY || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisSessionPrefix: env.REDIS_SESSION_PREFIX || undefined,
     rateLimit: rateLimitSettings(env),
     secureCookies: env.SECURE_COOKIES === 'true',
     bcryptRounds: Number(env.BCRYPT_ROUNDS ?? 12),

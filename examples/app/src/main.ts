@@ -11,7 +11,7 @@ import { openRateLimitRedis } from './rate-limit';
 async function main(): Promise<void> {
   const settings = readSettings();
   const knex = openDatabase(settings);
-  const sessions = openSessionStore(settings.redisUrl);
+  const sessions = openSessionStore(settings.redisUrl, settings.redisSessionPrefix);
   const counters = openRateLimitRedis(settings.rateLimit);
   const app = buildApp(knex, { ...settings, sessionStore: sessions?.store, rateLimit: { ...settings.rateLimit, redis: counters?.client } });
   await app.start(knex);

@@ -3,8 +3,8 @@ import type { SessionStore } from '@crudsmith/core';
 import { RedisSessionStore } from '@crudsmith/account';
 
 /** Sessions in Redis when REDIS_URL is set (DESIGN §5); undefined means the database. */
-export function openSessionStore(redisUrl: string | undefined): { store: SessionStore; close(): Promise<void> } | undefined {
+export function openSessionStore(redisUrl: string | undefined, prefix?: string): { store: SessionStore; close(): Promise<void> } | undefined {
   if (!redisUrl) return undefined;
   const redis = new Redis(redisUrl);
-  return { store: new RedisSessionStore(redis), close: async () => void (await redis.quit()) };
+  return { store: new RedisSessionStore(redis, { prefix }), close: async () => void (await redis.quit()) };
 }

@@ -103,9 +103,11 @@ export interface Answer {
 
 /** A browser-like client: it keeps cookies and sends them back. */
 export class Client {
-  readonly jar = new Map<string, string>();
-
-  constructor(readonly base: string) {}
+  /** `jar` may be another client's, to carry its cookies to another server (another process). */
+  constructor(
+    readonly base: string,
+    readonly jar = new Map<string, string>(),
+  ) {}
 
   async request(method: string, path: string, options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
