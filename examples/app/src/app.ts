@@ -10,6 +10,7 @@ import { Item } from './models/item';
 import { User } from './models/user';
 import { postRoutes } from './routes/posts';
 import { userRoutes } from './routes/users';
+import { userRoutesV2 } from './routes/users-v2';
 import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
 import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
@@ -60,7 +61,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const limits = exampleRateLimit(knex, options.rateLimit);
   const posts = postRoutes(knex, auth);
   const app = bootstrap({
-    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), under('/api/v1', posts), under('/api/v2', posts), tierRoutes(knex, limits.tiers, auth), staticRoutes()],
+    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), under('/api/v2', userRoutesV2(knex, auth)), under('/api/v1', posts), under('/api/v2', posts), tierRoutes(knex, limits.tiers, auth), staticRoutes()],
     plugins: [limits.plugin, auth],
     principal: auth.principal,
     // DESIGN §2: tiers first (users reference them), then the app, then the account's.

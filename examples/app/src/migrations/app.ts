@@ -1,6 +1,7 @@
 import type { MigrationSet } from '@crudsmith/core';
 import { postsMigration } from './posts';
 import { settingsMigration, usersMigration } from './users';
+import { usersVerifiedMigration } from './users-verified';
 
 /** The example application's own tables. */
 export const appMigrations: MigrationSet = {
@@ -29,5 +30,6 @@ export const appMigrations: MigrationSet = {
     '0002_users': usersMigration,
     '0003_settings': settingsMigration,
     '0004_posts': postsMigration,
+    '0005_users_is_verified': usersVerifiedMigration,
   },
 };

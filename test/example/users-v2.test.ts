@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../plugins/account/fixture';
+import { ADAPTER_ENGINES, PASSWORD, send, startExample, type ExampleServer } from './example-server';
+
+const USER_READ_V2 = ['avatar_url', 'created_at', 'email', 'id', 'is_verified', 'name', 'subscription_tier', 'username'];
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+// /api/v2/users (spec section C and Versioning 3, DESIGN §4 and §8): the paginated list,
+// create behind login with accept_terms, UserReadV2 reads; v1 is left as it was.
+describe.each(ADAPTER_ENGINES)('example app /api/v2/users on %s with %s', (adapter, engine) => {
+  let ex: ExampleServer;
+  let ann: Client;
+  const client = () => ex.client();
+  const newUser = (username: string, extra: Record<string, unknown> = {}) => ({ name: username.toUpperCase(), username, email: `${username}@example.com`, password: PASSWORD, accept_terms: true, ...extra });
+
+  beforeAll(async () => {
+    ex = await startExample(engine, { adapter, users: ['ann', 'ben'], build: { rateLimit: { defaultLimit: 100_000 } } });
+    ann = await ex.signedIn('ann');
+  });
+  afterAll(async () => {
+    await ex?.close();
+  });
+
+  it('POST needs login (401), then 201 with UserReadV2, and the new user signs in at once', async () => {
+    expect((await client().request('POST', '/api/v2/users/', { json: newUser('cat') })).status).toBe(401);
+    const created = await send(ann, 'POST', '/api/v2/users/', newUser('cat'));
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(USER_READ_V2);
+    expect(created.body).toMatchObject({
+      name: 'CAT', username: 'cat', email: 'cat@example.com', avatar_url: '/static/avatars/default.svg',
+      subscription_tier: null, is_verified: false, created_at: expect.stringMatching(ISO),
+    });
+    expect((await client().get(`/api/v2/users/${created.body.id}`)).body).toEqual(created.body);
+    await ex.signedIn('cat');
+    const avatar = await fetch(`${ex.base}${created.body.avatar_url}`);
+    expect(avatar.status).toBe(200);
+  });
+
+  it('answers 422 unless accept_terms is present and true, and 409 for a taken e-mail', async () => {
+    for (const terms of [undefined, false, 'true', 1]) {
+      const res = await send(ann, 'POST', '/api/v2/users/', newUser('dan', { accept_terms: terms }));
+      expect(res.status).toBe(422);
+      expect(res.body.detail.some((issue: { loc: string[] }) => issue.loc.join('.') === 'body.accept_terms')).toBe(true);
+    }
+    expect(await ex.db.knex('users').where('username', 'dan').first()).toBeUndefined();
+    expect((await send(ann, 'POST', '/api/v2/users/', newUser('dan', { email: 'ANN@example.com' }))).status).toBe(409);
+    expect((await send(ann, 'POST', '/api/v2/users/', newUser('dan', { is_superuser: true }))).status).toBe(422);
+  });
+
+  it('lists the paginated envelope: page 1 and 10 items by default, DESIGN §8 limits', async () => {
+    for (const name of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9']) expect((await send(ann, 'POST', '/api/v2/users/', newUser(name))).status).toBe(201);
+    const total = Number((await ex.db.knex('users').where('is_deleted', false).count({ n: '*' }).first())!.n);
+    expect(total).toBeGreaterThan(10);
+    const first = await client().get('/api/v2/users/');
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(['data', 'has_more', 'items_per_page', 'page', 'total_count']);
+    expect(first.body).toMatchObject({ total_count: total, has_more: true, page: 1, items_per_page: 10 });
+    expect(first.body.data).toHaveLength(10);
+    for (const user of first.body.data) expect(Object.keys(user).sort()).toEqual(USER_READ_V2);
+    expect(JSON.stringify(first.body)).not.toMatch(/hashed_password|\$2[aby]\$|profile_image_url|tier_id/);
+    const last = await client().get(`/api/v2/users/?page=2&items_per_page=10`);
+    expect(last.body).toMatchObject({ total_count: total, has_more: false, page: 2, items_per_page: 10 });
+    expect(last.body.data).toHaveLength(total - 10);
+    expect((await client().get('/api/v2/users/?items_per_page=3&page=2')).body.data.map((u: { id: number }) => u.id)).toEqual(first.body.data.slice(3, 6).map((u: { id: number }) => u.id));
+    for (const bad of ['page=0', 'items_per_page=0', 'items_per_page=101', 'page=abc', 'page=1e3']) expect((await client().get(`/api/v2/users/?${bad}`)).status).toBe(422);
+  });
+
+  it('reads one (404 when missing) and /me as UserReadV2, with subscription_tier as the tier name', async () => {
+    const tier = await send(ex.admin, 'POST', '/api/v1/tiers', { name: 'pro', description: 'Paid' });
+    const id = tier.body.id;
+    expect((await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: id })).status).toBe(200);
+    const read = await client().get(`/api/v2/users/${ex.ids.ann}`);
+    expect(read.body).toMatchObject({ id: ex.ids.ann, username: 'ann', subscription_tier: 'pro', is_verified: false });
+    expect((await ann.get('/api/v2/users/me')).body).toEqual(read.body);
+    expect((await client().get('/api/v1/users/' + ex.ids.ann)).body).toMatchObject({ tier_id: id, profile_image_url: '/static/avatars/default.svg' });
+    expect((await client().get('/api/v2/users/99999')).status).toBe(404);
+    expect((await client().get('/api/v2/users/abc')).status).toBe(404);
+    expect((await client().get('/api/v2/users/me')).status).toBe(401);
+  });
+
+  it('PATCH and DELETE keep v1 rules (401, 403, 404) and answer v2 shapes', async () => {
+    const path = `/api/v2/users/${ex.ids.ben}`;
+    expect((await client().request('PATCH', path, { json: { name: 'X' } })).status).toBe(401);
+    expect((await send(ann, 'PATCH', path, { name: 'X' })).status).toBe(403);
+    const ben = await ex.signedIn('ben');
+    const updated = await send(ben, 'PATCH', path, { name: 'Benjamin' });
+    expect(updated.status).toBe(200);
+    expect(Object.keys(updated.body).sort()).toEqual(USER_READ_V2);
+    expect(updated.body.name).toBe('Benjamin');
+    expect((await send(ex.admin, 'PATCH', '/api/v2/users/99999', { name: 'N' })).status).toBe(404);
+    expect((await send(ann, 'DELETE', path, undefined)).status).toBe(403);
+    expect((await send(ben, 'DELETE', path, undefined)).body).toEqual({ message: expect.any(String) });
+    expect((await client().get(path)).status).toBe(404);
+  });
+
+  it('leaves v1 as it was: an array of UserRead, create without login', async () => {
+    const list = await client().get('/api/v1/users/');
+    expect(Array.isArray(list.body)).toBe(true);
+    expect(Object.keys(list.body[0]).sort()).toEqual(['email', 'id', 'name', 'profile_image_url', 'tier_id', 'username']);
+    const created = await client().request('POST', '/api/v1/users/', { json: { name: 'Eve', username: 'eve', email: 'eve@example.com', password: PASSWORD } });
+    expect(created.status).toBe(201);
+  });
+});
