@@ -16,6 +16,8 @@ describe('@crudsmith/core exports', () => {
       'setPrincipalResolver', 'softDelete', 'validateBody',
       // plugin fallbacks (unmatched paths under a prefix)
       'fallbackFor', 'runFallback',
+      // error body schemas (for OpenAPI documents)
+      'ERROR_SCHEMA', 'VALIDATION_ERROR_SCHEMA',
       // sessions
       'KnexSessionStore', 'MemorySessionStore', 'SessionManager', 'hashSecret', 'randomToken', 'safeEqual',
       'sessionMigrations', 'sessionTableMigration',

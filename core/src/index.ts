@@ -59,6 +59,7 @@ export type { ListRequest, ListLimits } from './crud/list-query';
 export { validateBody } from './schema/validate-body';
 export { schemaToJsonSchema } from './schema/json-schema';
 export type { JsonSchema } from './schema/json-schema';
+export { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from './schema/error-schemas';
 export { orderBySpecificity, assertNoRouteClash } from './http/route-order';
 
 /** The adapters' shared toolkit: reading a Node request's parts and body, and deciding the bytes of a result. */

@@ -1,28 +1,13 @@
 import type { RouteDoc } from '../http/route';
 import { columnJsonSchema, rowJsonSchema, schemaToJsonSchema, type JsonSchema } from '../schema/json-schema';
+import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from '../schema/error-schemas';
 import type { CrudContext } from './crud-context';
 import type { OperationKey } from './options';
 
 // OpenAPI information of each generated route, published later by the docs plugin.
 
-const ERROR: JsonSchema = { type: 'object', properties: { detail: {} }, required: ['detail'] };
-const VALIDATION: JsonSchema = {
-  type: 'object',
-  required: ['detail'],
-  properties: {
-    detail: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['loc', 'msg', 'type'],
-        properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } },
-      },
-    },
-  },
-};
-
 const errors = (...codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [String(code), { description: code === 422 ? 'Validation error' : 'Error', schema: code === 422 ? VALIDATION : ERROR }]));
+  Object.fromEntries(codes.map((code) => [String(code), { description: code === 422 ? 'Validation error' : 'Error', schema: code === 422 ? VALIDATION_ERROR_SCHEMA : ERROR_SCHEMA }]));
 
 function idParameter(ctx: CrudContext): Record<string, unknown> {
   return { name: 'id', in: 'path', required: true, schema: columnJsonSchema({ ...ctx.info.columns.get(ctx.info.idColumn)!, nullable: false }) };

@@ -25,6 +25,7 @@ export function schemaToJsonSchema(schema: SchemaLike, ctx: { info?: ModelInfo; 
   } else {
     json = structuredClone(targetConstructorToSchema(schema as Function, { classTransformerMetadataStorage: defaultMetadataStorage }) as JsonSchema);
     fixDateStrings(json);
+    allowNullWhenOptional(json);
   }
   for (const field of ctx.exclude ?? []) {
     delete json.properties?.[field];
@@ -42,6 +43,20 @@ function fixDateStrings(json: JsonSchema): void {
       delete property.pattern;
       property.format = 'date-time';
     }
+  }
+}
+
+// class-validator-jsonschema leaves @IsOptional properties out of `required`, but
+// @IsOptional also lets null through (and reads answer null for an empty column): say so,
+// or the documents would reject what the API accepts and sends.
+function allowNullWhenOptional(json: JsonSchema): void {
+  const required = new Set<string>(Array.isArray(json.required) ? json.required : []);
+  for (const [name, property] of Object.entries<JsonSchema>(json.properties ?? {})) {
+    if (required.has(name)) continue;
+    if (typeof property.type === 'string') property.type = [property.type, 'null'];
+    else if (Array.isArray(property.type)) {
+      if (!property.type.includes('null')) property.type.push('null');
+    } else json.properties[name] = { anyOf: [property, { type: 'null' }] };
   }
 }
 

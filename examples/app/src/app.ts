@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { bootstrap, createRegistry, type App, type RouteDescriptor, type SessionStore } from '@crudsmith/core';
+import { bootstrap, createRegistry, type App, type SessionStore } from '@crudsmith/core';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
@@ -15,11 +15,7 @@ import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
 import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
 import { secretKeyProvider } from './secret-key';
-
-/** Prefixes a router's routes (the versioning plugin will take this over). */
-function under(prefix: string, routes: RouteDescriptor[]): RouteDescriptor[] {
-  return routes.map((route) => ({ ...route, path: `${prefix}${route.path}` }));
-}
+import { exampleVersions, relativeTo } from './versions';
 
 /** What buildApp takes beside knex (all optional; `readSettings()` gives the real ones). */
 export interface BuildOptions {
@@ -34,6 +30,8 @@ export interface BuildOptions {
   registerRateLimit?: number;
   /** Default limit and period, and the counters' Redis (memory when absent). */
   rateLimit?: ExampleRateLimitOptions;
+  /** When /api/v1 goes away (API_V1_SUNSET, an ISO date; default in versions.ts). */
+  apiV1Sunset?: string;
 }
 
 /** The example app, with its account plugin (for the first superuser and tests). */
@@ -44,7 +42,7 @@ export interface ExampleApp extends App {
 
 /** The example application, framework-neutral: routes, plugins and migrations. */
 export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
-  const v1 = createRegistry([Item]).compile({ session: knex });
+  const items = createRegistry([Item]).compile({ session: knex });
   // DESIGN §4: /auth with both transports; every /api/* route takes a session cookie or a bearer token.
   const auth = account({
     knex,
@@ -60,9 +58,14 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   const posts = postRoutes(knex, auth);
+  // /api/v1 and /api/v2 (DESIGN §4): the versioning plugin mounts each version's routers.
+  const versions = exampleVersions({
+    v1: [...items, relativeTo('/api/v1', userRoutes(knex, auth)), posts, relativeTo('/api/v1', tierRoutes(knex, limits.tiers, auth))],
+    v2: [...items, userRoutesV2(knex, auth), posts],
+  }, { auth, sunset: options.apiV1Sunset, secureCookies: options.secureCookies });
   const app = bootstrap({
-    routers: [...v1.map((router) => under('/api/v1', router.routes)), userRoutes(knex, auth), under('/api/v2', userRoutesV2(knex, auth)), under('/api/v1', posts), under('/api/v2', posts), tierRoutes(knex, limits.tiers, auth), staticRoutes()],
-    plugins: [limits.plugin, auth],
+    routers: [staticRoutes()],
+    plugins: [versions, limits.plugin, auth],
     principal: auth.principal,
     // DESIGN §2: tiers first (users reference them), then the app, then the account's.
     migrations: [rateLimitMigrations, appMigrations, auth.migrations],
@@ -76,7 +79,7 @@ export function createKoaApp(app: App & { auth?: AccountPlugin }, options: { tru
   // DESIGN §2: on Koa, koa-session carries the account sessions, so Koa middleware sees the same ctx.session.
   const sessions = app.auth?.sessionManager ? [app.auth.sessionManager] : [];
   for (const manager of sessions) koa.use(createSession(koaSessionOptions(manager), koa));
-  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, sessions });
+  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, sessions, fallbacks: app.fallbacks });
   koa.use(async (ctx) => {
     // Anything no route answered: the same JSON error shape as every other error.
     ctx.status = 404;

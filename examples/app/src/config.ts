@@ -29,6 +29,8 @@ export interface Settings {
   bcryptRounds: number;
   /** Most /auth/register calls per client address an hour (REGISTER_RATE_LIMIT, default 30). */
   registerRateLimit: number;
+  /** When /api/v1 goes away: API_V1_SUNSET, an ISO date (default 2027-06-30). */
+  apiV1Sunset?: string;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
 }
@@ -52,6 +54,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     secureCookies: env.SECURE_COOKIES === 'true',
     bcryptRounds: Number(env.BCRYPT_ROUNDS ?? 12),
     registerRateLimit: Number(env.REGISTER_RATE_LIMIT ?? 30),
+    apiV1Sunset: env.API_V1_SUNSET || undefined,
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
   };
 }

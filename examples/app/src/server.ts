@@ -36,7 +36,7 @@ export async function serve(app: App, options: ServeOptions): Promise<RunningSer
       return listening(createKoaApp(app, adapterOptions).listen(options.port, options.host));
     case 'express': {
       const server = express();
-      mountExpress(server, app.routes, adapterOptions);
+      mountExpress(server, app.routes, { ...adapterOptions, fallbacks: app.fallbacks });
       server.use((_req, res) => {
         res.status(404).json(notFound);
       });
@@ -45,7 +45,7 @@ export async function serve(app: App, options: ServeOptions): Promise<RunningSer
     case 'fastify': {
       // frameworkErrors: Fastify's own early errors (bad JSON, bad URL) keep the JSON `detail` shape.
       const server = Fastify({ frameworkErrors });
-      mountFastify(server, app.routes, adapterOptions);
+      mountFastify(server, app.routes, { ...adapterOptions, fallbacks: app.fallbacks });
       server.setNotFoundHandler((_req, reply) => reply.code(404).send(notFound));
       const url = await server.listen({ port: options.port, host: options.host });
       return { url, close: () => server.close() };

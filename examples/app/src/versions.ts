@@ -1,0 +1,53 @@
+import type { CrudRouter, RouteDescriptor } from '@crudsmith/core';
+import type { AccountPlugin } from '@crudsmith/account';
+import { versioning, type VersioningPlugin } from '@crudsmith/versioning';
+import { LIMITED_PATHS } from './rate-limit';
+
+/** When /api/v1 goes away unless API_V1_SUNSET says otherwise (README, settings). */
+export const DEFAULT_V1_SUNSET = '2027-06-30';
+
+/** The routers of each version, paths relative to the version (`/items`). */
+export interface ExampleVersionRouters {
+  v1: (CrudRouter | RouteDescriptor[])[];
+  v2: (CrudRouter | RouteDescriptor[])[];
+}
+
+/**
+ * The example's API versions (DESIGN §4, spec Versioning): /api/v1 as it always was,
+ * deprecated with a sunset date; /api/v2 current. Both publish an OpenAPI document and a
+ * docs page; routes that need a login say so in the documents (a session cookie with its
+ * CSRF header for unsafe methods, or a bearer token), and limited routes document 429.
+ */
+export function exampleVersions(routers: ExampleVersionRouters, options: { auth: AccountPlugin; sunset?: string; secureCookies?: boolean }): VersioningPlugin {
+  const { auth } = options;
+  return versioning({
+    prefix: '/api',
+    versions: [
+      {
+        label: 'v1',
+        routers: routers.v1,
+        deprecated: { message: 'API v1 is deprecated; use /api/v2 (see /api/v2/docs)', sunset: options.sunset ?? DEFAULT_V1_SUNSET },
+      },
+      { label: 'v2', routers: routers.v2 },
+    ],
+    docs: {
+      title: 'crudsmith example API',
+      security: {
+        schemes: {
+          // The account plugin's cookie names (the __Host- prefix once cookies are Secure).
+          session: { type: 'apiKey', in: 'cookie', name: options.secureCookies ? '__Host-cs_session' : 'cs_session', description: 'Session cookie from POST /auth/login' },
+          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'The CSRF token login answered (also in the cs_csrf cookie); unsafe methods only' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'Access token from POST /auth/token' },
+        },
+        requirement: (route): Record<string, string[]>[] => (route.method === 'GET' ? [{ session: [] }, { bearer: [] }] : [{ session: [], csrf: [] }, { bearer: [] }]),
+        dependencies: [auth.currentUser(), auth.currentUser({ superuser: true })],
+      },
+      errorResponses: (route) => (LIMITED_PATHS.some((path) => route.path === path || route.path.startsWith(`${path}/`)) ? [429] : []),
+    },
+  });
+}
+
+/** Routes written with their full `/api/v1` path, made relative for the versioning plugin. */
+export function relativeTo(prefix: string, routes: RouteDescriptor[]): RouteDescriptor[] {
+  return routes.map((route) => ({ ...route, path: route.path.startsWith(`${prefix}/`) ? route.path.slice(prefix.length) : route.path }));
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Answer, Client } from '../plugins/account/fixture';
+import { expectValidOpenApi, openApiChecker } from '../plugins/versioning/openapi-check';
+import { ADAPTER_ENGINES, send, startExample, type ExampleServer } from './example-server';
+
+const SUNSET = '2027-03-31';
+const DEPRECATION_HEADERS = ['x-api-deprecation', 'x-api-sunset', 'deprecation', 'sunset', 'link'];
+
+// The example's /api/v1 (deprecated) and /api/v2 (current) through the versioning plugin
+// (issue #8, DESIGN §4 and §8): headers, discovery, 404s, and OpenAPI documents that the
+// real answers validate against.
+describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapter, engine) => {
+  let ex: ExampleServer;
+  let ann: Client;
+  const docs: Record<string, any> = {};
+
+  beforeAll(async () => {
+    ex = await startExample(engine, { adapter, users: ['ann'], build: { apiV1Sunset: SUNSET, rateLimit: { defaultLimit: 100_000 } } });
+    ann = await ex.signedIn('ann');
+    for (const version of ['v1', 'v2']) docs[version] = (await ex.client().get(`/api/${version}/openapi.json`)).body;
+  });
+  afterAll(async () => {
+    await ex?.close();
+  });
+
+  const expectDeprecated = (answer: Answer, what: string) => {
+    const h = answer.headers;
+    expect(h.get('x-api-deprecation'), what).toMatch(/deprecated/);
+    expect(h.get('x-api-sunset'), what).toBe(SUNSET);
+    expect(h.get('sunset'), what).toBe('Wed, 31 Mar 2027 00:00:00 GMT');
+    expect(h.get('deprecation'), what).toBe(`@${Date.parse(`${SUNSET}T00:00:00Z`) / 1000}`);
+    expect(h.get('link'), what).toContain('</api/v1/docs>; rel="deprecation"');
+    expect(h.get('link'), what).toContain('</api/v1/docs>; rel="sunset"');
+  };
+  const expectCurrent = (answer: Answer, what: string) => {
+    for (const name of DEPRECATION_HEADERS) expect(answer.headers.get(name), `${what}: ${name}`).toBeNull();
+  };
+  const samples = async (version: string): Promise<[string, Answer][]> => {
+    const c = ex.client();
+    return [
+      ['list', await c.get(`/api/${version}/items`)],
+      ['missing item', await c.get(`/api/${version}/items/999999`)],
+      ['bad id', await c.get(`/api/${version}/items/abc`)],
+      ['bad body', await c.request('POST', `/api/${version}/items`, { json: { price: 'x' } })],
+      ['anonymous post', await c.request('POST', `/api/${version}/posts/`, { json: { title: 'T', text: 'x' } })],
+      ['unmatched path', await c.get(`/api/${version}/no/such/thing`)],
+      ['openapi', await c.get(`/api/${version}/openapi.json`)],
+      ['docs page', await c.get(`/api/${version}/docs`)],
+    ];
+  };
+
+  it('marks every /api/v1 answer deprecated, errors and 404s included, with one date', async () => {
+    for (const [what, answer] of await samples('v1')) expectDeprecated(answer, what);
+    expect((await samples('v1')).map(([, a]) => a.status)).toEqual([200, 404, 422, 422, 401, 404, 200, 200]);
+  });
+
+  it('marks no /api/v2 answer', async () => {
+    for (const [what, answer] of await samples('v2')) expectCurrent(answer, what);
+  });
+
+  it('lists the versions at /api/versions, with the same sunset date', async () => {
+    const answer = await ex.client().get('/api/versions');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ available_versions: ['v1', 'v2'], current_version: 'v2', deprecated_versions: ['v1'], sunset_dates: { v1: SUNSET } });
+    expectCurrent(answer, 'discovery');
+  });
+
+  it('answers an unknown version with a JSON 404 naming it, without deprecation headers', async () => {
+    for (const path of ['/api/v3/items', '/api/v3', '/api/v0/users/1']) {
+      const answer = await ex.client().get(path);
+      expect(answer.status, path).toBe(404);
+      expect(answer.body.detail, path).toMatch(/Unknown API version v[03]; available: v1, v2/);
+      expectCurrent(answer, path);
+    }
+    const other = await ex.client().request('DELETE', '/api/elsewhere');
+    expect(other.status).toBe(404);
+    expect(other.body).toEqual({ detail: 'Not Found' });
+  });
+
+  it('publishes one valid OpenAPI 3.1 document per version, each with its own routes only', async () => {
+    for (const version of ['v1', 'v2']) {
+      const doc = docs[version];
+      await expectValidOpenApi(doc);
+      expect(doc.openapi).toBe('3.1.0');
+      const paths = Object.keys(doc.paths);
+      expect(paths.every((path) => path.startsWith(`/api/${version}/`)), paths.join(' ')).toBe(true);
+      expect(paths).toEqual(expect.arrayContaining([`/api/${version}/items`, `/api/${version}/items/{id}`, `/api/${version}/posts/`]));
+      const ids = Object.values<any>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.operationId));
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+    expect(Object.keys(docs.v1.paths)).toEqual(expect.arrayContaining(['/api/v1/users/', '/api/v1/tiers']));
+    expect(Object.values<any>(docs.v1.paths['/api/v1/items']).every((op) => op.deprecated === true)).toBe(true);
+    expect(docs.v2.paths['/api/v2/items'].get.deprecated).toBeUndefined();
+  });
+
+  it('documents query parameters, bodies without excluded fields, security and error bodies', async () => {
+    const list = docs.v2.paths['/api/v2/items'].get;
+    const param = (name: string) => list.parameters.find((p: any) => p.name === name && p.in === 'query');
+    expect(param('page').schema).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(param('sort').schema.type).toBe('string');
+    expect(param('cursor')).toBeDefined();
+    expect(param('price__gte').schema.type).toBe('number');
+    expect(param('id__in').schema).toMatchObject({ type: 'array', items: { type: 'integer' } });
+    expect(list.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    const createPost = docs.v2.paths['/api/v2/posts/'].post;
+    expect(Object.keys(createPost.requestBody.content['application/json'].schema.properties).sort()).toEqual(['text', 'title']);
+    expect(createPost.security).toEqual([{ session: [], csrf: [] }, { bearer: [] }]);
+    expect(Object.keys(docs.v2.components.securitySchemes).sort()).toEqual(['bearer', 'csrf', 'session']);
+    for (const status of ['401', '403', '422', '429']) expect(createPost.responses[status], status).toBeDefined();
+    expect(docs.v2.paths['/api/v2/items'].post.security).toBeUndefined();
+    const itemBody = docs.v2.paths['/api/v2/items'].post.requestBody.content['application/json'].schema;
+    for (const hidden of ['id', 'created_at', 'updated_at', 'is_deleted', 'deleted_at']) expect(itemBody.properties[hidden], hidden).toBeUndefined();
+    expect(docs.v1.paths['/api/v1/users/me'].get.security).toEqual([{ session: [] }, { bearer: [] }]);
+  });
+
+  it('answers what its documents say (Ajv over real answers)', async () => {
+    for (const version of ['v1', 'v2']) {
+      const checker = openApiChecker(docs[version]);
+      const check = checker.check;
+      const c = ex.client();
+      const p = `/api/${version}`;
+      const created = await c.request('POST', `${p}/items`, { json: { name: 'Lamp', price: 19.5, category: 'home', last_sold: '2024-05-06T07:08:09.000Z' } });
+      check('POST', `${p}/items`, created);
+      const id = created.body.id;
+      check('POST', `${p}/items`, await c.request('POST', `${p}/items`, { json: { name: 5 } }));
+      check('GET', `${p}/items/{id}`, await c.get(`${p}/items/${id}`));
+      check('GET', `${p}/items/{id}`, await c.get(`${p}/items/999999`));
+      check('GET', `${p}/items/{id}`, await c.get(`${p}/items/abc`));
+      for (const query of ['', '?page=1&itemsPerPage=2', '?offset=0&limit=1&sort=-price', '?cursor=&limit=1', '?name=Lamp&price__gte=1&id__in=1,2,3', '?sort=nope', '?page=0', '?page=1&offset=2']) {
+        check('GET', `${p}/items`, await c.get(`${p}/items${query}`));
+      }
+      const cursor = await c.get(`${p}/items?cursor=&limit=1`);
+      check('GET', `${p}/items`, await c.get(`${p}/items?cursor=${encodeURIComponent(cursor.body.next_cursor ?? '')}&limit=1`));
+      check('PATCH', `${p}/items/{id}`, await c.request('PATCH', `${p}/items/${id}`, { json: { price: 21 } }));
+      check('PATCH', `${p}/items/{id}`, await c.request('PATCH', `${p}/items/${id}`, { json: { price: 'free' } }));
+      check('DELETE', `${p}/items/{id}`, await c.request('DELETE', `${p}/items/${id}`));
+      check('DELETE', `${p}/items/{id}`, await c.request('DELETE', `${p}/items/${id}`));
+
+      check('POST', `${p}/posts/`, await c.request('POST', `${p}/posts/`, { json: { title: 'T', text: 'x' } }));
+      check('POST', `${p}/posts/`, await ann.request('POST', `${p}/posts/`, { json: { title: 'T', text: 'x' } }));
+      check('POST', `${p}/posts/`, await send(ann, 'POST', `${p}/posts/`, { title: 'Hello', text: 'documented' }));
+      check('POST', `${p}/posts/`, await send(ann, 'POST', `${p}/posts/`, { title: 'Hello', text: 'x', author_id: 1 }));
+      check('GET', `${p}/posts/`, await c.get(`${p}/posts/?page=1&items_per_page=5`));
+      expect(checker.checks).toBe(23);
+    }
+  });
+});
