@@ -37,6 +37,18 @@ describeRedis('RedisStore against the real Redis', () => {
     expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
   });
 
+  it('keeps an answer that arrived while the event loop was busy past the timeout (no spurious fail-open under load)', async () => {
+    const slowLoop = new RedisStore(client, { commandTimeoutMs: 100 });
+    await slowLoop.hit('ratelimit:lag:p:0', 60);
+    const pending = slowLoop.hit('ratelimit:lag:p:0', 60);
+    // Let the command be written, then hold the loop well past the timeout: Redis answers
+    // meanwhile, but the reply is read only after the timer is due.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    const until = Date.now() + 300;
+    while (Date.now() < until) { /* a busy process */ }
+    expect(await pending).toBe(2);
+  });
+
   it('is atomic across processes: two connections never see the same count', async () => {
     const other = new RedisStore(testClient({ keyPrefix: prefix }));
     const counts = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('ratelimit:two:p:0', 60)));

@@ -18,11 +18,22 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** Settles with the work, or rejects with StoreUnavailableError after `ms`. */
+/**
+ * Settles with the work, or rejects with StoreUnavailableError after `ms`. A busy process
+ * runs due timers before it reads the sockets, so an answer that arrived in time would
+ * lose to the timer: the rejection waits for the next check phase (setImmediate), after
+ * the pending I/O of this loop turn has been read. Only a store that did not answer times out.
+ */
 export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)));
+    }, ms);
   });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([work, timeout]).finally(() => {
+    clearTimeout(timer);
+    clearImmediate(immediate);
+  });
 }
