@@ -14,6 +14,8 @@ describe('@crudsmith/core exports', () => {
       'dialectOf', 'errorToResult', 'filter', 'mapDatabaseError', 'migrationSource', 'modelInfo', 'orderBySpecificity',
       'parseListQuery', 'parseSortParam', 'principalOf', 'routesOf', 'runRoute', 'schemaFields', 'schemaToJsonSchema',
       'setPrincipalResolver', 'softDelete', 'validateBody',
+      // column schemas for route docs
+      'columnJsonSchema',
       // plugin fallbacks (unmatched paths under a prefix)
       'fallbackFor', 'runFallback',
       // error body schemas (for OpenAPI documents)

@@ -57,7 +57,7 @@ export { PaginatedRequestQuery, CursorPaginatedRequestQuery } from './crud/pagin
 export { parseListQuery } from './crud/list-query';
 export type { ListRequest, ListLimits } from './crud/list-query';
 export { validateBody } from './schema/validate-body';
-export { schemaToJsonSchema } from './schema/json-schema';
+export { columnJsonSchema, schemaToJsonSchema } from './schema/json-schema';
 export type { JsonSchema } from './schema/json-schema';
 export { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from './schema/error-schemas';
 export { orderBySpecificity, assertNoRouteClash } from './http/route-order';

@@ -7,6 +7,7 @@ import { refreshTokenMigration } from './refresh-tokens';
 import { createUser, type NewUser } from './registration';
 import { bearerRoutes } from './routes/bearer-routes';
 import { commonRoutes } from './routes/common-routes';
+import { accountDocs, withAccountDocs } from './routes/docs';
 import { sessionRoutes } from './routes/session-routes';
 import { createSudo, type Sudo } from './sudo';
 
@@ -56,10 +57,11 @@ export function account(options: AccountOptions): AccountPlugin {
   const at = (routes: RouteDescriptor[]) => routes.map((r) => ({ ...r, path: `${prefix}${r.path}` }));
   const registerFields = options.registerFields ?? (core.users.info.columns.has('name') ? ['name'] : []);
 
-  const common = commonRoutes(core, registerFields);
-  const session = core.sessions ? sessionRoutes(core, options.trustedOrigins ?? []) : [];
+  const docs = accountDocs(core, registerFields);
+  const common = withAccountDocs(commonRoutes(core, registerFields), docs);
+  const session = core.sessions ? withAccountDocs(sessionRoutes(core, options.trustedOrigins ?? []), docs) : [];
   // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.
-  const bearer = core.bearer ? bearerRoutes(core, { logout: !core.sessions }) : [];
+  const bearer = core.bearer ? withAccountDocs(bearerRoutes(core, { logout: !core.sessions }), docs) : [];
   const tables = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', ...options.tables };
   const { sudo, requireSudo } = createSudo(core);
   const router = at([...common, ...session, ...bearer]);
