@@ -1,10 +1,12 @@
 import { repositorySuite } from './repository';
+import { versioningSuite } from './versioning';
 import { resultTable, type Suite } from './lib/suite';
 
 // `npm run bench` runs every suite in order and prints one table per suite;
 // `npm run bench -- repository` runs only the suites named.
 const suites: Suite[] = [
   repositorySuite,
+  versioningSuite,
 ];
 
 async function main(): Promise<void> {
