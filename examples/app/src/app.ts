@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import { bootstrap, createRegistry, type App, type SessionStore } from '@crudsmith/core';
@@ -5,6 +6,7 @@ import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
 import { rateLimitMigrations, type RateLimiter } from '@crudsmith/rate-limit';
+import { AvatarStore } from './avatars';
 import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
 import { User } from './models/user';
@@ -32,6 +34,8 @@ export interface BuildOptions {
   rateLimit?: ExampleRateLimitOptions;
   /** When /api/v1 goes away (API_V1_SUNSET, an ISO date; default in versions.ts). */
   apiV1Sunset?: string;
+  /** Largest avatar upload in bytes (AVATAR_MAX_BYTES, default 2 MiB); avatars live in `dataDir/avatars`. */
+  avatarMaxBytes?: number;
 }
 
 /** The example app, with its account plugin (for the first superuser and tests). */
@@ -58,13 +62,14 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   const posts = postRoutes(knex, auth);
+  const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes });
   // /api/v1 and /api/v2 (DESIGN §4): the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
-    v1: [...items, relativeTo('/api/v1', userRoutes(knex, auth)), posts, relativeTo('/api/v1', tierRoutes(knex, limits.tiers, auth))],
-    v2: [...items, userRoutesV2(knex, auth), posts],
+    v1: [...items, relativeTo('/api/v1', userRoutes(knex, auth, avatars)), posts, relativeTo('/api/v1', tierRoutes(knex, limits.tiers, auth))],
+    v2: [...items, userRoutesV2(knex, auth, avatars), posts],
   }, { auth, sunset: options.apiV1Sunset, secureCookies: options.secureCookies });
   const app = bootstrap({
-    routers: [staticRoutes()],
+    routers: [staticRoutes(avatars)],
     plugins: [versions, limits.plugin, auth],
     principal: auth.principal,
     // DESIGN §2: tiers first (users reference them), then the app, then the account's.

@@ -31,6 +31,8 @@ export interface Settings {
   registerRateLimit: number;
   /** When /api/v1 goes away: API_V1_SUNSET, an ISO date (default 2027-06-30). */
   apiV1Sunset?: string;
+  /** Largest avatar upload in bytes (AVATAR_MAX_BYTES, default 2 MiB); larger is 413. */
+  avatarMaxBytes: number;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
 }
@@ -55,6 +57,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     bcryptRounds: Number(env.BCRYPT_ROUNDS ?? 12),
     registerRateLimit: Number(env.REGISTER_RATE_LIMIT ?? 30),
     apiV1Sunset: env.API_V1_SUNSET || undefined,
+    avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
   };
 }

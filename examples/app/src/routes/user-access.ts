@@ -11,6 +11,7 @@ import {
   type RouteDescriptor,
 } from '@crudsmith/core';
 import type { AccountPlugin, AccountUser } from '@crudsmith/account';
+import type { AvatarStore } from '../avatars';
 import { UserUpdate } from '../models/user';
 
 type Row = Record<string, unknown>;
@@ -43,10 +44,12 @@ export interface UserAccess {
   softDelete(req: NeutralRequest): Promise<void>;
   /** Hard delete (the route needs a superuser); soft-deleted users too. */
   hardDelete(req: NeutralRequest): Promise<void>;
+  /** Stores the multipart `file` as the avatar of that user (or by a superuser); the updated row. */
+  setAvatar(req: NeutralRequest): Promise<Row>;
 }
 
 /** The users data access over the app's `users` table and the account plugin. */
-export function userAccess(knex: Knex, auth: AccountPlugin): UserAccess {
+export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): UserAccess {
   const signedIn = auth.currentUser();
   const live = () => knex('users').where('is_deleted', false);
   const find = async (req: NeutralRequest): Promise<Row> => {
@@ -115,6 +118,15 @@ export function userAccess(knex: Knex, auth: AccountPlugin): UserAccess {
       await auth.signOutEverywhere(id);
       await knex('users').where('id', id).delete();
     },
+
+    async setAvatar(req) {
+      await mayChange(req);
+      const row = await find(req);
+      const url = await avatars.save(req);
+      await knex('users').where('id', row.id as number).update({ profile_image_url: url, updated_at: new Date() });
+      await avatars.remove(row.profile_image_url);
+      return find(req);
+    },
   };
 }
 
@@ -131,6 +143,25 @@ export function userRouteMaker(base: { path: string; operationPrefix: string }):
     const [method, path, name] = spec.split(' ') as [RouteDescriptor['method'], string, string];
     const operation = `${base.operationPrefix}_${name}`;
     return { method, path: `${base.path}${path}`, operation, dependencies, handler, doc: { operationId: operation, tags: ['users'] } };
+  };
+}
+
+/**
+ * `POST /:user_id/avatar` (that user or a superuser; multipart `file`), answering the
+ * updated user as `answer` serialises it. Its body limit is the avatar limit's, not the
+ * app's JSON limit.
+ */
+export function userAvatarRoute(route: UserRouteMaker, using: { users: UserAccess; avatars: AvatarStore; answer: (row: Row) => unknown }): RouteDescriptor {
+  const { users, avatars, answer } = using;
+  const upload = route('POST /:user_id/avatar avatar', [users.signedIn], async (req) => ({ status: 200, json: await answer(await users.setAvatar(req)) }));
+  return {
+    ...upload,
+    bodyLimit: avatars.bodyLimit,
+    doc: {
+      ...upload.doc!,
+      requestBodyContentTypes: ['multipart/form-data'],
+      requestBody: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] },
+    },
   };
 }
 

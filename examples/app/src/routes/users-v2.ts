@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { validateBody, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountPlugin } from '@crudsmith/account';
 import { toUserReadV2, UserCreateV2, type UserReadV2 } from '../models/user';
-import { userAccess, userDeleteRoutes, userRouteMaker } from './user-access';
+import type { AvatarStore } from '../avatars';
+import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from './user-access';
 
 type Row = Record<string, unknown>;
 
@@ -12,8 +13,8 @@ type Row = Record<string, unknown>;
  * signed-in user and `accept_terms: true`, and reads answer UserReadV2. Paths are
  * relative to the version prefix (`/api/v2`).
  */
-export function userRoutesV2(knex: Knex, auth: AccountPlugin): RouteDescriptor[] {
-  const users = userAccess(knex, auth);
+export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): RouteDescriptor[] {
+  const users = userAccess(knex, auth, avatars);
   const route = userRouteMaker({ path: '/users', operationPrefix: 'users_v2' });
   const read = async (rows: Row[]): Promise<UserReadV2[]> => {
     const names = await tierNames(knex, rows);
@@ -41,6 +42,8 @@ export function userRoutesV2(knex: Knex, auth: AccountPlugin): RouteDescriptor[]
     route('PATCH /:user_id update', [users.signedIn], async (req) => ({ status: 200, json: await readOne(await users.update(req)) })),
 
     ...userDeleteRoutes(route, users),
+
+    userAvatarRoute(route, { users, avatars, answer: readOne }),
   ];
 }
 

@@ -2,15 +2,16 @@ import type { Knex } from 'knex';
 import { validateBody, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountPlugin } from '@crudsmith/account';
 import { toUserRead, UserCreate } from '../models/user';
-import { userAccess, userDeleteRoutes, userRouteMaker } from './user-access';
+import type { AvatarStore } from '../avatars';
+import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from './user-access';
 
 /**
  * The v1 users routes of spec section C over the account plugin's user model, with
  * DESIGN §4/§8's rules: PATCH and DELETE need that user or a superuser (401/403), a
  * duplicate username or e-mail is 409, and answers are UserRead (no secret ever).
  */
-export function userRoutes(knex: Knex, auth: AccountPlugin): RouteDescriptor[] {
-  const users = userAccess(knex, auth);
+export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): RouteDescriptor[] {
+  const users = userAccess(knex, auth, avatars);
   const route = userRouteMaker({ path: '/api/v1/users', operationPrefix: 'users' });
 
   return [
@@ -28,5 +29,7 @@ export function userRoutes(knex: Knex, auth: AccountPlugin): RouteDescriptor[] {
     route('PATCH /:user_id update', [users.signedIn], async (req) => ({ status: 200, json: toUserRead(await users.update(req)) })),
 
     ...userDeleteRoutes(route, users),
+
+    userAvatarRoute(route, { users, avatars, answer: toUserRead }),
   ];
 }

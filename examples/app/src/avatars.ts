@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileTypeFromBuffer } from 'file-type';
+import { BadRequestError, PayloadTooLargeError, ValidationError, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+
+/** Where uploaded avatars are served from; the default avatar lives beside them. */
+export const AVATAR_URL_PREFIX = '/static/avatars/';
+
+/** The image kinds an avatar may be (what browsers show), and the extension each is stored with. */
+const KINDS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const CONTENT_TYPES = Object.fromEntries(Object.entries(KINDS).map(([type, ext]) => [ext, type]));
+/** Stored names are ours alone: 32 random hex digits and the sniffed kind's extension. */
+const STORED_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/;
+/** Room for the multipart framing and small fields around the file itself. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+/** Where avatars live and how large one may be (AVATAR_MAX_BYTES, default 2 MiB). */
+export interface AvatarOptions {
+  dir: string;
+  maxBytes?: number;
+}
+
+/**
+ * The avatar files: checks an upload (an image of the kind it declares, within the size
+ * limit), stores it under a generated name and serves it back with its real type. Shared
+ * by every version's upload route.
+ */
+export class AvatarStore {
+  readonly dir: string;
+  readonly maxBytes: number;
+
+  constructor(options: AvatarOptions) {
+    this.dir = options.dir;
+    this.maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
+    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1) throw new Error(`AVATAR_MAX_BYTES must be a positive number of bytes, got ${options.maxBytes}`);
+  }
+
+  /** The body limit an upload route needs: the file and its multipart framing. */
+  get bodyLimit(): number {
+    return this.maxBytes + MULTIPART_OVERHEAD;
+  }
+
+  /**
+   * Stores the request's multipart `file` and answers its URL. 422 without exactly one
+   * such part, 400 when its content type is not `image/*` or its bytes are not an image of
+   * that kind (PNG, JPEG, GIF or WebP), 413 above `maxBytes`.
+   */
+  async save(req: NeutralRequest): Promise<string> {
+    const parts = req.files.filter((file) => file.field === 'file');
+    if (parts.length !== 1) throw ValidationError.of(['body', 'file'], parts.length === 0 ? 'Field required: a multipart file part named file' : 'Send one file only', 'missing');
+    const [file] = parts;
+    const declared = mediaType(file.contentType);
+    if (!declared.startsWith('image/')) throw new BadRequestError(`Content type ${declared || '(none)'} is not an image`);
+    if (file.size > this.maxBytes) throw new PayloadTooLargeError(`The avatar is larger than ${this.maxBytes} bytes`);
+    const ext = KINDS[declared];
+    if (!ext) throw new BadRequestError(`Avatars may be ${Object.keys(KINDS).join(', ')}; not ${declared}`);
+    // The declared type is the client's word: the bytes must agree with it.
+    const sniffed = await fileTypeFromBuffer(file.data);
+    if (sniffed?.mime !== declared) throw new BadRequestError(`The file is not a ${declared} image`);
+    const name = `${randomBytes(16).toString('hex')}.${ext}`;
+    await mkdir(this.dir, { recursive: true });
+    await writeFile(join(this.dir, name), file.data, { flag: 'wx' });
+    return `${AVATAR_URL_PREFIX}${name}`;
+  }
+
+  /** Removes a stored avatar by its URL (a replaced one); anything else, the default included, is left. */
+  async remove(url: unknown): Promise<void> {
+    const name = typeof url === 'string' && url.startsWith(AVATAR_URL_PREFIX) ? url.slice(AVATAR_URL_PREFIX.length) : '';
+    if (STORED_NAME.test(name)) await unlink(join(this.dir, name)).catch(() => undefined);
+  }
+
+  /** `GET /static/avatars/:name`: a stored avatar with its real type, never sniffed by the browser. */
+  route(): RouteDescriptor {
+    return {
+      method: 'GET',
+      path: `${AVATAR_URL_PREFIX}:name`,
+      operation: 'static_avatar',
+      dependencies: [],
+      handler: async (req) => {
+        const name = req.params.name;
+        const bytes = STORED_NAME.test(name) ? await readFile(join(this.dir, name)).catch(() => null) : null;
+        if (!bytes) return { status: 404, json: { detail: 'Not Found' } };
+        const headers = {
+          'Content-Type': CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1)],
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'",
+          // A name is never reused: a new upload gets a new URL.
+          'Cache-Control': 'public, max-age=31536000, immutable',
+        };
+        return { status: 200, headers, body: bytes };
+      },
+    };
+  }
+}
+
+/** `image/PNG; charset=x` → `image/png`; `image/jpg` (a common misspelling) → `image/jpeg`. */
+function mediaType(contentType: string): string {
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return type === 'image/jpg' || type === 'image/pjpeg' ? 'image/jpeg' : type;
+}

@@ -1,0 +1,131 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../plugins/account/fixture';
+import { ADAPTER_ENGINES, PASSWORD, startExample, type ExampleServer } from './example-server';
+
+// A real 1×1 PNG; bytes after IEND do not change what it is, so it can be padded to any size.
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0d9c0a40000000049454e44ae426082',
+  'hex',
+);
+const MiB = 1024 * 1024;
+const padded = (size: number) => Buffer.concat([PNG, Buffer.alloc(size - PNG.length)]);
+const STORED = /^\/static\/avatars\/[0-9a-f]{32}\.png$/;
+
+interface Part {
+  bytes: Buffer;
+  type: string;
+  filename?: string;
+  field?: string;
+}
+
+// POST /api/vN/users/{user_id}/avatar (spec section C, Errors "bad upload type", DESIGN §4
+// and §8): multipart `file`, image of its declared kind, AVATAR_MAX_BYTES, stored under
+// DATA_DIR with a name of ours and served back with its real type and nosniff.
+describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adapter, engine) => {
+  let ex: ExampleServer;
+  let dataDir: string;
+  let ann: Client;
+
+  /** Sends a multipart upload as `c` (session cookie and CSRF header), or with `headers` alone. */
+  const upload = async (path: string, part: Part | null, as: { client?: Client; headers?: Record<string, string> } = {}) => {
+    const form = new FormData();
+    if (part) form.append(part.field ?? 'file', new Blob([part.bytes], { type: part.type }), part.filename ?? 'me.png');
+    const headers: Record<string, string> = { ...as.headers };
+    if (as.client) {
+      headers.cookie = [...as.client.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+      headers['x-csrf-token'] = as.client.jar.get('cs_csrf') ?? '';
+    }
+    const res = await fetch(`${ex.base}${path}`, { method: 'POST', body: form, headers });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const annPath = (version = 'v1') => `/api/${version}/users/${ex.ids.ann}/avatar`;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'cs-avatars-'));
+    ex = await startExample(engine, { adapter, users: ['ann', 'ben'], build: { dataDir, rateLimit: { defaultLimit: 100_000 } } });
+    ann = await ex.signedIn('ann');
+  });
+  afterAll(async () => {
+    await ex?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stores a real PNG under DATA_DIR with a generated name and serves it back with its type and nosniff', async () => {
+    const res = await upload(annPath(), { bytes: PNG, type: 'image/png', filename: '../../etc/evil.png' }, { client: ann });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['email', 'id', 'name', 'profile_image_url', 'tier_id', 'username']);
+    expect(res.body.profile_image_url).toMatch(STORED);
+    const name = res.body.profile_image_url.split('/').pop();
+    expect(readdirSync(join(dataDir, 'avatars'))).toContain(name);
+    const served = await fetch(`${ex.base}${res.body.profile_image_url}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
+    expect((await ex.client().get(`/api/v1/users/${ex.ids.ann}`)).body.profile_image_url).toBe(res.body.profile_image_url);
+    expect((await ex.client().get(`/api/v2/users/${ex.ids.ann}`)).body.avatar_url).toBe(res.body.profile_image_url);
+  });
+
+  it('v2 answers UserReadV2, takes a bearer token, and a new upload replaces (and removes) the old file', async () => {
+    const before = (await ex.client().get(`/api/v2/users/${ex.ids.ann}`)).body.avatar_url;
+    const token = (await ex.client().request('POST', '/auth/token', { form: { username: 'ann', password: PASSWORD } })).body.access_token;
+    const res = await upload(annPath('v2'), { bytes: padded(5000), type: 'image/png' }, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: ex.ids.ann, avatar_url: expect.stringMatching(STORED), subscription_tier: null });
+    expect(res.body.avatar_url).not.toBe(before);
+    if (STORED.test(before)) {
+      expect((await fetch(`${ex.base}${before}`)).status).toBe(404);
+      expect(existsSync(join(dataDir, 'avatars', before.split('/').pop()))).toBe(false);
+    }
+  });
+
+  it('answers 401 without login, 403 for someone else, and lets a superuser set anyone’s (404 for no one)', async () => {
+    const part = { bytes: PNG, type: 'image/png' };
+    expect((await upload(annPath(), part)).status).toBe(401);
+    const ben = await ex.signedIn('ben');
+    expect((await upload(annPath(), part, { client: ben })).status).toBe(403);
+    expect((await upload('/api/v1/users/99999/avatar', part, { client: ben })).status).toBe(403);
+    const byAdmin = await upload(`/api/v1/users/${ex.ids.ben}/avatar`, part, { client: ex.admin });
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.body.id).toBe(ex.ids.ben);
+    expect((await upload('/api/v1/users/99999/avatar', part, { client: ex.admin })).status).toBe(404);
+    expect((await upload(annPath(), part, { headers: { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; ') } })).status).toBe(403); // no CSRF header
+  });
+
+  it('answers 400 for a content type that is not image/*, and for bytes that are not the declared image', async () => {
+    const wrongType = await upload(annPath(), { bytes: PNG, type: 'text/plain' }, { client: ann });
+    expect(wrongType.status).toBe(400);
+    expect(typeof wrongType.body.detail).toBe('string');
+    const textAsPng = await upload(annPath(), { bytes: Buffer.from('just some text, not a picture\n'), type: 'image/png', filename: 'note.png' }, { client: ann });
+    expect(textAsPng.status).toBe(400);
+    expect((await upload(annPath(), { bytes: PNG, type: 'image/jpeg', filename: 'me.jpg' }, { client: ann })).status).toBe(400);
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    expect((await upload(annPath(), { bytes: svg, type: 'image/svg+xml', filename: 'x.svg' }, { client: ann })).status).toBe(400);
+    expect((await upload(annPath(), { bytes: PNG, type: 'application/octet-stream' }, { client: ann })).status).toBe(400);
+  });
+
+  it('answers 422 without a part named file', async () => {
+    expect((await upload(annPath(), { bytes: PNG, type: 'image/png', field: 'avatar' }, { client: ann })).status).toBe(422);
+    expect((await upload(annPath(), null, { client: ann })).status).toBe(422);
+  });
+
+  it('takes up to AVATAR_MAX_BYTES (2 MiB, above the 1 MiB JSON limit) and answers 413 beyond', async () => {
+    expect((await upload(annPath(), { bytes: padded(1.5 * MiB), type: 'image/png' }, { client: ann })).status).toBe(200);
+    expect((await upload(annPath(), { bytes: padded(2 * MiB), type: 'image/png' }, { client: ann })).status).toBe(200);
+    const over = await upload(annPath(), { bytes: padded(2 * MiB + 1), type: 'image/png' }, { client: ann });
+    expect(over.status).toBe(413);
+    expect(typeof over.body.detail).toBe('string');
+    expect((await upload(annPath(), { bytes: padded(3 * MiB), type: 'image/png' }, { client: ann })).status).toBe(413);
+    expect((await ex.client().get(`/api/v1/users/${ex.ids.ann}`)).status).toBe(200);
+  });
+
+  it('serves only stored names: anything else under /static/avatars/ is 404, the default avatar stays', async () => {
+    for (const name of ['..%2Fsecret_key', 'nothere.png', `${'a'.repeat(32)}.png`, `${'a'.repeat(32)}.svg`]) expect((await fetch(`${ex.base}/static/avatars/${name}`)).status).toBe(404);
+    const fallback = await fetch(`${ex.base}/static/avatars/default.svg`);
+    expect(fallback.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(fallback.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
