@@ -84,6 +84,14 @@ describe.each(ENGINES)('example app rate limiting on %s', (engine) => {
     expect((await client().get('/api/v1/tiers')).headers.get('ratelimit')).toBeNull();
   });
 
+  it('guards posts and the v2 routes too, each path with its own count', async () => {
+    for (const path of ['/api/v1/posts/', '/api/v2/posts/', '/api/v2/items', '/api/v2/users/']) {
+      const res = await from('10.0.0.9', path);
+      expect(res.status, path).toBe(200);
+      expectLimitHeaders(res, LIMIT, LIMIT - 1);
+    }
+  });
+
   it('counts a signed-in user on their id, apart from anonymous callers at the same address', async () => {
     const ann = await signedIn('ann');
     const first = await ann.get('/api/v1/items');

@@ -1,7 +1,9 @@
 import {
   bootstrap, createRequest, runRoute, type App, type Dependency, type NeutralResult, type Principal, type RouteDescriptor,
 } from '@crudsmith/core';
-import { MemoryStore, rateLimit, rateLimitMigrations, type RateLimitOptions, type RateLimitStore } from '@crudsmith/rate-limit';
+import type { Knex } from 'knex';
+import type { Redis } from 'ioredis';
+import { createRedisClient, MemoryStore, rateLimit, rateLimitMigrations, type RateLimitOptions, type RateLimitStore } from '@crudsmith/rate-limit';
 
 /** Log lines the plugin wrote, by level. */
 export interface CapturedLog {
@@ -87,4 +89,16 @@ function matchRoute(pattern: string, path: string): Record<string, string> | und
     else if (want[i] !== got[i]) return undefined;
   }
   return params;
+}
+
+/**
+ * A started kit counting in the Redis on `port` through the plugin's fail-fast client
+ * (300 ms command timeout); the caller closes the app and disconnects the client.
+ */
+export async function startOnRedis(knex: Knex, port: number, failOpen: boolean): Promise<{ kit: ReturnType<typeof buildApp>; client: Redis }> {
+  const client = createRedisClient({ host: '127.0.0.1', port, db: 0 });
+  client.on('error', () => {});
+  const kit = buildApp({ knex, store: client, failOpen, commandTimeoutMs: 300 });
+  await kit.app.start(knex);
+  return { kit, client };
 }

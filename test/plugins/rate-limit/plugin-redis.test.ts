@@ -2,8 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import knexFactory, { type Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import type { Principal } from '@crudsmith/core';
-import { createRedisClient } from '@crudsmith/rate-limit';
-import { buildApp } from './plugin-kit';
+import { buildApp, startOnRedis } from './plugin-kit';
 import { deleteKeys, describeRedis, eventually, freePort, startRedisServer, stopRedisServer, testClient, uniquePrefix } from './redis-fixture';
 
 const sqlite = () => knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
@@ -77,12 +76,9 @@ describe('the plugin when Redis is down', () => {
   });
 
   async function appOn(port: number, failOpen: boolean) {
-    const client = createRedisClient({ host: '127.0.0.1', port, db: 0 });
-    client.on('error', () => {});
+    const { kit, client } = await startOnRedis(knex, port, failOpen);
     clients.push(client);
-    const kit = buildApp({ knex, store: client, failOpen, commandTimeoutMs: 300 });
     kits.push(kit);
-    await kit.app.start(knex);
     return kit;
   }
 
