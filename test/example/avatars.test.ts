@@ -122,6 +122,16 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
     expect((await ex.client().get(`/api/v1/users/${ex.ids.ann}`)).status).toBe(200);
   });
 
+  it('removes the file when a superuser deletes the user for good', async () => {
+    const created = await ex.client().request('POST', '/api/v1/users/', { json: { name: 'Gone', username: 'gone', email: 'gone@example.com', password: PASSWORD } });
+    const url = (await upload(`/api/v1/users/${created.body.id}/avatar`, { bytes: PNG, type: 'image/png' }, { client: ex.admin })).body.profile_image_url;
+    expect(url).toMatch(STORED);
+    expect((await ann.request('DELETE', `/api/v1/users/${created.body.id}/permanent`, { headers: { 'x-csrf-token': ann.jar.get('cs_csrf')! } })).status).toBe(403);
+    expect((await ex.admin.del(`/api/v1/users/${created.body.id}/permanent`)).status).toBe(200);
+    expect(existsSync(join(dataDir, 'avatars', url.split('/').pop()))).toBe(false);
+    expect((await fetch(`${ex.base}${url}`)).status).toBe(404);
+  });
+
   it('serves only stored names: anything else under /static/avatars/ is 404, the default avatar stays', async () => {
     for (const name of ['..%2Fsecret_key', 'nothere.png', `${'a'.repeat(32)}.png`, `${'a'.repeat(32)}.svg`]) expect((await fetch(`${ex.base}/static/avatars/${name}`)).status).toBe(404);
     const fallback = await fetch(`${ex.base}/static/avatars/default.svg`);

@@ -42,7 +42,7 @@ export interface UserAccess {
   update(req: NeutralRequest): Promise<Row>;
   /** Soft delete by that user or a superuser; signs the user out everywhere. */
   softDelete(req: NeutralRequest): Promise<void>;
-  /** Hard delete (the route needs a superuser); soft-deleted users too. */
+  /** Hard delete (the route needs a superuser), soft-deleted users too, with their avatar file. */
   hardDelete(req: NeutralRequest): Promise<void>;
   /** Stores the multipart `file` as the avatar of that user (or by a superuser); the updated row. */
   setAvatar(req: NeutralRequest): Promise<Row>;
@@ -113,10 +113,11 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
 
     async hardDelete(req) {
       const id = /^\d+$/.test(req.params.user_id) ? Number(req.params.user_id) : NaN;
-      const row = Number.isSafeInteger(id) ? await knex('users').where('id', id).first('id') : undefined;
+      const row = Number.isSafeInteger(id) ? await knex('users').where('id', id).first('id', 'profile_image_url') : undefined;
       if (!row) throw new NotFoundError('User not found');
       await auth.signOutEverywhere(id);
       await knex('users').where('id', id).delete();
+      await avatars.remove(row.profile_image_url);
     },
 
     async setAvatar(req) {
