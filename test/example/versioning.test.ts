@@ -104,13 +104,17 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
     expect(list.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     const createPost = docs.v2.paths['/api/v2/posts/'].post;
     expect(Object.keys(createPost.requestBody.content['application/json'].schema.properties).sort()).toEqual(['text', 'title']);
-    expect(createPost.security).toEqual([{ session: [], csrf: [] }, { bearer: [] }]);
-    expect(Object.keys(docs.v2.components.securitySchemes).sort()).toEqual(['bearer', 'csrf', 'session']);
+    expect(createPost.security).toEqual([{ accountSession: [], accountCsrf: [] }, { accountBearer: [] }]);
+    expect(docs.v2.components.securitySchemes).toMatchObject({
+      accountSession: { type: 'apiKey', in: 'cookie', name: 'cs_session' },
+      accountCsrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token' },
+      accountBearer: { type: 'http', scheme: 'bearer' },
+    });
     for (const status of ['401', '403', '422', '429']) expect(createPost.responses[status], status).toBeDefined();
     expect(docs.v2.paths['/api/v2/items'].post.security).toBeUndefined();
     const itemBody = docs.v2.paths['/api/v2/items'].post.requestBody.content['application/json'].schema;
     for (const hidden of ['id', 'created_at', 'updated_at', 'is_deleted', 'deleted_at']) expect(itemBody.properties[hidden], hidden).toBeUndefined();
-    expect(docs.v1.paths['/api/v1/users/me'].get.security).toEqual([{ session: [] }, { bearer: [] }]);
+    expect(docs.v1.paths['/api/v1/users/me'].get.security).toEqual([{ accountSession: [] }, { accountBearer: [] }]);
   });
 
   it('answers what its documents say (Ajv over real answers)', async () => {

@@ -67,7 +67,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const versions = exampleVersions({
     v1: [...items, relativeTo('/api/v1', userRoutes(knex, auth, avatars)), posts, relativeTo('/api/v1', tierRoutes(knex, limits.tiers, auth))],
     v2: [...items, userRoutesV2(knex, auth, avatars), posts],
-  }, { auth, sunset: options.apiV1Sunset, secureCookies: options.secureCookies });
+  }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({
     routers: [staticRoutes(avatars)],
     plugins: [versions, limits.plugin, auth],

@@ -18,7 +18,7 @@ export interface ExampleVersionRouters {
  * docs page; routes that need a login say so in the documents (a session cookie with its
  * CSRF header for unsafe methods, or a bearer token), and limited routes document 429.
  */
-export function exampleVersions(routers: ExampleVersionRouters, options: { auth: AccountPlugin; sunset?: string; secureCookies?: boolean }): VersioningPlugin {
+export function exampleVersions(routers: ExampleVersionRouters, options: { auth: AccountPlugin; sunset?: string }): VersioningPlugin {
   const { auth } = options;
   return versioning({
     prefix: '/api',
@@ -33,13 +33,12 @@ export function exampleVersions(routers: ExampleVersionRouters, options: { auth:
     docs: {
       title: 'crudsmith example API',
       security: {
-        schemes: {
-          // The account plugin's cookie names (the __Host- prefix once cookies are Secure).
-          session: { type: 'apiKey', in: 'cookie', name: options.secureCookies ? '__Host-cs_session' : 'cs_session', description: 'Session cookie from POST /auth/login' },
-          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'The CSRF token login answered (also in the cs_csrf cookie); unsafe methods only' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'Access token from POST /auth/token' },
-        },
-        requirement: (route): Record<string, string[]>[] => (route.method === 'GET' ? [{ session: [] }, { bearer: [] }] : [{ session: [], csrf: [] }, { bearer: [] }]),
+        // The account plugin's own schemes (its /auth routes document them), so both name one cookie, header and token.
+        schemes: Object.assign({}, ...auth.router.map((route) => route.doc?.securitySchemes ?? {})),
+        requirement: (route): Record<string, string[]>[] => [
+          { accountSession: [], ...(route.method === 'GET' ? {} : { accountCsrf: [] }) },
+          { accountBearer: [] },
+        ],
         dependencies: [auth.currentUser(), auth.currentUser({ superuser: true })],
       },
       errorResponses: (route) => (LIMITED_PATHS.some((path) => route.path === path || route.path.startsWith(`${path}/`)) ? [429] : []),
