@@ -16,6 +16,8 @@ export interface CrudContext {
   repo: CrudRepository;
   info: ModelInfo;
   session: Dependency<Knex>;
+  /** The knex instance when `session` is one (not a per-request provider): no dependency to resolve. */
+  fixedSession?: Knex;
   createSchema?: SchemaLike;
   updateSchema?: SchemaLike;
   selectSchema?: SchemaLike;
@@ -47,6 +49,7 @@ export function crudContext(options: CrudOptions): CrudContext {
     repo,
     info,
     session: typeof session === 'function' && !('client' in session) ? (session as Dependency<Knex>) : () => session as Knex,
+    fixedSession: typeof session === 'function' && !('client' in session) ? undefined : (session as Knex),
     createSchema: options.createSchema,
     updateSchema: options.updateSchema,
     selectSchema: options.selectSchema,
@@ -112,10 +115,12 @@ export async function rowFilters(ctx: CrudContext, req: NeutralRequest): Promise
     const { minimum = -Number.MAX_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER } = columns.get(idColumn)!;
     if (!Number.isSafeInteger(id) || (id as number) < minimum || (id as number) > maximum) throw new NotFoundError('Item not found');
   }
+  // No dependency-valued filter (the common case): no scope to resolve, no extra tick.
+  if (!ctx.filters.some((f) => f.dependency)) return { [idColumn]: id };
   return { ...(await scopeFilters(ctx.filters, req)), [idColumn]: id };
 }
 
-/** The knex instance (or transaction) of this request. */
-export function sessionOf(ctx: CrudContext, req: NeutralRequest): Promise<Knex> {
-  return req.resolve(ctx.session);
+/** The knex instance (or transaction) of this request; a fixed one is answered as is. */
+export function sessionOf(ctx: CrudContext, req: NeutralRequest): Knex | Promise<Knex> {
+  return ctx.fixedSession ?? req.resolve(ctx.session);
 }

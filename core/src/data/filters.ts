@@ -16,7 +16,8 @@ export interface FilterScope {
 /** State of one query build: dialect-specific operator context and an alias counter. */
 export interface FilterBuild extends OperatorContext {
   db: Knex;
-  nextAlias: () => string;
+  /** A fresh table alias (`cs_1`, `cs_2`, ...) for a subquery of this build. */
+  nextAlias(): string;
 }
 
 /** Splits `author.name__ilike` into relation path, column and operator. */

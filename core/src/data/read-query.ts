@@ -8,7 +8,7 @@ import { ensureSqliteLower } from './like';
 import type { ModelInfo } from './model-info';
 import { normalizeRow } from './normalize';
 import type { CustomFilter } from './operators';
-import { orderSql, type SortSpec } from './sort';
+import { orderItems, type SortSpec } from './sort';
 
 /** What every read shares: the model, its soft-delete flag and custom operators. */
 export interface ReadContext {
@@ -33,31 +33,77 @@ export interface ReadPlan {
   refine?: (qb: Knex.QueryBuilder, scope: FilterScope) => void;
 }
 
-/** Starts a query build: a fresh alias counter and the dialect's operator context. */
-export async function startBuild(db: Knex, ctx: ReadContext, filters: unknown[]): Promise<FilterBuild> {
-  let n = 0;
-  const build: FilterBuild = {
+/**
+ * Starts a query build: a fresh alias counter and the dialect's operator context. It is
+ * synchronous (no extra tick on the hot path) unless a SQLite `ilike` needs
+ * crudsmith_lower registered on the connection first.
+ */
+export function startBuild(db: Knex, ctx: ReadContext, filters: readonly unknown[]): FilterBuild | Promise<FilterBuild> {
+  const build: FilterBuild & { aliases: number } = {
     db,
     dialect: dialectOf(db),
     customFilters: ctx.customFilters,
     maxListSize: ctx.maxListSize,
     flags: { unicodeLower: false, usesIlike: false },
     loc: ['query'],
-    nextAlias: () => `cs_${++n}`,
+    aliases: 0,
+    nextAlias,
   };
-  if (build.dialect === 'sqlite' && filters.some(mentionsIlike)) build.flags.unicodeLower = await ensureSqliteLower(db);
-  return build;
+  if (build.dialect !== 'sqlite' || !filters.some(mentionsIlike)) return build;
+  return ensureSqliteLower(db).then((registered) => {
+    build.flags.unicodeLower = registered;
+    return build;
+  });
 }
 
-/** The columns to read: the schema's fields (or all columns) plus those the query needs. */
-export function selection(ctx: ReadContext, plan: ReadPlan): { columns: string[]; extras: string[] } {
-  const wanted = plan.schemaToSelect ? schemaFields(plan.schemaToSelect) : [...ctx.info.columns.keys()];
-  for (const column of wanted) {
-    if (!ctx.info.columns.has(column)) throw new ConfigurationError(`schemaToSelect field '${column}' is not a column of model ${ctx.info.model.name}`);
+// One shared function rather than a closure per build: reads build no function each.
+function nextAlias(this: { aliases: number }): string {
+  return `cs_${++this.aliases}`;
+}
+
+/** The columns a schema (or the whole model) reads, checked against the model once. */
+interface Selected {
+  fields: string[];
+  /** `table.field` for each field, as the rows query selects them. */
+  qualified: string[];
+}
+
+// Per model (its ModelInfo), per schema class: the common read selects the same columns
+// every time. Lists of field names are not cached, since a caller may change one.
+const selections = new WeakMap<ModelInfo, WeakMap<object, Selected>>();
+
+function selected(info: ModelInfo, schema: SchemaLike | undefined): Selected {
+  const key: object | undefined = schema === undefined ? info : Array.isArray(schema) ? undefined : schema;
+  let byKey = selections.get(info);
+  const cached = key && byKey?.get(key);
+  if (cached) return cached;
+  const fields = schema ? schemaFields(schema) : [...info.columns.keys()];
+  for (const column of fields) {
+    if (!info.columns.has(column)) throw new ConfigurationError(`schemaToSelect field '${column}' is not a column of model ${info.model.name}`);
   }
-  const needed = [...(plan.specs ?? []).map((s) => s.column), ...ownerColumnsNeeded(plan.joins ?? [])];
-  const extras = [...new Set(needed.filter((c) => !wanted.includes(c)))];
-  return { columns: [...wanted, ...extras], extras };
+  const result = { fields, qualified: fields.map((c) => `${info.table}.${c}`) };
+  if (key) {
+    if (!byKey) selections.set(info, (byKey = new WeakMap()));
+    byKey.set(key, result);
+  }
+  return result;
+}
+
+/**
+ * The qualified columns to read: the schema's fields (or all columns) plus those the
+ * query needs (`extras`, stripped from the answer). The common case, nothing added, is
+ * the cached list.
+ */
+export function selection(ctx: ReadContext, plan: ReadPlan): { columns: string[]; extras: string[] } {
+  const wanted = selected(ctx.info, plan.schemaToSelect);
+  let extras: string[] | undefined;
+  const needed = plan.joins && plan.joins.length > 0 ? [...(plan.specs ?? []).map((s) => s.column), ...ownerColumnsNeeded(plan.joins)] : plan.specs;
+  for (const item of needed ?? []) {
+    const column = typeof item === 'string' ? item : item.column;
+    if (!wanted.fields.includes(column) && !extras?.includes(column)) (extras ??= []).push(column);
+  }
+  if (!extras) return { columns: wanted.qualified, extras: [] };
+  return { columns: [...wanted.qualified, ...extras.map((c) => `${ctx.info.table}.${c}`)], extras };
 }
 
 /** The filtered (not yet selected, ordered or windowed) query over the model's table. */
@@ -80,13 +126,9 @@ export interface ReadResult {
 
 /** Runs the rows query of a plan and returns normalized rows with joins attached. */
 export async function readRows(build: FilterBuild, ctx: ReadContext, plan: ReadPlan, base?: Knex.QueryBuilder): Promise<ReadResult> {
-  const { table } = ctx.info;
   const { columns, extras } = selection(ctx, plan);
-  const qb = (base ?? whereQuery(build, ctx, plan)).select(columns.map((c) => `${table}.${c}`));
-  if (plan.specs && plan.specs.length > 0) {
-    const order = orderSql(plan.specs, table, { info: ctx.info, dialect: build.dialect });
-    qb.orderByRaw(order.sql, order.bindings);
-  }
+  const qb = (base ?? whereQuery(build, ctx, plan)).select(columns);
+  if (plan.specs && plan.specs.length > 0) qb.orderBy(orderItems(plan.specs, ctx.info.table, { info: ctx.info, dialect: build.dialect }));
   if (plan.offset) qb.offset(plan.offset);
   if (plan.limit !== undefined) qb.limit(plan.limit);
   const rows = (await qb) as Record<string, unknown>[];

@@ -8,7 +8,7 @@ import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
 import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
 import type { CustomFilter } from './operators';
-import { countRows, readRows, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan } from './read-query';
+import { countRows, readRows, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan, type ReadResult } from './read-query';
 import { sortSpecs } from './sort';
 import { writeValues } from './write-values';
 
@@ -138,8 +138,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   /** The first row matching the filters, or null. */
   async get(db: Knex, filters: Filters = {}, options: ReadOptions = {}): Promise<Row | null> {
-    const rows = await this.select(db, filters, { ...options, limit: 1 });
-    return rows[0] ?? null;
+    const { rows, extras } = await this.read(db, this.plan({ ...options, filters, limit: 1 }), false);
+    return this.shape(stripExtras(rows, extras), options)[0] ?? null;
   }
 
   /** Whether any row matches the filters. */
@@ -158,24 +158,16 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   /** The rows matching the filters, sorted and windowed, without a count. */
   async select(db: Knex, filters: Filters = {}, options: Omit<ListOptions, 'filters' | 'returnTotalCount'> = {}): Promise<Row[]> {
-    const { data } = await this.getMulti(db, { ...options, filters, returnTotalCount: false });
-    return data;
+    const { rows, extras } = await this.read(db, this.plan({ ...options, filters }), false);
+    return this.shape(stripExtras(rows, extras), options);
   }
 
   /** A page of rows and, unless turned off, the total count of matching rows. */
   async getMulti(db: Knex, options: ListOptions = {}): Promise<{ data: Row[]; total_count?: number }> {
-    const plan = this.plan(options);
-    checkWindow(options.offset, options.limit);
-    const build = await startBuild(db, this.ctx, [plan.filters, ...(plan.joins ?? []).map((j) => j.filters)]);
-    return this.guard(async () => {
-      const base = whereQuery(build, this.ctx, plan);
-      // countRows clones `base` before readRows selects on it. Awaited together, so a failing
-      // rows query never leaves the count's rejection unhandled (which ends the process).
-      const counting = options.returnTotalCount === false ? undefined : countRows(base);
-      const [{ rows, extras }, total] = await Promise.all([readRows(build, this.ctx, plan, base), counting]);
-      const data = this.shape(stripExtras(rows, extras), options);
-      return counting ? { data, total_count: total } : { data };
-    });
+    const counted = options.returnTotalCount !== false;
+    const { rows, extras, total } = await this.read(db, this.plan(options), counted);
+    const data = this.shape(stripExtras(rows, extras), options);
+    return counted ? { data, total_count: total } : { data };
   }
 
   /** The first row matching the filters, with its joins. */
@@ -205,14 +197,12 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       limit: limit + 1,
       refine: after ? (qb, scope) => applyKeyset(qb, after, { info: this.info, specs, alias: scope.alias }) : undefined,
     };
-    const build = await startBuild(db, this.ctx, [plan.filters, ...(plan.joins ?? []).map((j) => j.filters)]);
-    return this.guard(async () => {
-      const { rows, extras } = await readRows(build, this.ctx, plan);
-      const more = rows.length > limit;
-      const page = more ? rows.slice(0, limit) : rows;
-      const next = more ? encodeCursor(page[page.length - 1], key) : null;
-      return { data: this.shape(stripExtras(page, extras), options), next_cursor: next };
-    });
+    const { rows, extras } = await this.read(db, plan, false);
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    // The cursor is made from the last row before its extra columns are stripped.
+    const next = more ? encodeCursor(page[page.length - 1], key) : null;
+    return { data: this.shape(stripExtras(page, extras), options), next_cursor: next };
   }
 
   /** Updates the matching row (or rows, with allowMultiple); 404 when none matches. */
@@ -295,8 +285,30 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return resolved;
   }
 
+  /**
+   * The one read path of every method: builds the plan's query, runs the rows query (and
+   * the count, when asked, concurrently) and answers normalized rows with their joins.
+   */
+  private async read(db: Knex, plan: ReadPlan, counted: boolean): Promise<ReadResult & { total?: number }> {
+    const filters = plan.joins && plan.joins.length > 0 ? [plan.filters, ...plan.joins.map((j) => j.filters)] : [plan.filters];
+    const started = startBuild(db, this.ctx, filters);
+    const build = started instanceof Promise ? await started : started;
+    try {
+      const base = whereQuery(build, this.ctx, plan);
+      if (!counted) return await readRows(build, this.ctx, plan, base);
+      // countRows clones `base` before readRows selects on it. Awaited together, so a failing
+      // rows query never leaves the count's rejection unhandled (which ends the process).
+      const counting = countRows(base);
+      const [found, total] = await Promise.all([readRows(build, this.ctx, plan, base), counting]);
+      return { ...found, total };
+    } catch (error) {
+      throw mapDatabaseError(error) ?? error;
+    }
+  }
+
+  /** A read's plan from its options; a bad sort, join or window is refused here. */
   private plan(options: ListOptions): ReadPlan {
-    return {
+    const plan: ReadPlan = {
       filters: options.filters,
       schemaToSelect: options.schemaToSelect,
       includeDeleted: options.includeDeleted,
@@ -306,6 +318,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       offset: options.offset,
       limit: options.limit,
     };
+    checkWindow(options.offset, options.limit);
+    return plan;
   }
 
   private shape(rows: Row[], options: ReadOptions): Row[] {
