@@ -2,7 +2,7 @@ import { deepStrictEqual } from 'node:assert/strict';
 import type { Knex } from 'knex';
 import { CrudRepository } from '@crudsmith/core';
 import { ENGINES, openDatabase, type Engine } from './lib/db';
-import { CATEGORIES, createItems, Item, ITEM_COLUMNS, prng, seedItems } from './lib/items';
+import { CATEGORIES, createItems, Item, ITEM_COLUMNS, prng, rowMapper, seedItems } from './lib/items';
 import { compare, type Operation } from './lib/measure';
 import type { ResultRow, Suite } from './lib/suite';
 
@@ -37,26 +37,6 @@ function crudsmithSide(knex: Knex): { list: Operation; get: Operation } {
         limit: PAGE.limit,
       }),
     get: () => repo.get(knex, { id: next.id() }),
-  };
-}
-
-/** The row conversion a hand-written handler needs on each engine to answer the same values. */
-function rowMapper(engine: Engine): (row: Row) => Row {
-  if (engine === 'postgres') {
-    // pg answers decimals as strings; timestamps and booleans already arrive as Date and boolean.
-    return (row) => {
-      if (row.price !== null) row.price = Number(row.price);
-      return row;
-    };
-  }
-  const date = (value: number | null) => (value === null ? null : new Date(value));
-  return (row) => {
-    row.is_deleted = row.is_deleted === 1;
-    row.last_sold = date(row.last_sold);
-    row.created_at = date(row.created_at);
-    row.updated_at = date(row.updated_at);
-    row.deleted_at = date(row.deleted_at);
-    return row;
   };
 }
 

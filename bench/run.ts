@@ -1,12 +1,14 @@
+import { httpSuite } from './http';
 import { repositorySuite } from './repository';
 import { versioningSuite } from './versioning';
 import { resultTable, type Suite } from './lib/suite';
 
 // `npm run bench` runs every suite in order and prints one table per suite;
 // `npm run bench -- repository` runs only the suites named.
-const suites: Suite[] = [
+const suites: Suite<any>[] = [
   repositorySuite,
   versioningSuite,
+  httpSuite,
 ];
 
 async function main(): Promise<void> {
@@ -21,7 +23,7 @@ async function main(): Promise<void> {
     if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
     console.log(`${suite.name}:`);
     const rows = await suite.run();
-    console.log(`\n${resultTable(rows)}\n`);
+    console.log(`\n${suite.table ? suite.table(rows) : resultTable(rows)}\n`);
   }
   console.log('ratio: crudsmith ops/s ÷ hand-written knex ops/s, the median over the rounds (target ≥ 0.90)');
   console.log('middle half: first and third quartile of the per-round ratios (narrow = trustworthy)');

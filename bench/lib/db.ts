@@ -11,7 +11,16 @@ export type Engine = 'sqlite' | 'postgres';
 export interface BenchDatabase {
   engine: Engine;
   knex: Knex;
+  /** What another process passes to `connect` to open the same database. */
+  connection: string;
   close(): Promise<void>;
+}
+
+/** A knex instance on an engine's database, as the bench opens it in every process. */
+export function connect(engine: Engine, connection: string): Knex {
+  return engine === 'sqlite'
+    ? knexFactory({ client: 'better-sqlite3', connection: { filename: connection }, useNullAsDefault: true })
+    : knexFactory({ client: 'pg', connection, pool: { min: 2, max: 4 } });
 }
 
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -20,10 +29,12 @@ const POSTGRES_DB = 'crudsmith_bench';
 /** A SQLite file in a fresh temp directory (removed on close). */
 export async function openSqlite(): Promise<BenchDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'crudsmith-bench-'));
-  const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: join(dir, 'bench.sqlite') }, useNullAsDefault: true });
+  const connection = join(dir, 'bench.sqlite');
+  const knex = connect('sqlite', connection);
   return {
     engine: 'sqlite',
     knex,
+    connection,
     async close() {
       await knex.destroy();
       rmSync(dir, { recursive: true, force: true });
@@ -57,10 +68,12 @@ export async function openPostgres(): Promise<BenchDatabase | undefined> {
   }
   const url = new URL(POSTGRES_URL);
   url.pathname = `/${POSTGRES_DB}`;
-  const knex = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 2, max: 4 } });
+  const connection = url.toString();
+  const knex = connect('postgres', connection);
   return {
     engine: 'postgres',
     knex,
+    connection,
     async close() {
       await knex.destroy();
       await admin(`DROP DATABASE IF EXISTS ${POSTGRES_DB} WITH (FORCE)`);
@@ -73,5 +86,5 @@ export function openDatabase(engine: Engine): Promise<BenchDatabase | undefined>
   return engine === 'sqlite' ? openSqlite() : openPostgres();
 }
 
-/** The engines every suite runs on, in order. */
-export const ENGINES: Engine[] = ['sqlite', 'postgres'];
+/** The engines every suite runs on, in order (`BENCH_ENGINES=sqlite` to run fewer). */
+export const ENGINES: Engine[] = (['sqlite', 'postgres'] as const).filter((e) => (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').includes(e));

@@ -13,7 +13,8 @@ export interface MeasureOptions {
   roundMs: number;
 }
 
-function fromEnv(name: string, fallback: number): number {
+/** A positive number from the environment, or the fallback. */
+export function fromEnv(name: string, fallback: number): number {
   const value = Number(process.env[name]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 }

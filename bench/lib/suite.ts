@@ -9,9 +9,11 @@ export interface ResultRow extends Comparison {
 }
 
 /** A benchmark suite: sets up what it needs, measures, tears down, answers its rows. */
-export interface Suite {
+export interface Suite<Row = ResultRow> {
   name: string;
-  run(): Promise<ResultRow[]>;
+  run(): Promise<Row[]>;
+  /** The printed table of its rows, when they are not ResultRows. */
+  table?(rows: Row[]): string;
 }
 
 const columns: Column<ResultRow>[] = [

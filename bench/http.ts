@@ -1,0 +1,176 @@
+import { deepStrictEqual } from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join, resolve } from 'node:path';
+import type { Knex } from 'knex';
+import { ENGINES, openDatabase, type Engine } from './lib/db';
+import { CATEGORIES, createItems, prng, seedItems } from './lib/items';
+import type { Suite } from './lib/suite';
+import { CONNECTIONS, load, type RequestKind } from './http/load';
+import { FRAMEWORKS, type Command, type Framework, type Report, type ServerConfig, type Side } from './http/protocol';
+import { compareServers, defaultHttpOptions, httpTable, type HttpRow, type Target } from './http/rounds';
+
+// The generated endpoints over HTTP: each adapter (Koa, Express, Fastify) against a
+// hand-written app in the same framework doing the same SQL (bench/http/floor*.ts). Every
+// server runs in its own process; autocannon runs here. Both answer the same JSON and
+// send the same SQL (checked before measuring).
+
+const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
+const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
+const SERVER_WARMUP_S = Number(process.env.BENCH_HTTP_SERVER_WARMUP_S) || 3;
+
+/** A running server process, its port, and the way to ask it something. */
+interface ServerProcess extends Target {
+  child: ChildProcess;
+  /** Sends a command and answers the first report of the given type. */
+  ask<T extends Report['type']>(command: Command, answer: T): Promise<Extract<Report, { type: T }>>;
+}
+
+/** The four operations, each a factory of request sequences (the same sequence for each side). */
+function operations(activeIds: number[]): { name: string; kind: () => RequestKind }[] {
+  const randomId = (random: () => number) => activeIds[Math.floor(random() * activeIds.length)];
+  let created = 0;
+  return [
+    { name: 'read one', kind: () => { const random = prng(11); return { method: 'GET', next: () => ({ path: `/items/${randomId(random)}` }) }; } },
+    {
+      name: `list ${20} + filter + sort`,
+      kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?category=c${n++ % CATEGORIES}${PAGE}` }) }; },
+    },
+    {
+      name: 'create',
+      // Category `bench`: created rows never show in the listed categories.
+      kind: () => ({ method: 'POST', next: () => ({ path: '/items', body: { name: `http-${++created}`, description: 'Made by the HTTP bench.', category: 'bench', price: 12.5 } }) }),
+    },
+    {
+      name: 'update',
+      kind: () => {
+        const random = prng(13);
+        return { method: 'PATCH', next: () => ({ path: `/items/${randomId(random)}`, body: { price: Math.round(random() * 100000) / 100, description: 'Updated by the HTTP bench.' } }) };
+      },
+    },
+  ];
+}
+
+async function startServer(config: ServerConfig): Promise<ServerProcess> {
+  const child = fork(join(__dirname, 'http', 'server-process.ts'), [JSON.stringify(config)], {
+    execArgv: ['--import', 'tsx'],
+    // tsx reads the tsconfig of the working directory otherwise (DESIGN §7): decorators need the root one.
+    env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', 'tsconfig.json') },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`${config.side} ${config.framework} server exited with ${code} before listening`);
+  });
+  const listening = new Promise<number>((done) => {
+    child.on('message', (report: Report) => report.type === 'listening' && done(report.port));
+  });
+  const port = await Promise.race([listening, exited]);
+  const ask: ServerProcess['ask'] = (command, answer) =>
+    new Promise((done) => {
+      const listener = (report: Report) => {
+        if (report.type !== answer) return;
+        child.off('message', listener);
+        done(report as any);
+      };
+      child.on('message', listener);
+      child.send(command);
+    });
+  return { child, port, ask, idle: async () => void (await ask({ type: 'idle' }, 'idle')) };
+}
+
+/** Answers the SQL a server sent while serving one request, and the request's answer. */
+async function traced(server: ServerProcess, request: { method: string; path: string; body?: unknown }): Promise<{ status: number; json: unknown; sql: string[] }> {
+  server.child.send({ type: 'trace', on: true } satisfies Command);
+  const response = await fetch(`http://127.0.0.1:${server.port}${request.path}`, {
+    method: request.method,
+    headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
+  const json = await response.json();
+  const { sql } = await server.ask({ type: 'trace', on: false }, 'traced');
+  return { status: response.status, json, sql: sql.sort() };
+}
+
+/** Fails the run unless both servers send the same SQL and answer the same JSON (bar the created row's own values). */
+async function checkSame(servers: Record<Side, ServerProcess>, operation: { name: string; kind: () => RequestKind }, label: string): Promise<void> {
+  const ours = operation.kind();
+  const theirs = operation.kind();
+  for (let i = 0; i < 5; i++) {
+    const a = await traced(servers.crudsmith, { method: ours.method, ...ours.next() });
+    const b = await traced(servers.floor, { method: theirs.method, ...theirs.next() });
+    if (operation.name === 'create') for (const answer of [a.json, b.json] as Record<string, unknown>[]) for (const key of ['id', 'name', 'created_at']) delete answer[key];
+    deepStrictEqual(a.sql, b.sql, `${label}: crudsmith and the floor send different SQL`);
+    deepStrictEqual({ status: a.status, json: a.json }, { status: b.status, json: b.json }, `${label}: crudsmith and the floor answer differently`);
+  }
+}
+
+/** Every operation in turn on one server, untimed. */
+async function warmUp(server: ServerProcess, ops: { kind: () => RequestKind }[]): Promise<void> {
+  const kinds = ops.map((op) => op.kind());
+  let n = 0;
+  const mixed: RequestKind = {
+    method: 'GET',
+    next: () => {
+      const kind = kinds[n++ % kinds.length];
+      return { method: kind.method, ...kind.next() };
+    },
+  };
+  await load(server.port, mixed, SERVER_WARMUP_S);
+  await server.idle();
+}
+
+async function prepare(knex: Knex, engine: Engine): Promise<number[]> {
+  const started = Date.now();
+  // What a deployment on SQLite would use; each server process opens the file on its own.
+  if (engine === 'sqlite') await knex.raw('PRAGMA journal_mode = WAL');
+  await createItems(knex);
+  await seedItems(knex, ROWS);
+  await knex.raw(engine === 'postgres' ? 'VACUUM ANALYZE items' : 'ANALYZE');
+  const ids = (await knex('items').where('is_deleted', false).pluck('id')) as number[];
+  console.log(`  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return ids;
+}
+
+async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
+  const db = await openDatabase(engine);
+  if (!db) return;
+  const children: ChildProcess[] = [];
+  try {
+    const ops = operations(await prepare(db.knex, engine));
+    const servers = {} as Record<Framework, Record<Side, ServerProcess>>;
+    await Promise.all(FRAMEWORKS.flatMap((framework) => (['crudsmith', 'floor'] as const).map(async (side) => {
+      const server = await startServer({ framework, side, engine, connection: db.connection });
+      children.push(server.child);
+      (servers[framework] ??= {} as Record<Side, ServerProcess>)[side] = server;
+    })));
+    // JIT: crudsmith runs more code than a floor, and V8 optimises it only after many
+    // requests; one round of a few hundred requests would measure it half-compiled.
+    for (const framework of FRAMEWORKS) for (const side of ['crudsmith', 'floor'] as const) await warmUp(servers[framework][side], ops);
+    for (const framework of FRAMEWORKS) {
+      const pair = servers[framework];
+      for (const operation of ops) {
+        const label = `${engine} ${framework} ${operation.name}`;
+        await checkSame(pair, operation, label);
+        const result = await compareServers(pair, operation.kind);
+        console.log(`  ${label}: ratio ${result.ratio.toFixed(2)}`);
+        rows.push({ engine, framework, operation: operation.name, ...result });
+      }
+    }
+  } finally {
+    for (const child of children) child.kill();
+    await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : undefined)));
+    await db.close();
+  }
+}
+
+export const httpSuite: Suite<HttpRow> = {
+  name: 'http',
+  table: httpTable,
+  async run() {
+    const { warmupSeconds, rounds, roundSeconds } = defaultHttpOptions;
+    console.log(`  ${CONNECTIONS} connections; each server warmed up ${SERVER_WARMUP_S} s, then per row ${warmupSeconds} s warm-up and ${rounds} rounds of ${roundSeconds} s per server`);
+    const rows: HttpRow[] = [];
+    for (const engine of ENGINES) await measureEngine(engine, rows);
+    return rows;
+  },
+};

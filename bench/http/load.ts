@@ -1,0 +1,50 @@
+import autocannon from 'autocannon';
+
+// The load: autocannon in the bench's own process, against a server in another.
+
+type Method = 'GET' | 'POST' | 'PATCH';
+
+/** One kind of request; `next` gives each request's path and body (and method, when it varies). */
+export interface RequestKind {
+  method: Method;
+  next(): { path: string; body?: unknown; method?: Method };
+}
+
+/** What one load run measured. */
+export interface LoadResult {
+  rps: number;
+  /** 99th percentile latency, ms. */
+  p99: number;
+}
+
+/** Concurrent connections (no pipelining): enough to keep a one-process server busy. */
+export const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS) || 8;
+
+/** Loads `port` with `kind` for `seconds`; any non-2xx answer or error fails the run. */
+export async function load(port: number, kind: RequestKind, seconds: number): Promise<LoadResult> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    // The run ends at the first sample after `duration`: sample often so it ends on time.
+    sampleInt: 50,
+    requests: [{
+      method: kind.method,
+      setupRequest(request: any) {
+        const { path, body, method } = kind.next();
+        request.path = path;
+        if (method) request.method = method;
+        if (body !== undefined) {
+          request.body = JSON.stringify(body);
+          request.headers = { ...request.headers, 'content-type': 'application/json' };
+        }
+        return request;
+      },
+    }],
+  });
+  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
+    throw new Error(`${kind.method} on port ${port}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
+  }
+  const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
+  return { rps: result.requests.total / elapsed, p99: result.latency.p99 };
+}

@@ -1,0 +1,37 @@
+import type { Server } from 'node:http';
+import type { Engine } from '../lib/db';
+
+// What the bench process and its server processes tell each other over the IPC channel.
+
+const ALL_FRAMEWORKS = ['koa', 'express', 'fastify'] as const;
+export type Framework = (typeof ALL_FRAMEWORKS)[number];
+
+/** The HTTP frameworks measured, each through its adapter and by hand (`BENCH_HTTP_FRAMEWORKS=koa` to run fewer). */
+export const FRAMEWORKS: Framework[] = ALL_FRAMEWORKS.filter((f) => (process.env.BENCH_HTTP_FRAMEWORKS ?? ALL_FRAMEWORKS.join(',')).split(',').includes(f));
+
+/** crudsmith's adapter, or the hand-written floor in the same framework. */
+export type Side = 'crudsmith' | 'floor';
+
+/** A listening server inside its process. */
+export interface Listening {
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** What a server process is started with (its one argument, as JSON). */
+export interface ServerConfig {
+  framework: Framework;
+  side: Side;
+  engine: Engine;
+  /** The SQLite file or PostgreSQL URL (see lib/db.ts `connect`). */
+  connection: string;
+}
+
+/**
+ * Parent → server: start or stop recording the SQL the server sends; answer once no
+ * request is in flight (so the next server's load never overlaps this one's last writes).
+ */
+export type Command = { type: 'trace'; on: boolean } | { type: 'idle' };
+
+/** Server → parent: its port once it listens, the statements recorded by a trace, idle. */
+export type Report = { type: 'listening'; port: number } | { type: 'traced'; sql: string[] } | { type: 'idle' };

@@ -1,0 +1,54 @@
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { connect } from '../lib/db';
+import { startCrudsmith } from './crudsmith-apps';
+import { startFloor } from './floor-apps';
+import type { Command, Report, ServerConfig } from './protocol';
+
+// One server of the HTTP suite, in its own process (forked by http.ts, which runs the
+// load): crudsmith's adapter or the floor, in one framework, on one database. It reports
+// its port, records the SQL it sends while a trace is on, tells when it has stopped
+// working, and exits when its parent goes.
+
+const config = JSON.parse(process.argv[2]) as ServerConfig;
+const knex = connect(config.engine, config.connection);
+const send = (report: Report) => process.send!(report);
+
+let traced: string[] | undefined;
+// When the last query was sent or answered.
+let lastActivity = 0;
+knex.on('query', (query: { sql: string }) => {
+  traced?.push(query.sql);
+  lastActivity = performance.now();
+});
+knex.on('query-response', () => (lastActivity = performance.now()));
+
+// autocannon drops its connections when a run ends, so some handlers are still working
+// with no socket left to answer on: idle means no database activity for a while (every
+// request of the bench queries; a handler goes from one query to the next in far less).
+const QUIET_MS = 20;
+function whenIdle(): void {
+  if (performance.now() - lastActivity >= QUIET_MS) send({ type: 'idle' });
+  else setTimeout(whenIdle, 2);
+}
+
+process.on('message', (command: Command) => {
+  if (command.type === 'idle') whenIdle();
+  else if (command.on) traced = [];
+  else {
+    send({ type: 'traced', sql: traced ?? [] });
+    traced = undefined;
+  }
+});
+process.on('disconnect', () => process.exit(0));
+
+const start = config.side === 'crudsmith' ? startCrudsmith(config.framework, knex) : startFloor(config.framework, knex, config.engine);
+start.then(
+  ({ server }) => {
+    send({ type: 'listening', port: (server.address() as AddressInfo).port });
+  },
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
