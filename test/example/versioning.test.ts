@@ -148,4 +148,38 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
       expect(checker.checks).toBe(23);
     }
   });
+
+  it('answers the users routes as its documents say, per version', async () => {
+    const shapes = { v1: 'profile_image_url', v2: 'avatar_url' };
+    for (const version of ['v1', 'v2'] as const) {
+      const { check } = openApiChecker(docs[version]);
+      const p = `/api/${version}/users`;
+      const c = ex.client();
+      const fresh = `${version}user${Math.floor(Math.random() * 1e6)}`;
+      const body = { name: 'Doc User', username: fresh, email: `${fresh}@example.com`, password: 'a perfectly fine passphrase', ...(version === 'v2' ? { accept_terms: true } : {}) };
+      const created = version === 'v1' ? await c.request('POST', `${p}/`, { json: body }) : await send(ann, 'POST', `${p}/`, body);
+      expect(created.status).toBe(201);
+      expect(created.body[shapes[version]]).toEqual(expect.any(String));
+      check('POST', `${p}/`, created);
+      check('POST', `${p}/`, version === 'v1' ? await c.request('POST', `${p}/`, { json: body }) : await send(ann, 'POST', `${p}/`, body));
+      check('POST', `${p}/`, version === 'v1' ? await c.request('POST', `${p}/`, { json: { ...body, email: 'nope' } }) : await send(ann, 'POST', `${p}/`, { ...body, accept_terms: false }));
+      if (version === 'v2') check('POST', `${p}/`, await c.request('POST', `${p}/`, { json: body }));
+      check('GET', `${p}/`, await c.get(`${p}/?page=1&items_per_page=2`));
+      check('GET', `${p}/`, await c.get(`${p}/?items_per_page=500`));
+      check('GET', `${p}/{user_id}`, await c.get(`${p}/${created.body.id}`));
+      check('GET', `${p}/{user_id}`, await c.get(`${p}/999999`));
+      check('GET', `${p}/me`, await ann.get(`${p}/me`));
+      check('GET', `${p}/me`, await c.get(`${p}/me`));
+      check('PATCH', `${p}/{user_id}`, await send(ann, 'PATCH', `${p}/${ex.ids.ann}`, { name: 'Ann Again' }));
+      check('PATCH', `${p}/{user_id}`, await send(ann, 'PATCH', `${p}/${created.body.id}`, { name: 'Not mine' }));
+      const form = new FormData();
+      form.append('file', new Blob(['not an image'], { type: 'text/plain' }), 'notes.txt');
+      const upload = await fetch(`${ex.base}${p}/${ex.ids.ann}/avatar`, {
+        method: 'POST',
+        body: form,
+        headers: { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'x-csrf-token': ann.jar.get('cs_csrf') ?? '' },
+      });
+      check('POST', `${p}/{user_id}/avatar`, { status: upload.status, headers: upload.headers, body: await upload.json() });
+    }
+  });
 });

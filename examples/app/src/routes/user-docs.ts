@@ -1,0 +1,74 @@
+import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA, schemaToJsonSchema, type JsonSchema, type RouteDescriptor, type RouteDoc } from '@crudsmith/core';
+import { UserCreate, UserCreateV2, UserUpdate } from '../models/user';
+
+// The OpenAPI information of the users routes of each version (bodies from the
+// class-validator classes, the UserRead / UserReadV2 shapes, the errors each answers),
+// added to the routes the users files build, by operation name.
+
+const USER_READ: JsonSchema = {
+  type: 'object',
+  required: ['id', 'name', 'username', 'email', 'profile_image_url', 'tier_id'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    username: { type: 'string' },
+    email: { type: 'string' },
+    profile_image_url: { type: 'string' },
+    tier_id: { type: ['integer', 'null'] },
+  },
+  additionalProperties: false,
+};
+
+const USER_READ_V2: JsonSchema = {
+  type: 'object',
+  required: ['id', 'name', 'username', 'email', 'avatar_url', 'subscription_tier', 'created_at', 'is_verified'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    username: { type: 'string' },
+    email: { type: 'string' },
+    avatar_url: { type: 'string' },
+    subscription_tier: { type: ['string', 'null'], description: "The tier's name" },
+    created_at: { type: 'string', format: 'date-time' },
+    is_verified: { type: 'boolean' },
+  },
+  additionalProperties: false,
+};
+
+const MESSAGE: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
+const PAGE = [
+  { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
+  { name: 'items_per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+];
+const USER_ID = [{ name: 'user_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }];
+
+type Responses = NonNullable<RouteDoc['responses']>;
+const error = (...statuses: number[]): Responses =>
+  Object.fromEntries(statuses.map((status) => [String(status), status === 422 ? { description: 'Validation error', schema: VALIDATION_ERROR_SCHEMA } : { description: 'Error', schema: ERROR_SCHEMA }]));
+const ok = (status: number, description: string, schema: JsonSchema): Responses => ({ [String(status)]: { description, schema } });
+
+/** Adds each users route's body, parameters and responses to its doc (`version` picks the shapes). */
+export function withUserDocs(version: 'v1' | 'v2', routes: RouteDescriptor[]): RouteDescriptor[] {
+  const user = version === 'v1' ? USER_READ : USER_READ_V2;
+  const list: JsonSchema = version === 'v1'
+    ? { type: 'array', items: user }
+    : {
+      type: 'object',
+      required: ['data', 'total_count', 'has_more', 'page', 'items_per_page'],
+      properties: { data: { type: 'array', items: user }, total_count: { type: 'integer' }, has_more: { type: 'boolean' }, page: { type: 'integer' }, items_per_page: { type: 'integer' } },
+    };
+  const docs: Record<string, Partial<RouteDoc>> = {
+    create: { requestBody: schemaToJsonSchema(version === 'v1' ? UserCreate : UserCreateV2), responses: { ...ok(201, 'The new user', user), ...error(409, 422) } },
+    list: { parameters: PAGE, responses: { ...ok(200, version === 'v1' ? 'A page of users' : 'A page of users in the paginated envelope', list), ...error(422) } },
+    me: { responses: ok(200, 'The signed-in user', user) },
+    read: { parameters: USER_ID, responses: { ...ok(200, 'The user', user), ...error(404) } },
+    update: { parameters: USER_ID, requestBody: schemaToJsonSchema(UserUpdate), responses: { ...ok(200, 'The updated user', user), ...error(404, 409, 422) } },
+    delete: { parameters: USER_ID, responses: { ...ok(200, 'Soft-deleted and signed out everywhere', MESSAGE), ...error(404) } },
+    delete_permanent: { parameters: USER_ID, responses: { ...ok(200, 'Removed from the database', MESSAGE), ...error(404) } },
+    avatar: { parameters: USER_ID, responses: { ...ok(200, 'The user with the new avatar URL', user), ...error(400, 404, 413, 422) } },
+  };
+  return routes.map((route) => {
+    const name = route.operation.replace(/^users(_v2)?_/, '');
+    return docs[name] ? { ...route, doc: { ...route.doc!, ...docs[name] } } : route;
+  });
+}
