@@ -45,6 +45,18 @@ export function loginTests(suite: { env: AccountEnv }): void {
       }
     });
 
+    it('answers the uniform 401 to an oversized password at /login and /token, never a 500', async () => {
+      const huge = 'x'.repeat(200_000);
+      for (const path of ['/auth/login', '/auth/token']) {
+        const res = await suite.env.client().request('POST', path, { form: { username: 'alice', password: huge } });
+        expect(res, path).toMatchObject({ status: 401, body: { detail: 'Incorrect username or password' } });
+      }
+      const c = suite.env.client();
+      await c.login('alice', PASSWORD);
+      expect((await c.post('/auth/change-password', { current_password: huge, new_password: 'a fresh new secret' })).status).toBe(401);
+      expect((await c.post('/auth/change-password', { current_password: PASSWORD, new_password: huge })).status).toBe(422);
+    });
+
     it('answers 422 without the form fields', async () => {
       expect((await suite.env.client().request('POST', '/auth/login', { form: { username: 'alice' } })).status).toBe(422);
     });
