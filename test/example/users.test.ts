@@ -45,6 +45,13 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     await db?.destroy();
   });
 
+  it('serves its Koa app with koa-session carrying the account sessions (DESIGN §2)', async () => {
+    expect(app.auth.sessionManager!.carrier).toBe('koa-session');
+    expect(createKoaApp(app).middleware[0].name).toBe('session');
+    const c = await signedIn('ann');
+    expect((await c.get('/auth/me')).body).toMatchObject({ transport: 'session' });
+  });
+
   it('POST /api/v1/users/ creates (201, UserRead only) and the user signs in at once', async () => {
     const res = await create(client(), { name: 'Cat', username: 'cat', email: 'cat@example.com', password: PASSWORD });
     expect(res.status).toBe(201);
