@@ -1,6 +1,7 @@
 import { httpSuite } from './http';
 import { repositorySuite } from './repository';
 import { versioningSuite } from './versioning';
+import { rateLimitSuite } from './rate-limit';
 import { resultTable, type Suite } from './lib/suite';
 
 // `npm run bench` runs every suite in order and prints one table per suite;
@@ -9,6 +10,7 @@ const suites: Suite<any>[] = [
   repositorySuite,
   versioningSuite,
   httpSuite,
+  rateLimitSuite,
 ];
 
 async function main(): Promise<void> {

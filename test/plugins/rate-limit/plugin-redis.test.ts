@@ -131,3 +131,34 @@ describe('the plugin when Redis is down', () => {
     }
   });
 });
+
+describeRedis('the plugin\'s Redis round trips', () => {
+  it('costs exactly one Redis round trip per request, allowed or limited (MONITOR on a Redis of its own)', async () => {
+    const port = await freePort();
+    await startRedisServer(port);
+    const knex = sqlite();
+    const { kit, client } = await startOnRedis(knex, port, true);
+    const plain = testClient({ port });
+    try {
+      kit.clock.ms = 300_000;
+      await kit.get('/api/v1/items', { address: '10.3.3.3' }); // loads the script and the cache
+      const monitor = await plain.monitor();
+      const seen: string[] = [];
+      // What the script runs inside Redis shows up with the source "lua": not a round trip.
+      monitor.on('monitor', (_time: string, args: string[], source: string) => void (source !== 'lua' && seen.push(args[0].toLowerCase())));
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await kit.get(i % 2 ? '/api/v1/items/4' : '/api/v1/items', { address: '10.3.3.3' })).status);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      monitor.disconnect();
+      // /api/v1/items had one request before (the limit is 3): its third here is the fourth.
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 200]);
+      expect(seen).toEqual(Array(6).fill('evalsha'));
+    } finally {
+      plain.disconnect();
+      await kit.app.close();
+      client.disconnect();
+      await knex.destroy();
+      stopRedisServer(port, true);
+    }
+  });
+});
