@@ -12,6 +12,7 @@ import { openSqlite } from './lib/db';
 import { createItems, Item, prng, seedItems } from './lib/items';
 import { compare, type Operation } from './lib/measure';
 import type { ResultRow, Suite } from './lib/suite';
+import { formatOps, formatTable, type Column } from './lib/table';
 
 // What the rate limiter costs on a read: GET /api/v1/items/{id} guarded by rateLimit()
 // counting in memory and in Redis, against the same route without a limiter, and against
@@ -19,8 +20,8 @@ import type { ResultRow, Suite } from './lib/suite';
 // (one counter per client and path, a fixed window, a 429 past the limit, the same five
 // headers on every answer). Over real HTTP on Koa, and in process (the bootstrapped
 // route's handler called with a neutral request), where the machine's noise is smaller.
-// The limit is never reached: every request is counted and served. In the table
-// "crudsmith" is the first app named in the operation and "knex" the second.
+// The limit is never reached: every request is counted and served. In the table "A" is
+// the first app named in the comparison and "B" the second.
 // Targets: limiter ÷ none ≥ 0.90, crudsmith Redis ÷ rate-limiter-flexible ≥ 1.00, and at
 // most one Redis round trip per request (checked before measuring; the run stops otherwise).
 
@@ -152,8 +153,24 @@ async function redisReachable(): Promise<boolean> {
   }
 }
 
+/** A row's target: ≥ 1.00 against rate-limiter-flexible, ≥ 0.90 against no limiter. */
+function targetOf(row: ResultRow): number {
+  return row.operation.includes('flexible') ? 1 : 0.9;
+}
+
+const columns: Column<ResultRow>[] = [
+  { title: 'suite', value: (r) => r.suite },
+  { title: 'comparison (A ÷ B)', value: (r) => r.operation },
+  { title: 'A ops/s', value: (r) => formatOps(r.crudsmith), right: true },
+  { title: 'B ops/s', value: (r) => formatOps(r.knex), right: true },
+  { title: 'ratio', value: (r) => r.ratio.toFixed(2), right: true },
+  { title: 'middle half', value: (r) => `${r.ratioRange[0].toFixed(2)}–${r.ratioRange[1].toFixed(2)}` },
+  { title: 'target', value: (r) => `≥ ${targetOf(r).toFixed(2)} ${r.ratio >= targetOf(r) ? 'met' : 'MISSED'}` },
+];
+
 export const rateLimitSuite: Suite = {
   name: 'rate-limit',
+  table: (rows) => formatTable(columns, rows),
   async run() {
     const db = await openSqlite();
     const prefix = `crudsmith-bench:${process.pid}:`;
