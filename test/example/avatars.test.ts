@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../plugins/account/fixture';
+import { openApiChecker } from '../plugins/versioning/openapi-check';
 import { ADAPTER_ENGINES, PASSWORD, startExample, type ExampleServer } from './example-server';
 
 // A real 1×1 PNG; bytes after IEND do not change what it is, so it can be padded to any size.
@@ -39,7 +40,7 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
       headers['x-csrf-token'] = as.client.jar.get('cs_csrf') ?? '';
     }
     const res = await fetch(`${ex.base}${path}`, { method: 'POST', body: form, headers });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
   const annPath = (version = 'v1') => `/api/${version}/users/${ex.ids.ann}/avatar`;
 
@@ -137,5 +138,22 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
     const fallback = await fetch(`${ex.base}/static/avatars/default.svg`);
     expect(fallback.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
     expect(fallback.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('answers what the documents say: multipart body, 200, 400, 401, 403, 413 and 422', async () => {
+    for (const version of ['v1', 'v2']) {
+      const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body;
+      const template = `/api/${version}/users/{user_id}/avatar`;
+      expect(Object.keys(doc.paths[template].post.requestBody.content)).toEqual(['multipart/form-data']);
+      const checker = openApiChecker(doc);
+      const png = { bytes: PNG, type: 'image/png' };
+      checker.check('POST', template, await upload(annPath(version), png, { client: ann }));
+      checker.check('POST', template, await upload(annPath(version), { bytes: PNG, type: 'text/plain' }, { client: ann }));
+      checker.check('POST', template, await upload(annPath(version), png));
+      checker.check('POST', template, await upload(`/api/${version}/users/${ex.ids.ben}/avatar`, png, { client: ann }));
+      checker.check('POST', template, await upload(annPath(version), { bytes: padded(2 * MiB + 1), type: 'image/png' }, { client: ann }));
+      checker.check('POST', template, await upload(annPath(version), null, { client: ann }));
+      expect(checker.checks).toBe(6);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../plugins/account/fixture';
+import { expectValidOpenApi, openApiChecker } from '../plugins/versioning/openapi-check';
 import { ADAPTER_ENGINES, PASSWORD, send, startExample, type ExampleServer } from './example-server';
 
 const USER_READ_V2 = ['avatar_url', 'created_at', 'email', 'id', 'is_verified', 'name', 'subscription_tier', 'username'];
@@ -99,5 +100,38 @@ describe.each(ADAPTER_ENGINES)('example app /api/v2/users on %s with %s', (adapt
     expect(Object.keys(list.body[0]).sort()).toEqual(['email', 'id', 'name', 'profile_image_url', 'tier_id', 'username']);
     const created = await client().request('POST', '/api/v1/users/', { json: { name: 'Eve', username: 'eve', email: 'eve@example.com', password: PASSWORD } });
     expect(created.status).toBe(201);
+  });
+
+  it('answers what /api/v1 and /api/v2 openapi.json document (Ajv over real answers)', async () => {
+    const docs = { v1: (await client().get('/api/v1/openapi.json')).body, v2: (await client().get('/api/v2/openapi.json')).body };
+    for (const doc of Object.values(docs)) await expectValidOpenApi(doc);
+    const createBody = docs.v2.paths['/api/v2/users/'].post.requestBody.content['application/json'].schema;
+    expect(createBody.required).toEqual(expect.arrayContaining(['accept_terms', 'username', 'email', 'password']));
+    const v2 = openApiChecker(docs.v2);
+    const created = await send(ann, 'POST', '/api/v2/users/', newUser('doc'));
+    v2.check('POST', '/api/v2/users/', created);
+    v2.check('POST', '/api/v2/users/', await send(ann, 'POST', '/api/v2/users/', newUser('doc')));
+    v2.check('POST', '/api/v2/users/', await send(ann, 'POST', '/api/v2/users/', newUser('doc2', { accept_terms: false })));
+    v2.check('POST', '/api/v2/users/', await client().request('POST', '/api/v2/users/', { json: newUser('doc3') }));
+    for (const query of ['', '?page=2&items_per_page=3', '?page=0']) v2.check('GET', '/api/v2/users/', await client().get(`/api/v2/users/${query}`));
+    for (const id of [created.body.id, 99999]) v2.check('GET', '/api/v2/users/{user_id}', await client().get(`/api/v2/users/${id}`));
+    v2.check('GET', '/api/v2/users/me', await ann.get('/api/v2/users/me'));
+    v2.check('GET', '/api/v2/users/me', await client().get('/api/v2/users/me'));
+    const doc = await ex.signedIn('doc');
+    v2.check('PATCH', '/api/v2/users/{user_id}', await send(doc, 'PATCH', `/api/v2/users/${created.body.id}`, { name: 'Doc Two' }));
+    v2.check('PATCH', '/api/v2/users/{user_id}', await send(doc, 'PATCH', `/api/v2/users/${created.body.id}`, { email: 'not an e-mail' }));
+    v2.check('PATCH', '/api/v2/users/{user_id}', await send(ann, 'PATCH', `/api/v2/users/${created.body.id}`, { name: 'X' }));
+    v2.check('DELETE', '/api/v2/users/{user_id}', await send(doc, 'DELETE', `/api/v2/users/${created.body.id}`, undefined));
+    v2.check('DELETE', '/api/v2/users/{user_id}/permanent', await send(ex.admin, 'DELETE', `/api/v2/users/${created.body.id}/permanent`, undefined));
+    v2.check('DELETE', '/api/v2/users/{user_id}/permanent', await send(ex.admin, 'DELETE', `/api/v2/users/${created.body.id}/permanent`, undefined));
+    expect(v2.checks).toBe(17);
+
+    const v1 = openApiChecker(docs.v1);
+    v1.check('GET', '/api/v1/users/', await client().get('/api/v1/users/'));
+    v1.check('GET', '/api/v1/users/{user_id}', await client().get(`/api/v1/users/${ex.ids.ann}`));
+    v1.check('GET', '/api/v1/users/me', await ann.get('/api/v1/users/me'));
+    v1.check('POST', '/api/v1/users/', await client().request('POST', '/api/v1/users/', { json: { name: 'Fay', username: 'fay', email: 'fay@example.com', password: PASSWORD } }));
+    v1.check('POST', '/api/v1/users/', await client().request('POST', '/api/v1/users/', { json: { name: 'Fay', username: 'fay', email: 'fay@example.com', password: PASSWORD } }));
+    expect(v1.checks).toBe(5);
   });
 });
