@@ -46,12 +46,13 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
       ['unmatched path', await c.get(`/api/${version}/no/such/thing`)],
       ['openapi', await c.get(`/api/${version}/openapi.json`)],
       ['docs page', await c.get(`/api/${version}/docs`)],
+      ['other method', await c.request('PUT', `/api/${version}/items`)],
     ];
   };
 
   it('marks every /api/v1 answer deprecated, errors and 404s included, with one date', async () => {
     for (const [what, answer] of await samples('v1')) expectDeprecated(answer, what);
-    expect((await samples('v1')).map(([, a]) => a.status)).toEqual([200, 404, 422, 422, 401, 404, 200, 200]);
+    expect((await samples('v1')).map(([, a]) => a.status)).toEqual([200, 404, 422, 422, 401, 404, 200, 200, 405]);
   });
 
   it('marks no /api/v2 answer', async () => {

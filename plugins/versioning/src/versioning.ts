@@ -2,6 +2,7 @@ import { ConfigurationError, NotFoundError, type AfterHook, type Fallback, type 
 import { deprecationHeaders, parseDeprecation, withHeaders, type Deprecation } from './deprecation';
 import { docsAssetRoute, docsPageRoutes } from './docs-ui';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
+import { otherMethodRoutes } from './other-methods';
 import type { VersioningOptions } from './options';
 
 /** One version as the plugin serves it. */
@@ -65,13 +66,16 @@ export function versioning(options: VersioningOptions): VersioningPlugin {
   const currentVersion = options.current ?? [...versions].reverse().find((v) => !v.deprecation)?.label ?? labels.at(-1);
   if (!currentVersion || !labels.includes(currentVersion)) throw new ConfigurationError(`current version ${String(currentVersion)} is not one of ${labels.join(', ')}`);
 
-  const routes: RouteDescriptor[] = [...versions.flatMap((v) => v.routes), discoveryRoute(prefix, versions, currentVersion)];
-  if (docsEnabled) {
-    routes.push(docsAssetRoute(`${prefix}/docs-assets`));
-    for (const version of versions) {
-      routes.push(openApiRoute(version));
-      routes.push(...docsPageRoutes({ label: version.label, versionPath: version.path, assets: '../docs-assets', title: `${docs.title ?? 'API'} ${version.label}` }));
+  const routes: RouteDescriptor[] = [discoveryRoute(prefix, versions, currentVersion)];
+  if (docsEnabled) routes.push(docsAssetRoute(`${prefix}/docs-assets`));
+  for (const version of versions) {
+    const own = [...version.routes];
+    if (docsEnabled) {
+      own.push(openApiRoute(version));
+      own.push(...docsPageRoutes({ label: version.label, versionPath: version.path, assets: '../docs-assets', title: `${docs.title ?? 'API'} ${version.label}` }));
     }
+    // A deprecated version's 405s are routes of its own, so they carry its headers too.
+    routes.push(...own, ...(version.deprecation ? otherMethodRoutes(version.label, own) : []));
   }
   const deprecated = versions.filter((v) => v.deprecation);
   return {

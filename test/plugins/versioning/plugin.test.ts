@@ -95,7 +95,25 @@ describe.each<AdapterHarness>([koaHarness, expressHarness, fastifyHarness])('ver
     const current = await get('/api/v2/nothing');
     expect(current.status).toBe(404);
     expect(current.headers.get('x-api-deprecation')).toBeNull();
-    expect((await get('/api/v1/things/1', { method: 'DELETE' })).status).toBe(405);
+  });
+
+  it("answers a deprecated version's known paths with another method 405 (OPTIONS 200) with Allow and its headers", async () => {
+    const other = await get('/api/v1/things/1', { method: 'DELETE' });
+    expect(other.status).toBe(405);
+    expect(await other.json()).toEqual({ detail: 'Method Not Allowed' });
+    expect(other.headers.get('allow')).toBe('GET, HEAD');
+    expect(other.headers.get('x-api-deprecation')).toBe('Use v2');
+    const options = await get('/api/v1/things', { method: 'OPTIONS' });
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')).toBe('GET, HEAD');
+    expect(options.headers.get('sunset')).toBe('Thu, 31 Jan 2030 00:00:00 GMT');
+    const docs = await get('/api/v1/openapi.json', { method: 'POST' });
+    expect(docs.status).toBe(405);
+    expect(docs.headers.get('x-api-sunset')).toBe('2030-01-31');
+    const current = await get('/api/v2/things/1', { method: 'DELETE' });
+    expect(current.status).toBe(405);
+    expect(current.headers.get('allow')).toContain('GET');
+    expect(current.headers.get('x-api-deprecation')).toBeNull();
   });
 
   it('answers an unknown version with a 404 that names it and the available ones', async () => {
