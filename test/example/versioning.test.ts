@@ -150,6 +150,30 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
     }
   });
 
+  it('answers the tier routes as /api/v1 documents them', async () => {
+    const { check } = openApiChecker(docs.v1);
+    const c = ex.client();
+    const name = `doc-tier-${Math.floor(Math.random() * 1e6)}`;
+    const created = await send(ex.admin, 'POST', '/api/v1/tiers', { name, description: null });
+    expect(created.status).toBe(201);
+    check('POST', '/api/v1/tiers', created);
+    check('POST', '/api/v1/tiers', await send(ex.admin, 'POST', '/api/v1/tiers', { name }));
+    check('POST', '/api/v1/tiers', await send(ex.admin, 'POST', '/api/v1/tiers', { name: '' }));
+    check('POST', '/api/v1/tiers', await send(ann, 'POST', '/api/v1/tiers', { name: 'mine' }));
+    check('POST', '/api/v1/tiers', await c.request('POST', '/api/v1/tiers', { json: { name: 'anon' } }));
+    check('GET', '/api/v1/tiers', await c.get('/api/v1/tiers'));
+    check('GET', '/api/v1/tier/{tier_name}', await c.get(`/api/v1/tier/${name}`));
+    check('GET', '/api/v1/tier/{tier_name}', await c.get('/api/v1/tier/no-such-tier'));
+    const limit = await send(ex.admin, 'POST', `/api/v1/tier/${name}/rate_limit`, { name: 'items', path: '/api/v2/items/', limit: 5, period: 60 });
+    check('POST', '/api/v1/tier/{tier_name}/rate_limit', limit);
+    check('POST', '/api/v1/tier/{tier_name}/rate_limit', await send(ex.admin, 'POST', `/api/v1/tier/${name}/rate_limit`, { name: 'x', path: '/', limit: -1, period: 0 }));
+    check('GET', '/api/v1/tier/{tier_name}/rate_limits', await c.get(`/api/v1/tier/${name}/rate_limits`));
+    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: created.body.id }));
+    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: null }));
+    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', '/api/v1/users/999999/tier', { tier_id: null }));
+    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: 'gold' }));
+  });
+
   it('answers the users routes as its documents say, per version', async () => {
     const shapes = { v1: 'profile_image_url', v2: 'avatar_url' };
     for (const version of ['v1', 'v2'] as const) {

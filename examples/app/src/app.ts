@@ -14,6 +14,7 @@ import { postRoutes } from './routes/posts';
 import { userRoutes } from './routes/users';
 import { userRoutesV2 } from './routes/users-v2';
 import { withUserDocs } from './routes/user-docs';
+import { withTierDocs } from './routes/tier-docs';
 import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
 import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
@@ -66,7 +67,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes });
   // /api/v1 and /api/v2 (DESIGN §4): the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
-    v1: [...items, withUserDocs('v1', relativeTo('/api/v1', userRoutes(knex, auth, avatars))), posts, relativeTo('/api/v1', tierRoutes(knex, limits.tiers, auth))],
+    v1: [...items, withUserDocs('v1', relativeTo('/api/v1', userRoutes(knex, auth, avatars))), posts, withTierDocs(relativeTo('/api/v1', tierRoutes(knex, limits.tiers, auth)))],
     v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts],
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({

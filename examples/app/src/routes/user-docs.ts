@@ -5,7 +5,8 @@ import { UserCreate, UserCreateV2, UserUpdate } from '../models/user';
 // class-validator classes, the UserRead / UserReadV2 shapes, the errors each answers),
 // added to the routes the users files build, by operation name.
 
-const USER_READ: JsonSchema = {
+/** The spec's UserRead, as `toUserRead` answers it. */
+export const USER_READ: JsonSchema = {
   type: 'object',
   required: ['id', 'name', 'username', 'email', 'profile_image_url', 'tier_id'],
   properties: {
@@ -43,7 +44,8 @@ const PAGE = [
 const USER_ID = [{ name: 'user_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }];
 
 type Responses = NonNullable<RouteDoc['responses']>;
-const error = (...statuses: number[]): Responses =>
+/** Error responses with the `{detail}` (422: validation) body schemas. */
+export const error = (...statuses: number[]): Responses =>
   Object.fromEntries(statuses.map((status) => [String(status), status === 422 ? { description: 'Validation error', schema: VALIDATION_ERROR_SCHEMA } : { description: 'Error', schema: ERROR_SCHEMA }]));
 const ok = (status: number, description: string, schema: JsonSchema): Responses => ({ [String(status)]: { description, schema } });
 
