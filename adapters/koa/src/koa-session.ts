@@ -95,7 +95,8 @@ export function koaSessionOptions(manager: SessionManager): CreateSessionOptions
     },
     [MANAGER]: manager,
   };
-  return {
+  // `path` is not in koa-session's type, but it passes these options on to the cookie it clears.
+  const options: CreateSessionOptions & { path?: string } = {
     key: manager.cookieName,
     // The id is 256 random bits, stored hashed: a signature cookie would add nothing.
     signed: false,
@@ -120,7 +121,8 @@ export function koaSessionOptions(manager: SessionManager): CreateSessionOptions
       set() {},
     },
     store,
-  } as CreateSessionOptions;
+  };
+  return options;
 }
 
 /**

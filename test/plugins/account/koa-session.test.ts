@@ -181,6 +181,7 @@ describe.each(ENGINES)('koa-session carries the account sessions on %s', (engine
     expect(cleared).toMatch(/expires=Thu, 01 Jan 1970/i);
     expect(cleared).toMatch(/SameSite=Lax/i);
     expect(cleared).toMatch(/HttpOnly/i);
+    expect(cleared).toMatch(/path=\/(;|$)/i);
   });
 
   it('regenerates at sign-in: a planted id is dropped, never adopted', async () => {
