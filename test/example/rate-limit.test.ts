@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES } from '../fixtures/db';
 import type { Answer, Client } from '../plugins/account/fixture';
-import { send, startExample, type ExampleServer } from './example-server';
+import { ADAPTER_ENGINES, send, startExample, type ExampleServer } from './example-server';
 
 // A window this long does not roll over during the suite, so counts are exact.
 const PERIOD = 1_000_000;
@@ -24,7 +23,7 @@ function expectLimitHeaders(res: Answer, limit: number, remaining: number, polic
 // The limiter as the example wires it (DESIGN §4 and §8): every route under the limited
 // prefixes, keyed on the account plugin's principal (or the client address), with the
 // tier's limit once a superuser assigns one.
-describe.each(ENGINES)('example app rate limiting on %s', (engine) => {
+describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapter, engine) => {
   let ex: ExampleServer;
   let admin: Client;
   const warnings: { message: string; details?: Record<string, unknown> }[] = [];
@@ -36,7 +35,7 @@ describe.each(ENGINES)('example app rate limiting on %s', (engine) => {
 
   beforeAll(async () => {
     const logger = { warn: (message: string, details?: Record<string, unknown>) => void warnings.push({ message, details }), error: () => {} };
-    ex = await startExample(engine, { build: { rateLimit: { defaultLimit: LIMIT, defaultPeriod: PERIOD, logger } }, trustedProxies: ['127.0.0.1'], users: ['ann', 'ben'] });
+    ex = await startExample(engine, { adapter, build: { rateLimit: { defaultLimit: LIMIT, defaultPeriod: PERIOD, logger } }, trustedProxies: ['127.0.0.1'], users: ['ann', 'ben'] });
     admin = ex.admin;
   });
   afterAll(async () => {

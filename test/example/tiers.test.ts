@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES } from '../fixtures/db';
 import type { Client } from '../plugins/account/fixture';
-import { send, startExample, type ExampleServer } from './example-server';
+import { ADAPTER_ENGINES, send, startExample, type ExampleServer } from './example-server';
 
 // The example's tier and rate-limit routes (spec section C, DESIGN §4), on each engine:
 // writes need a superuser, reads are public, 404/409/422 as the Errors table says.
-describe.each(ENGINES)('example app tiers and rate limits on %s', (engine) => {
+describe.each(ADAPTER_ENGINES)('example app tiers and rate limits on %s with %s', (adapter, engine) => {
   let ex: ExampleServer;
   let admin: Client;
   let ann: Client;
@@ -13,7 +12,7 @@ describe.each(ENGINES)('example app tiers and rate limits on %s', (engine) => {
   const client = () => ex.client();
 
   beforeAll(async () => {
-    ex = await startExample(engine, { users: ['ann'] });
+    ex = await startExample(engine, { adapter, users: ['ann'] });
     admin = ex.admin;
     annId = ex.ids.ann;
     ann = await ex.signedIn('ann');
