@@ -31,6 +31,14 @@ function build(db: TestDatabase, logger?: ErrorLogger): { auth: AccountPlugin; m
         return { status: 200, json: { saved: await manager.save(session) } };
       },
     },
+    {
+      method: 'POST', path: '/api/session-regenerate', operation: 'session_regenerate', dependencies: [auth.currentUser()],
+      handler: async (req: NeutralRequest) => {
+        const issued = (await manager.regenerate((await manager.load(req))!))!;
+        issued.session.data.regenerated = true;
+        return { status: 200, cookies: [issued.cookie], json: { saved: await manager.save(issued.session) } };
+      },
+    },
   ];
   const app = bootstrap({ routers: [data], plugins: [auth], migrations: [userMigrations, auth.migrations], logger });
   return { auth, manager, app };
@@ -182,6 +190,23 @@ describe.each(ENGINES)('koa-session carries the account sessions on %s', (engine
     expect(cleared).toMatch(/SameSite=Lax/i);
     expect(cleared).toMatch(/HttpOnly/i);
     expect(cleared).toMatch(/path=\/(;|$)/i);
+  });
+
+  it("the manager's regenerate moves the request's ctx.session to the new id; the old id dies", async () => {
+    const c = await signedIn('kim');
+    const old = c.jar.get('cs_session')!;
+    const csrf = c.jar.get('cs_csrf')!;
+    const res = await c.post('/api/session-regenerate');
+    expect(res.body).toEqual({ saved: true });
+    expect(seen.after).toMatchObject({ csrf, regenerated: true });
+    const fresh = c.jar.get('cs_session')!;
+    expect(fresh).not.toBe(old);
+    expect(await stored(old)).toBeUndefined();
+    expect(JSON.parse((await stored(fresh)).data)).toMatchObject({ csrf, regenerated: true });
+    expect((await c.get('/auth/me')).status).toBe(200);
+    const replay = new Client(server.url);
+    replay.jar.set('cs_session', old);
+    expect((await replay.get('/auth/me')).status).toBe(401);
   });
 
   it('regenerates at sign-in: a planted id is dropped, never adopted', async () => {
