@@ -17,7 +17,9 @@ import { compareServers, defaultHttpOptions, httpTable, type HttpRow, type Targe
 
 const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
 const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
-const SERVER_WARMUP_S = Number(process.env.BENCH_HTTP_SERVER_WARMUP_S) || 3;
+/** Requests each server answers before anything is timed (all four operations in turn), within a few seconds at most. */
+const SERVER_WARMUP = Number(process.env.BENCH_HTTP_SERVER_WARMUP) || 2000;
+const SERVER_WARMUP_MAX_S = 5;
 
 /** A running server process, its port, and the way to ask it something. */
 interface ServerProcess extends Target {
@@ -115,7 +117,7 @@ async function warmUp(server: ServerProcess, ops: { kind: () => RequestKind }[])
       return { method: kind.method, ...kind.next() };
     },
   };
-  await load(server.port, mixed, SERVER_WARMUP_S);
+  await load(server.port, mixed, SERVER_WARMUP_MAX_S, SERVER_WARMUP);
   await server.idle();
 }
 
@@ -144,7 +146,8 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
       (servers[framework] ??= {} as Record<Side, ServerProcess>)[side] = server;
     })));
     // JIT: crudsmith runs more code than a floor, and V8 optimises it only after many
-    // requests; one round of a few hundred requests would measure it half-compiled.
+    // requests; counted, not timed, since a busy machine may serve only a few hundred a
+    // second, which would measure crudsmith half-compiled.
     for (const framework of FRAMEWORKS) for (const side of ['crudsmith', 'floor'] as const) await warmUp(servers[framework][side], ops);
     for (const framework of FRAMEWORKS) {
       const pair = servers[framework];
@@ -168,7 +171,7 @@ export const httpSuite: Suite<HttpRow> = {
   table: httpTable,
   async run() {
     const { warmupSeconds, rounds, roundSeconds } = defaultHttpOptions;
-    console.log(`  ${CONNECTIONS} connections; each server warmed up ${SERVER_WARMUP_S} s, then per row ${warmupSeconds} s warm-up and ${rounds} rounds of ${roundSeconds} s per server`);
+    console.log(`  ${CONNECTIONS} connections; each server warmed up with ${SERVER_WARMUP} requests (${SERVER_WARMUP_MAX_S} s at most), then per row ${warmupSeconds} s warm-up and ${rounds} rounds of ${roundSeconds} s per server`);
     const rows: HttpRow[] = [];
     for (const engine of ENGINES) await measureEngine(engine, rows);
     return rows;

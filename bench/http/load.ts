@@ -20,12 +20,16 @@ export interface LoadResult {
 /** Concurrent connections (no pipelining): enough to keep a one-process server busy. */
 export const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS) || 8;
 
-/** Loads `port` with `kind` for `seconds`; any non-2xx answer or error fails the run. */
-export async function load(port: number, kind: RequestKind, seconds: number): Promise<LoadResult> {
+/**
+ * Loads `port` with `kind` for `seconds` (or until `maxRequests` were answered, when given
+ * and sooner); any non-2xx answer or error fails the run.
+ */
+export async function load(port: number, kind: RequestKind, seconds: number, maxRequests?: number): Promise<LoadResult> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration: seconds,
+    ...(maxRequests === undefined ? {} : { maxOverallRequests: maxRequests }),
     // The run ends at the first sample after `duration`: sample often so it ends on time.
     sampleInt: 50,
     requests: [{

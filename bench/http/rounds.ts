@@ -10,9 +10,9 @@ export interface HttpMeasureOptions {
 }
 
 export const defaultHttpOptions: HttpMeasureOptions = {
-  warmupSeconds: fromEnv('BENCH_HTTP_WARMUP_S', 0.5),
-  rounds: fromEnv('BENCH_HTTP_ROUNDS', 6),
-  roundSeconds: fromEnv('BENCH_HTTP_ROUND_S', 0.5),
+  warmupSeconds: fromEnv('BENCH_HTTP_WARMUP_S', 0.3),
+  rounds: fromEnv('BENCH_HTTP_ROUNDS', 8),
+  roundSeconds: fromEnv('BENCH_HTTP_ROUND_S', 0.3),
 };
 
 /** One side of a row: median requests per second and median p99 latency (ms) over the rounds. */
