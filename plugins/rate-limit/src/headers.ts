@@ -1,3 +1,4 @@
+import { remembered } from './remembered';
 import type { Decision, Policy } from './decide';
 
 /**
@@ -17,8 +18,12 @@ export function rateLimitHeaders(policy: Policy, decision: Decision, nowSeconds:
   };
 }
 
+// Policy names are few (the default and the stored limits'): each is quoted once.
+const policyId = (name: string | undefined) => quotedId(name ?? 'default');
+const quotedId = remembered((name) => quoted(name));
+
 // A structured-field string (RFC 8941 §3.3.3): printable ASCII, `"` and `\` escaped.
-function policyId(name: string | undefined): string {
+function quoted(name: string | undefined): string {
   const printable = (name ?? 'default').replace(/[^\x20-\x7e]/g, '');
   return `"${(printable || 'default').replace(/["\\]/g, (c) => `\\${c}`)}"`;
 }

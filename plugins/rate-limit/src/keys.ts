@@ -1,9 +1,13 @@
+import { remembered } from './remembered';
 import type { NeutralRequest, RouteDescriptor } from '@crudsmith/core';
 
 /** Spec Limits 3.2: strip leading and trailing `/`, then replace each `/` with `_`. */
 export function sanitizePath(path: string): string {
   return path.replace(/^\/+|\/+$/g, '').replace(/\//g, '_');
 }
+
+/** `sanitizePath` of a route pattern, worked out once per pattern (they are few). */
+export const sanitizedPattern = remembered(sanitizePath);
 
 /** Spec Limits 3.4: `ratelimit:{user_id}:{sanitized_path}:{window_start}`. */
 export function rateLimitKey(userId: string | number, sanitizedPath: string, windowStart: number): string {
@@ -30,7 +34,7 @@ export function matchedPath(req: Pick<NeutralRequest, 'path' | 'params'>, route?
   const pattern = trimSlashes(route.path);
   // A root route mounted under a prefix: only the request knows the prefix.
   if (pattern === '/') return { path: requested, pattern: requested };
-  const path = pattern
+  const path = !pattern.includes('/:') ? pattern : pattern
     .split('/')
     .map((segment) => (segment.startsWith(':') ? (req.params[segment.slice(1)] ?? segment) : segment))
     .join('/');

@@ -1,7 +1,7 @@
 import { HttpError, principalOf, RateLimitError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 import { decide, windowStart, type Decision, type Policy } from './decide';
 import { rateLimitHeaders } from './headers';
-import { matchedPath, rateLimitKey, sanitizePath } from './keys';
+import { matchedPath, rateLimitKey, sanitizePath, sanitizedPattern, type MatchedPath } from './keys';
 import type { RateLimitLogger } from './logger';
 import type { RateLimitStore } from './stores/store';
 import type { TierCache } from './tiers/tier-cache';
@@ -26,14 +26,19 @@ export interface LimiterContext {
   now: () => number;
 }
 
-const ROUTE = 'crudsmith.rateLimit.route';
+const MATCHED = 'crudsmith.rateLimit.matched';
 const STATE = 'crudsmith.rateLimit';
 // At most one "store down" log line a minute, however many requests fail meanwhile.
 const OUTAGE_LOG_INTERVAL_MS = 60_000;
 
-/** Remembers the matched route for the limiter (the plugin's before hook does this on every route). */
-export function rememberRoute(req: NeutralRequest, route: RouteDescriptor): void {
-  req.state[ROUTE] = route;
+/**
+ * Remembers the path the matched route gives this request, for the limiter (the plugin's
+ * before hook does this on every route), and answers it: worked out once per request.
+ */
+export function rememberRoute(req: NeutralRequest, route: RouteDescriptor): MatchedPath {
+  const matched = matchedPath(req, route);
+  req.state[MATCHED] = matched;
+  return matched;
 }
 
 /** The limiter's decision for this request, when it ran and the store answered. */
@@ -52,12 +57,11 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
   const outage = { since: 0, lastLogged: 0, failures: 0 };
 
   return async function rateLimiter(req) {
-    const route = req.state[ROUTE] as RouteDescriptor | undefined;
-    const { path, pattern } = matchedPath(req, route);
+    const { path, pattern } = (req.state[MATCHED] as MatchedPath | undefined) ?? matchedPath(req);
     const sanitized = sanitizePath(path);
     const principal = await principalOf(req);
     const userId = principal ? String(principal.id) : req.clientAddress;
-    const policy = await policyFor(ctx, principal?.tierId, [sanitized, sanitizePath(pattern)]);
+    const policy = await policyFor(ctx, principal?.tierId, [sanitized, sanitizedPattern(pattern)]);
     const nowSeconds = Math.floor(ctx.now() / 1000);
     const key = rateLimitKey(userId, sanitized, windowStart(nowSeconds, policy.period));
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import { ConfigurationError, type Dependency, type NeutralResult, type Plugin } from '@crudsmith/core';
 import { rateLimitHeaders } from './headers';
-import { matchedPath, underPrefix } from './keys';
+import { underPrefix } from './keys';
 import { createLimiter, rateLimitStateOf, rememberRoute, type RateLimitState } from './limiter';
 import type { RateLimitLogger } from './logger';
 import { MemoryStore } from './stores/memory-store';
@@ -83,8 +83,8 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
     migrations: rateLimitMigrations,
     hooks: {
       async before(req, route) {
-        rememberRoute(req, route);
-        if (paths.length && underPrefix(matchedPath(req, route).pattern, paths)) await req.resolve(limiter);
+        const { pattern } = rememberRoute(req, route);
+        if (paths.length && underPrefix(pattern, paths)) await req.resolve(limiter);
       },
       after(req, _route, result): NeutralResult | void {
         const state = rateLimitStateOf(req);
