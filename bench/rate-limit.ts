@@ -93,6 +93,15 @@ function httpReader(base: string, ids: number[]): Operation {
   };
 }
 
+/**
+ * `width` calls of `op` at once, as one operation: throughput with requests in flight
+ * together, where a Redis round trip overlaps other requests' work instead of adding to
+ * one request's latency (concurrency 1 measures that latency).
+ */
+function concurrently(op: Operation, width: number): Operation {
+  return () => Promise.all(Array.from({ length: width }, () => op()));
+}
+
 async function listen(app: App): Promise<{ url: string; server: Server }> {
   const koa = new Koa();
   mountRoutes(koa, app.routes);
@@ -197,6 +206,7 @@ export const rateLimitSuite: Suite = {
       const memory = await started(guarded('memory'));
       const sides: { operation: string; ours: Operation; theirs: Operation }[] = [
         { operation: 'HTTP: memory limiter ÷ no limiter', ours: httpReader(memory.url, ids), theirs: httpReader(plain.url, ids) },
+        { operation: 'HTTP, 8 in flight: memory limiter ÷ no limiter', ours: concurrently(httpReader(memory.url, ids), 8), theirs: concurrently(httpReader(plain.url, ids), 8) },
       ];
 
       if (await redisReachable()) {
@@ -222,6 +232,7 @@ export const rateLimitSuite: Suite = {
 
         sides.push(
           { operation: 'HTTP: Redis limiter ÷ no limiter', ours: httpReader(redis.url, ids), theirs: httpReader(plain.url, ids) },
+          { operation: 'HTTP, 8 in flight: Redis limiter ÷ no limiter', ours: concurrently(httpReader(redis.url, ids), 8), theirs: concurrently(httpReader(plain.url, ids), 8) },
           { operation: 'HTTP: Redis limiter ÷ rate-limiter-flexible', ours: httpReader(redis.url, ids), theirs: httpReader(flexible.url, ids) },
           { operation: 'in process: Redis limiter ÷ rate-limiter-flexible', ours: handlerReader(redis.app, ids), theirs: handlerReader(flexible.app, ids) },
         );
