@@ -33,16 +33,16 @@ function parseDate(label: string, value: string | Date): Date {
 /**
  * The headers every response of a deprecated version carries: the spec's `X-API-Deprecation`
  * and `X-API-Sunset`, RFC 9745's `Deprecation` (a structured-field date, `@` and Unix
- * seconds), RFC 8594's `Sunset` (an HTTP-date), and `Link`s to the version's docs with the
- * relations both RFCs define.
+ * seconds), RFC 8594's `Sunset` (an HTTP-date), and, when it has docs, `Link`s to the
+ * version's docs with the relations both RFCs define.
  */
-export function deprecationHeaders(deprecation: Deprecation, docsUrl: string): Record<string, string> {
+export function deprecationHeaders(deprecation: Deprecation, docsUrl?: string): Record<string, string> {
   return {
     'X-API-Deprecation': deprecation.message,
     'X-API-Sunset': deprecation.sunsetIso,
     Deprecation: `@${Math.floor(deprecation.since.getTime() / 1000)}`,
     Sunset: deprecation.sunset.toUTCString(),
-    Link: `<${docsUrl}>; rel="deprecation"; type="text/html", <${docsUrl}>; rel="sunset"; type="text/html"`,
+    ...(docsUrl ? { Link: `<${docsUrl}>; rel="deprecation"; type="text/html", <${docsUrl}>; rel="sunset"; type="text/html"` } : {}),
   };
 }
 

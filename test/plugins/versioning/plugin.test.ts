@@ -192,5 +192,7 @@ describe('versioning() at startup', () => {
     const plugin = versioning({ ...options(), docs: { enabled: false } });
     expect(plugin.routes!.map((r) => r.path).filter((p) => /openapi|docs/.test(p))).toEqual([]);
     expect(plugin.versions.every((v) => v.openapi === undefined)).toBe(true);
+    expect(plugin.versions[0].headers.Link).toBeUndefined();
+    expect(plugin.versions[0].headers['X-API-Sunset']).toBe('2030-01-31');
   });
 });
