@@ -77,7 +77,13 @@ async function startServer(config: ServerConfig): Promise<ServerProcess> {
       child.on('message', listener);
       child.send(command);
     });
-  return { child, port, ask, idle: async () => void (await ask({ type: 'idle' }, 'idle')) };
+  return {
+    child,
+    port,
+    ask,
+    idle: async () => void (await ask({ type: 'idle' }, 'idle')),
+    cpu: async () => (await ask({ type: 'cpu' }, 'cpu')).micros,
+  };
 }
 
 /** Answers the SQL a server sent while serving one request, and the request's answer. */

@@ -15,6 +15,8 @@ export interface LoadResult {
   rps: number;
   /** 99th percentile latency, ms. */
   p99: number;
+  /** Requests answered. */
+  requests: number;
 }
 
 /** Concurrent connections (no pipelining): enough to keep a one-process server busy. */
@@ -50,5 +52,5 @@ export async function load(port: number, kind: RequestKind, seconds: number, max
     throw new Error(`${kind.method} on port ${port}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
   }
   const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
-  return { rps: result.requests.total / elapsed, p99: result.latency.p99 };
+  return { rps: result.requests.total / elapsed, p99: result.latency.p99, requests: result.requests.total };
 }

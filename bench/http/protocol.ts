@@ -29,9 +29,10 @@ export interface ServerConfig {
 
 /**
  * Parent → server: start or stop recording the SQL the server sends; answer once no
- * request is in flight (so the next server's load never overlaps this one's last writes).
+ * request is in flight (so the next server's load never overlaps this one's last writes);
+ * tell the CPU time the process has used.
  */
-export type Command = { type: 'trace'; on: boolean } | { type: 'idle' };
+export type Command = { type: 'trace'; on: boolean } | { type: 'idle' } | { type: 'cpu' };
 
-/** Server → parent: its port once it listens, the statements recorded by a trace, idle. */
-export type Report = { type: 'listening'; port: number } | { type: 'traced'; sql: string[] } | { type: 'idle' };
+/** Server → parent: its port once it listens, the statements recorded by a trace, idle, its CPU time so far (µs). */
+export type Report = { type: 'listening'; port: number } | { type: 'traced'; sql: string[] } | { type: 'idle' } | { type: 'cpu'; micros: number };

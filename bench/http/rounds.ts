@@ -15,10 +15,11 @@ export const defaultHttpOptions: HttpMeasureOptions = {
   roundSeconds: fromEnv('BENCH_HTTP_ROUND_S', 0.3),
 };
 
-/** One side of a row: median requests per second and median p99 latency (ms) over the rounds. */
+/** One side of a row: median requests per second, p99 latency (ms) and server CPU per request (µs) over the rounds. */
 export interface SideResult {
   rps: number;
   p99: number;
+  cpu: number;
 }
 
 /** One row of the HTTP table: an operation through one adapter against its floor. */
@@ -32,19 +33,23 @@ export interface HttpRow {
   ratio: number;
   /** First and third quartile of the per-round ratios. */
   ratioRange: [number, number];
+  /** Floor ÷ crudsmith server CPU per request: the median of the per-round ratios. */
+  cpuRatio: number;
 }
 
-/** A server under test: its port, and a way to wait until it has answered everything. */
+/** A server under test: its port, a way to wait until it has answered everything, its CPU time (µs). */
 export interface Target {
   port: number;
   idle(): Promise<void>;
+  cpu(): Promise<number>;
 }
 
 /** Loads one server, then waits for its last requests, so no two servers ever overlap. */
 async function run(target: Target, kind: RequestKind, seconds: number): Promise<SideResult> {
-  const result = await load(target.port, kind, seconds);
+  const before = await target.cpu();
+  const { rps, p99, requests } = await load(target.port, kind, seconds);
   await target.idle();
-  return result;
+  return { rps, p99, cpu: (await target.cpu() - before) / requests };
 }
 
 /**
@@ -72,13 +77,18 @@ export async function compareServers(targets: { crudsmith: Target; floor: Target
       await crudsmith(options.roundSeconds);
     }
   }
-  const side = (results: SideResult[]): SideResult => ({ rps: median(results.map((r) => r.rps)), p99: median(results.map((r) => r.p99)) });
+  const side = (results: SideResult[]): SideResult => ({
+    rps: median(results.map((r) => r.rps)),
+    p99: median(results.map((r) => r.p99)),
+    cpu: median(results.map((r) => r.cpu)),
+  });
   const ratios = ours.map((r, i) => r.rps / theirs[i].rps);
   return {
     crudsmith: side(ours),
     floor: side(theirs),
     ratio: median(ratios),
     ratioRange: [quantile(ratios, 0.25), quantile(ratios, 0.75)] as [number, number],
+    cpuRatio: median(theirs.map((r, i) => r.cpu / ours[i].cpu)),
   };
 }
 
@@ -94,6 +104,8 @@ const columns: Column<HttpRow>[] = [
   { title: 'middle half', value: (r) => `${r.ratioRange[0].toFixed(2)}–${r.ratioRange[1].toFixed(2)}` },
   { title: 'crudsmith p99', value: (r) => ms(r.crudsmith.p99), right: true },
   { title: 'floor p99', value: (r) => ms(r.floor.p99), right: true },
+  { title: 'cpu/req', value: (r) => `${Math.round(r.crudsmith.cpu)}/${Math.round(r.floor.cpu)} µs`, right: true },
+  { title: 'cpu ratio', value: (r) => r.cpuRatio.toFixed(2), right: true },
 ];
 
 /** The HTTP suite's table, with what its columns mean. */
@@ -103,5 +115,7 @@ export function httpTable(rows: HttpRow[]): string {
     '',
     'ratio: crudsmith req/s ÷ floor req/s (the same framework, by hand), the median over the rounds (target ≥ 0.90)',
     'middle half: first and third quartile of the per-round ratios; p99: the median over the rounds of each run\'s 99th percentile latency',
+    'cpu/req: the server process\'s CPU time per request, crudsmith/floor (median over the rounds); cpu ratio: floor ÷ crudsmith, the median of',
+    'the per-round ratios: what the req/s ratio tends to when the server\'s own work is the limit (the database\'s work, on PostgreSQL, is not in it)',
   ].join('\n');
 }

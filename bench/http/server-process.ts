@@ -37,6 +37,10 @@ function whenIdle(): void {
 
 process.on('message', (command: Command) => {
   if (command.type === 'idle') whenIdle();
+  else if (command.type === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    send({ type: 'cpu', micros: user + system });
+  }
   else if (command.on) traced = [];
   else {
     send({ type: 'traced', sql: traced ?? [] });
