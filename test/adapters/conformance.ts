@@ -99,6 +99,7 @@ function routes(): RouteDescriptor[] {
       throw new Error('secret database password');
     }),
     route('GET /fb/real', () => ({ status: 200, json: 'real' })),
+    route('GET /fb/things/:id', (req) => ({ status: 200, json: req.params.id })),
     route('GET /deps', async (req) => {
       await req.resolve(countCalls);
       await req.resolve(usesCount);
@@ -403,6 +404,11 @@ export function runAdapterSuite(harness: AdapterHarness): void {
         expect((await api('/fb')).headers.get('x-fallback')).toBe('/fb');
         expect((await api('/fb/')).headers.get('x-fallback')).toBe('/fb');
         expect((await api('/fb/deeper/x')).headers.get('x-fallback')).toBe('/fb/deeper');
+        // An empty parameter matches no route, so the fallback answers it.
+        expect(await readJson(await api('/fb/things/7'))).toBe('7');
+        const empty = await api('/fb/things/');
+        expect(empty.status).toBe(404);
+        expect(empty.headers.get('x-fallback')).toBe('/fb');
         const thrown = await api('/fb/x?fail');
         expect(thrown.status).toBe(404);
         expect(await readJson(thrown)).toEqual({ detail: 'Thrown by the fallback' });
@@ -429,6 +435,8 @@ export function runAdapterSuite(harness: AdapterHarness): void {
       it('matches case-sensitively and the trailing slash as written', async () => {
         expect((await api('/Items/1')).status).toBe(404);
         expect((await api('/items/1/')).status).toBe(404);
+        // An empty segment is no parameter value: `/items/:id` does not answer `/items/`.
+        expect((await api('/items/')).status).toBe(404);
         expect((await api('/users/')).status).toBe(200);
         expect((await api('/users')).status).toBe(404);
         expect((await fetch(`${base.url}/API/items/1`)).status).toBe(404);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import {
-  ConfigurationError, createAddressResolver, errorToResult, runFallback, runRoute,
+  ConfigurationError, createAddressResolver, errorToResult, fallbackFor, runFallback, runRoute,
   type AddressResolver, type ErrorLogger, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor,
 } from '@crudsmith/core';
 import { registerBodyParsers } from './body-parsers';
@@ -26,6 +26,9 @@ export interface FastifyAdapterOptions {
 interface Settings {
   clientAddress: AddressResolver;
   logger: ErrorLogger;
+  /** Where the routes are mounted, and the fallbacks under it. */
+  prefix: string;
+  fallbacks: readonly Fallback[];
 }
 
 /** Methods a route can answer with a 405; HEAD comes with GET, on Fastify as on Koa. */
@@ -38,7 +41,12 @@ const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'PO
  */
 export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDescriptor[], options: FastifyAdapterOptions = {}): void {
   const bodyLimit = checkedLimit(options.bodyLimit ?? 1024 * 1024);
-  const settings: Settings = { clientAddress: createAddressResolver(options.trustedProxies ?? []), logger: options.logger ?? console };
+  const settings: Settings = {
+    clientAddress: createAddressResolver(options.trustedProxies ?? []),
+    logger: options.logger ?? console,
+    prefix: options.prefix ?? '',
+    fallbacks: options.fallbacks ?? [],
+  };
 
   fastify.register(async (instance) => {
     registerBodyParsers(instance, bodyLimit);
@@ -64,7 +72,20 @@ function checkedLimit(bytes: number): number {
 }
 
 function serve(route: RouteDescriptor, settings: Settings) {
-  return (request: FastifyRequest, reply: FastifyReply) => answer({ request, reply, settings }, (req) => runRoute(route, req, settings.logger));
+  return (request: FastifyRequest, reply: FastifyReply) => {
+    // find-my-way lets `/items/:id` match `/items/` with an empty id; Koa and Express do
+    // not, and no route means that: answer as if nothing matched.
+    if (Object.values(request.params as Record<string, string>).includes('')) return unmatched(request, reply, settings);
+    return answer({ request, reply, settings }, (req) => runRoute(route, req, settings.logger));
+  };
+}
+
+/** A request no route answers: the fallback covering its path, or the app's own 404. */
+function unmatched(request: FastifyRequest, reply: FastifyReply, settings: Settings) {
+  const path = request.url.split('?')[0].slice(settings.prefix.length);
+  const fallback = fallbackFor(settings.fallbacks, path);
+  if (!fallback) return reply.callNotFound();
+  return answer({ request, reply, settings }, (req) => runFallback(fallback, req, settings.logger));
 }
 
 // A wildcard under the prefix, and the prefix itself unless a route (with its 405s) has that
