@@ -74,12 +74,8 @@ export function rateLimitHttpSuite(harness: AdapterHarness): void {
       await get('/api/v1/items/a%20b', { 'x-forwarded-for': '10.0.0.1' });
       await get('/api/v1/items/5/missing', { 'x-forwarded-for': '10.0.0.1' });
       // Another spelling of the path matches no route: a 404 before any hook, never a fresh bucket.
-      for (const path of ['/API/v1/items', '/api/v1/items/5/6']) expect((await get(path, { 'x-forwarded-for': '10.0.0.1' })).status, path).toBe(404);
-      // Fastify's router lets `/api/v1/items/:id` take `/api/v1/items/` (an empty id): counted
-      // with the list, as the matched route's path without its trailing slash.
-      await get('/api/v1/items/', { 'x-forwarded-for': '10.0.0.1' });
-      expect(keys().slice(5).every((key) => key === 'ratelimit:10.0.0.1:api_v1_items:60')).toBe(true);
-      expect(keys().slice(0, 5)).toEqual([
+      for (const path of ['/API/v1/items', '/api/v1/items/5/6', '/api/v1/items/']) expect((await get(path, { 'x-forwarded-for': '10.0.0.1' })).status, path).toBe(404);
+      expect(keys()).toEqual([
         'ratelimit:10.0.0.1:api_v1_items:60',
         'ratelimit:10.0.0.1:api_v1_items:60',
         'ratelimit:10.0.0.2:api_v1_items:60',
