@@ -1,0 +1,66 @@
+// What the adapter conformance suite's files share: the harness contract each adapter's
+// test file implements, the servers a run starts, and the ways the cases call them.
+import { gzipSync } from 'node:zlib';
+import type { Dependency, ErrorLogger, Fallback, HttpMethod, NeutralRequest, NeutralResult, RouteDescriptor, SessionManager } from '@crudsmith/core';
+
+/** The adapter options every adapter understands. */
+export interface MountOptions {
+  prefix?: string;
+  bodyLimit?: number;
+  trustedProxies?: string[];
+  logger?: ErrorLogger;
+  fallbacks?: Fallback[];
+  /** Session managers the routes use: the Koa harness carries them with koa-session (DESIGN §2); the others ignore this. */
+  sessions?: SessionManager[];
+}
+
+/** A server listening on 127.0.0.1, port chosen by the system. */
+export interface MountedServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** What an adapter's test file provides. */
+export interface AdapterHarness {
+  name: string;
+  /**
+   * Starts the user's app with `routes` mounted, where the app itself also answers
+   * `GET /own` with the text `own` (registered after the mounted routes).
+   */
+  mount(routes: RouteDescriptor[], options: MountOptions): Promise<MountedServer>;
+}
+
+/** Builds a route descriptor for a test from `'METHOD /path'`. */
+export function route(
+  operation: `${HttpMethod} /${string}`,
+  handler: (req: NeutralRequest) => NeutralResult | Promise<NeutralResult>,
+  dependencies: Dependency[] = [],
+): RouteDescriptor {
+  const [method, path] = operation.split(' ') as [HttpMethod, string];
+  return { method, path, operation, dependencies, handler: async (req) => handler(req) };
+}
+
+/** The servers of one run (started in the suite's beforeAll) and the errors they logged. */
+export interface SuiteEnv {
+  /** Routes under `/api`, with fallbacks under `/api/fb` and `/api/fb/deeper`. */
+  base: MountedServer;
+  /** A body limit of 1000 bytes. */
+  small: MountedServer;
+  /** 127.0.0.1 and 10.0.0.0/8 trusted as proxies. */
+  proxied: MountedServer;
+  logged: unknown[];
+}
+
+// Response.json() is typed unknown; these tests read known shapes.
+export const readJson = (res: Response): Promise<any> => res.json();
+
+/** Requests against the run's servers. */
+export function clientOf(env: SuiteEnv) {
+  return {
+    api: (path: string, init?: RequestInit) => fetch(`${env.base.url}/api${path}`, init),
+    postJson: (server: MountedServer, body: string) =>
+      fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+    postJsonGzip: (server: MountedServer, body: string) =>
+      fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(body) }),
+  };
+}

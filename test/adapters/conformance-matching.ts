@@ -1,0 +1,65 @@
+// Adapter conformance: which requests reach a route, a fallback, or the app itself.
+import { describe, expect, it } from 'vitest';
+import { clientOf, readJson, type SuiteEnv } from './conformance-kit';
+
+/** Matching: case, trailing slashes, 405s, fallbacks, and paths left to the app. */
+export function routeMatching(env: SuiteEnv): void {
+  const { api } = clientOf(env);
+
+    describe('matching', () => {
+      it('lets an unmatched path fall through to the app', async () => {
+        const own = await fetch(`${env.base.url}/own`);
+        expect(own.status).toBe(200);
+        expect(await own.text()).toBe('own');
+        const missing = await api('/nothing-here');
+        expect(missing.status).toBe(404);
+      });
+
+      it('answers unmatched paths under a fallback prefix with that fallback, longest prefix first', async () => {
+        const res = await api('/fb/no/such/path?x=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+        expect(res.status).toBe(404);
+        expect(res.headers.get('x-fallback')).toBe('/fb');
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(await readJson(res)).toEqual({ detail: 'Nothing here', method: 'POST', path: '/api/fb/no/such/path', body: { a: 1 } });
+        expect((await api('/fb')).headers.get('x-fallback')).toBe('/fb');
+        expect((await api('/fb/')).headers.get('x-fallback')).toBe('/fb');
+        expect((await api('/fb/deeper/x')).headers.get('x-fallback')).toBe('/fb/deeper');
+        // An empty parameter matches no route, so the fallback answers it.
+        expect(await readJson(await api('/fb/things/7'))).toBe('7');
+        const empty = await api('/fb/things/');
+        expect(empty.status).toBe(404);
+        expect(empty.headers.get('x-fallback')).toBe('/fb');
+        const thrown = await api('/fb/x?fail');
+        expect(thrown.status).toBe(404);
+        expect(await readJson(thrown)).toEqual({ detail: 'Thrown by the fallback' });
+      });
+
+      it('lets routes under a fallback prefix win, and keeps their 405', async () => {
+        const real = await api('/fb/real');
+        expect(await readJson(real)).toBe('real');
+        const other = await api('/fb/real', { method: 'DELETE' });
+        expect(other.status).toBe(405);
+        expect(other.headers.get('x-fallback')).toBeNull();
+      });
+
+      it('leaves paths outside every fallback prefix to the app', async () => {
+        for (const path of ['/fbx', '/FB/x', '/other']) {
+          const res = await api(path);
+          expect(res.status).toBe(404);
+          expect(res.headers.get('x-fallback')).toBeNull();
+        }
+        expect((await fetch(`${env.base.url}/fb/x`)).headers.get('x-fallback')).toBeNull();
+        expect(await (await fetch(`${env.base.url}/own`)).text()).toBe('own');
+      });
+
+      it('matches case-sensitively and the trailing slash as written', async () => {
+        expect((await api('/Items/1')).status).toBe(404);
+        expect((await api('/items/1/')).status).toBe(404);
+        // An empty segment is no parameter value: `/items/:id` does not answer `/items/`.
+        expect((await api('/items/')).status).toBe(404);
+        expect((await api('/users/')).status).toBe(200);
+        expect((await api('/users')).status).toBe(404);
+        expect((await fetch(`${env.base.url}/API/items/1`)).status).toBe(404);
+      });
+    });
+}
