@@ -36,6 +36,12 @@ export interface SecurityDocs {
 export interface DocsOptions {
   /** Serve `/{prefix}/{label}/openapi.json` and `/docs` (default true). */
   enabled?: boolean;
+  /**
+   * The path the app is reached under from outside, before the versions' own paths: an
+   * adapter's `prefix` or a proxy's path, such as `/service`. The deprecation `Link` points
+   * there (default: none).
+   */
+  mountPath?: string;
   /** The documents' `info.title` (default `API`); the label is added. */
   title?: string;
   description?: string;

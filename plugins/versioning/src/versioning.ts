@@ -57,7 +57,7 @@ export function versioning(options: VersioningOptions): VersioningPlugin {
     const routes = version.routers
       .flatMap((router) => (Array.isArray(router) ? router : router.routes))
       .map((route) => ({ ...route, path: joinPath(path, route.path), operation: `${version.label}_${route.operation}` }));
-    const served: ServedVersion = { label: version.label, path, routes, deprecation, headers: deprecation ? deprecationHeaders(deprecation, docsEnabled ? `${path}/docs` : undefined) : {} };
+    const served: ServedVersion = { label: version.label, path, routes, deprecation, headers: deprecation ? deprecationHeaders(deprecation, docsEnabled ? `${(docs.mountPath ?? '').replace(/\/$/, '')}${path}/docs` : undefined) : {} };
     if (docsEnabled) served.openapi = buildOpenApiDocument({ label: version.label, routes, deprecated: deprecation, docs });
     return served;
   });

@@ -188,6 +188,11 @@ describe('versioning() at startup', () => {
     expect(headers.Deprecation).toBe(`@${Date.UTC(2030, 0, 31, 12) / 1000}`);
   });
 
+  it('points the docs Link under the mount path an adapter prefix or proxy adds', () => {
+    const plugin = versioning({ ...options(), docs: { mountPath: '/service/' } });
+    expect(plugin.versions[0].headers.Link).toBe('</service/api/v1/docs>; rel="deprecation"; type="text/html", </service/api/v1/docs>; rel="sunset"; type="text/html"');
+  });
+
   it('serves no documents when docs are off, and their paths are the version 404', async () => {
     const plugin = versioning({ ...options(), docs: { enabled: false } });
     expect(plugin.routes!.map((r) => r.path).filter((p) => /openapi|docs/.test(p))).toEqual([]);
