@@ -57,6 +57,9 @@ describe('account route docs', () => {
       expect(byOp('register')!.requestBody).toMatchObject({ additionalProperties: false, required: expect.arrayContaining(['username', 'password']) });
       expect(byOp('register')!.requestBody!.properties).not.toHaveProperty('is_superuser');
       expect(byOp('register')!.requestBody!.properties).toMatchObject({ username: { type: 'string', maxLength: 20 }, password: { minLength: 8, maxLength: 1024 } });
+      // Only the cookie mode lets /refresh come without a body.
+      const refresh = byOp('refresh');
+      if (refresh) expect(refresh.requestBodyRequired).toBe((options.bearer as { refresh?: string }).refresh !== 'cookie');
       for (const op of ['login', 'token']) {
         const doc = byOp(op);
         if (doc) expect(doc.requestBodyContentTypes).toContain('application/x-www-form-urlencoded');

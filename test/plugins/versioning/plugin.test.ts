@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, ConfigurationError, RateLimitError, type NeutralRequest, type Plugin, type RouteDescriptor } from '@crudsmith/core';
-import { deprecationHeaders, parseDeprecation, versioning, type VersioningOptions } from '@crudsmith/versioning';
+import { buildOpenApiDocument, deprecationHeaders, parseDeprecation, versioning, type VersioningOptions } from '@crudsmith/versioning';
 import { route, type AdapterHarness, type MountedServer } from '../../adapters/conformance';
 import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
@@ -186,6 +186,14 @@ describe('versioning() at startup', () => {
     expect(headers['X-API-Sunset']).toBe('2030-01-31T12:00:00.000Z');
     expect(headers.Sunset).toBe('Thu, 31 Jan 2030 12:00:00 GMT');
     expect(headers.Deprecation).toBe(`@${Date.UTC(2030, 0, 31, 12) / 1000}`);
+  });
+
+  it('documents a request body as required unless the route says it may be left out', () => {
+    const body = { type: 'object', properties: { token: { type: 'string' } } };
+    const post = (operation: string, extra: object): RouteDescriptor => ({ ...route(`POST /api/v2/${operation}`, () => ({ status: 200, json: null })), doc: { operationId: operation, requestBody: body, ...extra } });
+    const doc = buildOpenApiDocument({ label: 'v2', routes: [post('strict', {}), post('lenient', { requestBodyRequired: false })], docs: {} }) as { paths: Record<string, { post: { requestBody: { required: boolean } } }> };
+    expect(doc.paths['/api/v2/strict'].post.requestBody.required).toBe(true);
+    expect(doc.paths['/api/v2/lenient'].post.requestBody.required).toBe(false);
   });
 
   it('points the docs Link under the mount path an adapter prefix or proxy adds', () => {

@@ -184,6 +184,8 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
     refresh: {
       ...(core.bearer?.refresh === 'cookie' ? secured([{ accountRefreshCookie: [] }, {}]) : {}),
       requestBody: object({ refresh_token: text() }, core.bearer?.refresh === 'cookie' ? [] : ['refresh_token']),
+      // In cookie mode the token comes in its cookie: no body at all is the usual request.
+      requestBodyRequired: core.bearer?.refresh !== 'cookie',
       responses: {
         '200': ok('A new access token and a new refresh token (the one given is used up)', tokenAnswer, core.bearer?.refresh === 'cookie' ? SET_COOKIE : undefined),
         '401': refreshFailed,

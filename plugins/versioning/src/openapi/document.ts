@@ -90,7 +90,7 @@ function parameters(path: string, doc: RouteDoc): Record<string, unknown>[] {
 
 function requestBody(doc: RouteDoc): Record<string, unknown> {
   const types = doc.requestBodyContentTypes ?? ['application/json'];
-  return { required: true, content: Object.fromEntries(types.map((type) => [type, { schema: doc.requestBody }])) };
+  return { required: doc.requestBodyRequired !== false, content: Object.fromEntries(types.map((type) => [type, { schema: doc.requestBody }])) };
 }
 
 function responses(route: RouteDescriptor, ctx: { doc: RouteDoc; secured: boolean; docs: DocsOptions }): Record<string, unknown> {
