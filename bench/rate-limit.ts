@@ -1,15 +1,13 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { deepStrictEqual } from 'node:assert/strict';
-import Koa from 'koa';
 import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { bootstrap, createRequest, crudRouter, type App, type NeutralResult, type Plugin, type RouteDescriptor } from '@crudsmith/core';
-import { mountRoutes } from '@crudsmith/koa';
+import { bootstrap, crudRouter, type App, type NeutralResult, type Plugin, type RouteDescriptor } from '@crudsmith/core';
 import { createRedisClient, rateLimit, rateLimitHeaders, rateLimitMigrations, sanitizePath, windowStart } from '@crudsmith/rate-limit';
 import { openSqlite } from './lib/db';
-import { createItems, Item, prng, seedItems } from './lib/items';
+import { createItems, Item, seedItems } from './lib/items';
+import { handlerReader, httpReader, listen } from './lib/item-readers';
 import { compare, type Operation } from './lib/measure';
 import type { ResultRow, Suite } from './lib/suite';
 import { formatOps, formatTable, type Column } from './lib/table';
@@ -70,28 +68,7 @@ function flexiblePlugin(client: Redis, prefix: string): Plugin {
   };
 }
 
-/** Calls the app's `GET /api/v1/items/:id` route directly, as an adapter would. */
-function handlerReader(app: App, ids: number[]): Operation {
-  const route = app.routes.find((r) => r.method === 'GET' && r.path === '/api/v1/items/:id')!;
-  const random = prng(11);
-  return async () => {
-    const id = String(ids[Math.floor(random() * ids.length)]);
-    const req = createRequest({ method: 'GET', path: `/api/v1/items/${id}`, params: { id }, query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' });
-    const result = await route.handler(req);
-    if (result.status !== 200) throw new Error(`GET item answered ${result.status}`);
-    return result.json;
-  };
-}
 
-/** Reads a random item of `ids` through `base`, the same ids in the same order on each side. */
-function httpReader(base: string, ids: number[]): Operation {
-  const random = prng(11);
-  return async () => {
-    const res = await fetch(`${base}/api/v1/items/${ids[Math.floor(random() * ids.length)]}`);
-    if (res.status !== 200) throw new Error(`GET item answered ${res.status}`);
-    return res.json();
-  };
-}
 
 /**
  * `width` calls of `op` at once, as one operation: throughput with requests in flight
@@ -102,13 +79,6 @@ function concurrently(op: Operation, width: number): Operation {
   return () => Promise.all(Array.from({ length: width }, () => op()));
 }
 
-async function listen(app: App): Promise<{ url: string; server: Server }> {
-  const koa = new Koa();
-  mountRoutes(koa, app.routes);
-  const server = koa.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
 /** Counts the commands a client sends (each of these limiters sends one per request, never pipelined). */
 function countCommands(client: Redis): { count: () => number } {
@@ -205,8 +175,8 @@ export const rateLimitSuite: Suite = {
       const plain = await started(bootstrap({ routers: [itemsRoutes(db.knex)] }));
       const memory = await started(guarded('memory'));
       const sides: { operation: string; ours: Operation; theirs: Operation }[] = [
-        { operation: 'HTTP: memory limiter ÷ no limiter', ours: httpReader(memory.url, ids), theirs: httpReader(plain.url, ids) },
-        { operation: 'HTTP, 8 in flight: memory limiter ÷ no limiter', ours: concurrently(httpReader(memory.url, ids), 8), theirs: concurrently(httpReader(plain.url, ids), 8) },
+        { operation: 'HTTP: memory limiter ÷ no limiter', ours: httpReader(memory.url, '/api/v1/items', ids), theirs: httpReader(plain.url, '/api/v1/items', ids) },
+        { operation: 'HTTP, 8 in flight: memory limiter ÷ no limiter', ours: concurrently(httpReader(memory.url, '/api/v1/items', ids), 8), theirs: concurrently(httpReader(plain.url, '/api/v1/items', ids), 8) },
       ];
 
       if (await redisReachable()) {
@@ -227,17 +197,17 @@ export const rateLimitSuite: Suite = {
         const window = windowStart(Math.floor(Date.now() / 1000), PERIOD);
         if (Number(one.headers.get('x-ratelimit-reset')) !== window + PERIOD) throw new Error('crudsmith reset header is not the window end');
 
-        await checkRoundTrips('crudsmith (Redis)', handlerReader(redis.app, ids), countCommands(ours));
-        await checkRoundTrips('rate-limiter-flexible', handlerReader(flexible.app, ids), countCommands(theirs));
+        await checkRoundTrips('crudsmith (Redis)', handlerReader(redis.app, '/api/v1/items', ids), countCommands(ours));
+        await checkRoundTrips('rate-limiter-flexible', handlerReader(flexible.app, '/api/v1/items', ids), countCommands(theirs));
 
         sides.push(
-          { operation: 'HTTP: Redis limiter ÷ no limiter', ours: httpReader(redis.url, ids), theirs: httpReader(plain.url, ids) },
-          { operation: 'HTTP, 8 in flight: Redis limiter ÷ no limiter', ours: concurrently(httpReader(redis.url, ids), 8), theirs: concurrently(httpReader(plain.url, ids), 8) },
-          { operation: 'HTTP: Redis limiter ÷ rate-limiter-flexible', ours: httpReader(redis.url, ids), theirs: httpReader(flexible.url, ids) },
-          { operation: 'in process: Redis limiter ÷ rate-limiter-flexible', ours: handlerReader(redis.app, ids), theirs: handlerReader(flexible.app, ids) },
+          { operation: 'HTTP: Redis limiter ÷ no limiter', ours: httpReader(redis.url, '/api/v1/items', ids), theirs: httpReader(plain.url, '/api/v1/items', ids) },
+          { operation: 'HTTP, 8 in flight: Redis limiter ÷ no limiter', ours: concurrently(httpReader(redis.url, '/api/v1/items', ids), 8), theirs: concurrently(httpReader(plain.url, '/api/v1/items', ids), 8) },
+          { operation: 'HTTP: Redis limiter ÷ rate-limiter-flexible', ours: httpReader(redis.url, '/api/v1/items', ids), theirs: httpReader(flexible.url, '/api/v1/items', ids) },
+          { operation: 'in process: Redis limiter ÷ rate-limiter-flexible', ours: handlerReader(redis.app, '/api/v1/items', ids), theirs: handlerReader(flexible.app, '/api/v1/items', ids) },
         );
       }
-      sides.push({ operation: 'in process: memory limiter ÷ no limiter', ours: handlerReader(memory.app, ids), theirs: handlerReader(plain.app, ids) });
+      sides.push({ operation: 'in process: memory limiter ÷ no limiter', ours: handlerReader(memory.app, '/api/v1/items', ids), theirs: handlerReader(plain.app, '/api/v1/items', ids) });
 
       const rows: ResultRow[] = [];
       for (const { operation, ours, theirs } of sides) {

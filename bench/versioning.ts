@@ -1,13 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { deepStrictEqual } from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import Koa from 'koa';
-import { bootstrap, createRequest, crudRouter, type App, type RouteDescriptor } from '@crudsmith/core';
-import { mountRoutes } from '@crudsmith/koa';
+import { bootstrap, crudRouter, type RouteDescriptor } from '@crudsmith/core';
 import { versioning } from '@crudsmith/versioning';
 import { openSqlite } from './lib/db';
-import { createItems, Item, prng, seedItems } from './lib/items';
+import { createItems, Item, seedItems } from './lib/items';
+import { handlerReader, httpReader, listen } from './lib/item-readers';
 import { fromEnv, median, quantile, type Comparison, type Operation } from './lib/measure';
 import type { ResultRow, Suite } from './lib/suite';
 
@@ -57,36 +55,8 @@ async function interleaved(ours: Operation, theirs: Operation, requests: number)
   return { crudsmith: 1000 / median(a), knex: 1000 / median(b), ratio: median(ratios), ratioRange: [quantile(ratios, 0.25), quantile(ratios, 0.75)] };
 }
 
-/** Calls the app's `GET /api/v2/items/:id` route directly, as an adapter would. */
-function handlerReader(app: App, ids: number[]): Operation {
-  const route = app.routes.find((r) => r.method === 'GET' && r.path === '/api/v2/items/:id')!;
-  const random = prng(11);
-  return async () => {
-    const id = String(ids[Math.floor(random() * ids.length)]);
-    const req = createRequest({ method: 'GET', path: `/api/v2/items/${id}`, params: { id }, query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' });
-    const result = await route.handler(req);
-    if (result.status !== 200) throw new Error(`GET item answered ${result.status}`);
-    return result.json;
-  };
-}
 
-async function listen(app: App): Promise<{ url: string; server: Server }> {
-  const koa = new Koa();
-  mountRoutes(koa, app.routes, { fallbacks: app.fallbacks });
-  const server = koa.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
-/** Reads a random item of `ids` through `base`, the same ids in the same order on each side. */
-function reader(base: string, ids: number[]): Operation {
-  const random = prng(11);
-  return async () => {
-    const res = await fetch(`${base}/api/v2/items/${ids[Math.floor(random() * ids.length)]}`);
-    if (res.status !== 200) throw new Error(`GET item answered ${res.status}`);
-    return res.json();
-  };
-}
 
 export const versioningSuite: Suite = {
   name: 'versioning',
@@ -110,12 +80,12 @@ export const versioningSuite: Suite = {
       const plain = await listen(plainApp);
       servers.push(versioned.server, plain.server);
       const ids = (await db.knex('items').where('is_deleted', false).pluck('id')) as number[];
-      for (let i = 0; i < 10; i++) deepStrictEqual(await reader(versioned.url, ids)(), await reader(plain.url, ids)(), 'both apps answer the same item');
+      for (let i = 0; i < 10; i++) deepStrictEqual(await httpReader(versioned.url, '/api/v2/items', ids)(), await httpReader(plain.url, '/api/v2/items', ids)(), 'both apps answer the same item');
       const rows: ResultRow[] = [];
       const requests = fromEnv('BENCH_VERSIONING_REQUESTS', 8000);
       const sides = [
-        { operation: 'GET /api/v2/items/{id} over HTTP (Koa)', ours: reader(versioned.url, ids), theirs: reader(plain.url, ids), requests },
-        { operation: 'GET /api/v2/items/{id} in process', ours: handlerReader(versionedApp, ids), theirs: handlerReader(plainApp, ids), requests: requests * 4 },
+        { operation: 'GET /api/v2/items/{id} over HTTP (Koa)', ours: httpReader(versioned.url, '/api/v2/items', ids), theirs: httpReader(plain.url, '/api/v2/items', ids), requests },
+        { operation: 'GET /api/v2/items/{id} in process', ours: handlerReader(versionedApp, '/api/v2/items', ids), theirs: handlerReader(plainApp, '/api/v2/items', ids), requests: requests * 4 },
       ];
       for (const { operation, ours, theirs, requests: n } of sides) {
         const row: ResultRow = { suite: 'versioning', engine: 'sqlite', operation, ...(await interleaved(ours, theirs, n)) };
