@@ -19,7 +19,7 @@ import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
 import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
 import { secretKeyProvider } from './secret-key';
-import { exampleVersions, relativeTo } from './versions';
+import { exampleVersions } from './versions';
 
 /** What buildApp takes beside knex (all optional; `readSettings()` gives the real ones). */
 export interface BuildOptions {
@@ -67,7 +67,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes });
   // /api/v1 and /api/v2 (DESIGN §4): the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
-    v1: [...items, withUserDocs('v1', relativeTo('/api/v1', userRoutes(knex, auth, avatars))), posts, withTierDocs(relativeTo('/api/v1', tierRoutes(knex, limits.tiers, auth)))],
+    v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth))],
     v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts],
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({

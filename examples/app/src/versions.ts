@@ -45,8 +45,3 @@ export function exampleVersions(routers: ExampleVersionRouters, options: { auth:
     },
   });
 }
-
-/** Routes written with their full `/api/v1` path, made relative for the versioning plugin. */
-export function relativeTo(prefix: string, routes: RouteDescriptor[]): RouteDescriptor[] {
-  return routes.map((route) => ({ ...route, path: route.path.startsWith(`${prefix}/`) ? route.path.slice(prefix.length) : route.path }));
-}

@@ -18,7 +18,7 @@ export function tierRoutes(knex: Knex, tiers: TierService, auth: AccountPlugin):
   const route = (spec: Route, dependencies: RouteDescriptor['dependencies'], handler: (req: NeutralRequest) => Promise<NeutralResult>): RouteDescriptor => {
     const [method, path, operation] = spec.split(' ') as [RouteDescriptor['method'], string, string];
     const tag = path.startsWith('/users') ? 'users' : 'tiers';
-    return { method, path: `/api/v1${path}`, operation, dependencies, handler, doc: { operationId: operation, tags: [tag] } };
+    return { method, path, operation, dependencies, handler, doc: { operationId: operation, tags: [tag] } };
   };
 
   return [

@@ -138,7 +138,7 @@ export type UserRouteMaker = (
   handler: (req: NeutralRequest) => Promise<NeutralResult>,
 ) => RouteDescriptor;
 
-/** Makes users routes from `'METHOD /path name'` under `base.path` (`/api/v1/users`, `/users`), operations `<prefix>_<name>`. */
+/** Makes users routes from `'METHOD /path name'` under `base.path` (`/users`, relative to the version), operations `<prefix>_<name>`. */
 export function userRouteMaker(base: { path: string; operationPrefix: string }): UserRouteMaker {
   return (spec, dependencies, handler) => {
     const [method, path, name] = spec.split(' ') as [RouteDescriptor['method'], string, string];

@@ -12,7 +12,7 @@ import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from '.
  */
 export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): RouteDescriptor[] {
   const users = userAccess(knex, auth, avatars);
-  const route = userRouteMaker({ path: '/api/v1/users', operationPrefix: 'users' });
+  const route = userRouteMaker({ path: '/users', operationPrefix: 'users' });
 
   return [
     route('POST / create', [], async (req) => {
