@@ -39,6 +39,7 @@ export type { ModelClass, ModelInfo, ColumnInfo, ColumnKind } from './data/model
 export { coerceValue } from './data/coerce';
 export { parseSortParam } from './data/sort';
 export { dialectOf } from './data/dialect';
+export { reuseCompiledSql } from './data/compiled-sql';
 export type { Dialect } from './data/dialect';
 export { schemaFields } from './schema/fields';
 export type { SchemaLike } from './schema/fields';

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors/http-error';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { dialectOf } from './dialect';
 import { applyFilters, mentionsIlike, type FilterBuild, type FilterScope, type Filters } from './filters';
+import { reuseCompiledSql } from './compiled-sql';
 import { attachJoins, ownerColumnsNeeded, restrictOwners, type ResolvedJoin } from './joins';
 import { ensureSqliteLower } from './like';
 import type { ModelInfo } from './model-info';
@@ -131,7 +132,7 @@ export async function readRows(build: FilterBuild, ctx: ReadContext, plan: ReadP
   if (plan.specs && plan.specs.length > 0) qb.orderBy(orderItems(plan.specs, ctx.info.table, { info: ctx.info, dialect: build.dialect }));
   if (plan.offset) qb.offset(plan.offset);
   if (plan.limit !== undefined) qb.limit(plan.limit);
-  const rows = (await qb) as Record<string, unknown>[];
+  const rows = (await reuseCompiledSql(qb)) as Record<string, unknown>[];
   for (const row of rows) normalizeRow(row, ctx.info);
   if (plan.joins && plan.joins.length > 0) await attachJoins(rows, plan.joins, { build, nest: plan.nestJoins ?? true });
   return { rows, extras };
@@ -145,6 +146,6 @@ export function stripExtras(rows: Record<string, unknown>[], extras: string[]): 
 
 /** Counts the rows a plan's filters match (parents only; joins never multiply them). */
 export async function countRows(base: Knex.QueryBuilder): Promise<number> {
-  const [row] = (await base.clone().count({ count: '*' })) as { count: unknown }[];
+  const [row] = (await reuseCompiledSql(base.clone().count({ count: '*' }))) as { count: unknown }[];
   return Number(row?.count ?? 0);
 }

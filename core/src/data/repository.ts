@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import type { SchemaLike } from '../schema/fields';
+import { reuseCompiledSql } from './compiled-sql';
 import { applyKeyset, decodeCursor, encodeCursor, type CursorKey } from './cursor';
 import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
@@ -145,7 +146,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** Whether any row matches the filters. */
   async exists(db: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted'> = {}): Promise<boolean> {
     const build = await startBuild(db, this.ctx, [filters]);
-    const rows = await whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(db.raw('1 as one')).limit(1);
+    const rows = await reuseCompiledSql(whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(db.raw('1 as one')).limit(1));
     return rows.length > 0;
   }
 
@@ -254,7 +255,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const build = await startBuild(db, this.ctx, [filters]);
     const qb = whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(`${this.info.table}.${this.info.idColumn}`);
     if (!options.allowMultiple) qb.limit(2);
-    const ids = ((await qb) as Row[]).map((r) => r[this.info.idColumn]);
+    const ids = ((await reuseCompiledSql(qb)) as Row[]).map((r) => r[this.info.idColumn]);
     if (ids.length === 0) throw new NotFoundError('Item not found');
     if (ids.length > 1 && !options.allowMultiple) {
       throw new BadRequestError('More than one record matches; pass allowMultiple to change them all');

@@ -1,0 +1,284 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+
+// knex compiles every query from scratch, and compiling (quoting each identifier, joining
+// the clauses) costs more than everything else a read does in process. The reads the
+// repository sends come in few shapes: the same table, columns, conditions, order and
+// window, only the values differ. So the SQL of each shape is compiled once, and a later
+// read of that shape only collects its values in the order the compiled SQL wants them.
+//
+// Safety: a builder is cached only when every part of it is of a kind listed here
+// (plain columns and aggregates, basic/in/null/between/raw conditions with plain values,
+// basic ordering, limit and offset); anything else compiles as usual. The first time a
+// shape is seen it is compiled twice, once as is and once with a unique marker in place
+// of each value, and it is kept only when both give the same SQL and every marker shows
+// up exactly once among the bindings (which also gives their order).
+
+type Value = string | number | boolean | bigint | Date | null;
+
+interface Statement {
+  grouping: string;
+  type?: string;
+  value?: unknown;
+  [key: string]: unknown;
+}
+
+interface RawLike {
+  isRawInstance: true;
+  sql: string;
+  bindings?: unknown;
+  [key: string]: unknown;
+}
+
+interface Builder {
+  client: { config: object; raw(sql: string, bindings: unknown[]): RawLike; positionBindings(sql: string): string; prepBindings(b: unknown[]): unknown[] };
+  _method: string;
+  _single: Record<string, unknown>;
+  _statements: Statement[];
+  _comments?: unknown[];
+  _options?: unknown[];
+  _queryContext?: unknown;
+  _timeout?: number;
+  toSQL(method?: string, tz?: unknown): CompiledQuery;
+}
+
+interface CompiledQuery {
+  method: string;
+  sql: string;
+  bindings: unknown[];
+  [key: string]: unknown;
+}
+
+/** A shape's compiled SQL, and for each binding the index of the value it takes. */
+interface Shape {
+  method: string;
+  sql: string;
+  order: number[];
+}
+
+/** A builder taken apart: its shape's key, its values, and (for the probe) its parts rebuilt. */
+interface Described {
+  key: string;
+  values: Value[];
+  statements?: Statement[];
+  single?: Record<string, unknown>;
+}
+
+// Per knex configuration (a transaction's client shares its knex's config object).
+const shapes = new WeakMap<object, Map<string, Shape | null>>();
+// Enough for every read shape of a large app; a shape beyond it simply compiles as usual.
+const MAX_SHAPES = 1000;
+const STANDARD_KEYS = new Set(['method', 'options', 'timeout', 'cancelOnTimeout', 'bindings', '__knexQueryUid', 'sql']);
+const PROCESS_ID = randomBytes(6).toString('base64url');
+let queries = 0;
+// Marks a value's place in the probe compile; no real value looks like it.
+const MARKER = '\u0000crudsmith-probe\u0000';
+
+/** Makes a select builder reuse the SQL compiled for earlier selects of the same shape. */
+export function reuseCompiledSql<T extends Knex.QueryBuilder>(qb: T): T {
+
+  (qb as unknown as Builder).toSQL = compileCached;
+  return qb;
+}
+
+function compileCached(this: Builder, method?: string, tz?: unknown): CompiledQuery {
+  const original = Object.getPrototypeOf(this).toSQL as Builder['toSQL'];
+  if ((method !== undefined && method !== this._method) || tz !== undefined) return original.call(this, method, tz);
+  const described = describe(this, false);
+  if (!described) return original.call(this);
+  let byShape = shapes.get(this.client.config);
+  if (!byShape) shapes.set(this.client.config, (byShape = new Map()));
+  const shape = byShape.get(described.key);
+  if (shape === null) return original.call(this);
+  if (shape === undefined) {
+    const compiled = original.call(this);
+    if (byShape.size < MAX_SHAPES) byShape.set(described.key, learn(this, described, compiled));
+    return compiled;
+  }
+  return queryOf(this, shape, shape.order.map((i) => described.values[i]));
+}
+
+/** Compiles a probe of the builder with markers for values, and keeps the shape if it is safe. */
+function learn(builder: Builder, described: Described, compiled: CompiledQuery): Shape | null {
+  if (Object.keys(compiled).some((key) => !STANDARD_KEYS.has(key))) return null;
+  const probe = describe(builder, true);
+  if (!probe) return null;
+  const copy = Object.create(Object.getPrototypeOf(builder)) as Builder;
+  Object.assign(copy, builder, { _statements: probe.statements, _single: probe.single });
+  delete (copy as Partial<Builder>).toSQL;
+  const probed = copy.toSQL();
+  if (probed.sql !== compiled.sql || probed.method !== compiled.method) return null;
+  if (probed.bindings.length !== probe.values.length) return null;
+  const order = probed.bindings.map(markerIndex);
+  if (new Set(order).size !== order.length || order.includes(-1)) return null;
+  // The real compile must agree value for value.
+  if (order.some((i, at) => compiled.bindings[at] !== described.values[i])) return null;
+  return { method: compiled.method, sql: compiled.sql, order };
+}
+
+/** The value index a probe marker stands for, or -1 for any other binding. */
+function markerIndex(binding: unknown): number {
+  if (typeof binding !== 'string' || !binding.startsWith(MARKER) || !binding.endsWith(MARKER)) return -1;
+  const index = Number(binding.slice(MARKER.length, -MARKER.length));
+  return Number.isInteger(index) ? index : -1;
+}
+
+/** The query object knex's runner expects, as its compiler would make it. */
+function queryOf(builder: Builder, shape: Shape, bindings: unknown[]): CompiledQuery {
+  const query: CompiledQuery = {
+    method: shape.method,
+    options: {},
+    timeout: undefined,
+    cancelOnTimeout: undefined,
+    bindings,
+    __knexQueryUid: `${PROCESS_ID}.${++queries}`,
+    sql: shape.sql,
+  };
+  Object.defineProperty(query, 'toNative', {
+    value: () => ({ sql: builder.client.positionBindings(query.sql), bindings: builder.client.prepBindings(query.bindings) }),
+    enumerable: false,
+  });
+  return query;
+}
+
+/**
+ * Takes a builder apart into its shape's key and its values, or answers undefined when it
+ * holds anything this cache does not know. With `probe`, also rebuilds its statements and
+ * window with a unique marker in place of each value.
+ */
+function describe(builder: Builder, probe: boolean): Described | undefined {
+  if (builder._method !== 'select' && builder._method !== 'first') return undefined;
+  if (builder._comments?.length || builder._options?.length || builder._queryContext !== undefined || builder._timeout !== undefined) return undefined;
+  const values: Value[] = [];
+  const parts: string[] = [builder._method];
+  const take = (value: unknown): unknown => {
+    values.push(value as Value);
+    return probe ? `${MARKER}${values.length - 1}${MARKER}` : value;
+  };
+
+  const single = probe ? { ...builder._single } : undefined;
+  for (const [name, value] of Object.entries(builder._single)) {
+    if (name === 'limit' || name === 'offset') {
+      if (value === undefined) continue;
+      if (typeof value !== 'number') return undefined;
+      parts.push(`${name}:${value === 0 ? 0 : 1}`);
+      if (value !== 0 || name === 'limit') {
+        const replaced = take(value);
+        if (single) single[name] = replaced;
+      }
+    } else if (name === 'skipBinding') {
+      // knex writes a value into the SQL instead of binding it when asked (`limit(n, { skipBinding: true })`).
+      if (Object.values(value as object).some((skip) => skip !== undefined && skip !== false)) return undefined;
+    } else if (value === undefined || typeof value === 'string' || typeof value === 'boolean') {
+      parts.push(`${name}:${String(value)}`);
+    } else return undefined;
+  }
+
+  const statements: Statement[] | undefined = probe ? [] : undefined;
+  for (const statement of builder._statements) {
+    const part = statementPart(statement, take, (next) => statements?.push(next));
+    if (part === undefined) return undefined;
+    parts.push(part);
+  }
+  return { key: parts.join('\u0001'), values, statements, single };
+}
+
+/** One statement's part of the key, its values taken in order; undefined when unknown. */
+function statementPart(statement: Statement, take: (value: unknown) => unknown, rebuilt: (s: Statement) => void): string | undefined {
+  const { grouping, type, value } = statement;
+  const flags: string[] = [grouping, String(type)];
+  for (const [name, flag] of Object.entries(statement)) {
+    if (name === 'grouping' || name === 'type' || name === 'value') continue;
+    if (flag !== undefined && flag !== null && typeof flag !== 'string' && typeof flag !== 'boolean') return undefined;
+    flags.push(`${name}=${String(flag)}`);
+  }
+  const head = flags.join('\u0002');
+  if (grouping === 'columns' && type === undefined) {
+    if (!Array.isArray(value)) return undefined;
+    const names = value.map((column) => (typeof column === 'string' ? column : isPlainRaw(column) ? `raw:${column.sql}` : undefined));
+    if (names.includes(undefined)) return undefined;
+    rebuilt(statement);
+    return `${head}\u0002${names.join('\u0003')}`;
+  }
+  if (grouping === 'columns' && type === 'aggregate') {
+    if (!isStringRecord(value)) return undefined;
+    rebuilt(statement);
+    return `${head}\u0002${JSON.stringify(value)}`;
+  }
+  if (grouping === 'order' && type === 'orderByBasic') {
+    if (typeof value !== 'string') return undefined;
+    rebuilt(statement);
+    return `${head}\u0002${value}`;
+  }
+  if (grouping !== 'where') return undefined;
+  switch (type) {
+    case 'whereNull':
+      rebuilt(statement);
+      return head;
+    case 'whereBasic':
+      if (statement.asColumn || !isValue(value)) return undefined;
+      rebuilt({ ...statement, value: take(value) });
+      return `${head}\u0002${classOf(value)}`;
+    case 'whereIn':
+    case 'whereBetween':
+      if (!Array.isArray(value) || !value.every(isValue) || typeof statement.column !== 'string') return undefined;
+      rebuilt({ ...statement, value: value.map(take) });
+      return `${head}\u0002${value.map(classOf).join(',')}`;
+    case 'whereRaw':
+      return rawPart(head, statement, take, rebuilt);
+    default:
+      return undefined;
+  }
+}
+
+// knex's placeholders in raw SQL: `\?` is a literal question mark, `??` an identifier
+// (written into the SQL, so part of the shape), `?` a value.
+const PLACEHOLDER = /\\\?|\?\??/g;
+
+function rawPart(head: string, statement: Statement, take: (value: unknown) => unknown, rebuilt: (s: Statement) => void): string | undefined {
+  const raw = statement.value as RawLike;
+  if (!raw || raw.isRawInstance !== true || typeof raw.sql !== 'string') return undefined;
+  if (raw._wrappedBefore !== undefined || raw._wrappedAfter !== undefined || raw._timeout !== undefined) return undefined;
+  const bindings = raw.bindings ?? [];
+  if (!Array.isArray(bindings)) return undefined;
+  const marks = raw.sql.match(PLACEHOLDER)?.filter((mark) => mark !== '\\?') ?? [];
+  if (marks.length !== bindings.length) return undefined;
+  const identifiers: string[] = [];
+  const replaced: unknown[] = [];
+  for (let i = 0; i < marks.length; i++) {
+    const binding = bindings[i];
+    if (marks[i] === '??') {
+      if (typeof binding !== 'string') return undefined;
+      identifiers.push(binding);
+      replaced.push(binding);
+    } else {
+      if (!isValue(binding)) return undefined;
+      identifiers.push(classOf(binding));
+      replaced.push(take(binding));
+    }
+  }
+  rebuilt({ ...statement, value: Object.assign(Object.create(Object.getPrototypeOf(raw)), raw, { bindings: replaced }) });
+  return `${head}\u0002${raw.sql}\u0002${identifiers.join('\u0003')}`;
+}
+
+function isPlainRaw(value: unknown): value is RawLike {
+  const raw = value as RawLike | null;
+  return Boolean(raw && raw.isRawInstance === true && (raw.bindings === undefined || (Array.isArray(raw.bindings) && raw.bindings.length === 0)));
+}
+
+function isStringRecord(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every((v) => typeof v === 'string');
+}
+
+/** A value knex binds as is: a string, a number, a boolean, a bigint, a Date or null. */
+function isValue(value: unknown): value is Value {
+  return value === null || value instanceof Date || ['string', 'number', 'boolean', 'bigint'].includes(typeof value);
+}
+
+// The kind of a value is part of the shape (and so is whether it is falsy), in case a
+// dialect writes SQL that depends on it.
+function classOf(value: Value): string {
+  if (value === null) return 'null';
+  if (value instanceof Date) return 'date';
+  return `${typeof value}${value ? 1 : 0}`;
+}
