@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 
 // knex compiles every query from scratch, and compiling (quoting each identifier, joining
-// the clauses) costs more than everything else a read does in process. The reads the
+// the clauses) costs more than everything else a read does in process. The queries the
 // repository sends come in few shapes: the same table, columns, conditions, order and
 // window, only the values differ. So the SQL of each shape is compiled once, and a later
-// read of that shape only collects its values in the order the compiled SQL wants them.
+// query of that shape only collects its values in the order the compiled SQL wants them.
 //
 // Safety: a builder is cached only when every part of it is of a kind listed here
 // (plain columns and aggregates, basic/in/null/between/raw conditions with plain values,
-// basic ordering, limit and offset); anything else compiles as usual. The first time a
+// basic ordering, limit and offset, one row of plain values to insert or update, returned
+// columns); anything else compiles as usual. The first time a
 // shape is seen it is compiled twice, once as is and once with a unique marker in place
 // of each value, and it is kept only when both give the same SQL and every marker shows
 // up exactly once among the bindings (which also gives their order).
@@ -54,6 +55,8 @@ interface Shape {
   method: string;
   sql: string;
   order: number[];
+  /** What knex's runner reads besides the SQL: the returned columns of an insert or update. */
+  returning?: unknown;
 }
 
 /** A builder taken apart: its shape's key, its values, and (for the probe) its parts rebuilt. */
@@ -68,6 +71,7 @@ interface Described {
 const shapes = new WeakMap<object, Map<string, Shape | null>>();
 // Enough for every read shape of a large app; a shape beyond it simply compiles as usual.
 const MAX_SHAPES = 1000;
+const METHODS = new Set(['select', 'first', 'insert', 'update', 'del']);
 const STANDARD_KEYS = new Set(['method', 'options', 'timeout', 'cancelOnTimeout', 'bindings', '__knexQueryUid', 'sql']);
 const PROCESS_ID = randomBytes(6).toString('base64url');
 let queries = 0;
@@ -100,7 +104,8 @@ function compileCached(this: Builder, method?: string, tz?: unknown): CompiledQu
 
 /** Compiles a probe of the builder with markers for values, and keeps the shape if it is safe. */
 function learn(builder: Builder, described: Described, compiled: CompiledQuery): Shape | null {
-  if (Object.keys(compiled).some((key) => !STANDARD_KEYS.has(key))) return null;
+  if (Object.keys(compiled).some((key) => !STANDARD_KEYS.has(key) && key !== 'returning')) return null;
+  if ('returning' in compiled && !isStructural(compiled.returning)) return null;
   const probe = describe(builder, true);
   if (!probe) return null;
   const copy = Object.create(Object.getPrototypeOf(builder)) as Builder;
@@ -113,7 +118,12 @@ function learn(builder: Builder, described: Described, compiled: CompiledQuery):
   if (new Set(order).size !== order.length || order.includes(-1)) return null;
   // The real compile must agree value for value.
   if (order.some((i, at) => compiled.bindings[at] !== described.values[i])) return null;
-  return { method: compiled.method, sql: compiled.sql, order };
+  return 'returning' in compiled ? { method: compiled.method, sql: compiled.sql, order, returning: compiled.returning } : { method: compiled.method, sql: compiled.sql, order };
+}
+
+/** A compiled query's extra value that depends on the shape only: undefined, a string or strings. */
+function isStructural(value: unknown): boolean {
+  return value === undefined || typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
 }
 
 /** The value index a probe marker stands for, or -1 for any other binding. */
@@ -134,6 +144,7 @@ function queryOf(builder: Builder, shape: Shape, bindings: unknown[]): CompiledQ
     __knexQueryUid: `${PROCESS_ID}.${++queries}`,
     sql: shape.sql,
   };
+  if ('returning' in shape) query.returning = Array.isArray(shape.returning) ? [...shape.returning] : shape.returning;
   Object.defineProperty(query, 'toNative', {
     value: () => ({ sql: builder.client.positionBindings(query.sql), bindings: builder.client.prepBindings(query.bindings) }),
     enumerable: false,
@@ -147,7 +158,7 @@ function queryOf(builder: Builder, shape: Shape, bindings: unknown[]): CompiledQ
  * window with a unique marker in place of each value.
  */
 function describe(builder: Builder, probe: boolean): Described | undefined {
-  if (builder._method !== 'select' && builder._method !== 'first') return undefined;
+  if (!METHODS.has(builder._method)) return undefined;
   if (builder._comments?.length || builder._options?.length || builder._queryContext !== undefined || builder._timeout !== undefined) return undefined;
   const values: Value[] = [];
   const parts: string[] = [builder._method];
@@ -166,6 +177,16 @@ function describe(builder: Builder, probe: boolean): Described | undefined {
         const replaced = take(value);
         if (single) single[name] = replaced;
       }
+    } else if (name === 'insert' || name === 'update') {
+      // One row's values (an insert of several rows, or of raw values, compiles as usual).
+      if (!isRecordOfValues(value)) return undefined;
+      const entries = Object.entries(value);
+      parts.push(`${name}:${entries.map(([column, v]) => `${column}=${classOf(v)}`).join('\u0003')}`);
+      const replaced = Object.fromEntries(entries.map(([column, v]) => [column, take(v)]));
+      if (single) single[name] = replaced;
+    } else if (name === 'returning') {
+      if (typeof value !== 'string' && !(Array.isArray(value) && value.every((column) => typeof column === 'string'))) return undefined;
+      parts.push(`${name}:${JSON.stringify(value)}`);
     } else if (name === 'skipBinding') {
       // knex writes a value into the SQL instead of binding it when asked (`limit(n, { skipBinding: true })`).
       if (Object.values(value as object).some((skip) => skip !== undefined && skip !== false)) return undefined;
@@ -264,6 +285,12 @@ function rawPart(head: string, statement: Statement, take: (value: unknown) => u
 function isPlainRaw(value: unknown): value is RawLike {
   const raw = value as RawLike | null;
   return Boolean(raw && raw.isRawInstance === true && (raw.bindings === undefined || (Array.isArray(raw.bindings) && raw.bindings.length === 0)));
+}
+
+function isRecordOfValues(value: unknown): value is Record<string, Value> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && Object.values(value).every(isValue);
 }
 
 function isStringRecord(value: unknown): boolean {

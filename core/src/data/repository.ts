@@ -232,7 +232,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(() =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
-        await trx(this.info.table).whereIn(this.info.idColumn, ids as any).update(values);
+        await reuseCompiledSql(trx(this.info.table).whereIn(this.info.idColumn, ids as any).update(values));
         return ids.length;
       }),
     );
