@@ -67,7 +67,7 @@ export { orderBySpecificity, assertNoRouteClash } from './http/route-order';
 export { readBody, groupEntries, checkJsonDepth } from './http/wire/read-body';
 export { readMultipart } from './http/wire/read-multipart';
 export type { MultipartBody } from './http/wire/read-multipart';
-export { flattenHeaders, decodePath, splitUrl, cookiesOf } from './http/wire/request-parts';
+export { flattenHeaders, decodePath, splitUrl, cookiesOf, parseQuery } from './http/wire/request-parts';
 export { toPayload, hasContentType } from './http/wire/payload';
 export type { Payload } from './http/wire/payload';
 

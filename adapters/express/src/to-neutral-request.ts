@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import {
-  checkJsonDepth, cookiesOf, createRequest, decodePath, flattenHeaders, groupEntries, readBody, splitUrl,
+  checkJsonDepth, cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, splitUrl,
   type AddressResolver, type HttpMethod, type NeutralRequest, type UploadedFile,
 } from '@crudsmith/core';
 
@@ -22,7 +22,7 @@ export async function toNeutralRequest(req: Request, res: Response, settings: Re
     path,
     params: flatParams(req.params),
     // Not req.query: its parser is an app setting, and we want repeated keys as arrays, flat.
-    query: groupEntries(new URLSearchParams(rawQuery)),
+    query: parseQuery(rawQuery),
     headers,
     cookies: cookiesOf(headers.cookie),
     body,
@@ -38,6 +38,8 @@ export async function toNeutralRequest(req: Request, res: Response, settings: Re
 async function bodyOf(req: Request, limit: number): Promise<{ body: unknown; files: UploadedFile[] }> {
   // An app-wide parser (express.json()) already read the stream: keep what it found.
   if (req.readableEnded) return { body: checkJsonDepth(req.body), files: [] };
+  // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
+  if (req.headers['content-type'] === undefined) return { body: undefined, files: [] };
   if (req.is('multipart/form-data')) return readBody.multipart(req, limit);
   if (req.is(['json', '+json'])) return { body: await readBody.json(req, limit), files: [] };
   if (req.is('urlencoded')) return { body: await readBody.form(req, limit), files: [] };

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { cookiesOf, createRequest, decodePath, flattenHeaders, groupEntries, splitUrl, type AddressResolver, type HttpMethod, type NeutralRequest } from '@crudsmith/core';
+import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, splitUrl, type AddressResolver, type HttpMethod, type NeutralRequest } from '@crudsmith/core';
 import { filesOf } from './body-parsers';
 
 /** Reads a Fastify request (path, params, query, headers, cookies, parsed body) into the neutral shape. */
@@ -11,7 +11,7 @@ export function toNeutralRequest(request: FastifyRequest, clientAddress: Address
     path: decodePath(rawPath),
     params: { ...(request.params as Record<string, string>) },
     // Not request.query: its parser is an app option, and we want repeated keys as arrays, flat.
-    query: groupEntries(new URLSearchParams(rawQuery)),
+    query: parseQuery(rawQuery),
     headers,
     cookies: cookiesOf(headers.cookie),
     // Our parsers (body-parsers.ts) ran before the handler; without a body Fastify leaves it unset.

@@ -16,7 +16,13 @@ export function writeResult(reply: FastifyReply, result: NeutralResult): Fastify
   for (const cookie of cookies) reply.header('set-cookie', cookie);
   if (payload.defaultType === undefined) return reply.removeHeader('content-type').send();
   if (!hasContentType(result.headers)) reply.type(payload.defaultType);
-  // Bytes, not a string: Fastify would add a charset to a JSON type, or a type to plain text.
+  // Bytes, not a string, unless the type already names its charset (our JSON default):
+  // Fastify would add a charset to a JSON type, or a type to plain text.
   const { body } = payload;
-  return reply.send(typeof body === 'string' ? Buffer.from(body) : body);
+  if (typeof body !== 'string') return reply.send(body);
+  return reply.send(charsetNamed(reply.getHeader('content-type')) ? body : Buffer.from(body));
+}
+
+function charsetNamed(type: unknown): boolean {
+  return typeof type === 'string' && /;\s*charset=/i.test(type);
 }

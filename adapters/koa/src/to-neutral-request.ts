@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { RouterContext } from '@koa/router';
-import { cookiesOf, createRequest, decodePath, flattenHeaders, groupEntries, readBody, type AddressResolver, type HttpMethod, type NeutralRequest, type UploadedFile } from '@crudsmith/core';
+import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, type AddressResolver, type HttpMethod, type NeutralRequest, type UploadedFile } from '@crudsmith/core';
 
 /** What the adapter needs to read a request, fixed when the routes are mounted. */
 export interface ReadSettings {
@@ -17,7 +17,7 @@ export async function toNeutralRequest(ctx: RouterContext, settings: ReadSetting
     method: ctx.method as HttpMethod,
     path,
     params: { ...ctx.params },
-    query: groupEntries(new URLSearchParams(ctx.querystring)),
+    query: parseQuery(ctx.querystring),
     headers,
     cookies: cookiesOf(headers.cookie),
     body,
@@ -30,6 +30,8 @@ export async function toNeutralRequest(ctx: RouterContext, settings: ReadSetting
 
 /** The body by content type (ctx.is() answers null when there is no body); other types stay unread. */
 async function bodyOf(ctx: Context, limit: number): Promise<{ body: unknown; files: UploadedFile[] }> {
+  // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
+  if (ctx.req.headers['content-type'] === undefined) return { body: undefined, files: [] };
   if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit);
   if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit), files: [] };
   if (ctx.is('urlencoded')) return { body: await readBody.form(ctx.req, limit), files: [] };

@@ -6,20 +6,25 @@ import type { NeutralResult } from '@crudsmith/core';
 export function writeResult(ctx: Context, result: NeutralResult): void {
   // Serialise before touching ctx, so a value that cannot be encoded leaves nothing half-written.
   const json = 'json' in result ? (JSON.stringify(result.json) ?? 'null') : undefined;
-  const cookies = (result.cookies ?? []).map((cookie) => serialize(cookie));
+  const { headers, cookies } = result;
+  const serialized = cookies && cookies.length > 0 ? cookies.map((cookie) => serialize(cookie)) : undefined;
 
   ctx.status = result.status;
   // Koa keeps a 3xx status already set and uses 302 otherwise.
   if (result.redirect !== undefined) ctx.redirect(result.redirect);
-  for (const [name, value] of Object.entries(result.headers ?? {})) {
-    if (name.toLowerCase() === 'set-cookie') ctx.append(name, value);
-    else ctx.set(name, value);
+  let typed = false;
+  if (headers) {
+    for (const name in headers) {
+      const lower = name.toLowerCase();
+      if (lower === 'set-cookie') ctx.append(name, headers[name]);
+      else ctx.set(name, headers[name]);
+      if (lower === 'content-type') typed = true;
+    }
   }
-  for (const cookie of cookies) ctx.append('Set-Cookie', cookie);
+  if (serialized) for (const cookie of serialized) ctx.append('Set-Cookie', cookie);
 
   if (json !== undefined) {
     // Always a string: Koa would answer 204 for a null body and send a JSON string as text.
-    const typed = Object.keys(result.headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
     if (!typed) ctx.type = 'application/json; charset=utf-8';
     ctx.body = json;
   } else if (result.body !== undefined) {

@@ -74,14 +74,21 @@ export type RequestInit = Omit<NeutralRequest, 'resolve' | 'state' | 'files' | '
 
 /** Builds a NeutralRequest whose `resolve` caches each dependency's result for the request. */
 export function createRequest(init: RequestInit): NeutralRequest {
-  const cache = new Map<Dependency<any>, Promise<any>>();
+  // Most requests resolve no dependency: the cache is made on first use.
+  let cache: Map<Dependency<any>, Promise<any>> | undefined;
   const req: NeutralRequest = {
-    params: {},
-    cookies: {},
-    files: [],
-    state: {},
-    ...init,
+    method: init.method,
+    path: init.path,
+    params: init.params ?? {},
+    query: init.query,
+    headers: init.headers,
+    cookies: init.cookies ?? {},
+    body: init.body,
+    files: init.files ?? [],
+    clientAddress: init.clientAddress,
+    state: init.state ?? {},
     resolve<T>(dependency: Dependency<T>): Promise<T> {
+      cache ??= new Map();
       let pending = cache.get(dependency);
       if (!pending) {
         pending = Promise.resolve().then(() => dependency(req));
