@@ -82,6 +82,21 @@ describe('reuseCompiledSql', () => {
         expect(compiles).toBe(5);
       });
 
+      it('follows a column list changed in place, and names a frozen one by identity', () => {
+        const columns = ['items.id', 'items.name'];
+        const first = reuseCompiledSql(k.from('items').select(columns).where('items.id', 1)).toSQL().sql;
+        columns[1] = 'items.price';
+        const second = reuseCompiledSql(k.from('items').select(columns).where('items.id', 1)).toSQL().sql;
+        expect(second).toBe(k.from('items').select(['items.id', 'items.price']).where('items.id', 1).toSQL().sql);
+        expect(second).not.toBe(first);
+        const frozen = Object.freeze(['items.id', 'items.category']) as string[];
+        const other = Object.freeze(['items.id', 'items.created_at']) as string[];
+        for (let i = 0; i < 3; i++) {
+          expect(reuseCompiledSql(k.from('items').select(frozen).where('items.id', i)).toSQL().sql).toBe(k.from('items').select(frozen).where('items.id', i).toSQL().sql);
+          expect(reuseCompiledSql(k.from('items').select(other).where('items.id', i)).toSQL().sql).toBe(k.from('items').select(other).where('items.id', i).toSQL().sql);
+        }
+      });
+
       it('gives each query its own uid, as knex does', () => {
         const read = SHAPES['read by id'];
         const a = reuseCompiledSql(read(k, 1)).toSQL() as unknown as { __knexQueryUid: string };

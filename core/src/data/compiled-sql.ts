@@ -75,6 +75,9 @@ const METHODS = new Set(['select', 'first', 'insert', 'update', 'del']);
 const STANDARD_KEYS = new Set(['method', 'options', 'timeout', 'cancelOnTimeout', 'bindings', '__knexQueryUid', 'sql']);
 const PROCESS_ID = randomBytes(6).toString('base64url');
 let queries = 0;
+// Frozen column lists seen before, by identity, with the short id that stands for them in keys.
+const columnLists = new WeakMap<readonly unknown[], { id: string; length: number }>();
+let listIds = 0;
 // Marks a value's place in the probe compile; no real value looks like it.
 const MARKER = '\u0000crudsmith-probe\u0000';
 
@@ -99,7 +102,9 @@ function compileCached(this: Builder, method?: string, tz?: unknown): CompiledQu
     if (byShape.size < MAX_SHAPES) byShape.set(described.key, learn(this, described, compiled));
     return compiled;
   }
-  return queryOf(this, shape, shape.order.map((i) => described.values[i]));
+  const bindings = new Array<unknown>(shape.order.length);
+  for (let at = 0; at < bindings.length; at++) bindings[at] = described.values[shape.order[at]];
+  return new CachedQuery(this.client, shape, bindings);
 }
 
 /** Compiles a probe of the builder with markers for values, and keeps the shape if it is safe. */
@@ -134,22 +139,59 @@ function markerIndex(binding: unknown): number {
 }
 
 /** The query object knex's runner expects, as its compiler would make it. */
-function queryOf(builder: Builder, shape: Shape, bindings: unknown[]): CompiledQuery {
-  const query: CompiledQuery = {
-    method: shape.method,
-    options: {},
-    timeout: undefined,
-    cancelOnTimeout: undefined,
-    bindings,
-    __knexQueryUid: `${PROCESS_ID}.${++queries}`,
-    sql: shape.sql,
-  };
-  if ('returning' in shape) query.returning = Array.isArray(shape.returning) ? [...shape.returning] : shape.returning;
-  Object.defineProperty(query, 'toNative', {
-    value: () => ({ sql: builder.client.positionBindings(query.sql), bindings: builder.client.prepBindings(query.bindings) }),
-    enumerable: false,
-  });
-  return query;
+class CachedQuery implements CompiledQuery {
+  [key: string]: unknown;
+  method: string;
+  options = {};
+  timeout = undefined;
+  cancelOnTimeout = undefined;
+  bindings: unknown[];
+  __knexQueryUid: string;
+  sql: string;
+
+  constructor(client: Builder['client'], shape: Shape, bindings: unknown[]) {
+    this.method = shape.method;
+    this.bindings = bindings;
+    this.__knexQueryUid = `${PROCESS_ID}.${++queries}`;
+    this.sql = shape.sql;
+    if ('returning' in shape) this.returning = Array.isArray(shape.returning) ? [...shape.returning] : shape.returning;
+    clients.set(this, client);
+  }
+
+  /** The SQL with the dialect's own placeholders, as knex's compiled query offers it. */
+  toNative(): { sql: string; bindings: unknown[] } {
+    const client = clients.get(this)!;
+    return { sql: client.positionBindings(this.sql), bindings: client.prepBindings(this.bindings) };
+  }
+}
+
+// The client each cached query belongs to, kept off the object: knex copies a query's own
+// properties into its 'query' events, and a client there would be noise (and a cycle).
+const clients = new WeakMap<CachedQuery, Builder['client']>();
+
+/**
+ * One walk over a builder: the shape's key as it grows, the values in the order met, and
+ * for the probe, the statements and window rebuilt with markers. A class rather than
+ * closures: a read walks its builder on every request.
+ */
+class Walk {
+  key: string;
+  readonly values: Value[] = [];
+  readonly statements: Statement[] | undefined;
+  constructor(method: string, readonly probe: boolean) {
+    this.key = method;
+    this.statements = probe ? [] : undefined;
+  }
+
+  /** Records a value; answers what the probe puts in its place. */
+  take(value: unknown): unknown {
+    this.values.push(value as Value);
+    return this.probe ? `${MARKER}${this.values.length - 1}${MARKER}` : value;
+  }
+
+  keep(statement: Statement): void {
+    this.statements?.push(statement);
+  }
 }
 
 /**
@@ -160,95 +202,113 @@ function queryOf(builder: Builder, shape: Shape, bindings: unknown[]): CompiledQ
 function describe(builder: Builder, probe: boolean): Described | undefined {
   if (!METHODS.has(builder._method)) return undefined;
   if (builder._comments?.length || builder._options?.length || builder._queryContext !== undefined || builder._timeout !== undefined) return undefined;
-  const values: Value[] = [];
-  const parts: string[] = [builder._method];
-  const take = (value: unknown): unknown => {
-    values.push(value as Value);
-    return probe ? `${MARKER}${values.length - 1}${MARKER}` : value;
-  };
-
+  const walk = new Walk(builder._method, probe);
   const single = probe ? { ...builder._single } : undefined;
-  for (const [name, value] of Object.entries(builder._single)) {
+  for (const name in builder._single) {
+    const value = builder._single[name];
     if (name === 'limit' || name === 'offset') {
       if (value === undefined) continue;
       if (typeof value !== 'number') return undefined;
-      parts.push(`${name}:${value === 0 ? 0 : 1}`);
+      walk.key += `\u0001${name}:${value === 0 ? 0 : 1}`;
       if (value !== 0 || name === 'limit') {
-        const replaced = take(value);
+        const replaced = walk.take(value);
         if (single) single[name] = replaced;
       }
     } else if (name === 'insert' || name === 'update') {
       // One row's values (an insert of several rows, or of raw values, compiles as usual).
       if (!isRecordOfValues(value)) return undefined;
-      const entries = Object.entries(value);
-      parts.push(`${name}:${entries.map(([column, v]) => `${column}=${classOf(v)}`).join('\u0003')}`);
-      const replaced = Object.fromEntries(entries.map(([column, v]) => [column, take(v)]));
+      walk.key += `\u0001${name}:`;
+      const replaced: Record<string, unknown> = {};
+      for (const column in value) {
+        walk.key += `${column}=${classOf(value[column])}\u0003`;
+        replaced[column] = walk.take(value[column]);
+      }
       if (single) single[name] = replaced;
     } else if (name === 'returning') {
       if (typeof value !== 'string' && !(Array.isArray(value) && value.every((column) => typeof column === 'string'))) return undefined;
-      parts.push(`${name}:${JSON.stringify(value)}`);
+      walk.key += `\u0001${name}:${JSON.stringify(value)}`;
     } else if (name === 'skipBinding') {
       // knex writes a value into the SQL instead of binding it when asked (`limit(n, { skipBinding: true })`).
-      if (Object.values(value as object).some((skip) => skip !== undefined && skip !== false)) return undefined;
+      for (const skipped in value as object) if ((value as Record<string, unknown>)[skipped]) return undefined;
     } else if (value === undefined || typeof value === 'string' || typeof value === 'boolean') {
-      parts.push(`${name}:${String(value)}`);
+      walk.key += `\u0001${name}:${String(value)}`;
     } else return undefined;
   }
-
-  const statements: Statement[] | undefined = probe ? [] : undefined;
-  for (const statement of builder._statements) {
-    const part = statementPart(statement, take, (next) => statements?.push(next));
-    if (part === undefined) return undefined;
-    parts.push(part);
-  }
-  return { key: parts.join('\u0001'), values, statements, single };
+  for (const statement of builder._statements) if (!addStatement(walk, statement)) return undefined;
+  return { key: walk.key, values: walk.values, statements: walk.statements, single };
 }
 
-/** One statement's part of the key, its values taken in order; undefined when unknown. */
-function statementPart(statement: Statement, take: (value: unknown) => unknown, rebuilt: (s: Statement) => void): string | undefined {
+/** Adds one statement to the walk (its flags to the key, its values taken); false when unknown. */
+function addStatement(walk: Walk, statement: Statement): boolean {
   const { grouping, type, value } = statement;
-  const flags: string[] = [grouping, String(type)];
-  for (const [name, flag] of Object.entries(statement)) {
+  walk.key += `\u0001${grouping}/${String(type)}`;
+  for (const name in statement) {
     if (name === 'grouping' || name === 'type' || name === 'value') continue;
-    if (flag !== undefined && flag !== null && typeof flag !== 'string' && typeof flag !== 'boolean') return undefined;
-    flags.push(`${name}=${String(flag)}`);
+    const flag = statement[name];
+    if (flag !== undefined && flag !== null && typeof flag !== 'string' && typeof flag !== 'boolean') return false;
+    walk.key += `\u0002${name}=${String(flag)}`;
   }
-  const head = flags.join('\u0002');
+  walk.key += '\u0002';
   if (grouping === 'columns' && type === undefined) {
-    if (!Array.isArray(value)) return undefined;
-    const names = value.map((column) => (typeof column === 'string' ? column : isPlainRaw(column) ? `raw:${column.sql}` : undefined));
-    if (names.includes(undefined)) return undefined;
-    rebuilt(statement);
-    return `${head}\u0002${names.join('\u0003')}`;
+    if (!Array.isArray(value)) return false;
+    const known = columnLists.get(value);
+    if (known !== undefined && known.length === value.length) {
+      walk.key += known.id;
+    } else {
+      for (const column of value) {
+        if (typeof column === 'string') walk.key += `${column}\u0003`;
+        else if (isPlainRaw(column)) walk.key += `raw:${column.sql}\u0003`;
+        else return false;
+      }
+      // A list the repository reuses (its cached selection) is named by a short id next
+      // time: shorter keys are cheaper to look up. Lists are never changed in place there.
+      if (Object.isFrozen(value) && value.every((column) => typeof column === 'string')) {
+        columnLists.set(value, { id: `#${++listIds}`, length: value.length });
+      }
+    }
+    walk.keep(statement);
+    return true;
   }
   if (grouping === 'columns' && type === 'aggregate') {
-    if (!isStringRecord(value)) return undefined;
-    rebuilt(statement);
-    return `${head}\u0002${JSON.stringify(value)}`;
+    if (!isStringRecord(value)) return false;
+    walk.key += JSON.stringify(value);
+    walk.keep(statement);
+    return true;
   }
   if (grouping === 'order' && type === 'orderByBasic') {
-    if (typeof value !== 'string') return undefined;
-    rebuilt(statement);
-    return `${head}\u0002${value}`;
+    if (typeof value !== 'string') return false;
+    walk.key += value;
+    walk.keep(statement);
+    return true;
   }
-  if (grouping !== 'where') return undefined;
+  if (grouping !== 'where') return false;
   switch (type) {
     case 'whereNull':
-      rebuilt(statement);
-      return head;
-    case 'whereBasic':
-      if (statement.asColumn || !isValue(value)) return undefined;
-      rebuilt({ ...statement, value: take(value) });
-      return `${head}\u0002${classOf(value)}`;
+      walk.keep(statement);
+      return true;
+    case 'whereBasic': {
+      if (statement.asColumn || !isValue(value)) return false;
+      walk.key += classOf(value);
+      const replaced = walk.take(value);
+      if (walk.probe) walk.keep({ ...statement, value: replaced });
+      return true;
+    }
     case 'whereIn':
-    case 'whereBetween':
-      if (!Array.isArray(value) || !value.every(isValue) || typeof statement.column !== 'string') return undefined;
-      rebuilt({ ...statement, value: value.map(take) });
-      return `${head}\u0002${value.map(classOf).join(',')}`;
+    case 'whereBetween': {
+      if (!Array.isArray(value) || typeof statement.column !== 'string') return false;
+      const replaced: unknown[] = [];
+      for (const item of value) {
+        if (!isValue(item)) return false;
+        walk.key += `${classOf(item)},`;
+        replaced.push(walk.take(item));
+      }
+      if (walk.probe) walk.keep({ ...statement, value: replaced });
+      return true;
+    }
     case 'whereRaw':
-      return rawPart(head, statement, take, rebuilt);
+      return addRaw(walk, statement);
     default:
-      return undefined;
+      return false;
   }
 }
 
@@ -256,30 +316,31 @@ function statementPart(statement: Statement, take: (value: unknown) => unknown, 
 // (written into the SQL, so part of the shape), `?` a value.
 const PLACEHOLDER = /\\\?|\?\??/g;
 
-function rawPart(head: string, statement: Statement, take: (value: unknown) => unknown, rebuilt: (s: Statement) => void): string | undefined {
+function addRaw(walk: Walk, statement: Statement): boolean {
   const raw = statement.value as RawLike;
-  if (!raw || raw.isRawInstance !== true || typeof raw.sql !== 'string') return undefined;
-  if (raw._wrappedBefore !== undefined || raw._wrappedAfter !== undefined || raw._timeout !== undefined) return undefined;
+  if (!raw || raw.isRawInstance !== true || typeof raw.sql !== 'string') return false;
+  if (raw._wrappedBefore !== undefined || raw._wrappedAfter !== undefined || raw._timeout !== undefined) return false;
   const bindings = raw.bindings ?? [];
-  if (!Array.isArray(bindings)) return undefined;
+  if (!Array.isArray(bindings)) return false;
   const marks = raw.sql.match(PLACEHOLDER)?.filter((mark) => mark !== '\\?') ?? [];
-  if (marks.length !== bindings.length) return undefined;
-  const identifiers: string[] = [];
+  if (marks.length !== bindings.length) return false;
+  walk.key += `${raw.sql}\u0002`;
   const replaced: unknown[] = [];
   for (let i = 0; i < marks.length; i++) {
     const binding = bindings[i];
     if (marks[i] === '??') {
-      if (typeof binding !== 'string') return undefined;
-      identifiers.push(binding);
+      // An identifier is written into the SQL: part of the shape, not a value.
+      if (typeof binding !== 'string') return false;
+      walk.key += `${binding}\u0003`;
       replaced.push(binding);
     } else {
-      if (!isValue(binding)) return undefined;
-      identifiers.push(classOf(binding));
-      replaced.push(take(binding));
+      if (!isValue(binding)) return false;
+      walk.key += `${classOf(binding)}\u0003`;
+      replaced.push(walk.take(binding));
     }
   }
-  rebuilt({ ...statement, value: Object.assign(Object.create(Object.getPrototypeOf(raw)), raw, { bindings: replaced }) });
-  return `${head}\u0002${raw.sql}\u0002${identifiers.join('\u0003')}`;
+  if (walk.probe) walk.keep({ ...statement, value: Object.assign(Object.create(Object.getPrototypeOf(raw)), raw, { bindings: replaced }) });
+  return true;
 }
 
 function isPlainRaw(value: unknown): value is RawLike {

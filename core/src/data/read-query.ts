@@ -82,7 +82,8 @@ function selected(info: ModelInfo, schema: SchemaLike | undefined): Selected {
   for (const column of fields) {
     if (!info.columns.has(column)) throw new ConfigurationError(`schemaToSelect field '${column}' is not a column of model ${info.model.name}`);
   }
-  const result = { fields, qualified: fields.map((c) => `${info.table}.${c}`) };
+  // Frozen: every read shares it, and the compiled-SQL cache may name it by identity.
+  const result = { fields, qualified: Object.freeze(fields.map((c) => `${info.table}.${c}`)) as string[] };
   if (key) {
     if (!byKey) selections.set(info, (byKey = new WeakMap()));
     byKey.set(key, result);
