@@ -22,6 +22,19 @@ export interface FilterBuild extends OperatorContext {
 
 /** Splits `author.name__ilike` into relation path, column and operator. */
 export function parseFilterKey(key: string, customOps: Record<string, unknown>): { path: string[]; column: string; op: string } {
+  // A request parses the same few keys as the last one: remember them, per operator set.
+  let known = parsedKeys.get(customOps);
+  if (!known) parsedKeys.set(customOps, (known = new Map()));
+  const parsed = known.get(key);
+  if (parsed) return { path: [...parsed.path], column: parsed.column, op: parsed.op };
+  const fresh = splitFilterKey(key, customOps);
+  if (known.size < 1000) known.set(key, { path: [...fresh.path], column: fresh.column, op: fresh.op });
+  return fresh;
+}
+
+const parsedKeys = new WeakMap<object, Map<string, { path: string[]; column: string; op: string }>>();
+
+function splitFilterKey(key: string, customOps: Record<string, unknown>): { path: string[]; column: string; op: string } {
   let field = key;
   let op = 'eq';
   const at = key.lastIndexOf('__');
@@ -74,7 +87,8 @@ function applyFilter(qb: Knex.QueryBuilder, [key, value]: [string, unknown], at:
     }
     throw new BadRequestError(`Invalid filter column '${column}': not found in model ${scope.info.model.name}`);
   }
-  applyOperator(qb, { ref: `${scope.alias}.${column}`, column: info, op, value }, { ...build, loc: [...build.loc, `${at.prefix ?? ''}${key}`] });
+  const ctx = { dialect: build.dialect, customFilters: build.customFilters, maxListSize: build.maxListSize, flags: build.flags, loc: [...build.loc, `${at.prefix ?? ''}${key}`] };
+  applyOperator(qb, { ref: `${scope.alias}.${column}`, column: info, op, value }, ctx);
 }
 
 /** A filter on a related model's column: an EXISTS subquery, so parents never repeat. */

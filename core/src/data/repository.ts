@@ -90,6 +90,9 @@ export interface UpdateOptions extends WriteOptions {
 
 type Row = Record<string, unknown>;
 
+// Most reads join nothing: one shared, frozen empty list.
+const NO_JOINS = Object.freeze([]) as unknown as ResolvedJoin[];
+
 /**
  * Data access for one objection model (spec "Data-access operations"). Every method takes
  * the knex instance (or transaction) to run on, so the caller owns sessions.
@@ -139,7 +142,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   /** The first row matching the filters, or null. */
   async get(db: Knex, filters: Filters = {}, options: ReadOptions = {}): Promise<Row | null> {
-    const { rows, extras } = await this.read(db, this.plan({ ...options, filters, limit: 1 }), false);
+    const { rows, extras } = await this.read(db, this.plan(options, filters, 1), false);
     return this.shape(stripExtras(rows, extras), options)[0] ?? null;
   }
 
@@ -277,7 +280,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         relationshipType: options.relationshipType,
       }]);
     }
-    if (!options.joinsConfig) return [];
+    if (!options.joinsConfig) return NO_JOINS;
     let resolved = this.joinCache.get(options.joinsConfig);
     if (!resolved) {
       resolved = resolveJoins(this.info, options.joinsConfig);
@@ -308,18 +311,18 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   /** A read's plan from its options; a bad sort, join or window is refused here. */
-  private plan(options: ListOptions): ReadPlan {
+  private plan(options: ListOptions, filters = options.filters, limit = options.limit): ReadPlan {
     const plan: ReadPlan = {
-      filters: options.filters,
+      filters,
       schemaToSelect: options.schemaToSelect,
       includeDeleted: options.includeDeleted,
       joins: this.joins(options),
       nestJoins: options.nestJoins,
       specs: sortSpecs(this.info, options.sortColumns, options.sortOrders),
       offset: options.offset,
-      limit: options.limit,
+      limit,
     };
-    checkWindow(options.offset, options.limit);
+    checkWindow(options.offset, limit);
     return plan;
   }
 
