@@ -35,9 +35,21 @@ function toDate(value: unknown): Date {
 
 /** Normalizes every known column of a row in place and returns it. */
 export function normalizeRow(row: Record<string, unknown>, info: ModelInfo): Record<string, unknown> {
-  for (const key in row) {
-    const column = info.columns.get(key);
-    if (column) row[key] = normalizeValue(row[key], column);
+  for (const [key, column] of convertedColumns(info)) {
+    if (key in row) row[key] = normalizeValue(row[key], column);
   }
   return row;
+}
+
+// Per model, the columns whose stored value may need converting (text comes back as
+// text): a list of 20 rows then skips the look-ups for every text column of every row.
+const converted = new WeakMap<ModelInfo, [string, ColumnInfo][]>();
+
+function convertedColumns(info: ModelInfo): [string, ColumnInfo][] {
+  let columns = converted.get(info);
+  if (!columns) {
+    columns = [...info.columns].filter(([, column]) => column.kind !== 'string');
+    converted.set(info, columns);
+  }
+  return columns;
 }
