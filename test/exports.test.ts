@@ -25,7 +25,9 @@ describe('@crudsmith/core exports', () => {
       'sessionMigrations', 'sessionTableMigration',
       // the adapters' shared toolkit
       'checkJsonDepth', 'cookiesOf', 'decodePath', 'flattenHeaders', 'groupEntries', 'hasContentType', 'readBody',
-      'readMultipart', 'splitUrl', 'toPayload',
+      'readMultipart', 'splitUrl', 'toPayload', 'parseQuery',
+      // knex compiles each query shape once
+      'reuseCompiledSql',
     ].sort());
   });
 });
