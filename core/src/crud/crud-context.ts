@@ -40,6 +40,7 @@ export function crudContext(options: CrudOptions): CrudContext {
     isDeletedColumn: options.isDeletedColumn,
     deletedAtColumn: options.deletedAtColumn,
     updatedAtColumn: options.updatedAtColumn,
+    createdAtColumn: options.createdAtColumn,
     customFilters: options.customFilters,
     cursorKey: options.cursorKey,
   });

@@ -62,6 +62,8 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
   isDeletedColumn?: string;
   deletedAtColumn?: string;
   updatedAtColumn?: string;
+  /** Set to the current time on create when the model has it and the body does not (default `created_at`; null: never). */
+  createdAtColumn?: string | null;
   customFilters?: Record<string, CustomFilter>;
   /** A subclass of EndpointCreator to build the routes with. */
   endpointCreator?: new (options: CrudOptions<any>) => { addRoutesToRouter(): void; readonly router: unknown };

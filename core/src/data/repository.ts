@@ -4,6 +4,7 @@ import { BadRequestError, NotFoundError, ValidationError } from '../errors/http-
 import { mapDatabaseError } from '../errors/database-error';
 import type { SchemaLike } from '../schema/fields';
 import { reuseCompiledSql } from './compiled-sql';
+import { insertDirectly, patchDirectly, plainValues, writesDirectly } from './direct-writes';
 import { applyKeyset, decodeCursor, encodeCursor, type CursorKey } from './cursor';
 import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
@@ -20,6 +21,12 @@ export interface RepositoryOptions {
   deletedAtColumn?: string;
   /** Set to the current time on every update when the model has it (default `updated_at`). */
   updatedAtColumn?: string;
+  /**
+   * Set to the current time on create when the model has it as a date-time column and the
+   * values do not name it (default `created_at`; null: never), as the spec's item
+   * "defaults to creation time" without a model hook.
+   */
+  createdAtColumn?: string | null;
   customFilters?: Record<string, CustomFilter>;
   /** Signs keyset cursors; a per-process random key when absent. */
   cursorKey?: CursorKey;
@@ -130,10 +137,13 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** Inserts a row and answers it as stored (re-read in the same transaction). */
   async create(db: Knex, data: Row, options: ReadOptions = {}): Promise<Row> {
     const values = writeValues(this.info, data);
+    const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
+    if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
     return this.guard(() =>
       db.transaction(async (trx) => {
-        const inserted = await this.model.query(trx).insert(this.model.fromJson(values, { skipValidation: true }) as any);
-        const id = (inserted as any).$id();
+        const id = writesDirectly(this.info) && plainValues(this.info, values)
+          ? await insertDirectly(trx, this.info, values)
+          : ((await this.model.query(trx).insert(this.model.fromJson(values, { skipValidation: true }) as any)) as any).$id();
         const row = await this.get(trx, { [this.info.idColumn]: id }, { ...options, includeDeleted: true });
         return row as Row;
       }),
@@ -217,7 +227,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(() =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, options.filters, options);
-        await this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any).whereIn(this.info.idColumn, ids as any);
+        if (writesDirectly(this.info) && plainValues(this.info, values)) await patchDirectly(trx, this.info, values, ids);
+        else await this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any).whereIn(this.info.idColumn, ids as any);
         if (!options.schemaToSelect) return null;
         const rows = await this.select(trx, { [`${this.info.idColumn}__in`]: ids }, { schemaToSelect: options.schemaToSelect, includeDeleted: true });
         return options.allowMultiple ? rows : rows[0];
@@ -247,7 +258,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(() =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, { ...options, includeDeleted });
-        await this.model.query(trx).delete().whereIn(this.info.idColumn, ids as any);
+        if (writesDirectly(this.info)) await reuseCompiledSql(trx(this.info.table).whereIn(this.info.idColumn, ids as any).del());
+        else await this.model.query(trx).delete().whereIn(this.info.idColumn, ids as any);
         return ids.length;
       }),
     );
