@@ -8,14 +8,36 @@ import type { Decision, Policy } from './decide';
  * `RateLimit: "id";r=..;t=..`, `t` in seconds from now).
  */
 export function rateLimitHeaders(policy: Policy, decision: Decision, nowSeconds: number): Record<string, string> {
-  const id = policyId(policy.name);
+  const fixed = fixedPart(policy);
   return {
-    'X-RateLimit-Limit': String(policy.limit),
+    'X-RateLimit-Limit': fixed.limit,
     'X-RateLimit-Remaining': String(decision.remaining),
     'X-RateLimit-Reset': String(decision.reset),
-    'RateLimit-Policy': `${id};q=${policy.limit};w=${policy.period}`,
-    'RateLimit': `${id};r=${decision.remaining};t=${Math.max(0, decision.reset - Math.floor(nowSeconds))}`,
+    'RateLimit-Policy': fixed.policy,
+    'RateLimit': `${fixed.id};r=${decision.remaining};t=${Math.max(0, decision.reset - Math.floor(nowSeconds))}`,
   };
+}
+
+interface FixedPart {
+  limit: string;
+  policy: string;
+  id: string;
+  /** The policy as it was written from (a caller may change its own object). */
+  of: Policy;
+}
+
+// What a policy's headers always say, written once per policy object (the default and the
+// cached limits are the same objects request after request).
+const fixedParts = new WeakMap<Policy, FixedPart>();
+
+function fixedPart(policy: Policy): FixedPart {
+  let fixed = fixedParts.get(policy);
+  if (!fixed || fixed.of.limit !== policy.limit || fixed.of.period !== policy.period || fixed.of.name !== policy.name) {
+    const id = policyId(policy.name);
+    fixed = { limit: String(policy.limit), policy: `${id};q=${policy.limit};w=${policy.period}`, id, of: { ...policy } };
+    fixedParts.set(policy, fixed);
+  }
+  return fixed;
 }
 
 // Policy names are few (the default and the stored limits'): each is quoted once.

@@ -1,8 +1,13 @@
 import { remembered } from './remembered';
 import type { NeutralRequest, RouteDescriptor } from '@crudsmith/core';
 
+const SLASH = 47;
+
 /** Spec Limits 3.2: strip leading and trailing `/`, then replace each `/` with `_`. */
 export function sanitizePath(path: string): string {
+  // Every request takes this path: the usual spelling (one leading slash, none trailing)
+  // without regular expressions.
+  if (path.charCodeAt(0) === SLASH && path.charCodeAt(1) !== SLASH && path.charCodeAt(path.length - 1) !== SLASH) return path.slice(1).replaceAll('/', '_');
   return path.replace(/^\/+|\/+$/g, '').replace(/\//g, '_');
 }
 
@@ -31,18 +36,32 @@ export interface MatchedPath {
 export function matchedPath(req: Pick<NeutralRequest, 'path' | 'params'>, route?: Pick<RouteDescriptor, 'path'>): MatchedPath {
   const requested = trimSlashes(req.path);
   if (!route) return { path: requested, pattern: requested };
-  const pattern = trimSlashes(route.path);
+  const { pattern, segments } = patternOf(route.path);
   // A root route mounted under a prefix: only the request knows the prefix.
   if (pattern === '/') return { path: requested, pattern: requested };
-  const path = !pattern.includes('/:') ? pattern : pattern
-    .split('/')
+  const path = segments === undefined ? pattern : segments
     .map((segment) => (segment.startsWith(':') ? (req.params[segment.slice(1)] ?? segment) : segment))
     .join('/');
   const prefix = requested.length > path.length && requested.endsWith(path) ? requested.slice(0, requested.length - path.length) : '';
   return { path: trimSlashes(prefix + path), pattern: trimSlashes(prefix + pattern) };
 }
 
+// A route's path, trimmed and split at its parameters, worked out once per declared path.
+const patterns = new Map<string, { pattern: string; segments: string[] | undefined }>();
+
+function patternOf(declared: string): { pattern: string; segments: string[] | undefined } {
+  let known = patterns.get(declared);
+  if (!known) {
+    const pattern = trimSlashes(declared);
+    known = { pattern, segments: pattern.includes('/:') ? pattern.split('/') : undefined };
+    // Declared paths are the app's routes: few, and fixed at startup.
+    if (patterns.size < 10_000) patterns.set(declared, known);
+  }
+  return known;
+}
+
 function trimSlashes(path: string): string {
+  if (path.charCodeAt(0) === SLASH && path.charCodeAt(path.length - 1) !== SLASH) return path;
   const trimmed = path.replace(/\/+$/, '');
   return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { ConfigurationError, type Dependency, type NeutralResult, type Plugin } from '@crudsmith/core';
 import { rateLimitHeaders } from './headers';
 import { underPrefix } from './keys';
+import { remembered } from './remembered';
 import { createLimiter, rateLimitStateOf, rememberRoute, type RateLimitState } from './limiter';
 import type { RateLimitLogger } from './logger';
 import { MemoryStore } from './stores/memory-store';
@@ -77,14 +78,16 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
   });
   const limiter = createLimiter({ store, cache, failOpen: options.failOpen ?? true, logger, now });
   const paths = options.paths ?? [];
+  // Whether a route pattern lies under `paths`, decided once per pattern (they are few).
+  const guarded = remembered((pattern) => underPrefix(pattern, paths));
 
   const plugin: Plugin = {
     name: 'rate-limit',
     migrations: rateLimitMigrations,
     hooks: {
-      async before(req, route) {
+      before(req, route) {
         const { pattern } = rememberRoute(req, route);
-        if (paths.length && underPrefix(pattern, paths)) await req.resolve(limiter);
+        if (paths.length && guarded(pattern)) return req.resolve(limiter).then(nothing);
       },
       after(req, _route, result): NeutralResult | void {
         const state = rateLimitStateOf(req);
@@ -104,6 +107,8 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
   };
   return { plugin, limiter, tiers, cache, store };
 }
+
+const nothing = (): void => undefined;
 
 function storeOf(options: RateLimitOptions, now: () => number): { store: RateLimitStore; ownStore: boolean } {
   const given = options.store ?? 'memory';

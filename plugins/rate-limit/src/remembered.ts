@@ -1,9 +1,9 @@
 /**
  * `fn`, remembered per argument: for the few strings every request repeats (route
- * patterns, policy names). At most `max` are kept; past that the memory starts afresh.
+ * patterns, policy names) and what is decided from them. At most `max` are kept; past that the memory starts afresh.
  */
-export function remembered(fn: (key: string) => string, max = 10_000): (key: string) => string {
-  const known = new Map<string, string>();
+export function remembered<T>(fn: (key: string) => T, max = 10_000): (key: string) => T {
+  const known = new Map<string, T>();
   return (key) => {
     let value = known.get(key);
     if (value === undefined) {

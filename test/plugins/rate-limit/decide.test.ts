@@ -49,6 +49,13 @@ describe('sanitizePath(path)', () => {
     expect(sanitizePath('//a//b//')).toBe('a__b');
     expect(sanitizePath('/')).toBe('');
   });
+
+  it('spells every path as the spec rule does, the usual spelling and the odd ones alike', () => {
+    const rule = (path: string) => path.replace(/^\/+|\/+$/g, '').replace(/\//g, '_');
+    for (const path of ['', '/', '//', 'a', '/a', 'a/', '/a/b/c', '/a//b', '//a/b', '/a/b//', '/api/v1/items/a b', '/é/ü']) {
+      expect(sanitizePath(path), path).toBe(rule(path));
+    }
+  });
 });
 
 describe('rateLimitKey(userId, path, windowStart)', () => {
@@ -96,5 +103,15 @@ describe('rateLimitHeaders(policy, decision, now)', () => {
   it('escapes the policy name as a structured-field string', () => {
     const headers = rateLimitHeaders({ limit: 1, period: 1, name: 'a"b\\cé' }, decide(1, { limit: 1, period: 1 }, 0), 0);
     expect(headers['RateLimit-Policy']).toBe('"a\\"b\\\\c";q=1;w=1');
+  });
+
+  it('follows a policy object that changed since its last headers', () => {
+    const policy = { limit: 10, period: 60, name: 'gold' };
+    expect(rateLimitHeaders(policy, decide(1, policy, 0), 0)['RateLimit-Policy']).toBe('"gold";q=10;w=60');
+    Object.assign(policy, { limit: 20, period: 30, name: 'silver' });
+    const headers = rateLimitHeaders(policy, decide(1, policy, 0), 0);
+    expect(headers['RateLimit-Policy']).toBe('"silver";q=20;w=30');
+    expect(headers['X-RateLimit-Limit']).toBe('20');
+    expect(headers.RateLimit).toBe('"silver";r=19;t=30');
   });
 });
