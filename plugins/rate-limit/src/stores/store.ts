@@ -25,15 +25,66 @@ export class StoreUnavailableError extends Error {
  * the pending I/O of this loop turn has been read. Only a store that did not answer times out.
  */
 export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let immediate: NodeJS.Immediate | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      immediate = setImmediate(() => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)));
-    }, ms);
+  return new Promise<T>((resolve, reject) => {
+    const watch: Watch = { deadline: performance.now() + ms, expire: () => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)) };
+    watching.add(watch);
+    if (watch.deadline < timerAt) arm(watch.deadline);
+    else if (watching.size === 1) timer?.ref();
+    work.then(
+      (value) => {
+        settled(watch);
+        resolve(value);
+      },
+      (error: unknown) => {
+        settled(watch);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([work, timeout]).finally(() => {
-    clearTimeout(timer);
-    clearImmediate(immediate);
-  });
+}
+
+// One timer watches every command in flight, armed for the earliest deadline, rather than
+// a timer (and a race) per command: a limited request sends one command, and arming and
+// clearing a timer for each cost more than the rest of the limiter's own work.
+interface Watch {
+  deadline: number;
+  expire: () => void;
+}
+const watching = new Set<Watch>();
+let timer: NodeJS.Timeout | undefined;
+let timerAt = Infinity;
+
+function arm(at: number): void {
+  clearTimeout(timer);
+  timerAt = at;
+  timer = setTimeout(check, Math.max(1, Math.ceil(at - performance.now())));
+}
+
+// The timer stays armed for the next command (cheaper than re-arming it for each), but
+// keeps the process up only while a command is in flight.
+function settled(watch: Watch): void {
+  if (watching.delete(watch) && watching.size === 0) timer?.unref();
+}
+
+function check(): void {
+  timer = undefined;
+  timerAt = Infinity;
+  const now = performance.now();
+  const due: Watch[] = [];
+  let next = Infinity;
+  for (const watch of watching) {
+    if (watch.deadline <= now) due.push(watch);
+    else if (watch.deadline < next) next = watch.deadline;
+  }
+  if (due.length > 0) {
+    setImmediate(() => {
+      // Answered meanwhile (read in this turn's poll phase): the answer stands.
+      for (const watch of due) {
+        if (!watching.has(watch)) continue;
+        settled(watch);
+        watch.expire();
+      }
+    });
+  }
+  if (next < Infinity) arm(next);
 }
