@@ -1,4 +1,3 @@
-import { remembered } from './remembered';
 import type { Decision, Policy } from './decide';
 
 /**
@@ -33,16 +32,12 @@ const fixedParts = new WeakMap<Policy, FixedPart>();
 function fixedPart(policy: Policy): FixedPart {
   let fixed = fixedParts.get(policy);
   if (!fixed || fixed.of.limit !== policy.limit || fixed.of.period !== policy.period || fixed.of.name !== policy.name) {
-    const id = policyId(policy.name);
+    const id = quoted(policy.name);
     fixed = { limit: String(policy.limit), policy: `${id};q=${policy.limit};w=${policy.period}`, id, of: { ...policy } };
     fixedParts.set(policy, fixed);
   }
   return fixed;
 }
-
-// Policy names are few (the default and the stored limits'): each is quoted once.
-const policyId = (name: string | undefined) => quotedId(name ?? 'default');
-const quotedId = remembered((name) => quoted(name));
 
 // A structured-field string (RFC 8941 §3.3.3): printable ASCII, `"` and `\` escaped.
 function quoted(name: string | undefined): string {

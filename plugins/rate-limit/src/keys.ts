@@ -46,19 +46,12 @@ export function matchedPath(req: Pick<NeutralRequest, 'path' | 'params'>, route?
   return { path: trimSlashes(prefix + path), pattern: trimSlashes(prefix + pattern) };
 }
 
-// A route's path, trimmed and split at its parameters, worked out once per declared path.
-const patterns = new Map<string, { pattern: string; segments: string[] | undefined }>();
-
-function patternOf(declared: string): { pattern: string; segments: string[] | undefined } {
-  let known = patterns.get(declared);
-  if (!known) {
-    const pattern = trimSlashes(declared);
-    known = { pattern, segments: pattern.includes('/:') ? pattern.split('/') : undefined };
-    // Declared paths are the app's routes: few, and fixed at startup.
-    if (patterns.size < 10_000) patterns.set(declared, known);
-  }
-  return known;
-}
+// A route's path, trimmed and split at its parameters, worked out once per declared path
+// (the app's routes: few, and fixed at startup).
+const patternOf = remembered((declared) => {
+  const pattern = trimSlashes(declared);
+  return { pattern, segments: pattern.includes('/:') ? pattern.split('/') : undefined };
+});
 
 function trimSlashes(path: string): string {
   if (path.charCodeAt(0) === SLASH && path.charCodeAt(path.length - 1) !== SLASH) return path;

@@ -61,9 +61,7 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
     const sanitized = sanitizePath(path);
     const principal = await principalOf(req);
     const userId = principal ? String(principal.id) : req.clientAddress;
-    // No tier, no lookup: the default limit, without a turn through the cache.
-    const tierId = principal?.tierId;
-    const policy = tierId === null || tierId === undefined ? ctx.cache.defaultPolicy : await policyFor(ctx, tierId, [sanitized, sanitizedPattern(pattern)]);
+    const policy = await policyFor(ctx, principal?.tierId, [sanitized, sanitizedPattern(pattern)]);
     const nowSeconds = Math.floor(ctx.now() / 1000);
     const key = rateLimitKey(userId, sanitized, windowStart(nowSeconds, policy.period));
 

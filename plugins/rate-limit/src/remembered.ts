@@ -1,6 +1,7 @@
 /**
  * `fn`, remembered per argument: for the few strings every request repeats (route
- * patterns, policy names) and what is decided from them. At most `max` are kept; past that the memory starts afresh.
+ * patterns) and what is decided from them. At most `max` are kept; past that the memory
+ * starts afresh.
  */
 export function remembered<T>(fn: (key: string) => T, max = 10_000): (key: string) => T {
   const known = new Map<string, T>();
