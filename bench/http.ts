@@ -1,14 +1,13 @@
 import { deepStrictEqual } from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Knex } from 'knex';
 import { ENGINES, openDatabase, type Engine } from './lib/db';
 import { CATEGORIES, createItems, prng, seedItems } from './lib/items';
 import type { Suite } from './lib/suite';
 import { CONNECTIONS, load, type RequestKind } from './http/load';
-import { FRAMEWORKS, type Command, type Framework, type Report, type ServerConfig, type Side } from './http/protocol';
-import { compareServers, defaultHttpOptions, httpTable, type HttpRow, type Target } from './http/rounds';
+import { FRAMEWORKS, type Command, type Framework, type Side } from './http/protocol';
+import { compareServers, defaultHttpOptions, httpTable, type HttpRow } from './http/rounds';
+import { startServer, stopServers, type ServerProcess } from './http/server';
 
 // The generated endpoints over HTTP: each adapter (Koa, Express, Fastify) against a
 // hand-written app in the same framework doing the same SQL (bench/http/floor*.ts). Every
@@ -20,13 +19,6 @@ const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
 /** Requests each server answers before anything is timed (all four operations in turn), within a few seconds at most. */
 const SERVER_WARMUP = Number(process.env.BENCH_HTTP_SERVER_WARMUP) || 2000;
 const SERVER_WARMUP_MAX_S = 5;
-
-/** A running server process, its port, and the way to ask it something. */
-interface ServerProcess extends Target {
-  child: ChildProcess;
-  /** Sends a command and answers the first report of the given type. */
-  ask<T extends Report['type']>(command: Command, answer: T): Promise<Extract<Report, { type: T }>>;
-}
 
 /** The four operations, each a factory of request sequences (the same sequence for each side). */
 function operations(activeIds: number[]): { name: string; kind: () => RequestKind }[] {
@@ -51,39 +43,6 @@ function operations(activeIds: number[]): { name: string; kind: () => RequestKin
       },
     },
   ];
-}
-
-async function startServer(config: ServerConfig): Promise<ServerProcess> {
-  const child = fork(join(__dirname, 'http', 'server-process.ts'), [JSON.stringify(config)], {
-    execArgv: ['--import', 'tsx'],
-    // tsx reads the tsconfig of the working directory otherwise (DESIGN §7): decorators need the root one.
-    env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', 'tsconfig.json') },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`${config.side} ${config.framework} server exited with ${code} before listening`);
-  });
-  const listening = new Promise<number>((done) => {
-    child.on('message', (report: Report) => report.type === 'listening' && done(report.port));
-  });
-  const port = await Promise.race([listening, exited]);
-  const ask: ServerProcess['ask'] = (command, answer) =>
-    new Promise((done) => {
-      const listener = (report: Report) => {
-        if (report.type !== answer) return;
-        child.off('message', listener);
-        done(report as any);
-      };
-      child.on('message', listener);
-      child.send(command);
-    });
-  return {
-    child,
-    port,
-    ask,
-    idle: async () => void (await ask({ type: 'idle' }, 'idle')),
-    cpu: async () => (await ask({ type: 'cpu' }, 'cpu')).micros,
-  };
 }
 
 /** Answers the SQL a server sent while serving one request, and the request's answer. */
@@ -123,7 +82,7 @@ async function warmUp(server: ServerProcess, ops: { kind: () => RequestKind }[])
       return { method: kind.method, ...kind.next() };
     },
   };
-  await load(server.port, mixed, SERVER_WARMUP_MAX_S, SERVER_WARMUP);
+  await load(server.port, mixed, SERVER_WARMUP_MAX_S, { maxRequests: SERVER_WARMUP });
   await server.idle();
 }
 
@@ -166,8 +125,7 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
       }
     }
   } finally {
-    for (const child of children) child.kill();
-    await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : undefined)));
+    await stopServers(children);
     await db.close();
   }
 }

@@ -22,14 +22,20 @@ export interface LoadResult {
 /** Concurrent connections (no pipelining): enough to keep a one-process server busy. */
 export const CONNECTIONS = Number(process.env.BENCH_HTTP_CONNECTIONS) || 8;
 
+/** How a load runs besides its length: a cap on requests, and how many connections (default CONNECTIONS). */
+export interface LoadOptions {
+  maxRequests?: number;
+  connections?: number;
+}
+
 /**
  * Loads `port` with `kind` for `seconds` (or until `maxRequests` were answered, when given
  * and sooner); any non-2xx answer or error fails the run.
  */
-export async function load(port: number, kind: RequestKind, seconds: number, maxRequests?: number): Promise<LoadResult> {
+export async function load(port: number, kind: RequestKind, seconds: number, { maxRequests, connections = CONNECTIONS }: LoadOptions = {}): Promise<LoadResult> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     ...(maxRequests === undefined ? {} : { maxOverallRequests: maxRequests }),
     // The run ends at the first sample after `duration`: sample often so it ends on time.

@@ -25,6 +25,18 @@ export interface ServerConfig {
   engine: Engine;
   /** The SQLite file or PostgreSQL URL (see lib/db.ts `connect`). */
   connection: string;
+  /** Set by the rate-limit suite: the read route on Koa, guarded by this limiter (see limited-apps.ts). */
+  limited?: LimitedConfig;
+}
+
+/** What guards the rate-limit suite's read: nothing, a limiter, or one Redis PING (the reference). */
+export type Guard = 'none' | 'memory' | 'redis' | 'flexible' | 'ping';
+
+/** A rate-limit suite server: its guard, and the Redis it counts in (keys under `redisPrefix`). */
+export interface LimitedConfig {
+  guard: Guard;
+  redisUrl: string;
+  redisPrefix: string;
 }
 
 /**

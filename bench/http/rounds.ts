@@ -7,6 +7,8 @@ export interface HttpMeasureOptions {
   warmupSeconds: number;
   rounds: number;
   roundSeconds: number;
+  /** Concurrent connections of each load; CONNECTIONS (8) unless given. */
+  connections?: number;
 }
 
 export const defaultHttpOptions: HttpMeasureOptions = {
@@ -45,9 +47,9 @@ export interface Target {
 }
 
 /** Loads one server, then waits for its last requests, so no two servers ever overlap. */
-async function run(target: Target, kind: RequestKind, seconds: number): Promise<SideResult> {
+async function run(target: Target, kind: RequestKind, seconds: number, connections?: number): Promise<SideResult> {
   const before = await target.cpu();
-  const { rps, p99, requests } = await load(target.port, kind, seconds);
+  const { rps, p99, requests } = await load(target.port, kind, seconds, { connections });
   await target.idle();
   return { rps, p99, cpu: (await target.cpu() - before) / requests };
 }
@@ -62,8 +64,8 @@ export async function compareServers(targets: { crudsmith: Target; floor: Target
   const floorKind = kind();
   const ours: SideResult[] = [];
   const theirs: SideResult[] = [];
-  const crudsmith = async (seconds: number) => ours.push(await run(targets.crudsmith, crudsmithKind, seconds));
-  const floor = async (seconds: number) => theirs.push(await run(targets.floor, floorKind, seconds));
+  const crudsmith = async (seconds: number) => ours.push(await run(targets.crudsmith, crudsmithKind, seconds, options.connections));
+  const floor = async (seconds: number) => theirs.push(await run(targets.floor, floorKind, seconds, options.connections));
   await crudsmith(options.warmupSeconds);
   await floor(options.warmupSeconds);
   ours.length = 0;

@@ -3,10 +3,12 @@ import { performance } from 'node:perf_hooks';
 import { connect } from '../lib/db';
 import { startCrudsmith } from './crudsmith-apps';
 import { startFloor } from './floor-apps';
+import { startLimited } from './limited-apps';
 import type { Command, Report, ServerConfig } from './protocol';
 
-// One server of the HTTP suite, in its own process (forked by http.ts, which runs the
-// load): crudsmith's adapter or the floor, in one framework, on one database. It reports
+// One server of the HTTP or rate-limit suite, in its own process (forked by server.ts; the
+// suite runs the load): crudsmith's adapter or the floor, in one framework, on one
+// database, or the rate-limit suite's guarded read (limited-apps.ts). It reports
 // its port, records the SQL it sends while a trace is on, tells when it has stopped
 // working, and exits when its parent goes.
 
@@ -49,7 +51,9 @@ process.on('message', (command: Command) => {
 });
 process.on('disconnect', () => process.exit(0));
 
-const start = config.side === 'crudsmith' ? startCrudsmith(config.framework, knex) : startFloor(config.framework, knex, config.engine);
+const start = config.limited
+  ? startLimited(config.limited, knex)
+  : config.side === 'crudsmith' ? startCrudsmith(config.framework, knex) : startFloor(config.framework, knex, config.engine);
 start.then(
   ({ server }) => {
     send({ type: 'listening', port: (server.address() as AddressInfo).port });

@@ -1,0 +1,56 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join, resolve } from 'node:path';
+import type { Command, Report, ServerConfig } from './protocol';
+import type { Target } from './rounds';
+
+// Starting one bench server in its own process (server-process.ts) and talking to it
+// over the IPC channel; the HTTP and rate-limit suites both load servers started here.
+
+/** A running server process, its port, and the way to ask it something. */
+export interface ServerProcess extends Target {
+  child: ChildProcess;
+  /** Sends a command and answers the first report of the given type. */
+  ask<T extends Report['type']>(command: Command, answer: T): Promise<Extract<Report, { type: T }>>;
+}
+
+/** Forks a server process with `config` and answers it once it listens. */
+export async function startServer(config: ServerConfig): Promise<ServerProcess> {
+  const child = fork(join(__dirname, 'server-process.ts'), [JSON.stringify(config)], {
+    execArgv: ['--import', 'tsx'],
+    // tsx reads the tsconfig of the working directory otherwise (DESIGN §7): decorators need the root one.
+    env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', '..', 'tsconfig.json') },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const name = config.limited ? `${config.limited.guard}-guarded` : `${config.side} ${config.framework}`;
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`${name} server exited with ${code} before listening`);
+  });
+  const listening = new Promise<number>((done) => {
+    child.on('message', (report: Report) => report.type === 'listening' && done(report.port));
+  });
+  const port = await Promise.race([listening, exited]);
+  const ask: ServerProcess['ask'] = (command, answer) =>
+    new Promise((done) => {
+      const listener = (report: Report) => {
+        if (report.type !== answer) return;
+        child.off('message', listener);
+        done(report as any);
+      };
+      child.on('message', listener);
+      child.send(command);
+    });
+  return {
+    child,
+    port,
+    ask,
+    idle: async () => void (await ask({ type: 'idle' }, 'idle')),
+    cpu: async () => (await ask({ type: 'cpu' }, 'cpu')).micros,
+  };
+}
+
+/** Stops every server process and waits until each has exited. */
+export async function stopServers(children: ChildProcess[]): Promise<void> {
+  for (const child of children) child.kill();
+  await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : undefined)));
+}
