@@ -28,10 +28,11 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
   }
   if (Array.isArray(schema)) {
     for (const key of Object.keys(plain)) {
-      if (!schema.includes(key)) issues.push({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+      if (!schema.includes(key)) issues.push(extra(key));
     }
   } else {
-    const instance = plainToInstance(schema as SchemaClass, plain);
+    const instance = plainToInstance(schema as SchemaClass, plain) as Record<string, unknown>;
+    for (const key of Object.keys(plain)) if (!carried(instance, key)) issues.push(extra(key));
     const errors = await validate(instance, {
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -43,6 +44,16 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(plain)) if (value !== undefined) result[key] = value;
   return result;
+}
+
+const extra = (key: string): ValidationIssue => ({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+
+// class-transformer leaves some keys off the instance, and the validator never sees what is
+// not there: keys named like a method (`toString`, `constructor`: the inherited function
+// stays), keys an @Exclude() drops, and `__proto__`, which it would follow as the
+// prototype. The answer is built from the body, so such a key would pass unchecked.
+function carried(instance: Record<string, unknown>, key: string): boolean {
+  return key !== '__proto__' && key in instance && typeof instance[key] !== 'function';
 }
 
 function toIssues(error: ClassValidationError, loc: (string | number)[]): ValidationIssue[] {
