@@ -17,7 +17,8 @@ export interface ServerProcess extends Target {
 /** Forks a server process with `config` and answers it once it listens. */
 export async function startServer(config: ServerConfig): Promise<ServerProcess> {
   const child = fork(join(__dirname, 'server-process.ts'), [JSON.stringify(config)], {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_SERVER_NODE_ARGS adds node flags to every server (`--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them).
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
     // tsx reads the tsconfig of the working directory otherwise (DESIGN §7): decorators need the root one.
     env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', '..', 'tsconfig.json') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -49,8 +50,19 @@ export async function startServer(config: ServerConfig): Promise<ServerProcess> 
   };
 }
 
-/** Stops every server process and waits until each has exited. */
+/**
+ * Stops every server process and waits until each has exited. Closing the IPC channel lets
+ * a server exit on its own (so node writes what BENCH_SERVER_NODE_ARGS asked for, such as a
+ * CPU profile); one that has not gone within five seconds is killed.
+ */
 export async function stopServers(children: ChildProcess[]): Promise<void> {
-  for (const child of children) child.kill();
-  await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : undefined)));
+  await Promise.all(children.map(async (child) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    if (child.connected) child.disconnect();
+    else child.kill();
+    const timer = setTimeout(() => child.kill(), 5000);
+    await exited;
+    clearTimeout(timer);
+  }));
 }
