@@ -40,8 +40,9 @@ async function bodyOf(req: Request, limit: number): Promise<{ body: unknown; fil
   if (req.readableEnded) return { body: checkJsonDepth(req.body), files: [] };
   // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
   if (req.headers['content-type'] === undefined) return { body: undefined, files: [] };
-  if (req.is('multipart/form-data')) return readBody.multipart(req, limit);
+  // JSON first: it is most bodies, and each look-up parses the Content-Type again.
   if (req.is(['json', '+json'])) return { body: await readBody.json(req, limit), files: [] };
+  if (req.is('multipart/form-data')) return readBody.multipart(req, limit);
   if (req.is('urlencoded')) return { body: await readBody.form(req, limit), files: [] };
   return { body: undefined, files: [] };
 }

@@ -32,8 +32,9 @@ export async function toNeutralRequest(ctx: RouterContext, settings: ReadSetting
 async function bodyOf(ctx: Context, limit: number): Promise<{ body: unknown; files: UploadedFile[] }> {
   // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
   if (ctx.req.headers['content-type'] === undefined) return { body: undefined, files: [] };
-  if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit);
+  // JSON first: it is most bodies, and each look-up parses the Content-Type again.
   if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit), files: [] };
+  if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit);
   if (ctx.is('urlencoded')) return { body: await readBody.form(ctx.req, limit), files: [] };
   return { body: undefined, files: [] };
 }
