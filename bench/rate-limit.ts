@@ -124,7 +124,6 @@ function reads(ids: number[]): () => RequestKind {
 
 /** Fails the run unless every server answers the same item, and the limited ones the rate-limit headers (crudsmith's with the window's end). */
 async function checkAnswers(servers: Partial<Record<Guard, ServerProcess>>, id: number): Promise<void> {
-  const window = windowStart(Math.floor(Date.now() / 1000), BENCH_PERIOD);
   let expected: unknown;
   for (const [guard, server] of Object.entries(servers) as [Guard, ServerProcess][]) {
     const response = await fetch(`http://127.0.0.1:${server.port}${LIMITED_PREFIX}/${id}`);
@@ -135,7 +134,10 @@ async function checkAnswers(servers: Partial<Record<Guard, ServerProcess>>, id: 
     for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
       if (!response.headers.get(header)) throw new Error(`${guard}: ${header} missing on a limited answer`);
     }
-    if (guard !== 'flexible' && Number(response.headers.get('x-ratelimit-reset')) !== window + BENCH_PERIOD) throw new Error(`${guard}: the reset header is not the window's end`);
+    // The window of the moment the answer came; a request sent just before an hour's turn may be counted in the one before.
+    const window = windowStart(Math.floor(Date.now() / 1000), BENCH_PERIOD);
+    const reset = Number(response.headers.get('x-ratelimit-reset'));
+    if (guard !== 'flexible' && reset !== window + BENCH_PERIOD && reset !== window) throw new Error(`${guard}: the reset header is not the window's end`);
   }
 }
 
