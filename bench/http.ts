@@ -4,10 +4,10 @@ import type { Knex } from 'knex';
 import { ENGINES, openDatabase, type Engine } from './lib/db';
 import { CATEGORIES, createItems, prng, seedItems } from './lib/items';
 import type { Suite } from './lib/suite';
-import { CONNECTIONS, load, type RequestKind } from './http/load';
+import { CONNECTIONS, type RequestKind } from './http/load';
 import { FRAMEWORKS, type Command, type Framework, type Side } from './http/protocol';
 import { compareServers, defaultHttpOptions, httpTable, type HttpRow } from './http/rounds';
-import { startServer, stopServers, type ServerProcess } from './http/server';
+import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, warmUp, type ServerProcess } from './http/server';
 
 // The generated endpoints over HTTP: each adapter (Koa, Express, Fastify) against a
 // hand-written app in the same framework doing the same SQL (bench/http/floor*.ts). Every
@@ -16,9 +16,6 @@ import { startServer, stopServers, type ServerProcess } from './http/server';
 
 const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
 const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
-/** Requests each server answers before anything is timed (all four operations in turn), within a few seconds at most. */
-const SERVER_WARMUP = Number(process.env.BENCH_HTTP_SERVER_WARMUP) || 2000;
-const SERVER_WARMUP_MAX_S = 5;
 
 /** The four operations, each a factory of request sequences (the same sequence for each side). */
 function operations(activeIds: number[]): { name: string; kind: () => RequestKind }[] {
@@ -72,7 +69,7 @@ async function checkSame(servers: Record<Side, ServerProcess>, operation: { name
 }
 
 /** Every operation in turn on one server, untimed. */
-async function warmUp(server: ServerProcess, ops: { kind: () => RequestKind }[]): Promise<void> {
+function warmUpAll(server: ServerProcess, ops: { kind: () => RequestKind }[]): Promise<void> {
   const kinds = ops.map((op) => op.kind());
   let n = 0;
   const mixed: RequestKind = {
@@ -82,8 +79,7 @@ async function warmUp(server: ServerProcess, ops: { kind: () => RequestKind }[])
       return { method: kind.method, ...kind.next() };
     },
   };
-  await load(server.port, mixed, SERVER_WARMUP_MAX_S, { maxRequests: SERVER_WARMUP });
-  await server.idle();
+  return warmUp(server, mixed);
 }
 
 async function prepare(knex: Knex, engine: Engine): Promise<number[]> {
@@ -113,7 +109,7 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
     // JIT: crudsmith runs more code than a floor, and V8 optimises it only after many
     // requests; counted, not timed, since a busy machine may serve only a few hundred a
     // second, which would measure crudsmith half-compiled.
-    for (const framework of FRAMEWORKS) for (const side of ['crudsmith', 'floor'] as const) await warmUp(servers[framework][side], ops);
+    for (const framework of FRAMEWORKS) for (const side of ['crudsmith', 'floor'] as const) await warmUpAll(servers[framework][side], ops);
     for (const framework of FRAMEWORKS) {
       const pair = servers[framework];
       for (const operation of ops) {

@@ -1,20 +1,20 @@
 import { deepStrictEqual } from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { bootstrap, crudRouter, type App } from '@crudsmith/core';
-import { createRedisClient, rateLimit, rateLimitMigrations, windowStart } from '@crudsmith/rate-limit';
+import type { App, Plugin } from '@crudsmith/core';
+import { createRedisClient, windowStart } from '@crudsmith/rate-limit';
 import { ENGINES, openDatabase, openSqlite, type Engine } from './lib/db';
-import { createItems, Item, prng, seedItems } from './lib/items';
+import { createItems, prng, seedItems } from './lib/items';
 import { handlerReader } from './lib/item-readers';
 import { compare, type Operation } from './lib/measure';
-import { BENCH_LIMIT, BENCH_PERIOD, flexiblePlugin } from './lib/reference-limiters';
+import { BENCH_PERIOD, flexiblePlugin } from './lib/reference-limiters';
 import type { ResultRow, Suite } from './lib/suite';
 import { formatOps, formatTable, type Column } from './lib/table';
-import { load, type RequestKind } from './http/load';
-import { LIMITED_PREFIX } from './http/limited-apps';
+import type { RequestKind } from './http/load';
+import { connected, crudsmithLimiter, guardedApp, LIMITED_PREFIX } from './http/limited-apps';
 import type { Guard } from './http/protocol';
 import { compareServers, defaultHttpOptions } from './http/rounds';
-import { startServer, stopServers, type ServerProcess } from './http/server';
+import { startServer, stopServers, warmUp, type ServerProcess } from './http/server';
 
 // What the rate limiter costs on a read: GET /api/v1/items/{id} guarded by rateLimit()
 // counting in memory and in Redis, against the same route without a limiter, and against
@@ -32,8 +32,6 @@ import { startServer, stopServers, type ServerProcess } from './http/server';
 
 const ROWS = 1000;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SERVER_WARMUP = 2000;
-const SERVER_WARMUP_MAX_S = 5;
 
 /** A row of the suite: a comparison, and the server CPU per request of each side over HTTP (µs). */
 export interface RateLimitRow extends ResultRow {
@@ -82,10 +80,6 @@ async function checkRoundTrips(name: string, read: Operation, counter: { count: 
   const perRequest = (counter.count() - before) / n;
   console.log(`  ${name}: ${perRequest.toFixed(2)} Redis round trips per request`);
   if (perRequest > 1) throw new Error(`${name} costs ${perRequest} Redis round trips per request (target: at most 1)`);
-}
-
-function ready(client: Redis): Promise<void> {
-  return client.status === 'ready' ? Promise.resolve() : new Promise((resolve) => client.once('ready', () => resolve()));
 }
 
 /** Removes every key the run left under `prefix` (a client without keyPrefix: KEYS answers full names). */
@@ -161,10 +155,7 @@ async function measureHttp(engine: Engine, withRedis: boolean, prefix: string, r
       servers[guard] = server;
     }
     await checkAnswers(servers, ids[0]);
-    for (const guard of guards) {
-      await load(servers[guard]!.port, kind(), SERVER_WARMUP_MAX_S, { maxRequests: SERVER_WARMUP });
-      await servers[guard]!.idle();
-    }
+    for (const guard of guards) await warmUp(servers[guard]!, kind());
     for (const { a, b, connections, needsRedis } of HTTP_ROWS) {
       if (needsRedis && !withRedis) continue;
       const result = await compareServers({ crudsmith: servers[a]!, floor: servers[b]! }, kind, { ...defaultHttpOptions, connections });
@@ -190,26 +181,22 @@ async function measureInProcess(withRedis: boolean, prefix: string, rows: RateLi
     await createItems(db.knex);
     await seedItems(db.knex, ROWS);
     const ids = (await db.knex('items').where('is_deleted', false).pluck('id')) as number[];
-    const routes = () => crudRouter({ session: db.knex, model: Item, path: LIMITED_PREFIX, includedMethods: ['read'] }).routes;
-    const started = async (app: App) => {
+    const started = async (guard?: Plugin) => {
+      const app = guardedApp(db.knex, guard);
       await app.start(db.knex);
       apps.push(app);
       return app;
     };
-    const guarded = (store: 'memory' | Redis) => {
-      const limits = rateLimit({ knex: db.knex, store, defaultLimit: BENCH_LIMIT, defaultPeriod: BENCH_PERIOD, paths: [LIMITED_PREFIX], channel: `${prefix}invalidate` });
-      return started(bootstrap({ routers: [routes()], plugins: [limits.plugin], migrations: [rateLimitMigrations] }));
-    };
-    const plain = await started(bootstrap({ routers: [routes()] }));
-    const memory = await guarded('memory');
+    const plain = await started();
+    const memory = await started(crudsmithLimiter(db.knex, 'memory', prefix));
     const sides: { operation: string; ours: Operation; theirs: Operation }[] = [];
     if (withRedis) {
       const ours = createRedisClient({ url: REDIS_URL }, { keyPrefix: prefix });
       const theirs = new Redis(REDIS_URL, { keyPrefix: prefix, enableOfflineQueue: false });
       clients.push(ours, theirs);
-      await Promise.all([ready(ours), ready(theirs)]);
-      const redis = await guarded(ours);
-      const flexible = await started(bootstrap({ routers: [routes()], plugins: [flexiblePlugin(theirs, 'rlflx')] }));
+      await Promise.all([connected(ours), connected(theirs)]);
+      const redis = await started(crudsmithLimiter(db.knex, ours, prefix));
+      const flexible = await started(flexiblePlugin(theirs, 'rlflx'));
       await checkRoundTrips('crudsmith (Redis)', handlerReader(redis, LIMITED_PREFIX, ids), countCommands(ours));
       await checkRoundTrips('rate-limiter-flexible', handlerReader(flexible, LIMITED_PREFIX, ids), countCommands(theirs));
       sides.push({ operation: 'in process: Redis limiter ÷ rate-limiter-flexible', ours: handlerReader(redis, LIMITED_PREFIX, ids), theirs: handlerReader(flexible, LIMITED_PREFIX, ids) });

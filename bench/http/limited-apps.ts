@@ -1,9 +1,9 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
-import { bootstrap, crudRouter, type Plugin, type RouteDescriptor } from '@crudsmith/core';
+import { bootstrap, crudRouter, type App, type Plugin } from '@crudsmith/core';
 import { mountRoutes } from '@crudsmith/koa';
-import { createRedisClient, rateLimit, rateLimitMigrations } from '@crudsmith/rate-limit';
+import { createRedisClient, rateLimit, rateLimitMigrations, type RateLimitOptions } from '@crudsmith/rate-limit';
 import { Item } from '../lib/items';
 import { BENCH_LIMIT, BENCH_PERIOD, flexiblePlugin, pingPlugin } from '../lib/reference-limiters';
 import { listen } from './crudsmith-apps';
@@ -16,12 +16,22 @@ import type { LimitedConfig, Listening } from './protocol';
 /** The read route the suite guards, at the path the example app serves it. */
 export const LIMITED_PREFIX = '/api/v1/items';
 
-function itemRoutes(knex: Knex): RouteDescriptor[] {
-  return crudRouter({ session: knex, model: Item, path: LIMITED_PREFIX, includedMethods: ['read'] }).routes;
+/** The read route, bootstrapped with `guard` (and the limiter's migrations when it is crudsmith's). */
+export function guardedApp(knex: Knex, guard?: Plugin): App {
+  return bootstrap({
+    routers: [crudRouter({ session: knex, model: Item, path: LIMITED_PREFIX, includedMethods: ['read'] }).routes],
+    plugins: guard ? [guard] : [],
+    migrations: guard?.name === 'rate-limit' ? [rateLimitMigrations] : [],
+  });
 }
 
-/** A Redis client that is connected before the server listens, so no request is served uncounted. */
-async function connected(client: Redis): Promise<Redis> {
+/** crudsmith's limiter on the read, counting in `store`, with the suite's never-reached limit. */
+export function crudsmithLimiter(knex: Knex, store: RateLimitOptions['store'], redisPrefix: string): Plugin {
+  return rateLimit({ knex, store, defaultLimit: BENCH_LIMIT, defaultPeriod: BENCH_PERIOD, paths: [LIMITED_PREFIX], channel: `${redisPrefix}invalidate` }).plugin;
+}
+
+/** A Redis client once it is connected, so no request is served uncounted. */
+export async function connected(client: Redis): Promise<Redis> {
   if (client.status !== 'ready') await new Promise((resolve) => client.once('ready', resolve));
   return client;
 }
@@ -32,10 +42,9 @@ async function guardOf(config: LimitedConfig, knex: Knex): Promise<Plugin | unde
     case 'none':
       return undefined;
     case 'memory':
-    case 'redis': {
-      const store = guard === 'memory' ? 'memory' : await connected(createRedisClient({ url: redisUrl }, { keyPrefix: redisPrefix }));
-      return rateLimit({ knex, store, defaultLimit: BENCH_LIMIT, defaultPeriod: BENCH_PERIOD, paths: [LIMITED_PREFIX], channel: `${redisPrefix}invalidate` }).plugin;
-    }
+      return crudsmithLimiter(knex, 'memory', redisPrefix);
+    case 'redis':
+      return crudsmithLimiter(knex, await connected(createRedisClient({ url: redisUrl }, { keyPrefix: redisPrefix })), redisPrefix);
     case 'flexible':
       return flexiblePlugin(await connected(new Redis(redisUrl, { keyPrefix: redisPrefix, enableOfflineQueue: false })), 'rlflx');
     case 'ping':
@@ -45,12 +54,7 @@ async function guardOf(config: LimitedConfig, knex: Knex): Promise<Plugin | unde
 
 /** Starts the guarded read on Koa at 127.0.0.1 (its tables migrated first, when the guard has any). */
 export async function startLimited(config: LimitedConfig, knex: Knex): Promise<Listening> {
-  const guard = await guardOf(config, knex);
-  const app = bootstrap({
-    routers: [itemRoutes(knex)],
-    plugins: guard ? [guard] : [],
-    migrations: guard?.name === 'rate-limit' ? [rateLimitMigrations] : [],
-  });
+  const app = guardedApp(knex, await guardOf(config, knex));
   await app.start(knex);
   const koa = new Koa();
   mountRoutes(koa, app.routes, { fallbacks: app.fallbacks });

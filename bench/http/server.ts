@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
+import { load, type RequestKind } from './load';
 import type { Command, Report, ServerConfig } from './protocol';
 import type { Target } from './rounds';
 
@@ -48,6 +49,20 @@ export async function startServer(config: ServerConfig): Promise<ServerProcess> 
     idle: async () => void (await ask({ type: 'idle' }, 'idle')),
     cpu: async () => (await ask({ type: 'cpu' }, 'cpu')).micros,
   };
+}
+
+/** Requests each server answers before anything is timed, within a few seconds at most. */
+export const SERVER_WARMUP = Number(process.env.BENCH_HTTP_SERVER_WARMUP) || 2000;
+export const SERVER_WARMUP_MAX_S = 5;
+
+/**
+ * Loads a server with `kind`, untimed, until V8 has optimised what it runs: counted, not
+ * timed, since a busy machine may serve only a few hundred requests a second. Then waits
+ * until it has answered everything.
+ */
+export async function warmUp(server: ServerProcess, kind: RequestKind): Promise<void> {
+  await load(server.port, kind, SERVER_WARMUP_MAX_S, { maxRequests: SERVER_WARMUP });
+  await server.idle();
 }
 
 /**
