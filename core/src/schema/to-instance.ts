@@ -1,0 +1,98 @@
+import { plainToInstance, Type } from 'class-transformer';
+
+// `plainToInstance` walks every key of a body through class-transformer's metadata (type,
+// transform, expose and exclude look-ups on the class and each ancestor) even when the
+// schema declares none of it, which is most schemas. For such a schema and a flat body
+// (no object or array values), what it makes is simply: a new instance, then each key of
+// the body assigned, bar `__proto__`, `constructor`, methods and read-only accessors. That
+// is what `toInstance` does then; anything else goes to `plainToInstance` itself.
+//
+// Whether a class declares class-transformer metadata is only kept in class-transformer's
+// own storage, which is not part of its public API. It is read here through the CommonJS
+// copy, and only after checking that this copy is the one our `plainToInstance` reads
+// (a bundler may load class-transformer's ES module build instead, with a storage of its
+// own): a probe class decorated with the `Type` imported beside `plainToInstance` must show
+// up in it. When the check fails, or the storage has changed shape, every call goes to
+// `plainToInstance`.
+
+type SchemaClass = new (...args: any[]) => object;
+
+interface StorageMaps {
+  _typeMetadatas: Map<Function, unknown>;
+  _transformMetadatas: Map<Function, unknown>;
+  _exposeMetadatas: Map<Function, unknown>;
+  _excludeMetadatas: Map<Function, unknown>;
+}
+
+const plainClasses = new WeakMap<Function, boolean>();
+let storage: StorageMaps[keyof StorageMaps][] | null | undefined;
+
+/** `plainToInstance(schema, body)`, made directly when the schema and the body need nothing of class-transformer. */
+export function toInstance(schema: SchemaClass, body: Record<string, unknown>): Record<string, unknown> {
+  if (!makesDirectly(schema, body)) return plainToInstance(schema, body) as Record<string, unknown>;
+  const instance = new schema() as Record<string, unknown>;
+  const prototype = instance.constructor?.prototype;
+  for (const key of Object.keys(body)) {
+    if (key === '__proto__' || key === 'constructor') continue;
+    // class-transformer keeps a method, and an accessor it could not set, as the class has it.
+    if (prototype) {
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, key);
+      if ((descriptor && !descriptor.set) || instance[key] instanceof Function) continue;
+    }
+    instance[key] = body[key];
+  }
+  return instance;
+}
+
+/** Whether `toInstance` makes this instance itself rather than through `plainToInstance`. */
+export function makesDirectly(schema: SchemaClass, body: Record<string, unknown>): boolean {
+  return isFlat(body) && declaresNothing(schema);
+}
+
+function isFlat(body: Record<string, unknown>): boolean {
+  for (const key in body) {
+    const value = body[key];
+    if (value !== null && typeof value === 'object') return false;
+  }
+  return true;
+}
+
+/** Whether class-transformer holds no metadata for the class or any of its ancestors. */
+function declaresNothing(schema: Function): boolean {
+  let known = plainClasses.get(schema);
+  if (known === undefined) {
+    const maps = storageMaps();
+    known = maps !== null && lineage(schema).every((target) => maps.every((map) => !map.has(target)));
+    plainClasses.set(schema, known);
+  }
+  return known;
+}
+
+/** The class and its ancestors, as class-transformer walks them. */
+function lineage(schema: Function): Function[] {
+  const classes = [schema];
+  for (let base = Object.getPrototypeOf(schema.prototype.constructor); typeof base?.prototype !== 'undefined'; base = Object.getPrototypeOf(base.prototype.constructor)) {
+    classes.push(base);
+  }
+  return classes;
+}
+
+/** class-transformer's metadata maps, or null when they cannot be trusted to be the ones `plainToInstance` reads. */
+function storageMaps(): StorageMaps[keyof StorageMaps][] | null {
+  if (storage !== undefined) return storage;
+  storage = null;
+  try {
+    // A require, not an import: an internal path that a later class-transformer may not have must not stop core from loading.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const loaded = require('class-transformer/cjs/storage') as { defaultMetadataStorage?: Partial<StorageMaps> };
+    const found = loaded.defaultMetadataStorage;
+    const maps = found && [found._typeMetadatas, found._transformMetadatas, found._exposeMetadatas, found._excludeMetadatas];
+    if (!maps || !maps.every((map) => map instanceof Map)) return storage;
+    class Probe {}
+    Type(() => Date)(Probe.prototype, 'at');
+    if (maps[0]!.has(Probe)) storage = maps as StorageMaps[keyof StorageMaps][];
+  } catch {
+    // Not loadable here: plainToInstance for every call.
+  }
+  return storage;
+}
