@@ -16,6 +16,8 @@ import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, warmUp, t
 
 const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
 const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
+/** The rows measured, by their first word (`BENCH_HTTP_OPERATIONS=create,update` to run fewer). */
+const OPERATIONS = (process.env.BENCH_HTTP_OPERATIONS ?? 'read,list,create,update').split(',');
 
 /** The four operations, each a factory of request sequences (the same sequence for each side). */
 function operations(activeIds: number[]): { name: string; kind: () => RequestKind }[] {
@@ -113,6 +115,7 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
     for (const framework of FRAMEWORKS) {
       const pair = servers[framework];
       for (const operation of ops) {
+        if (!OPERATIONS.includes(operation.name.split(' ')[0])) continue;
         const label = `${engine} ${framework} ${operation.name}`;
         await checkSame(pair, operation, label);
         const result = await compareServers(pair, operation.kind);
