@@ -1,4 +1,4 @@
-import { plainToInstance, Type } from 'class-transformer';
+import { Exclude, plainToInstance } from 'class-transformer';
 
 // `plainToInstance` walks every key of a body through class-transformer's metadata (type,
 // transform, expose and exclude look-ups on the class and each ancestor) even when the
@@ -11,8 +11,8 @@ import { plainToInstance, Type } from 'class-transformer';
 // own storage, which is not part of its public API. It is read here through the CommonJS
 // copy, and only after checking that this copy is the one our `plainToInstance` reads
 // (a bundler may load class-transformer's ES module build instead, with a storage of its
-// own): a probe class decorated with the `Type` imported beside `plainToInstance` must show
-// up in it. When the check fails, or the storage has changed shape, every call goes to
+// own): a probe class decorated with the `Exclude` imported beside `plainToInstance` must
+// show up in it. When the check fails, or the storage has changed shape, every call goes to
 // `plainToInstance`.
 
 type SchemaClass = new (...args: any[]) => object;
@@ -89,8 +89,8 @@ function storageMaps(): StorageMaps[keyof StorageMaps][] | null {
     const maps = found && [found._typeMetadatas, found._transformMetadatas, found._exposeMetadatas, found._excludeMetadatas];
     if (!maps || !maps.every((map) => map instanceof Map)) return storage;
     class Probe {}
-    Type(() => Date)(Probe.prototype, 'at');
-    if (maps[0]!.has(Probe)) storage = maps as StorageMaps[keyof StorageMaps][];
+    Exclude()(Probe.prototype, 'probe');
+    if (maps[3]!.has(Probe)) storage = maps as StorageMaps[keyof StorageMaps][];
   } catch {
     // Not loadable here: plainToInstance for every call.
   }

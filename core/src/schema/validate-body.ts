@@ -36,7 +36,7 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
     for (const key of Object.keys(plain)) if (!carried(instance, key)) issues.push(extra(key));
     // Most bodies are valid: the quick check says so without class-validator's promises,
     // and anything it is not sure of goes to class-validator, which words the errors.
-    if (!quickCheckOf(schema as SchemaClass)?.(instance)) {
+    if (!quickCheckOf(instance.constructor)?.(instance)) {
       const errors = await validate(instance, {
         whitelist: true,
         forbidNonWhitelisted: true,
