@@ -96,7 +96,7 @@ function holds(object: object, property: PropertyChecks): boolean {
   for (const check of property.checks) {
     if (check.validateIf && !check.validateIf(object, value)) continue;
     const args: ValidationArguments = { targetName: object.constructor?.name, property: property.name, object, value, constraints: check.constraints };
-    const items = check.each && (Array.isArray(value) || value instanceof Set || value instanceof Map) ? (value instanceof Map ? [...value.values()] : [...value]) : undefined;
+    const items = check.each ? itemsOf(value) : undefined;
     for (const validator of check.validators) {
       if (items === undefined) {
         if (!passed(validator.validate(value, args))) return false;
@@ -106,6 +106,13 @@ function holds(object: object, property: PropertyChecks): boolean {
     }
   }
   return true;
+}
+
+// What class-validator checks one by one under `each`: an array's, a set's or a map's values.
+function itemsOf(value: unknown): Iterable<unknown> | undefined {
+  if (Array.isArray(value) || value instanceof Set) return value;
+  // Copied: a map's own iterator would be spent after the first constraint.
+  return value instanceof Map ? [...value.values()] : undefined;
 }
 
 // A promise is not an answer here: class-validator awaits it.

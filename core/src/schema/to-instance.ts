@@ -1,4 +1,5 @@
 import { Exclude, plainToInstance } from 'class-transformer';
+import type { SchemaClass } from './fields';
 
 // `plainToInstance` walks every key of a body through class-transformer's metadata (type,
 // transform, expose and exclude look-ups on the class and each ancestor) even when the
@@ -15,17 +16,12 @@ import { Exclude, plainToInstance } from 'class-transformer';
 // show up in it. When the check fails, or the storage has changed shape, every call goes to
 // `plainToInstance`.
 
-type SchemaClass = new (...args: any[]) => object;
-
-interface StorageMaps {
-  _typeMetadatas: Map<Function, unknown>;
-  _transformMetadatas: Map<Function, unknown>;
-  _exposeMetadatas: Map<Function, unknown>;
-  _excludeMetadatas: Map<Function, unknown>;
-}
+/** A class's metadata of one kind, by class (class-transformer's own maps). */
+type MetadataMap = Map<Function, unknown>;
 
 const plainClasses = new WeakMap<Function, boolean>();
-let storage: StorageMaps[keyof StorageMaps][] | null | undefined;
+// The type, transform, expose and exclude maps; null when they cannot be trusted.
+let storage: MetadataMap[] | null | undefined;
 
 /** `plainToInstance(schema, body)`, made directly when the schema and the body need nothing of class-transformer. */
 export function toInstance(schema: SchemaClass, body: Record<string, unknown>): Record<string, unknown> {
@@ -78,19 +74,19 @@ function lineage(schema: Function): Function[] {
 }
 
 /** class-transformer's metadata maps, or null when they cannot be trusted to be the ones `plainToInstance` reads. */
-function storageMaps(): StorageMaps[keyof StorageMaps][] | null {
+function storageMaps(): MetadataMap[] | null {
   if (storage !== undefined) return storage;
   storage = null;
   try {
     // A require, not an import: an internal path that a later class-transformer may not have must not stop core from loading.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const loaded = require('class-transformer/cjs/storage') as { defaultMetadataStorage?: Partial<StorageMaps> };
+    const loaded = require('class-transformer/cjs/storage') as { defaultMetadataStorage?: Record<string, unknown> };
     const found = loaded.defaultMetadataStorage;
     const maps = found && [found._typeMetadatas, found._transformMetadatas, found._exposeMetadatas, found._excludeMetadatas];
     if (!maps || !maps.every((map) => map instanceof Map)) return storage;
     class Probe {}
     Exclude()(Probe.prototype, 'probe');
-    if (maps[3]!.has(Probe)) storage = maps as StorageMaps[keyof StorageMaps][];
+    if ((maps[3] as MetadataMap).has(Probe)) storage = maps as MetadataMap[];
   } catch {
     // Not loadable here: plainToInstance for every call.
   }

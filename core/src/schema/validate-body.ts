@@ -1,10 +1,8 @@
 import { validate, type ValidationError as ClassValidationError } from 'class-validator';
 import { ValidationError, type ValidationIssue } from '../errors/http-error';
-import type { SchemaLike } from './fields';
+import type { SchemaClass, SchemaLike } from './fields';
 import { quickCheckOf } from './quick-check';
 import { toInstance } from './to-instance';
-
-type SchemaClass = new (...args: any[]) => object;
 
 /** Options of one body validation. */
 export interface BodyValidation {
