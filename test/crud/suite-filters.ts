@@ -1,5 +1,6 @@
 // Spec "Filters" and Endpoints A rule 8, DESIGN §3's filter bullet (operators, coercion,
 // undeclared keys) and DESIGN §8's integer and list limits, over HTTP.
+import { Model } from 'objection';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CrudRepository, crudRouter, FilterConfig, type CustomFilter, type Dependency } from '@crudsmith/core';
 import { Book, Item } from '../fixtures/models';
@@ -17,6 +18,15 @@ const ITEM_FILTERS = new FilterConfig({
   price__gt: null, price__gte: null, price__lt: null, price__lte: null, price__between: null,
   last_sold__lt: null, last_sold__gte: null,
 });
+
+/** A table whose column names contain `__`: `size__cm` has a filter, `size__mm` none. */
+class Gauge extends Model {
+  static override tableName = 'gauges';
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, size: { type: 'string' }, size__cm: { type: 'integer' }, size__mm: { type: 'integer' } },
+  };
+}
 
 export function describeFilters(env: CrudEnv): void {
   describe('filters (spec Filters, DESIGN §3)', () => {
@@ -77,12 +87,96 @@ export function describeFilters(env: CrudEnv): void {
       expect(bad.body.detail[0].loc).toEqual(['query', 'reviews.stars__gte']);
     });
 
-    it('ignores query keys that are not declared filters', async () => {
-      const res = await api.get('/items?description=nothing&foo=bar&price__ne=10&_or=x');
+    it('ignores query keys that name no declared filter, so an app can add its own parameters', async () => {
+      const res = await api.get('/items?description=nothing&description__ilike=x&foo=bar&foo__gt=1&_or=x&__gt=1');
       expect(res.status).toBe(200);
       expect(res.body.total_count).toBe(6);
-      const books2 = await books.get('/books?author.email=ann@example.com&title=A1');
+      const books2 = await books.get('/books?author.email=ann@example.com&author.email__ilike=a%25&title=A1&reviews.body__eq=x');
       expect(books2.body.total_count).toBe(5);
+    });
+
+    it('an explicit __eq filters like the bare key', async () => {
+      expect(ids(await api.get('/items?name__eq=Alpha'))).toEqual([1]);
+      expect(ids(await api.get('/items?id__eq=3'))).toEqual([3]);
+      expect(ids(await api.get('/items?category__eq=food&name=delta_x'))).toEqual([5]);
+      expect((await api.get('/items?name__eq=Nobody')).body.total_count).toBe(0);
+      expect(ids(await books.get('/books?author.name__eq=Bob'))).toEqual([4]);
+      const bad = await api.get('/items?id__eq=abc');
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0].loc).toEqual(['query', 'id__eq']);
+      // Both spellings at once are one filter given twice, as a repeated key is.
+      const twice = await api.get('/items?name=Alpha&name__eq=beta');
+      expect(twice.status).toBe(422);
+      expect(twice.body.detail[0].loc).toEqual(['query', 'name__eq']);
+    });
+
+    it('an explicit __eq replaces a default, as the bare key does', async () => {
+      const garden = await env.serve(crudRouter(itemOptions(env.knex, { path: '/garden-eq', filterConfig: { category: 'garden' } })));
+      expect(ids(await garden.get('/garden-eq?category__eq=food'))).toEqual([4, 5]);
+      const spelled = await env.serve(crudRouter(itemOptions(env.knex, { path: '/spelled', filterConfig: { category__eq: 'garden' } })));
+      expect(ids(await spelled.get('/spelled'))).toEqual([3]);
+      expect(ids(await spelled.get('/spelled?category=food'))).toEqual([4, 5]);
+    });
+
+    it('an operator not allowed for a declared filter is 400 naming the key and the allowed operators', async () => {
+      const cases: [Api, string, string, string][] = [
+        [api, 'category__gt=a', 'category__gt', 'eq, ne, is, is_not'],
+        [api, 'name__bogus=x', 'name__bogus', 'eq, ilike, startswith, contains'],
+        [api, 'price__ne=10', 'price__ne', 'gt, gte, lt, lte, between'],
+        [api, 'last_sold__eq=2024-01-10', 'last_sold__eq', 'lt, gte'],
+        [api, 'price=10', 'price', 'gt, gte, lt, lte, between'],
+        [api, 'id__=1', 'id__', 'eq, in, not_in'],
+        [books, 'author.name__ilike=a%25', 'author.name__ilike', 'eq'],
+        [books, 'reviews.stars__lt=3', 'reviews.stars__lt', 'gte'],
+        [books, 'tags.label=fiction', 'tags.label', 'in'],
+      ];
+      for (const [client, query, key, allowed] of cases) {
+        const res = await client.get(`/${client === api ? 'items' : 'books'}?${query}`);
+        expect(res.status, query).toBe(400);
+        expect(res.body.detail, query).toContain(`'${key}'`);
+        expect(res.body.detail, query).toContain(allowed);
+      }
+      expect((await api.get('/items?category__gt=a')).body).toEqual({
+        detail: "Filter operator 'gt' is not allowed in 'category__gt': 'category' allows eq, ne, is, is_not",
+      });
+      expect(env.logged).toEqual([]);
+    });
+
+    describe('column names that contain __', () => {
+      let gauges: Api;
+
+      beforeAll(async () => {
+        await env.knex.schema.createTable('gauges', (t) => {
+          t.increments('id');
+          t.string('size');
+          t.integer('size__cm');
+          t.integer('size__mm');
+        });
+        await env.knex('gauges').insert([{ size: 'S', size__cm: 5, size__mm: 50 }, { size: 'M', size__cm: 10, size__mm: 100 }, { size: 'L', size__cm: 20, size__mm: 200 }]);
+        gauges = await env.serve(crudRouter({
+          session: env.knex, model: Gauge, path: '/gauges', includedMethods: ['readMulti'],
+          filterConfig: { size: null, size__in: null, size__cm__gte: null },
+        }));
+      });
+
+      it('split at the last __ only before an operator, as before', async () => {
+        expect(ids(await gauges.get('/gauges?size__cm__gte=10'))).toEqual([2, 3]);
+        expect(ids(await gauges.get('/gauges?size__in=S,L'))).toEqual([1, 3]);
+        // size__mm is a column without a filter, not 'size' with an operator 'mm'.
+        expect((await gauges.get('/gauges?size__mm=50')).body.total_count).toBe(3);
+        expect((await gauges.get('/gauges?size__mm__gte=50')).body.total_count).toBe(3);
+      });
+
+      it('refuse an operator a declared column does not allow, whichever column it is', async () => {
+        for (const [query, detail] of [
+          ['size__cm__lt=10', "Filter operator 'lt' is not allowed in 'size__cm__lt': 'size__cm' allows gte"],
+          ['size__cm=10', "Filter operator 'eq' is not allowed in 'size__cm': 'size__cm' allows gte"],
+          ['size__bogus=1', "Filter operator 'bogus' is not allowed in 'size__bogus': 'size' allows eq, in"],
+          ['size__gt=M', "Filter operator 'gt' is not allowed in 'size__gt': 'size' allows eq, in"],
+        ]) {
+          expect(await gauges.get(`/gauges?${query}`), query).toMatchObject({ status: 400, body: { detail } });
+        }
+      });
     });
 
     it('answers 422, never 500, for a value that cannot be coerced to the column type', async () => {
@@ -148,6 +242,7 @@ export function describeFilters(env: CrudEnv): void {
         expect(ids(await scoped.get('/scoped?category=food', { 'x-org': 'tools' }))).toEqual([1, 2]);
         expect(ids(await scoped.get('/scoped?category=food&category=garden'))).toEqual([1, 2]);
         expect(ids(await scoped.get('/scoped?price__gte=20'))).toEqual([2]);
+        expect(ids(await scoped.get('/scoped?category__eq=food'))).toEqual([1, 2]);
       });
 
       it('scopes reads and writes by id too: a row outside the scope is not found', async () => {

@@ -1,4 +1,4 @@
-import { ConfigurationError, ValidationError } from '../errors/http-error';
+import { BadRequestError, ConfigurationError, ValidationError } from '../errors/http-error';
 import type { Dependency, NeutralRequest } from '../http/neutral';
 import { coerceValue } from '../data/coerce';
 import { parseFilterKey, type Filters } from '../data/filters';
@@ -27,8 +27,12 @@ export class FilterConfig {
 /** One declared filter, checked against the model. */
 export interface DeclaredFilter {
   key: string;
+  /** The column the key filters, with its relation path: `author.name` for `author.name__ilike`. */
+  field: string;
   op: string;
   column: ColumnInfo;
+  /** The model whose column it is (the related one for a dotted key). */
+  owner: ModelInfo;
   default: unknown;
   dependency?: Dependency<unknown>;
 }
@@ -54,7 +58,9 @@ export function declareFilters(
     if (!(OPERATORS as readonly string[]).includes(op) && !(op in customFilters)) {
       throw new ConfigurationError(`Invalid filter operator '${op}' in '${key}'`);
     }
-    if (typeof value === 'function') return { key, op, column: columnInfo, default: null, dependency: value as Dependency<unknown> };
+    const field = [...path, column].join('.');
+    const declared = { key, field, op, column: columnInfo, owner: owner! };
+    if (typeof value === 'function') return { ...declared, default: null, dependency: value as Dependency<unknown> };
     if (value !== null && !LIST_OPERATORS.has(op) && op !== 'is' && op !== 'is_not') {
       try {
         coerceValue(value, columnInfo, [key]);
@@ -65,33 +71,105 @@ export function declareFilters(
     if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
       throw new ConfigurationError(`Invalid default value for filter '${key}': use null, a string, a number, a boolean or a function`);
     }
-    return { key, op, column: columnInfo, default: value };
+    return { ...declared, default: value };
   });
 }
 
 /**
  * The repository filters of one request: dependency values (never from the client),
- * then query values, then defaults. Undeclared query keys are ignored.
+ * then query values, then defaults. A query key naming no declared filter is left to the
+ * app; one naming a declared column with an operator it does not allow is a 400.
  */
 export async function requestFilters(declared: DeclaredFilter[], req: NeutralRequest): Promise<Filters> {
   const filters: Filters = {};
   const query = req.query as Query;
+  const keys = queryKeysOf(declared);
+  for (const key of Object.keys(query)) if (!keys.known.has(key) && query[key] !== undefined) refuseMisfit(key, keys);
   for (const filter of declared) {
     if (filter.dependency) {
       filters[filter.key] = await scopeValue(filter, req);
       continue;
     }
-    const raw = query[filter.key];
+    const key = keyGiven(filter, query, keys.aliases.get(filter));
+    const raw = query[key];
     if (raw === undefined) {
       if (filter.default !== null) filters[filter.key] = filter.default;
       continue;
     }
     if (Array.isArray(raw) && !LIST_OPERATORS.has(filter.op)) {
-      throw ValidationError.of(['query', filter.key], 'Expected a single value', 'value_error');
+      throw ValidationError.of(['query', key], 'Expected a single value', 'value_error');
     }
-    filters[filter.key] = Array.isArray(raw) ? raw.flatMap((v) => v.split(',')) : raw;
+    // Under the key the client used, so a 422 names that key.
+    filters[key] = Array.isArray(raw) ? raw.flatMap((v) => v.split(',')) : raw;
   }
   return filters;
+}
+
+/** How query keys meet the declared filters, worked out once per endpoint. */
+interface QueryKeys {
+  /** Keys that are taken as they are: every declared key, its alias, and pagination's. */
+  known: Set<string>;
+  /** The other spelling of an equality filter: `name__eq` for `name`, and `name` for `name__eq`. */
+  aliases: Map<DeclaredFilter, string>;
+  /** Each client-filtered column (`author.name`): the operators it allows, and its model. */
+  fields: Map<string, { ops: string[]; owner: ModelInfo }>;
+}
+
+const queryKeys = new WeakMap<DeclaredFilter[], QueryKeys>();
+
+function queryKeysOf(declared: DeclaredFilter[]): QueryKeys {
+  let keys = queryKeys.get(declared);
+  if (keys) return keys;
+  keys = { known: new Set<string>(PAGINATION_KEYS), aliases: new Map(), fields: new Map() };
+  for (const filter of declared) keys.known.add(filter.key);
+  for (const filter of declared) {
+    // A dependency-valued filter takes nothing from the query: its column is not the client's.
+    if (filter.dependency) continue;
+    const field = keys.fields.get(filter.field) ?? { ops: [], owner: filter.owner };
+    if (!field.ops.includes(filter.op)) field.ops.push(filter.op);
+    keys.fields.set(filter.field, field);
+    if (filter.op !== 'eq') continue;
+    const alias = filter.key === filter.field ? `${filter.field}__eq` : filter.field;
+    if (!keys.known.has(alias)) {
+      keys.known.add(alias);
+      keys.aliases.set(filter, alias);
+    }
+  }
+  queryKeys.set(declared, keys);
+  return keys;
+}
+
+/** The query key that carries the filter's value: its own, or its alias; both is a 422. */
+function keyGiven(filter: DeclaredFilter, query: Query, alias: string | undefined): string {
+  if (alias === undefined || query[alias] === undefined) return filter.key;
+  if (query[filter.key] !== undefined) {
+    throw ValidationError.of(['query', alias], `'${filter.key}' and '${alias}' are the same filter: give one of them`, 'value_error');
+  }
+  return alias;
+}
+
+/**
+ * Throws a 400 when an unknown query key names a client-filtered column, bare (equality)
+ * or with an operator after its last `__`: answering the whole table instead would be the
+ * opposite of what was asked. A key that is itself a column (`size__cm`) stays the app's.
+ */
+function refuseMisfit(key: string, keys: QueryKeys): void {
+  let field = key;
+  let op = 'eq';
+  if (!keys.fields.has(key)) {
+    const at = key.lastIndexOf('__');
+    if (at <= 0) return;
+    field = key.slice(0, at);
+    op = key.slice(at + 2);
+    // A dot after the last `__` belongs to a relation name (`a__b.c`), not an operator.
+    if (op.includes('.')) return;
+  }
+  const declared = keys.fields.get(field);
+  if (!declared) return;
+  // Filter keys split at the last `__` only before a known operator; otherwise the whole
+  // key names a column, as the repository reads it.
+  if (op !== 'eq' && !(OPERATORS as readonly string[]).includes(op) && declared.owner.columns.has(key.slice(key.lastIndexOf('.') + 1))) return;
+  throw new BadRequestError(`Filter operator '${op}' is not allowed in '${key}': '${field}' allows ${declared.ops.join(', ')}`);
 }
 
 /** The dependency-valued filters: row-level scope that applies to reads and writes by id too. */
