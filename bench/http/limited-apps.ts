@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
 import { bootstrap, crudRouter, type App, type Plugin } from '@crudsmith/core';
 import { mountRoutes } from '@crudsmith/koa';
-import { createRedisClient, rateLimit, rateLimitMigrations, type RateLimitOptions } from '@crudsmith/rate-limit';
+import { createRedisClient, rateLimit, type RateLimitOptions } from '@crudsmith/rate-limit';
 import { Item } from '../lib/items';
 import { BENCH_LIMIT, BENCH_PERIOD, flexiblePlugin, pingPlugin } from '../lib/reference-limiters';
 import { listen } from './crudsmith-apps';
@@ -16,18 +16,17 @@ import type { LimitedConfig, Listening } from './protocol';
 /** The read route the suite guards, at the path the example app serves it. */
 export const LIMITED_PREFIX = '/api/v1/items';
 
-/** The read route, bootstrapped with `guard` (and the limiter's migrations when it is crudsmith's). */
+/** The read route, bootstrapped with `guard` (whose migrations bootstrap collects). */
 export function guardedApp(knex: Knex, guard?: Plugin): App {
   return bootstrap({
     routers: [crudRouter({ session: knex, model: Item, path: LIMITED_PREFIX, includedMethods: ['read'] }).routes],
     plugins: guard ? [guard] : [],
-    migrations: guard?.name === 'rate-limit' ? [rateLimitMigrations] : [],
   });
 }
 
 /** crudsmith's limiter on the read, counting in `store`, with the suite's never-reached limit. */
 export function crudsmithLimiter(knex: Knex, store: RateLimitOptions['store'], redisPrefix: string): Plugin {
-  return rateLimit({ knex, store, defaultLimit: BENCH_LIMIT, defaultPeriod: BENCH_PERIOD, paths: [LIMITED_PREFIX], channel: `${redisPrefix}invalidate` }).plugin;
+  return rateLimit({ knex, store, defaultLimit: BENCH_LIMIT, defaultPeriod: BENCH_PERIOD, paths: [LIMITED_PREFIX], channel: `${redisPrefix}invalidate` });
 }
 
 /** A Redis client once it is connected, so no request is served uncounted. */

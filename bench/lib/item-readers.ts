@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import Koa from 'koa';
-import { createRequest, type App } from '@crudsmith/core';
+import { type App } from '@crudsmith/core';
+import { createRequest } from '@crudsmith/core/adapter';
 import { mountRoutes } from '@crudsmith/koa';
 import { prng } from './items';
 import type { Operation } from './measure';

@@ -1,7 +1,8 @@
 // What the adapter conformance suite's files share: the harness contract each adapter's
 // test file implements, the servers a run starts, and the ways the cases call them.
 import { gzipSync } from 'node:zlib';
-import type { Dependency, ErrorLogger, Fallback, HttpMethod, NeutralRequest, NeutralResult, RouteDescriptor, SessionManager } from '@crudsmith/core';
+import type { Dependency, ErrorLogger, Fallback, HttpMethod, NeutralRequest, NeutralResult, RouteDescriptor } from '@crudsmith/core';
+import type { SessionManager } from '@crudsmith/core/session';
 
 /** The adapter options every adapter understands. */
 export interface MountOptions {
@@ -10,7 +11,9 @@ export interface MountOptions {
   trustedProxies?: string[];
   logger?: ErrorLogger;
   fallbacks?: Fallback[];
-  /** Session managers the routes use: the Koa harness carries them with koa-session (DESIGN §2); the others ignore this. */
+  /** Unmatched paths under the prefix answer the JSON 404 instead of reaching the app. */
+  jsonNotFound?: boolean;
+  /** Session managers the routes use: the Koa harness carries them with koa-session; the others ignore this. */
   sessions?: SessionManager[];
 }
 
@@ -48,6 +51,8 @@ export interface SuiteEnv {
   small: MountedServer;
   /** 127.0.0.1 and 10.0.0.0/8 trusted as proxies. */
   proxied: MountedServer;
+  /** Routes under `/api` with `jsonNotFound`, and a fallback under `/api/fb`. */
+  strict: MountedServer;
   logged: unknown[];
 }
 

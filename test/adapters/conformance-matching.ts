@@ -52,6 +52,20 @@ export function routeMatching(env: SuiteEnv): void {
         expect(await (await fetch(`${env.base.url}/own`)).text()).toBe('own');
       });
 
+      it('answers every unmatched path under the prefix with the JSON 404 when jsonNotFound is set', async () => {
+        for (const path of ['/nothing-here', '/Items/1', '/items/1/', '/items/', '/deep/er/path?x=1']) {
+          const res = await fetch(`${env.strict.url}/api${path}`, { method: 'POST' });
+          expect(res.status, path).toBe(404);
+          expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+          expect(await readJson(res)).toEqual({ detail: 'Not Found' });
+        }
+        // Routes, their 405s and the fallbacks keep answering; paths outside the prefix stay the app's.
+        expect((await fetch(`${env.strict.url}/api/items/1`)).status).toBe(200);
+        expect((await fetch(`${env.strict.url}/api/items/1`, { method: 'PUT' })).status).toBe(405);
+        expect((await fetch(`${env.strict.url}/api/fb/x`)).headers.get('x-fallback')).toBe('/fb');
+        expect(await (await fetch(`${env.strict.url}/own`)).text()).toBe('own');
+      });
+
       it('matches case-sensitively and the trailing slash as written', async () => {
         expect((await api('/Items/1')).status).toBe(404);
         expect((await api('/items/1/')).status).toBe(404);

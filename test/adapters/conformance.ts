@@ -1,4 +1,4 @@
-// The one suite every HTTP adapter passes (STYLE rule 13): the same requests must give
+// The one suite every HTTP adapter passes: the same requests must give
 // the same responses on Koa, Express and Fastify. Each adapter's test file supplies a
 // harness that starts a real server; every case talks to it with fetch. The cases live
 // by area in conformance-*.ts.
@@ -24,9 +24,10 @@ export function runAdapterSuite(harness: AdapterHarness): void {
       env.base = await harness.mount(routes(), { prefix: '/api', logger, fallbacks: [fallback('/fb'), fallback('/fb/deeper')] });
       env.small = await harness.mount(routes(), { bodyLimit: 1000, logger });
       env.proxied = await harness.mount(routes(), { trustedProxies: ['127.0.0.1', '10.0.0.0/8'], logger });
+      env.strict = await harness.mount(routes(), { prefix: '/api', logger, fallbacks: [fallback('/fb')], jsonNotFound: true });
     });
     afterAll(async () => {
-      await Promise.all([env.base, env.small, env.proxied].map((server) => server?.close()));
+      await Promise.all([env.base, env.small, env.proxied, env.strict].map((server) => server?.close()));
     });
 
     requestTranslation(env);

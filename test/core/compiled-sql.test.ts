@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import knexFactory, { type Knex } from 'knex';
-import { reuseCompiledSql } from '@crudsmith/core';
+import { reuseCompiledSql } from '../../core/src/data/compiled-sql';
 
 // The repository reuses the SQL knex compiled for an earlier read of the same shape. These
 // cases hold it to knex's own output (SQL, bindings, method) on every dialect, for values

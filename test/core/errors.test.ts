@@ -1,13 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  BadRequestError,
-  DuplicateValueError,
-  NotFoundError,
-  RateLimitError,
-  ValidationError,
-  errorToResult,
-  mapDatabaseError,
-} from '@crudsmith/core';
+import { BadRequestError, DuplicateValueError, NotFoundError, RateLimitError, ValidationError, mapDatabaseError } from '@crudsmith/core';
+import { errorToResult } from '@crudsmith/core/adapter';
 
 describe('errorToResult', () => {
   it('renders a known error with its status and detail', () => {

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
-import {
-  bootstrap,
-  createRequest,
-  ForbiddenError,
-  principalOf,
-  runRoute,
-  type NeutralRequest,
-  type Plugin,
-  type RouteDescriptor,
-} from '@crudsmith/core';
+import { bootstrap, ConfigurationError, ForbiddenError, principalOf, type MigrationSet, type NeutralRequest, type Plugin, type RouteDescriptor } from '@crudsmith/core';
+import { createRequest, runRoute } from '@crudsmith/core/adapter';
 
 const request = (path = '/x'): NeutralRequest =>
   createRequest({ method: 'GET', path, query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' });
@@ -84,24 +76,80 @@ describe('bootstrap and the plugin contract', () => {
     expect(() => bootstrap({ routers: [[route('/a/:id', ok)], [route('/a/:key', ok)]] })).toThrow(/Route clash/);
   });
 
-  it('runs migration sets in the order listed, then init; close runs in reverse', async () => {
+  it('runs the plugins\' migration sets, then the app\'s, then init; close runs in reverse', async () => {
     const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
     const events: string[] = [];
-    const set = (name: string) => ({
-      name,
-      migrations: { '0001': { up: async () => void events.push(`${name} up`), down: async () => {} } },
-    });
     const app = bootstrap({
       plugins: [
-        { name: 'a', init: async () => void events.push('a init'), close: async () => void events.push('a close') },
-        { name: 'b', init: async () => void events.push('b init'), close: async () => void events.push('b close') },
+        { name: 'a', migrations: set('limits', events), init: async () => void events.push('a init'), close: async () => void events.push('a close') },
+        { name: 'b', migrations: set('account', events), init: async () => void events.push('b init'), close: async () => void events.push('b close') },
       ],
-      migrations: [set('limits'), set('app'), set('account')],
+      migrations: [{ ...set('app', events), after: ['limits'], before: ['account'] }],
     });
+    expect(app.migrations.map((m) => m.name)).toEqual(['limits', 'app', 'account']);
     await app.start(knex);
     await app.close();
     expect(events).toEqual(['limits up', 'app up', 'account up', 'a init', 'b init', 'b close', 'a close']);
     expect((await knex('knex_migrations').select('name')).map((r) => r.name)).toEqual(['limits/0001', 'app/0001', 'account/0001']);
     await knex.destroy();
   });
+
+  it('runs a plugin\'s migrations after those of the plugins it depends on', () => {
+    const app = bootstrap({
+      plugins: [
+        { name: 'admin', dependsOn: ['users'], migrations: set('admin') },
+        { name: 'users', migrations: set('users') },
+      ],
+      migrations: [set('app')],
+    });
+    expect(app.migrations.map((m) => m.name)).toEqual(['users', 'admin', 'app']);
+  });
+
+  it('fails at startup naming a plugin that another depends on and that is missing', () => {
+    expect(() => bootstrap({ plugins: [{ name: 'admin', dependsOn: ['account'] }] })).toThrow(ConfigurationError);
+    expect(() => bootstrap({ plugins: [{ name: 'admin', dependsOn: ['account'] }] })).toThrow(/admin needs the account plugin/);
+    expect(() => bootstrap({ plugins: [{ name: 'x' }, { name: 'x' }] })).toThrow(/Two plugins are named x/);
+  });
+
+  it('fails at startup on migration sets that name an unknown set, wait on each other, or repeat a plugin\'s', () => {
+    expect(() => bootstrap({ migrations: [{ ...set('app'), after: ['tiers'] }] })).toThrow(/app runs after tiers, which is not in the app/);
+    expect(() => bootstrap({ migrations: [{ ...set('a'), after: ['b'] }, { ...set('b'), after: ['a'] }] })).toThrow(/cycle: a, b/);
+    const plugin: Plugin = { name: 'account', migrations: set('account') };
+    expect(() => bootstrap({ plugins: [plugin], migrations: [set('account')] })).toThrow(/comes from its plugin/);
+  });
+
+  it('asks each hook\'s appliesTo once per route at bootstrap, and runs the hook only on the routes it chose', async () => {
+    const asked: string[] = [];
+    const ran: string[] = [];
+    const plugin: Plugin = {
+      name: 'scoped',
+      hooks: {
+        appliesTo: (r) => (asked.push(r.path), r.path.startsWith('/guarded')),
+        before: (_req, r) => void ran.push(`before ${r.path}`),
+        after: (_req, r) => void ran.push(`after ${r.path}`),
+      },
+    };
+    const ok = async () => ({ status: 200 });
+    const app = bootstrap({ routers: [[route('/guarded/a', ok), route('/open', ok)]], plugins: [plugin] });
+    expect(asked.sort()).toEqual(['/guarded/a', '/open']);
+    for (let i = 0; i < 3; i++) for (const r of app.routes) await runRoute(r, request(r.path));
+    expect(asked).toHaveLength(2);
+    expect(ran).toEqual(['before /guarded/a', 'after /guarded/a', 'before /guarded/a', 'after /guarded/a', 'before /guarded/a', 'after /guarded/a']);
+  });
+
+  it('keeps each wrapped route\'s dependencies, resolved once, after the before hooks', async () => {
+    const order: string[] = [];
+    const dependency = () => void order.push('dependency');
+    const app = bootstrap({
+      routers: [[route('/x', async () => (order.push('handler'), { status: 200 }), [dependency])]],
+      plugins: [{ name: 'trace', hooks: { before: () => void order.push('before') } }],
+    });
+    expect(app.routes[0].dependencies).toEqual([dependency]);
+    await runRoute(app.routes[0], request());
+    expect(order).toEqual(['before', 'dependency', 'handler']);
+  });
 });
+
+function set(name: string, events: string[] = []): MigrationSet {
+  return { name, migrations: { '0001': { up: async () => void events.push(`${name} up`), down: async () => {} } } };
+}

@@ -1,17 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  createRequest,
-  hashSecret,
-  KnexSessionStore,
-  MemorySessionStore,
-  migrationSource,
-  safeEqual,
-  SessionManager,
-  sessionMigrations,
-  type NeutralRequest,
-  type SessionStore,
-} from '@crudsmith/core';
+import { ConfigurationError, hashSecret, migrationSource, safeEqual, type NeutralRequest } from '@crudsmith/core';
+import { createRequest } from '@crudsmith/core/adapter';
+import { KnexSessionStore, MemorySessionStore, SessionManager, sessionMigrations, type SessionStore } from '@crudsmith/core/session';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 
 const requestWith = (cookies: Record<string, string> = {}): NeutralRequest =>

@@ -4,9 +4,23 @@
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ConfigurationError, createRegistry, createRequest, Crud, crud, crudRouter, EndpointCreator, Filter, filter, routesOf,
-  runRoute, SoftDelete, softDelete, type CrudOptions, type CrudRouter, type FilterValue, type NeutralResult,
+  ConfigurationError,
+  createRegistry,
+  Crud,
+  crud,
+  crudRouter,
+  EndpointCreator,
+  Filter,
+  filter,
+  routesOf,
+  SoftDelete,
+  softDelete,
+  type CrudOptions,
+  type CrudRouter,
+  type FilterValue,
+  type NeutralResult,
 } from '@crudsmith/core';
+import { createRequest, runRoute } from '@crudsmith/core/adapter';
 import { Book, createSchema, Item } from '../fixtures/models';
 import { seedItems } from '../fixtures/seed';
 import { ItemCreate, ItemDelete, ItemRead, ItemUpdate } from './schemas';

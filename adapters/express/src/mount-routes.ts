@@ -1,113 +1,70 @@
 import type { Application, ErrorRequestHandler, Request, RequestHandler, Response, Router as ExpressRouter } from 'express';
 // The one runtime import of express: the user's own, resolved as a peer dependency.
 import { Router } from 'express';
+import { BadRequestError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  BadRequestError, ConfigurationError, createAddressResolver, errorToResult, fallbackFor, runFallback, runRoute,
-  type ErrorLogger, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor,
-} from '@crudsmith/core';
-import { allowedMethods } from './other-methods';
-import { toNeutralRequest, type ReadSettings } from './to-neutral-request';
+  adapterSettings, allowedMethods, answer, bodyLimitOf, errorToResult, fallbackAt, otherMethodResult, runFallback, runRoute,
+  type AdapterOptions, type AdapterSettings,
+} from '@crudsmith/core/adapter';
+import { toNeutralRequest } from './to-neutral-request';
 import { writeResult } from './write-result';
 
-/** Options of `mountRoutes`. */
-export interface ExpressAdapterOptions {
-  /** Path prepended to every route, such as `/api/v1`. */
-  prefix?: string;
-  /** Largest accepted request body in bytes (JSON, form or multipart); larger is 413. Default 1 MiB. */
-  bodyLimit?: number;
-  /** Proxy addresses or CIDR ranges whose `X-Forwarded-For` is believed. Default: none. */
-  trustedProxies?: readonly string[];
-  /** Where unexpected errors are reported. Default: console. */
-  logger?: ErrorLogger;
-  /** Answers unmatched paths under their prefixes (the app's `fallbacks`). */
-  fallbacks?: readonly Fallback[];
-}
-
-interface Settings extends ReadSettings {
-  logger: ErrorLogger;
-}
+/** Options of `mountRoutes`: the options every adapter takes. */
+export type ExpressAdapterOptions = AdapterOptions;
 
 /**
  * Mounts route descriptors on the user's Express app or router, through a sub-router
  * that matches paths exactly as written (case and trailing slash). Unmatched requests go
- * on to the app's next middleware.
+ * on to the app's next middleware, unless a fallback (or `jsonNotFound`) covers them.
  */
 export function mountRoutes(target: Application | ExpressRouter, routes: readonly RouteDescriptor[], options: ExpressAdapterOptions = {}): void {
-  const settings: Settings = {
-    bodyLimit: checkedLimit(options.bodyLimit ?? 1024 * 1024),
-    clientAddress: createAddressResolver(options.trustedProxies ?? []),
-    logger: options.logger ?? console,
-  };
-  const prefix = options.prefix ?? '';
-  // One spelling per route (DESIGN §8): another case or slash is a 404, not a fresh rate-limit
-  // bucket. The prefix is part of each route rather than a use() mount path, because the
-  // app's router would match that mount path case-insensitively.
+  const settings = adapterSettings(options);
+  const { prefix } = settings;
+  // One spelling per route: another case or slash is a 404, not a fresh rate-limit bucket.
+  // The prefix is part of each route rather than a use() mount path, because the app's
+  // router would match that mount path case-insensitively.
   const router = Router({ caseSensitive: true, strict: true });
   for (const route of routes) {
-    const own = route.bodyLimit === undefined ? settings : { ...settings, bodyLimit: checkedLimit(route.bodyLimit) };
+    const own = { ...settings, bodyLimit: bodyLimitOf(route, settings) };
     router.route(prefix + route.path)[lowerCase(route.method)](serve(route, own));
   }
-  for (const [path, methods] of allowedMethods(routes, prefix)) router.all(path, otherMethod(methods));
+  // Express falls through to an HTML 404 for a method a path does not serve: answer 405.
+  for (const [path, methods] of allowedMethods(routes, prefix)) {
+    router.all(path, (req, res) => writeResult(res, otherMethodResult(req.method, methods), settings.logger));
+  }
   // After every route and its 405s: only paths no route answers reach a fallback.
-  if (options.fallbacks?.length) router.use(serveFallbacks(options.fallbacks, settings, prefix));
+  if (settings.fallbacks.length > 0) router.use(serveFallbacks(settings));
   router.use(renderRouterError(settings));
   target.use(router);
-}
-
-function checkedLimit(bytes: number): number {
-  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bytes}`);
-  return bytes;
 }
 
 function lowerCase<M extends string>(method: M): Lowercase<M> {
   return method.toLowerCase() as Lowercase<M>;
 }
 
-function serve(route: RouteDescriptor, settings: Settings): RequestHandler {
-  return (req, res) => answer({ req, res, settings }, (neutral) => runRoute(route, neutral, settings.logger));
+function serve(route: RouteDescriptor, settings: AdapterSettings): RequestHandler {
+  return (req, res) => exchange({ req, res, settings }, (neutral) => runRoute(route, neutral, settings.logger));
 }
 
 // Paths are matched as sent (case-sensitively), like the routes.
-function serveFallbacks(fallbacks: readonly Fallback[], settings: Settings, prefix: string): RequestHandler {
+function serveFallbacks(settings: AdapterSettings): RequestHandler {
   return (req, res, next) => {
-    const fallback = req.path.startsWith(prefix) ? fallbackFor(fallbacks, req.path.slice(prefix.length)) : undefined;
+    const fallback = fallbackAt(settings, req.path);
     if (!fallback) return next();
-    return answer({ req, res, settings }, (neutral) => runFallback(fallback, neutral, settings.logger));
+    return exchange({ req, res, settings }, (neutral) => runFallback(fallback, neutral, settings.logger));
   };
 }
 
-/** Reads the request, runs `serve` on it and writes its result; every failure becomes a JSON error. */
-async function answer(
-  { req, res, settings }: { req: Request; res: Response; settings: Settings },
+function exchange(
+  { req, res, settings }: { req: Request; res: Response; settings: AdapterSettings },
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<void> {
-  let result: NeutralResult;
-  try {
-    result = await serve(await toNeutralRequest(req, res, settings));
-  } catch (error) {
-    result = errorToResult(error, settings.logger);
-  }
-  try {
-    writeResult(res, result, settings.logger);
-  } catch (error) {
-    writeResult(res, errorToResult(error, settings.logger), settings.logger);
-  }
-}
-
-// Express falls through to an HTML 404 here; answer as @crudsmith/koa does: OPTIONS lists
-// the methods, any other method is a JSON 405 (every error body is JSON, DESIGN §2).
-function otherMethod(methods: string[]): RequestHandler {
-  const allow = methods.join(', ');
-  return (req: Request, res: Response) => {
-    res.setHeader('Allow', allow);
-    const result: NeutralResult = req.method === 'OPTIONS' ? { status: 200, body: '' } : { status: 405, json: { detail: 'Method Not Allowed' } };
-    writeResult(res, result, console);
-  };
+  return answer({ read: () => toNeutralRequest(req, res, settings), write: (result) => writeResult(res, result, settings.logger) }, serve, settings.logger);
 }
 
 // Errors the router raises itself before a route runs: a parameter that is not valid
 // percent-encoding (a URIError with status 400). Our own handlers never call next(error).
-function renderRouterError(settings: Settings): ErrorRequestHandler {
+function renderRouterError(settings: AdapterSettings): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
     const known = error instanceof URIError ? new BadRequestError('Path is not valid percent-encoded UTF-8') : error;

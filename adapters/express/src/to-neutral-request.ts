@@ -1,17 +1,11 @@
 import type { Request, Response } from 'express';
+import type { HttpMethod, NeutralRequest, UploadedFile } from '@crudsmith/core';
 import {
-  checkJsonDepth, cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, splitUrl,
-  type AddressResolver, type HttpMethod, type NeutralRequest, type UploadedFile,
-} from '@crudsmith/core';
-
-/** What the adapter needs to read a request, fixed when the routes are mounted. */
-export interface ReadSettings {
-  bodyLimit: number;
-  clientAddress: AddressResolver;
-}
+  checkJsonDepth, cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, splitUrl, type AdapterSettings,
+} from '@crudsmith/core/adapter';
 
 /** Reads an Express request (path, params, query, headers, cookies, body) into the neutral shape. */
-export async function toNeutralRequest(req: Request, res: Response, settings: ReadSettings): Promise<NeutralRequest> {
+export async function toNeutralRequest(req: Request, res: Response, settings: Pick<AdapterSettings, 'bodyLimit' | 'clientAddress'>): Promise<NeutralRequest> {
   // originalUrl, not url: a router mounted under a path sees only the rest in req.url.
   const [rawPath, rawQuery] = splitUrl(req.originalUrl);
   const path = decodePath(rawPath);

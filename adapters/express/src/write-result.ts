@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { pipeline } from 'node:stream';
 import { serialize } from 'cookie';
 import type { ErrorLogger, NeutralResult } from '@crudsmith/core';
-import { hasContentType, toPayload } from '@crudsmith/core';
+import { hasContentType, toPayload } from '@crudsmith/core/adapter';
 
 /** Writes a neutral result (status, headers, cookies, redirect, body) onto the Express response. */
 export function writeResult(res: Response, result: NeutralResult, logger: ErrorLogger): void {

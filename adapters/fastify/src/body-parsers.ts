@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { readBody, type UploadedFile } from '@crudsmith/core';
+import type { UploadedFile } from '@crudsmith/core';
+import { readBody } from '@crudsmith/core/adapter';
 
 /** `application/*+json` and the like, as Koa's `ctx.is('+json')` matches them. */
 const JSON_SUFFIX = /^[^\s/;]+\/[^\s/;]+\+json\s*(?:;|$)/;

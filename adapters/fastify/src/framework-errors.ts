@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { BadRequestError, errorToResult, HttpError } from '@crudsmith/core';
+import { BadRequestError, HttpError } from '@crudsmith/core';
+import { errorToResult } from '@crudsmith/core/adapter';
 import { writeResult } from './write-result';
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, splitUrl, type AddressResolver, type HttpMethod, type NeutralRequest } from '@crudsmith/core';
+import type { HttpMethod, NeutralRequest } from '@crudsmith/core';
+import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, splitUrl, type AddressResolver } from '@crudsmith/core/adapter';
 import { filesOf } from './body-parsers';
 
 /** Reads a Fastify request (path, params, query, headers, cookies, parsed body) into the neutral shape. */

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { serialize } from 'cookie';
 import type { NeutralResult } from '@crudsmith/core';
-import { hasContentType, toPayload } from '@crudsmith/core';
+import { hasContentType, toPayload } from '@crudsmith/core/adapter';
 
 /** Writes a neutral result (status, headers, cookies, redirect, body) onto the Fastify reply. */
 export function writeResult(reply: FastifyReply, result: NeutralResult): FastifyReply {

@@ -3,7 +3,8 @@ import { Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Context } from 'koa';
 import type { CreateSessionOptions } from 'koa-session';
-import { ConfigurationError, randomToken, type Session, type SessionCarrier, type SessionManager } from '@crudsmith/core';
+import { ConfigurationError, randomToken } from '@crudsmith/core';
+import type { Session, SessionCarrier, SessionManager } from '@crudsmith/core/session';
 
 // On Koa, koa-session is the session cookie's carrier (DESIGN §2): it loads the session
 // once per request through the manager, and the routes and the app's own middleware

@@ -1,15 +1,10 @@
 import type { Context } from 'koa';
 import type { RouterContext } from '@koa/router';
-import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, type AddressResolver, type HttpMethod, type NeutralRequest, type UploadedFile } from '@crudsmith/core';
-
-/** What the adapter needs to read a request, fixed when the routes are mounted. */
-export interface ReadSettings {
-  bodyLimit: number;
-  clientAddress: AddressResolver;
-}
+import type { HttpMethod, NeutralRequest, UploadedFile } from '@crudsmith/core';
+import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, type AdapterSettings } from '@crudsmith/core/adapter';
 
 /** Reads a Koa request (path, params, query, headers, cookies, body) into the neutral shape. */
-export async function toNeutralRequest(ctx: RouterContext, settings: ReadSettings): Promise<NeutralRequest> {
+export async function toNeutralRequest(ctx: RouterContext, settings: Pick<AdapterSettings, 'bodyLimit' | 'clientAddress'>): Promise<NeutralRequest> {
   const path = decodePath(ctx.path);
   const { body, files } = await bodyOf(ctx, settings.bodyLimit);
   const headers = flattenHeaders(ctx.req.headers);

@@ -34,6 +34,11 @@ export interface RouteDescriptor {
   /** Run before the handler, in order, each once per request (guards, auth, rate limits). */
   dependencies: Dependency[];
   handler: (req: NeutralRequest) => Promise<NeutralResult>;
+  /**
+   * True when `handler` resolves `dependencies` itself (bootstrap's wrapped routes do, so
+   * the plugins' before hooks run first); runners then call the handler directly.
+   */
+  resolvesDependencies?: boolean;
   doc?: RouteDoc;
   /**
    * Largest request body this route accepts, in bytes, in place of the adapter's

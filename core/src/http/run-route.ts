@@ -3,12 +3,12 @@ import type { RouteDescriptor } from './route';
 import { errorToResult, type ErrorLogger } from './render-error';
 
 /**
- * Serves one request with one route: resolves the route's dependencies in order, runs
- * the handler, and renders any error. Adapters call this and only translate.
+ * Serves one request with one route: resolves the route's dependencies in order (unless
+ * its handler does), runs the handler, and renders any error. Adapters call this and only translate.
  */
 export async function runRoute(route: RouteDescriptor, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
   try {
-    for (const dependency of route.dependencies) await req.resolve(dependency);
+    if (!route.resolvesDependencies) for (const dependency of route.dependencies) await req.resolve(dependency);
     return await route.handler(req);
   } catch (error) {
     return errorToResult(error, logger);

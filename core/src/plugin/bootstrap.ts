@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { migrationSource, type MigrationSet } from '../data/migrations';
+import { ConfigurationError } from '../errors/http-error';
+import { migrationSource, orderMigrationSets, type MigrationSet } from '../data/migrations';
 import type { Dependency } from '../http/neutral';
 import { errorToResult, type ErrorLogger } from '../http/render-error';
 import type { RouteDescriptor } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import type { CrudRouter } from '../crud/endpoint-creator';
-import type { Fallback, Plugin } from './plugin';
+import type { Fallback, Plugin, PluginHooks } from './plugin';
 import { setPrincipalResolver, type Principal } from './principal';
 
 /** What an app is made of. */
@@ -15,7 +16,10 @@ export interface BootstrapOptions {
   plugins?: Plugin[];
   /** How the caller is identified, for every plugin that needs to know. */
   principal?: Dependency<Principal | null>;
-  /** Every migration set, in the order they must run (plugins' and the app's). */
+  /**
+   * The app's own migration sets. Plugins' sets are collected from the plugins: they run
+   * first, in plugin order, unless a set's `after`/`before` says otherwise.
+   */
   migrations?: MigrationSet[];
   logger?: ErrorLogger;
 }
@@ -24,6 +28,8 @@ export interface BootstrapOptions {
 export interface App {
   routes: RouteDescriptor[];
   fallbacks: Fallback[];
+  /** Every migration set (plugins' and the app's), in the order `start` runs them. */
+  migrations: MigrationSet[];
   /** Runs the migrations, then each plugin's init. */
   start(knex: Knex): Promise<void>;
   /** Each plugin's close, in reverse order. */
@@ -31,24 +37,28 @@ export interface App {
 }
 
 /**
- * Wires routers and plugins into one framework-neutral app: collects every route, lets
- * plugins transform the list, wraps each route with the plugins' hooks, orders the
- * routes and rejects clashes.
+ * Wires routers and plugins into one framework-neutral app: checks what plugins depend
+ * on, orders every migration set, collects every route, lets plugins transform the list,
+ * wraps each route with the hooks that apply to it, orders the routes and rejects clashes.
  */
 export function bootstrap(options: BootstrapOptions): App {
   const plugins = options.plugins ?? [];
+  assertDependencies(plugins);
+  const migrations = collectMigrations(plugins, options.migrations ?? []);
   let routes: RouteDescriptor[] = [
     ...(options.routers ?? []).flatMap((r) => (Array.isArray(r) ? r : r.routes)),
     ...plugins.flatMap((p) => p.routes ?? []),
   ];
   for (const plugin of plugins) if (plugin.transformRoutes) routes = plugin.transformRoutes(routes);
-  routes = orderBySpecificity(routes.map((route) => withHooks(route, { plugins, options })));
+  const hooks = plugins.flatMap((p) => (p.hooks ? [p.hooks] : []));
+  routes = orderBySpecificity(routes.map((route) => withHooks(route, { hooks: hooks.filter((h) => h.appliesTo?.(route) ?? true), options })));
   assertNoRouteClash(routes);
   return {
     routes,
     fallbacks: plugins.flatMap((p) => (p.fallback ? [p.fallback] : [])),
+    migrations,
     async start(knex) {
-      if (options.migrations?.length) await knex.migrate.latest({ migrationSource: migrationSource(...options.migrations) });
+      if (migrations.length) await knex.migrate.latest({ migrationSource: migrationSource(...migrations) });
       for (const plugin of plugins) await plugin.init?.();
     },
     async close() {
@@ -57,19 +67,48 @@ export function bootstrap(options: BootstrapOptions): App {
   };
 }
 
+function assertDependencies(plugins: readonly Plugin[]): void {
+  const names = new Set<string>();
+  for (const plugin of plugins) {
+    if (names.has(plugin.name)) throw new ConfigurationError(`Two plugins are named ${plugin.name}`);
+    names.add(plugin.name);
+  }
+  for (const plugin of plugins) {
+    for (const needed of plugin.dependsOn ?? []) {
+      if (!names.has(needed)) throw new ConfigurationError(`Plugin ${plugin.name} needs the ${needed} plugin; pass it to bootstrap`);
+    }
+  }
+}
+
+// A plugin's set runs after the sets of the plugins it depends on; the app lists only its own.
+function collectMigrations(plugins: readonly Plugin[], own: readonly MigrationSet[]): MigrationSet[] {
+  const fromPlugins = plugins.flatMap((plugin) => {
+    if (!plugin.migrations) return [];
+    const dependencies = (plugin.dependsOn ?? []).flatMap((name) => plugins.find((p) => p.name === name)?.migrations?.name ?? []);
+    return [{ ...plugin.migrations, after: [...(plugin.migrations.after ?? []), ...dependencies] }];
+  });
+  for (const set of own) {
+    if (fromPlugins.some((p) => p.name === set.name)) {
+      throw new ConfigurationError(`Migration set ${set.name} comes from its plugin, which bootstrap runs itself: list only the app's own sets`);
+    }
+  }
+  return orderMigrationSets([...fromPlugins, ...own]);
+}
+
 /**
- * One route with the plugins' hooks around it: before hooks (which may answer early),
- * then the route's dependencies and handler; every error is rendered here so after
- * hooks see errors too (a deprecation header belongs on a 404 as well).
+ * One route with the hooks that apply to it: before hooks (which may answer early), then
+ * the route's dependencies and handler; every error is rendered here so after hooks see
+ * errors too (a deprecation header belongs on a 404 as well). The route keeps its
+ * dependencies, and says its handler resolves them, so runners do not resolve them first.
  */
-function withHooks(route: RouteDescriptor, ctx: { plugins: Plugin[]; options: BootstrapOptions }): RouteDescriptor {
-  const befores = ctx.plugins.flatMap((p) => (p.hooks?.before ? [p.hooks.before] : []));
-  const afters = ctx.plugins.flatMap((p) => (p.hooks?.after ? [p.hooks.after] : []));
-  const onErrors = ctx.plugins.flatMap((p) => (p.hooks?.onError ? [p.hooks.onError] : []));
+function withHooks(route: RouteDescriptor, ctx: { hooks: PluginHooks[]; options: BootstrapOptions }): RouteDescriptor {
   const { principal, logger } = ctx.options;
+  const befores = ctx.hooks.flatMap((h) => (h.before ? [h.before] : []));
+  const afters = ctx.hooks.flatMap((h) => (h.after ? [h.after] : []));
+  const onErrors = ctx.hooks.flatMap((h) => (h.onError ? [h.onError] : []));
   return {
     ...route,
-    dependencies: [],
+    resolvesDependencies: true,
     async handler(req) {
       if (principal) setPrincipalResolver(req, principal);
       let result;
@@ -79,7 +118,7 @@ function withHooks(route: RouteDescriptor, ctx: { plugins: Plugin[]; options: Bo
           if (result) break;
         }
         if (!result) {
-          for (const dependency of route.dependencies) await req.resolve(dependency);
+          if (!route.resolvesDependencies) for (const dependency of route.dependencies) await req.resolve(dependency);
           result = await route.handler(req);
         }
       } catch (error) {

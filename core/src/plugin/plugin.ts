@@ -15,6 +15,18 @@ export type AfterHook = (
 /** Observes an error before it is rendered (logging, metrics). */
 export type ErrorHook = (req: NeutralRequest, route: RouteDescriptor, error: unknown) => void | Promise<void>;
 
+/** A plugin's request hooks, and the routes they apply to. */
+export interface PluginHooks {
+  before?: BeforeHook;
+  after?: AfterHook;
+  onError?: ErrorHook;
+  /**
+   * Whether the hooks wrap this route (its final path, after every `transformRoutes`).
+   * Asked once per route at bootstrap, never per request. Default: every route.
+   */
+  appliesTo?(route: RouteDescriptor): boolean;
+}
+
 /** Answers requests under `prefix` that no route matched (a JSON 404 with headers). */
 export interface Fallback {
   prefix: string;
@@ -28,11 +40,13 @@ export interface Fallback {
  */
 export interface Plugin {
   name: string;
+  /** Names of the plugins this one needs; bootstrap fails naming any that is missing, and runs their migrations first. */
+  dependsOn?: string[];
   /** Routes the plugin serves. */
   routes?: RouteDescriptor[];
-  hooks?: { before?: BeforeHook; after?: AfterHook; onError?: ErrorHook };
+  hooks?: PluginHooks;
   fallback?: Fallback;
-  /** Knex migrations, listed by the app in order at bootstrap. */
+  /** The plugin's tables, as knex migrations; bootstrap runs them, ordered with the app's own. */
   migrations?: MigrationSet;
   /** Rewrites the full route list once, at bootstrap (the versioning plugin prefixes paths). */
   transformRoutes?(routes: RouteDescriptor[]): RouteDescriptor[];

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { bootstrap, createRegistry, type App, type SessionStore } from '@crudsmith/core';
+import { bootstrap, createRegistry, type App } from '@crudsmith/core';
+import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
-import { rateLimitMigrations, type RateLimiter } from '@crudsmith/rate-limit';
+import type { RateLimiter } from '@crudsmith/rate-limit';
 import { AvatarStore } from './avatars';
 import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
@@ -72,25 +73,20 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({
     routers: [staticRoutes(avatars)],
-    plugins: [versions, limits.plugin, auth],
+    plugins: [versions, limits, auth],
     principal: auth.principal,
-    // DESIGN §2: tiers first (users reference them), then the app, then the account's.
-    migrations: [rateLimitMigrations, appMigrations, auth.migrations],
+    // The plugins' tables come with them; the app's set says it runs after the tiers its users reference.
+    migrations: [appMigrations],
   });
   return { ...app, auth, limits };
 }
 
-/** The Koa application serving a built app. */
+/** The Koa application serving a built app; unknown paths get the JSON 404 every adapter gives. */
 export function createKoaApp(app: App & { auth?: AccountPlugin }, options: { trustedProxies?: string[] } = {}): Koa {
   const koa = new Koa();
-  // DESIGN §2: on Koa, koa-session carries the account sessions, so Koa middleware sees the same ctx.session.
+  // On Koa, koa-session carries the account sessions, so the app's own Koa middleware sees the same ctx.session.
   const sessions = app.auth?.sessionManager ? [app.auth.sessionManager] : [];
   for (const manager of sessions) koa.use(createSession(koaSessionOptions(manager), koa));
-  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, sessions, fallbacks: app.fallbacks });
-  koa.use(async (ctx) => {
-    // Anything no route answered: the same JSON error shape as every other error.
-    ctx.status = 404;
-    ctx.body = { detail: 'Not Found' };
-  });
+  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, sessions, fallbacks: app.fallbacks, jsonNotFound: true });
   return koa;
 }

@@ -26,27 +26,21 @@ export interface ServeOptions {
   trustedProxies?: string[];
 }
 
-const notFound = { detail: 'Not Found' };
-
-/** Serves a built app on the chosen adapter; each answers unknown paths with the same JSON 404. */
+/** Serves a built app on the chosen adapter; each answers unknown paths with the same JSON 404 (`jsonNotFound`). */
 export async function serve(app: App, options: ServeOptions): Promise<RunningServer> {
-  const adapterOptions = { trustedProxies: options.trustedProxies };
+  const adapterOptions = { trustedProxies: options.trustedProxies, fallbacks: app.fallbacks, jsonNotFound: true };
   switch (options.adapter) {
     case 'koa':
-      return listening(createKoaApp(app, adapterOptions).listen(options.port, options.host));
+      return listening(createKoaApp(app, { trustedProxies: options.trustedProxies }).listen(options.port, options.host));
     case 'express': {
       const server = express();
-      mountExpress(server, app.routes, { ...adapterOptions, fallbacks: app.fallbacks });
-      server.use((_req, res) => {
-        res.status(404).json(notFound);
-      });
+      mountExpress(server, app.routes, adapterOptions);
       return listening(server.listen(options.port, options.host));
     }
     case 'fastify': {
       // frameworkErrors: Fastify's own early errors (bad JSON, bad URL) keep the JSON `detail` shape.
       const server = Fastify({ frameworkErrors });
-      mountFastify(server, app.routes, { ...adapterOptions, fallbacks: app.fallbacks });
-      server.setNotFoundHandler((_req, reply) => reply.code(404).send(notFound));
+      mountFastify(server, app.routes, adapterOptions);
       const url = await server.listen({ port: options.port, host: options.host });
       return { url, close: () => server.close() };
     }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { SessionStore } from '@crudsmith/core';
+import type { SessionStore } from '@crudsmith/core/session';
 import { RedisSessionStore } from '@crudsmith/account';
 
 /** Sessions in Redis when REDIS_URL is set (DESIGN §5); undefined means the database. */

@@ -1,15 +1,13 @@
 import {
-  KnexSessionStore,
   RateLimitError,
-  SessionManager,
   UnauthorizedError,
   randomToken,
   safeEqual,
   type CookieToSet,
   type Dependency,
   type NeutralRequest,
-  type Session,
 } from '@crudsmith/core';
+import { KnexSessionStore, SessionManager, type Session } from '@crudsmith/core/session';
 import { AccessTokens, deriveKey, type AccessClaims } from './access-token';
 import { clearCookie, cookie } from './cookies';
 import { Lockout } from './lockout';

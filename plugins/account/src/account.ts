@@ -1,4 +1,5 @@
-import { ConfigurationError, sessionTableMigration, type Dependency, type MigrationSet, type Plugin, type Principal, type RouteDescriptor, type SessionManager } from '@crudsmith/core';
+import { ConfigurationError, type Dependency, type MigrationSet, type Plugin, type Principal, type RouteDescriptor } from '@crudsmith/core';
+import { sessionTableMigration, type SessionManager } from '@crudsmith/core/session';
 import { AccountCore } from './account-core';
 import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';
 import { loginFailureMigration } from './lockout';
@@ -46,7 +47,7 @@ export interface AccountPlugin extends Plugin {
  * @example
  * const auth = account({ knex, userModel: User, secretKey: process.env.SECRET_KEY!, path: '/auth',
  *   session: { managementRoutes: true }, bearer: { refresh: 'body' } });
- * const app = bootstrap({ plugins: [auth], principal: auth.principal, migrations: [appMigrations, auth.migrations] });
+ * const app = bootstrap({ plugins: [auth], principal: auth.principal, migrations: [appMigrations] });
  * // a route only a superuser may call:
  * const deps = [auth.currentUser({ superuser: true })];
  */

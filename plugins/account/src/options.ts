@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { ModelClass, SessionStore } from '@crudsmith/core';
+import type { ModelClass } from '@crudsmith/core';
+import type { SessionStore } from '@crudsmith/core/session';
 
 /** Which columns of the app's user model hold what the account plugin needs. */
 export interface UserColumns {

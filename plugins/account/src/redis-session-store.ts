@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { SessionChanges, SessionRecord, SessionStore } from '@crudsmith/core';
+import type { SessionChanges, SessionRecord, SessionStore } from '@crudsmith/core/session';
 
 /** Options of the Redis session store. */
 export interface RedisSessionStoreOptions {

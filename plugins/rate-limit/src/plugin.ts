@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
-import { ConfigurationError, type Dependency, type NeutralResult, type Plugin } from '@crudsmith/core';
+import { ConfigurationError, type Dependency, type NeutralResult, type Plugin, type RouteDescriptor } from '@crudsmith/core';
 import { rateLimitHeaders } from './headers';
 import { underPrefix } from './keys';
-import { remembered } from './remembered';
 import { createLimiter, rateLimitStateOf, rememberRoute, type RateLimitState } from './limiter';
 import type { RateLimitLogger } from './logger';
 import { MemoryStore } from './stores/memory-store';
@@ -39,11 +38,12 @@ export interface RateLimitOptions {
   cacheMaxAgeMs?: number;
 }
 
-/** What `rateLimit` gives the app. */
-export interface RateLimiter {
-  /** For `bootstrap({ plugins })`: migrations, the guard on `paths`, headers on every limited response. */
-  plugin: Plugin;
-  /** The limiter as a dependency, for single routes or routers (`readDeps: [limiter]`). */
+/**
+ * The rate-limit plugin, for `bootstrap({ plugins })` (its migrations, the guard on
+ * `paths`, headers on every limited response), with what the app's own routes use.
+ */
+export interface RateLimiter extends Plugin {
+  /** The limiter as a dependency, for single routes or routers (`readDeps: [limits.limiter]`). */
   limiter: Dependency<RateLimitState | null>;
   /** Tiers and their limits, for the app's routes. */
   tiers: TierService;
@@ -52,13 +52,13 @@ export interface RateLimiter {
 }
 
 /**
- * Tier-based, per-path, fixed-window rate limiting (spec Limits 3) as a plugin. Pass
- * `plugin` to bootstrap (its migrations to `migrations`, before the app's own), and
- * either list `paths` or put `limiter` on the routes to guard.
+ * Tier-based, per-path, fixed-window rate limiting as a plugin: pass it to bootstrap, and
+ * either list `paths` or put `limiter` on the routes to guard. Its tables (`tiers`,
+ * `rate_limits`) run before the app's own migrations, so the app's users may reference tiers.
  *
  * @example
  * const limits = rateLimit({ knex, store: settings.redis ? createRedisClient(settings.redis) : 'memory', paths: ['/api/v1/items'] });
- * const app = bootstrap({ routers, plugins: [limits.plugin], principal, migrations: [rateLimitMigrations, appMigrations] });
+ * const app = bootstrap({ routers, plugins: [limits], principal, migrations: [appMigrations] });
  */
 export function rateLimit(options: RateLimitOptions): RateLimiter {
   const now = options.now ?? Date.now;
@@ -78,16 +78,18 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
   });
   const limiter = createLimiter({ store, cache, failOpen: options.failOpen ?? true, logger, now });
   const paths = options.paths ?? [];
-  // Whether a route pattern lies under `paths`, decided once per pattern (they are few).
-  const guarded = remembered((pattern) => underPrefix(pattern, paths));
+  const guarded = (route: RouteDescriptor) => paths.length > 0 && underPrefix(route.path, paths);
 
-  const plugin: Plugin = {
+  return {
     name: 'rate-limit',
     migrations: rateLimitMigrations,
     hooks: {
+      // Decided once per route at bootstrap: the routes under `paths`, and those that list
+      // the limiter themselves (they need the matched route pattern for their key).
+      appliesTo: (route) => guarded(route) || route.dependencies.includes(limiter),
       before(req, route) {
-        const { pattern } = rememberRoute(req, route);
-        if (paths.length && guarded(pattern)) return req.resolve(limiter).then(nothing);
+        rememberRoute(req, route);
+        if (guarded(route)) return req.resolve(limiter).then(nothing);
       },
       after(req, _route, result): NeutralResult | void {
         const state = rateLimitStateOf(req);
@@ -104,8 +106,11 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
       await bus?.close();
       if (ownStore) await store.close?.();
     },
+    limiter,
+    tiers,
+    cache,
+    store,
   };
-  return { plugin, limiter, tiers, cache, store };
 }
 
 const nothing = (): void => undefined;

@@ -1,4 +1,4 @@
-import { ConfigurationError, NotFoundError, type AfterHook, type Fallback, type NeutralRequest, type Plugin, type RouteDescriptor } from '@crudsmith/core';
+import { ConfigurationError, NotFoundError, type Fallback, type NeutralRequest, type Plugin, type PluginHooks, type RouteDescriptor } from '@crudsmith/core';
 import { deprecationHeaders, parseDeprecation, withHeaders, type Deprecation } from './deprecation';
 import { docsAssetRoute, docsPageRoutes } from './docs-ui';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
@@ -43,7 +43,7 @@ const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  *     { label: 'v2', routers: [itemsV2, usersV2] },
  *   ],
  * });
- * const app = bootstrap({ plugins: [versions, limits.plugin] });
+ * const app = bootstrap({ plugins: [versions, limits] });
  */
 export function versioning(options: VersioningOptions): VersioningPlugin {
   const prefix = options.prefix.replace(/\/+$/, '');
@@ -81,7 +81,7 @@ export function versioning(options: VersioningOptions): VersioningPlugin {
   return {
     name: 'versioning',
     routes,
-    hooks: deprecated.length > 0 ? { after: deprecationHook(deprecated) } : undefined,
+    hooks: deprecated.length > 0 ? deprecationHooks(deprecated) : undefined,
     fallback: notFoundFallback(prefix, versions),
     versions,
     currentVersion,
@@ -99,11 +99,17 @@ function versionOf<V extends { path: string }>(versions: readonly V[], path: str
 }
 
 // Adds the headers to every answer of a deprecated version's routes (errors, 401s and
-// 429s included: bootstrap renders them before the after hooks run).
-function deprecationHook(deprecated: ServedVersion[]): AfterHook {
-  return (_req, route, result) => {
-    const version = versionOf(deprecated, route.path);
-    if (version) return { ...result, headers: withHeaders(result.headers, version.headers) };
+// 429s included: bootstrap renders them before the after hooks run). Which routes, and
+// which version's headers, is decided once per route at bootstrap.
+function deprecationHooks(deprecated: ServedVersion[]): PluginHooks {
+  const headersOf = new WeakMap<RouteDescriptor, Record<string, string>>();
+  return {
+    appliesTo(route) {
+      const version = versionOf(deprecated, route.path);
+      if (version) headersOf.set(route, version.headers);
+      return version !== undefined;
+    },
+    after: (_req, route, result) => ({ ...result, headers: withHeaders(result.headers, headersOf.get(route) ?? {}) }),
   };
 }
 

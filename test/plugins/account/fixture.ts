@@ -2,13 +2,7 @@
 // wired through bootstrap with a few protected test routes, a real listening server
 // (through an adapter harness) and a fetch client with a cookie jar.
 import { Model } from 'objection';
-import {
-  bootstrap,
-  principalOf,
-  type MigrationSet,
-  type NeutralRequest,
-  type RouteDescriptor,
-} from '@crudsmith/core';
+import { bootstrap, principalOf, type MigrationSet, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 import { account, type AccountOptions, type AccountPlugin } from '@crudsmith/account';
 import type { AdapterHarness, MountedServer } from '../../adapters/conformance';
 import { openDatabase, type Engine, type TestDatabase } from '../../fixtures/db';
@@ -183,7 +177,7 @@ export async function startAccountApp(harness: AdapterHarness, engine: Engine, o
     now: clock.now,
     ...options,
   });
-  const app = bootstrap({ routers: [apiRoutes(auth)], plugins: [auth], principal: auth.principal, migrations: [userMigrations, auth.migrations] });
+  const app = bootstrap({ routers: [apiRoutes(auth)], plugins: [auth], principal: auth.principal, migrations: [userMigrations] });
   await app.start(db.knex);
   const server = await harness.mount(app.routes, { sessions: auth.sessionManager ? [auth.sessionManager] : [] });
   return {

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Koa from 'koa';
 import { createSession } from 'koa-session';
-import { ConfigurationError, bootstrap, hashSecret, type App, type ErrorLogger, type NeutralRequest, type RouteDescriptor, type SessionManager } from '@crudsmith/core';
+import { ConfigurationError, bootstrap, hashSecret, type App, type ErrorLogger, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import { type SessionManager } from '@crudsmith/core/session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
 import { listen } from '../../adapters/koa-harness';
@@ -40,7 +41,7 @@ function build(db: TestDatabase, logger?: ErrorLogger): { auth: AccountPlugin; m
       },
     },
   ];
-  const app = bootstrap({ routers: [data], plugins: [auth], migrations: [userMigrations, auth.migrations], logger });
+  const app = bootstrap({ routers: [data], plugins: [auth], migrations: [userMigrations], logger });
   return { auth, manager, app };
 }
 

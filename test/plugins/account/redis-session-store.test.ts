@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { createRequest, SessionManager } from '@crudsmith/core';
+import { createRequest } from '@crudsmith/core/adapter';
+import { SessionManager } from '@crudsmith/core/session';
 import { RedisSessionStore } from '@crudsmith/account';
 
 // The Redis session store against the real Redis (DESIGN §6). Under CI=true an

@@ -1,9 +1,8 @@
-import {
-  bootstrap, createRequest, runRoute, type App, type Dependency, type NeutralResult, type Principal, type RouteDescriptor,
-} from '@crudsmith/core';
+import { bootstrap, type App, type Dependency, type NeutralResult, type Principal, type RouteDescriptor } from '@crudsmith/core';
+import { createRequest, runRoute } from '@crudsmith/core/adapter';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
-import { createRedisClient, MemoryStore, rateLimit, rateLimitMigrations, type RateLimitOptions, type RateLimitStore } from '@crudsmith/rate-limit';
+import { createRedisClient, MemoryStore, rateLimit, type RateLimitOptions, type RateLimitStore } from '@crudsmith/rate-limit';
 
 /** Log lines the plugin wrote, by level. */
 export interface CapturedLog {
@@ -59,9 +58,8 @@ export function buildApp(options: Partial<RateLimitOptions> & Pick<RateLimitOpti
       route('/health'),
       { ...route('/api/v1/items/:id/missing'), handler: async () => ({ status: 404, json: { detail: 'Item not found' } }) },
     ]],
-    plugins: [limits.plugin],
+    plugins: [limits],
     principal,
-    migrations: [rateLimitMigrations],
   });
 
   /** Serves one GET through the matching route, as an adapter would. */

@@ -3,9 +3,10 @@ import { postsMigration } from './posts';
 import { settingsMigration, usersMigration } from './users';
 import { usersVerifiedMigration } from './users-verified';
 
-/** The example application's own tables. */
+/** The example application's own tables; users reference the rate-limit plugin's tiers. */
 export const appMigrations: MigrationSet = {
   name: 'app',
+  after: ['rate-limit'],
   migrations: {
     '0001_items': {
       async up(knex) {

@@ -1,7 +1,7 @@
 import type { NeutralRequest, NeutralResult } from '../http/neutral';
 import type { ErrorLogger } from '../http/render-error';
 import { errorToResult } from '../http/render-error';
-import type { Fallback } from './plugin';
+import type { Fallback } from '../plugin/plugin';
 
 /**
  * The fallback that answers `path` (relative to where the routes are mounted): the one

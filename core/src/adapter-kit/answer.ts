@@ -1,0 +1,27 @@
+import type { NeutralRequest, NeutralResult } from '../http/neutral';
+import { errorToResult, type ErrorLogger } from '../http/render-error';
+
+/** How one framework reads a request into the neutral shape and writes a result back. */
+export interface Exchange<T> {
+  read(): NeutralRequest | Promise<NeutralRequest>;
+  write(result: NeutralResult): T;
+}
+
+/**
+ * The one sequence every adapter runs per request: read, serve, write. A failure while
+ * reading or serving is rendered as the JSON error body; a result that cannot be written
+ * (a value JSON cannot encode) is replaced by its error before anything was sent.
+ */
+export async function answer<T>(io: Exchange<T>, serve: (req: NeutralRequest) => Promise<NeutralResult>, logger: ErrorLogger): Promise<T> {
+  let result: NeutralResult;
+  try {
+    result = await serve(await io.read());
+  } catch (error) {
+    result = errorToResult(error, logger);
+  }
+  try {
+    return io.write(result);
+  } catch (error) {
+    return io.write(errorToResult(error, logger));
+  }
+}
