@@ -129,6 +129,24 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
     await expect(names({ colour: 'red' })).rejects.toBeInstanceOf(BadRequestError);
   });
 
+  it('a text operator on a number, boolean or date column is a 400 naming it, never a driver error', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ price__like: '1%' }, 'like', 'price'],
+      [{ id__ilike: '1' }, 'ilike', 'id'],
+      [{ is_deleted__contains: 't' }, 'contains', 'is_deleted'],
+      [{ last_sold__startswith: '2024' }, 'startswith', 'last_sold'],
+      [{ price__or: { gt: 50, endswith: '5' } }, 'endswith', 'price'],
+      [{ _or: { name: 'Alpha', created_at__match: '2024' } }, 'match', 'created_at'],
+    ];
+    for (const [filters, op, column] of cases) {
+      const error = await names(filters).then(() => undefined, (e: unknown) => e);
+      expect(error, op).toBeInstanceOf(BadRequestError);
+      expect((error as BadRequestError).message, op).toContain(`'${op}'`);
+      expect((error as BadRequestError).message, op).toContain(`'${column}'`);
+    }
+    expect(await names({ name__endswith: 'a', price__gt: 6 })).toEqual(['Alpha', 'beta']);
+  });
+
   it('answers 422 for values that cannot be read as the column type', async () => {
     for (const bad of [{ id: '1e3' }, { id: '0x10' }, { id: '12abc' }, { id: '9007199254740993' }, { price__gt: 'cheap' }, { last_sold__gt: 'yesterday' }]) {
       await expect(names(bad)).rejects.toBeInstanceOf(ValidationError);

@@ -2,9 +2,10 @@
 // undeclared keys) and DESIGN §8's integer and list limits, over HTTP.
 import { Model } from 'objection';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CrudRepository, crudRouter, FilterConfig, type CustomFilter, type Dependency } from '@crudsmith/core';
+import { createRegistry, crud, CrudRepository, crudRouter, filter, FilterConfig, type CustomFilter, type Dependency } from '@crudsmith/core';
 import { Book, Item } from '../fixtures/models';
 import { itemOptions, type Answer, type Api, type CrudEnv } from './kit';
+import { ItemCreate, ItemRead, ItemUpdate } from './schemas';
 
 const ids = (res: Answer): number[] => res.body.data.map((row: { id: number }) => row.id);
 
@@ -27,6 +28,11 @@ class Gauge extends Model {
     properties: { id: { type: 'integer' }, size: { type: 'string' }, size__cm: { type: 'integer' }, size__mm: { type: 'integer' } },
   };
 }
+
+/** Every operator on every filtered column, as the example application declares them. */
+class EveryOperatorItem extends Item {}
+for (const column of ['id', 'name', 'price', 'last_sold', 'is_deleted']) filter(EveryOperatorItem, column, { operators: 'all' });
+crud(EveryOperatorItem, { path: '/every', createSchema: ItemCreate, updateSchema: ItemUpdate, selectSchema: ItemRead, includedMethods: ['readMulti'] });
 
 export function describeFilters(env: CrudEnv): void {
   describe('filters (spec Filters, DESIGN §3)', () => {
@@ -139,6 +145,19 @@ export function describeFilters(env: CrudEnv): void {
       expect((await api.get('/items?category__gt=a')).body).toEqual({
         detail: "Filter operator 'gt' is not allowed in 'category__gt': 'category' allows eq, ne, is, is_not",
       });
+      expect(env.logged).toEqual([]);
+    });
+
+    it("operators 'all' gives text operators to text columns only", async () => {
+      const every = await env.serve(...createRegistry([EveryOperatorItem]).compile({ session: env.knex }));
+      expect(ids(await every.get('/every?name__contains=lph'))).toEqual([1]);
+      expect(ids(await every.get('/every?name__ilike=%25A&price__gte=5'))).toEqual([1, 2, 3]);
+      expect(ids(await every.get('/every?last_sold__gte=2024-02-15&is_deleted__is=false'))).toEqual([3, 4]);
+      for (const query of ['price__like=1%25', 'id__startswith=1', 'last_sold__contains=2024', 'is_deleted__ilike=t']) {
+        const res = await every.get(`/every?${query}`);
+        expect(res.status, query).toBe(400);
+        expect(res.body.detail, query).toMatch(/allows eq, ne, gt, gte, lt, lte, is, is_not, between, in, not_in$/);
+      }
       expect(env.logged).toEqual([]);
     });
 

@@ -52,6 +52,15 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
     expect((await call('GET', '/items?name__ilike=h%25')).body.data[0].name).toBe('Hammer');
     expect((await call('GET', '/items?last_sold__is_not=null')).body.total_count).toBe(1);
     expect((await call('GET', '/items?created_at__gte=2000-01-01T00:00:00Z&id__in=1,3')).body.total_count).toBe(2);
+    expect((await call('GET', '/items?name__eq=Saw')).body.data.map((i: { name: string }) => i.name)).toEqual(['Saw']);
+  });
+
+  it('refuses an operator a column does not take: text operators on numbers and dates, unknown ones anywhere', async () => {
+    for (const [query, key] of [['price__like=1%25', 'price__like'], ['created_at__contains=2024', 'created_at__contains'], ['name__bogus=x', 'name__bogus']]) {
+      const res = await call('GET', `/items?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.detail, query).toContain(`'${key}'`);
+    }
   });
 
   it('soft-deletes, then db_delete removes for good', async () => {

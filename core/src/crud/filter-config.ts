@@ -4,7 +4,7 @@ import { coerceValue } from '../data/coerce';
 import { parseFilterKey, type Filters } from '../data/filters';
 import { linkOfRelation } from '../data/link';
 import type { ColumnInfo, ModelInfo } from '../data/model-info';
-import { OPERATORS, type CustomFilter } from '../data/operators';
+import { operatorFits, OPERATORS, type CustomFilter } from '../data/operators';
 import { PAGINATION_KEYS } from './list-query';
 import type { Query } from './query-values';
 
@@ -57,6 +57,12 @@ export function declareFilters(
     if (!columnInfo) throw new ConfigurationError(`Invalid filter column '${key}': not found in model ${info.model.name}`);
     if (!(OPERATORS as readonly string[]).includes(op) && !(op in customFilters)) {
       throw new ConfigurationError(`Invalid filter operator '${op}' in '${key}'`);
+    }
+    if (!(op in customFilters) && !operatorFits(op, columnInfo.kind)) {
+      const of = owner === info ? '' : ` of model ${owner!.model.name}`;
+      throw new ConfigurationError(
+        `Invalid filter '${key}' on model ${info.model.name}: the operator '${op}' matches text, and column '${column}'${of} holds ${columnInfo.kind} values`,
+      );
     }
     const field = [...path, column].join('.');
     const declared = { key, field, op, column: columnInfo, owner: owner! };

@@ -3,7 +3,7 @@ import { BadRequestError, ValidationError } from '../errors/http-error';
 import { coerceValue } from './coerce';
 import type { Dialect } from './dialect';
 import { escapeLike, whereLike } from './like';
-import type { ColumnInfo } from './model-info';
+import type { ColumnInfo, ColumnKind } from './model-info';
 
 /** Every filter operator of DESIGN §3 (`or` and `not` combine the others). */
 export const OPERATORS = [
@@ -11,6 +11,24 @@ export const OPERATORS = [
   'startswith', 'endswith', 'contains', 'match', 'between', 'in', 'not_in', 'or', 'not',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
+
+/** The operators that match text patterns. */
+export const TEXT_OPERATORS: ReadonlySet<string> = new Set<Operator>(['like', 'notlike', 'ilike', 'notilike', 'startswith', 'endswith', 'contains', 'match']);
+
+// A number, boolean or date holds no text to match: PostgreSQL refuses LIKE and
+// to_tsvector on them (a driver error), and the other engines would match the text of
+// a cast nobody asked for. JSON stays open: SQLite and MariaDB store it as text.
+const NOT_TEXT: ReadonlySet<ColumnKind> = new Set<ColumnKind>(['integer', 'number', 'boolean', 'datetime', 'date']);
+
+/** Whether `op` applies to a column of `kind`: text operators need a text column. */
+export function operatorFits(op: string, kind: ColumnKind): boolean {
+  return !NOT_TEXT.has(kind) || !TEXT_OPERATORS.has(op);
+}
+
+/** The operators `operators: 'all'` gives a column of `kind` (`or`/`not` combine the others). */
+export function operatorsFor(kind: ColumnKind | undefined): Operator[] {
+  return OPERATORS.filter((op) => op !== 'or' && op !== 'not' && (kind === undefined || operatorFits(op, kind)));
+}
 
 /**
  * A custom operator: given the qualified column, answers a function that adds its
@@ -46,6 +64,9 @@ export function applyOperator(qb: Knex.QueryBuilder, cond: Condition, ctx: Opera
     return;
   }
   const { ref, op } = cond;
+  if (!operatorFits(op, cond.column.kind)) {
+    throw new BadRequestError(`The filter operator '${op}' matches text; column '${cond.column.name}' holds ${cond.column.kind} values`);
+  }
   const value = coercer(cond, ctx);
   switch (op as Operator) {
     case 'eq':

@@ -1,14 +1,38 @@
-import { OPERATORS } from '../data/operators';
+import { operatorsFor } from '../data/operators';
+import { modelInfo, type ModelClass } from '../data/model-info';
 import type { FilterValue } from '../crud/filter-config';
-import { defineMetadata, FILTERS_KEY, ownMetadata, type PropertyFilterOptions } from './metadata';
+import { AllOperators, defineMetadata, FILTERS_KEY, ownMetadata, type FilterDeclaration, type PropertyFilterOptions } from './metadata';
 
-/** The filters a model declares by decorators: query key → default or dependency. */
+/**
+ * The filters a model declares by decorators: query key → default or dependency. A
+ * column declared with `operators: 'all'` gets the operators its type takes, so this
+ * reads the model's columns: call it once the model is complete (the registry does, at
+ * compile).
+ */
 export function declaredFilters(model: Function): Record<string, FilterValue> {
-  return { ...(ownMetadata<Record<string, FilterValue>>(FILTERS_KEY, model) ?? {}) };
+  const filters: Record<string, FilterValue> = {};
+  for (const declaration of ownMetadata<FilterDeclaration[]>(FILTERS_KEY, model) ?? []) {
+    if (!(declaration instanceof AllOperators)) {
+      Object.assign(filters, declaration);
+      continue;
+    }
+    const { column, defaultValue } = declaration;
+    // An unknown column keeps every operator here; the registry then names it as unknown.
+    const kind = modelInfo(model as ModelClass).columns.get(column)?.kind;
+    Object.assign(filters, columnFilters(column, operatorsFor(kind), defaultValue));
+  }
+  return filters;
 }
 
-function record(model: Function, filters: Record<string, FilterValue>): void {
-  defineMetadata(FILTERS_KEY, { ...declaredFilters(model), ...filters }, model);
+function record(model: Function, declaration: FilterDeclaration): void {
+  defineMetadata(FILTERS_KEY, [...(ownMetadata<FilterDeclaration[]>(FILTERS_KEY, model) ?? []), declaration], model);
+}
+
+// The bare column is the equality filter, so `eq` adds no key of its own.
+function columnFilters(column: string, ops: readonly string[], value: FilterValue): Record<string, FilterValue> {
+  const filters: Record<string, FilterValue> = { [column]: value };
+  for (const op of ops) if (op !== 'eq') filters[`${column}__${op}`] = null;
+  return filters;
 }
 
 /**
@@ -17,14 +41,13 @@ function record(model: Function, filters: Record<string, FilterValue>): void {
  */
 export function filter(model: Function, columnOrMapping: string | Record<string, FilterValue>, options: PropertyFilterOptions = {}): void {
   if (typeof columnOrMapping !== 'string') {
-    record(model, columnOrMapping);
+    record(model, { ...columnOrMapping });
     return;
   }
-  const column = columnOrMapping;
-  const ops = options.operators === 'all' ? OPERATORS.filter((op) => op !== 'or' && op !== 'not') : (options.operators ?? []);
-  const filters: Record<string, FilterValue> = { [column]: options.default ?? null };
-  for (const op of ops) if (op !== 'eq') filters[`${column}__${op}`] = null;
-  record(model, filters);
+  const value = options.default ?? null;
+  // 'all' waits for the column's type, which a decorator may run before jsonSchema is set.
+  if (options.operators === 'all') record(model, new AllOperators(columnOrMapping, value));
+  else record(model, columnFilters(columnOrMapping, options.operators ?? [], value));
 }
 
 /**

@@ -22,11 +22,25 @@ export interface SoftDeleteDeclaration {
 
 /** Options of `@Filter()` on a property. */
 export interface PropertyFilterOptions {
-  /** Operators the query may use on this column besides plain equality; `'all'` for every one. */
+  /**
+   * Operators the query may use on this column besides plain equality; `'all'` for every
+   * one its type takes (text-matching operators only on text columns).
+   */
   operators?: Operator[] | 'all';
   /** Default value applied when the query does not give one. */
   default?: FilterValue;
 }
+
+/** A column declared with `operators: 'all'`, expanded once its type can be read. */
+export class AllOperators {
+  constructor(
+    readonly column: string,
+    readonly defaultValue: FilterValue,
+  ) {}
+}
+
+/** One `@Filter`/`filter()` call as recorded: query keys, or a column with every operator. */
+export type FilterDeclaration = Record<string, FilterValue> | AllOperators;
 
 /** Reads a class's own metadata, or undefined. */
 export function ownMetadata<T>(key: string, target: Function): T | undefined {
