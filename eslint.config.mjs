@@ -1,5 +1,5 @@
 // One lint config for the whole workspace. The import rules below keep the dependency
-// direction of DESIGN §1: core knows no HTTP framework, adapters and plugins use core's
+// direction: core knows no HTTP framework, adapters and plugins use core's
 // public entry only.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -18,7 +18,7 @@ export default tseslint.config(
       // Decorators and metadata are keyed by class constructors, typed as Function.
       '@typescript-eslint/no-unsafe-function-type': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      // STYLE rule 11 aims at 3; query builders pass (qb, what, scope, build), so 4 is the ceiling.
+      // Few parameters (an options object beyond that); query builders pass (qb, what, scope, build), so 4 is the ceiling.
       'max-params': ['warn', 4],
     },
   },
@@ -27,7 +27,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug (DESIGN §1).' },
+          { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug.' },
           { group: ['**/adapters/**', '**/plugins/**', '@crudsmith/*'], message: 'core/ depends on no adapter or plugin.' },
         ],
       }],

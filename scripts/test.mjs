@@ -1,5 +1,5 @@
 // `npm test`: decide which databases the suites run on, run vitest once, and close with
-// the one plain line CI reads: "N passed, M failed[, K skipped]" (DESIGN §6).
+// the one plain line CI reads: "N passed, M failed[, K skipped]".
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { probeDatabases } from './databases.mjs';

@@ -20,7 +20,7 @@ export async function startServer(config: ServerConfig): Promise<ServerProcess> 
   const child = fork(join(__dirname, 'server-process.ts'), [JSON.stringify(config)], {
     // BENCH_SERVER_NODE_ARGS adds node flags to every server (`--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them).
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
-    // tsx reads the tsconfig of the working directory otherwise (DESIGN §7): decorators need the root one.
+    // tsx reads the tsconfig of the working directory otherwise: decorators need the root one.
     env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', '..', 'tsconfig.json') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Model } from 'objection';
 import type { Engine } from './db';
 
-// The bench's own copy of the spec's generic item (same shape as test/fixtures/models.ts),
+// The bench's own copy of the generic item (same shape as test/fixtures/models.ts),
 // so the benchmark does not move when the test fixtures do.
 
 const ts = { type: ['string', 'null'], format: 'date-time' };

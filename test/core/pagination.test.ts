@@ -94,7 +94,7 @@ describe.each(ENGINES)('pagination and order on %s', (engine) => {
       }
     });
 
-    it('takes the spec\'s sortColumn and sortOrder', async () => {
+    it('takes sortColumn and sortOrder', async () => {
       const { ids } = await walk({ limit: 10, sortColumn: 'id', sortOrder: 'desc' });
       expect(ids).toEqual(Array.from({ length: 24 }, (_, i) => 24 - i));
     });

@@ -4,5 +4,5 @@
 export { mountRoutes } from './mount-routes';
 export type { KoaAdapterOptions } from './mount-routes';
 
-/** koa-session as the carrier of a SessionManager's cookie (DESIGN §2). */
+/** koa-session as the carrier of a SessionManager's cookie. */
 export { koaSessionOptions } from './koa-session';

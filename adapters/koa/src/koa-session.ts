@@ -6,7 +6,7 @@ import type { CreateSessionOptions } from 'koa-session';
 import { ConfigurationError, randomToken } from '@crudsmith/core';
 import type { Session, SessionCarrier, SessionManager } from '@crudsmith/core/session';
 
-// On Koa, koa-session is the session cookie's carrier (DESIGN §2): it loads the session
+// On Koa, koa-session is the session cookie's carrier: it loads the session
 // once per request through the manager, and the routes and the app's own middleware
 // share it as `ctx.session`. Every rule stays the manager's: hashed ids, handles,
 // expiry, regeneration at sign-in, revocation, writes that never revive a session.

@@ -1,6 +1,6 @@
 import type { JsonSchema } from './json-schema';
 
-/** The JSON schema of every error body (DESIGN §2): `{"detail": ...}`. */
+/** The JSON schema of every error body: `{"detail": ...}`. */
 export const ERROR_SCHEMA: JsonSchema = { type: 'object', properties: { detail: {} }, required: ['detail'] };
 
 /** The JSON schema of a validation failure (422): `{"detail": [{loc, msg, type}]}`. */

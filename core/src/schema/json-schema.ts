@@ -1,6 +1,6 @@
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 // class-transformer keeps its metadata storage in a deep module without typings; nested
-// classes need it (DESIGN §7).
+// classes need it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: any };
 import type { ColumnInfo, ModelInfo } from '../data/model-info';
@@ -36,7 +36,7 @@ export function schemaToJsonSchema(schema: SchemaLike, ctx: { info?: ModelInfo; 
 }
 
 // class-validator-jsonschema renders @IsDateString with a pattern that rejects valid
-// ISO dates (DESIGN §7); a plain date-time format says what we mean.
+// ISO dates; a plain date-time format says what we mean.
 function fixDateStrings(json: JsonSchema): void {
   for (const property of Object.values<JsonSchema>(json.properties ?? {})) {
     if (property.format === 'date-time' || (property.type === 'string' && typeof property.pattern === 'string' && property.pattern.includes('\\d{4}'))) {

@@ -2,7 +2,7 @@ import type { Session } from './session-manager';
 
 /**
  * How a framework's own session middleware carries a SessionManager's session through
- * one request (koa-session on Koa, DESIGN §2), so that the framework's middleware and
+ * one request (koa-session on Koa), so that the framework's middleware and
  * the routes share one session: the carrier loads it once (`SessionManager.loadById`)
  * and hands it to the manager (`SessionManager.carry`); the manager tells it when the
  * request's session changes.

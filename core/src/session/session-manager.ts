@@ -52,7 +52,7 @@ export interface IssuedSession {
 const HOUR = 3600;
 
 /**
- * Owns every rule of server-side sessions (DESIGN §2): random 256-bit ids stored only as
+ * Owns every rule of server-side sessions: random 256-bit ids stored only as
  * SHA-256 hashes, a public handle apart from the id, a per-user index, idle and absolute
  * expiry, regeneration, revocation of one or all, a cap per user, and writes that only
  * touch sessions that still exist. It reads its cookie from the neutral request and
@@ -243,7 +243,7 @@ export class SessionManager {
     return { ...this.cookieBase(), value: id, maxAge: Math.floor(lifetimeMs / 1000) };
   }
 
-  /** The session cookie's attributes (DESIGN §8): HttpOnly, SameSite, Path=/, host-only (no Domain), Secure when configured. */
+  /** The session cookie's attributes: HttpOnly, SameSite, Path=/, host-only (no Domain), Secure when configured. */
   cookieAttributes(): Omit<CookieToSet, 'value'> {
     return this.cookieBase();
   }

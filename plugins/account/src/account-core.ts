@@ -232,7 +232,7 @@ export class AccountCore {
   }
 
   // Authorization header first (tokens travel there only, never in the query), then the
-  // session cookie. The user row is loaded fresh on every request (DESIGN §2).
+  // session cookie. The user row is loaded fresh on every request, so a change to a user applies from their next request.
   private async readCredential(req: NeutralRequest): Promise<CredentialResult> {
     if (req.headers.authorization !== undefined && this.bearer) return this.bearerCredential(req);
     return { credential: await req.resolve(this.sessionCredential), invalidToken: false };

@@ -8,7 +8,7 @@ export type { CurrentUserOptions } from './dependencies';
 export type { Sudo, SudoGrant } from './sudo';
 export type { NewUser } from './registration';
 
-/** Session storage in Redis (DESIGN §5); the database store comes from @crudsmith/core. */
+/** Session storage in Redis, shared by every process; the database store comes from @crudsmith/core/session. */
 export { RedisSessionStore } from './redis-session-store';
 export type { RedisSessionStoreOptions } from './redis-session-store';
 

@@ -8,7 +8,7 @@ export interface RedisSessionStoreOptions {
 }
 
 /**
- * Sessions in Redis, shared by every process (DESIGN §5). A session is one key that
+ * Sessions in Redis, shared by every process of a deployment. A session is one key that
  * expires with the session (PXAT); the per-user index is a set of session hashes,
  * cleaned as it is read. Writes use `SET ... XX`, so a deleted session is never revived.
  */

@@ -17,15 +17,15 @@ export interface Decision {
   retryAfter: number;
 }
 
-/** The start of the fixed window holding `nowSeconds` (spec Limits 3.3: now − now mod period). */
+/** The start of the fixed window holding `nowSeconds`: now − now mod period. */
 export function windowStart(nowSeconds: number, period: number): number {
   const now = Math.floor(nowSeconds);
   return now - (now % period);
 }
 
 /**
- * Decides a request from the window's count after its own increment (spec Limits 3.5:
- * limited when the count exceeds the limit). Pure: the clock is an argument.
+ * Decides a request from the window's count after its own increment: limited when the
+ * count exceeds the limit. Pure: the clock is an argument.
  */
 export function decide(count: number, policy: Pick<Policy, 'limit' | 'period'>, nowSeconds: number): Decision {
   const now = Math.floor(nowSeconds);

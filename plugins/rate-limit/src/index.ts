@@ -1,4 +1,4 @@
-// @crudsmith/rate-limit: tiers, per-path limits and a fixed-window counter (spec Limits 3).
+// @crudsmith/rate-limit: tiers, per-path limits and a fixed-window counter.
 
 /** The plugin factory and what it returns. */
 export { rateLimit } from './plugin';

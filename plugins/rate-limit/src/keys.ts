@@ -28,7 +28,7 @@ export interface MatchedPath {
 }
 
 /**
- * The matched route's path with the request's parameter values put in (DESIGN §8), so a
+ * The matched route's path with the request's parameter values put in, so a
  * trailing slash, the query or any other spelling never opens a fresh bucket. When an
  * adapter mounted the routes under a prefix, the request path carries that prefix and
  * the descriptor does not: it is taken back from the request path.

@@ -47,7 +47,7 @@ export function rateLimitStateOf(req: NeutralRequest): RateLimitState | undefine
 }
 
 /**
- * The limiter as a core dependency (spec Limits 3): identifies the caller (principal id,
+ * The limiter as a core dependency: identifies the caller (principal id,
  * or client address when anonymous), finds the tier's limit for the path in the cache,
  * counts the request in the store (its one round trip), and throws a 429 with
  * `Retry-After` when the count exceeds the limit. Resolved once per request, so a route

@@ -3,7 +3,7 @@ import { ConfigurationError } from '@crudsmith/core';
 /** Where the limiter's Redis is: a URL, or host, port and database. */
 export type RedisConnection = { url: string; db?: number } | { host: string; port: number; db: number };
 
-/** The rate-limit settings of spec Limits 3.7, read from the environment. */
+/** The rate-limit settings, read from the environment. */
 export interface RateLimitSettings {
   defaultLimit: number;
   defaultPeriod: number;
@@ -14,8 +14,8 @@ export interface RateLimitSettings {
 /**
  * Reads `DEFAULT_RATE_LIMIT_LIMIT` (100), `DEFAULT_RATE_LIMIT_PERIOD` (3600 s), and the
  * Redis for counters: `KVSTORE_RATE_LIMITER_HOST` (+ `_PORT` 6379, `_DB` 0) when set,
- * else `REDIS_URL` (with `KVSTORE_RATE_LIMITER_DB` choosing the database if set; the spec
- * advises one apart from cache and queue). A bad number throws at startup.
+ * else `REDIS_URL` (with `KVSTORE_RATE_LIMITER_DB` choosing the database if set; best
+ * one apart from cache and queue). A bad number throws at startup.
  */
 export function rateLimitSettings(env: Record<string, string | undefined> = process.env): RateLimitSettings {
   const settings: RateLimitSettings = {

@@ -31,7 +31,7 @@ function parseDate(label: string, value: string | Date): Date {
 }
 
 /**
- * The headers every response of a deprecated version carries: the spec's `X-API-Deprecation`
+ * The headers every response of a deprecated version carries: `X-API-Deprecation`
  * and `X-API-Sunset`, RFC 9745's `Deprecation` (a structured-field date, `@` and Unix
  * seconds), RFC 8594's `Sunset` (an HTTP-date), and, when it has docs, `Link`s to the
  * version's docs with the relations both RFCs define.

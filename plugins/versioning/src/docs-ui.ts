@@ -4,7 +4,7 @@ import { NotFoundError, type RouteDescriptor } from '@crudsmith/core';
 
 // Swagger UI from the installed swagger-ui-dist, never a CDN. Only these files are served;
 // its own index.html and swagger-initializer.js are not (that initializer loads an outside
-// petstore document, DESIGN §7): each version's page has its own initializer.
+// petstore document): each version's page has its own initializer.
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',

@@ -28,7 +28,7 @@ export interface VersioningPlugin extends Plugin {
 const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
- * API versions under one prefix (spec Versioning): each version's routers are served under
+ * API versions under one prefix: each version's routers are served under
  * `{prefix}/{label}`, the prefix applied when the routes are built (so every hook, a rate
  * limiter included, sees the full path). A deprecated version's every answer, errors and
  * 404s included, carries the deprecation headers; `{prefix}/versions` lists the versions;

@@ -1,4 +1,4 @@
-// DESIGN §2: on Koa, koa-session (7, under Koa 3) carries the account sessions. The app's
+// On Koa, koa-session (7, under Koa 3) carries the account sessions. The app's
 // own Koa middleware sees the same ctx.session as the routes, and every SessionManager
 // rule still holds: hashed ids, regeneration at sign-in, revocation, no revived session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,7 +97,7 @@ describe.each(ENGINES)('koa-session carries the account sessions on %s', (engine
     expect(res.status).toBe(200);
     expect(seen.before).toEqual({});
     expect(seen.after).toMatchObject({ csrf: res.body.csrf_token, auth_time: expect.any(Number) });
-    // The cookie is the manager's alone: one Set-Cookie, the DESIGN §8 flags, an id stored only as its hash.
+    // The cookie is the manager's alone: one Set-Cookie, HttpOnly, SameSite=Lax, Path=/ and host-only, an id stored only as its hash.
     const lines = res.headers.getSetCookie().filter((l) => l.startsWith('cs_session='));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/HttpOnly/i);

@@ -5,7 +5,7 @@ import { createRequest } from '@crudsmith/core/adapter';
 import { SessionManager } from '@crudsmith/core/session';
 import { RedisSessionStore } from '@crudsmith/account';
 
-// The Redis session store against the real Redis (DESIGN §6). Under CI=true an
+// The Redis session store against the real Redis. Under CI=true an
 // unreachable Redis fails the suite rather than skipping it.
 const url = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const reachable =

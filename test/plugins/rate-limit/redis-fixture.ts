@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { Redis, type RedisOptions } from 'ioredis';
 
-// The real Redis the suites count against (DESIGN §6). Probed synchronously, once per
+// The real Redis the suites count against. Probed synchronously, once per
 // file, so a suite can be declared or not; with CI=true an unreachable Redis is a
 // failing test, never a silent skip.
 const url = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');

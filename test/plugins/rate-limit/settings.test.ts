@@ -7,7 +7,7 @@ describe('rateLimitSettings(env)', () => {
     expect(rateLimitSettings({})).toEqual({ defaultLimit: 100, defaultPeriod: 3600 });
   });
 
-  it('reads the spec settings, the KVSTORE_RATE_LIMITER_* Redis first', () => {
+  it('reads the rate-limit settings, the KVSTORE_RATE_LIMITER_* Redis first', () => {
     expect(rateLimitSettings({
       DEFAULT_RATE_LIMIT_LIMIT: '10', DEFAULT_RATE_LIMIT_PERIOD: '60',
       KVSTORE_RATE_LIMITER_HOST: 'redis.internal', KVSTORE_RATE_LIMITER_PORT: '6380', KVSTORE_RATE_LIMITER_DB: '2',

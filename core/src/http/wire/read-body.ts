@@ -4,7 +4,7 @@ import { BadRequestError, HttpError, PayloadTooLargeError } from '../../errors/h
 import type { UploadedFile } from '../neutral';
 import { readMultipart } from './read-multipart';
 
-/** Deeper JSON is refused (DESIGN §8): it only serves to make validators recurse. */
+/** Deeper JSON is refused: it only serves to make validators recurse. */
 const MAX_JSON_DEPTH = 64;
 
 /**

@@ -16,7 +16,7 @@ export function flattenHeaders(raw: IncomingHttpHeaders): Record<string, string 
   return headers;
 }
 
-/** The decoded path; one that is not valid percent-encoded UTF-8 is 400 (DESIGN §8). */
+/** The decoded path; one that is not valid percent-encoded UTF-8 is 400. */
 export function decodePath(raw: string): string {
   if (!raw.includes('%')) return raw;
   try {

@@ -8,7 +8,7 @@ export interface RedisStoreOptions {
 }
 
 // INCR and the first EXPIRE in one script: one round trip (EVALSHA), and no window can
-// be left without an expiry by a crash between the two (spec Limits 3.4).
+// be left without an expiry by a crash between the two.
 const HIT_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
@@ -22,7 +22,7 @@ const DOWN = new Set(['reconnecting', 'close', 'end']);
 type WithHit = { [COMMAND](key: string, period: number): Promise<number> };
 
 /**
- * Window counters in Redis, shared by every process of a deployment (DESIGN §5). Never
+ * Window counters in Redis, shared by every process of a deployment. Never
  * hangs a request: a stopped or slow Redis is a StoreUnavailableError within
  * `commandTimeoutMs`, and the same client recovers on its own when Redis returns.
  */

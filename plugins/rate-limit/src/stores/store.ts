@@ -1,7 +1,7 @@
 /**
  * Where window counters live. `hit` is the only operation: increment the key and, on its
  * first increment, make it expire after `periodSeconds`, atomically, so two processes
- * never see the same count (STYLE rule 8).
+ * never see the same count.
  */
 export interface RateLimitStore {
   /** The key's count after this request's increment. */

@@ -16,7 +16,7 @@ export interface RedisInvalidationOptions {
 }
 
 /**
- * Carries "limits changed" between processes over Redis pub/sub (DESIGN §8: a change
+ * Carries "limits changed" between processes over Redis pub/sub (a change
  * applies everywhere within a second). A subscriber needs a connection of its own, so
  * `start` opens a duplicate of the publisher; it queues its SUBSCRIBE until Redis
  * answers and resubscribes after a reconnect.

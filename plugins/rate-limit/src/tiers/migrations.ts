@@ -1,7 +1,7 @@
 import type { MigrationSet } from '@crudsmith/core';
 
 /**
- * The plugin's tables (spec "Tiers and rate-limit records"): `tiers` and their per-path
+ * The plugin's tables: `tiers` and their per-path
  * `rate_limits`. The app lists this set before its own, since its users reference tiers.
  */
 export const rateLimitMigrations: MigrationSet = {

@@ -25,7 +25,7 @@ type Snapshot = Map<string, Policy>;
 
 /**
  * Per-process cache of every tier's limits, so a request never queries the database
- * (DESIGN §8: a limited request costs one store round trip). The whole table is one
+ * (a limited request costs one store round trip). The whole table is one
  * snapshot: a missing (tier, path) pair is as cheap to answer as a present one.
  * `invalidate` drops it; the next lookup rereads it, once, however many wait.
  */

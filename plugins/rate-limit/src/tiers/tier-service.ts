@@ -18,7 +18,7 @@ export interface RateLimitRow extends RateLimitInput {
 }
 
 /**
- * Tiers and their rate limits, for the app to expose as routes (spec section C). Inputs
+ * Tiers and their rate limits, for the app to expose as routes. Inputs
  * are checked here (422), so a route can pass the request body straight in. Every write
  * calls `onChange`, which drops the limit caches of every process.
  */
