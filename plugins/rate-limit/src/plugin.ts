@@ -25,7 +25,7 @@ export interface RateLimitOptions {
   defaultPeriod?: number;
   /** Serve requests when the store is down (logged), instead of answering 503. Default true. */
   failOpen?: boolean;
-  /** Route path prefixes the plugin guards on every route beneath them (`['/api/v1/items']`). Default none. */
+  /** Route path prefixes the plugin guards on every route beneath them (`['/api/v1/items']`), as bootstrap sees the paths: an adapter's `prefix` is not part of them. Default none. */
   paths?: string[];
   logger?: RateLimitLogger;
   /** The clock, in ms (tests inject one). Default `Date.now`. */
