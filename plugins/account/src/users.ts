@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError, modelInfo, type ModelClass, type ModelInfo } from '@crudsmith/core';
+import { ConfigurationError, CrudRepository, modelInfo, type ModelClass, type ModelInfo } from '@crudsmith/core';
 import type { AccountUser, UserColumns } from './options';
 
 type Row = Record<string, unknown>;
@@ -30,10 +30,12 @@ export function resolveColumns(model: ModelClass, given: Partial<UserColumns> = 
 
 /**
  * The plugin's access to the app's user table. Reads go through knex; inserts through
- * the objection model, so the app's hooks (created_at and the like) run.
+ * core's repository, which stamps `created_at` and runs the model's hooks when it has
+ * any, so an app's user model needs no hook for its creation time.
  */
 export class UserTable {
   readonly info: ModelInfo;
+  private readonly repository: CrudRepository;
 
   constructor(
     private readonly knex: Knex,
@@ -41,6 +43,7 @@ export class UserTable {
     readonly columns: UserColumns,
   ) {
     this.info = modelInfo(model);
+    this.repository = new CrudRepository(model);
   }
 
   /** The live (not soft-deleted) user with this id. */
@@ -69,12 +72,9 @@ export class UserTable {
     return (await query.first(this.columns.id)) !== undefined;
   }
 
-  /** Inserts a user through the model and answers the stored row. */
+  /** Inserts a user and answers the stored row. */
   async insert(values: Row): Promise<Row> {
-    const created = await this.model.query(this.knex).insert({ [this.columns.tokenVersion]: 0, ...values });
-    const id = (created as unknown as Row)[this.columns.id];
-    const row = await this.knex(this.info.table).where(this.columns.id, id as string).first();
-    return row as Row;
+    return this.repository.create(this.knex, { [this.columns.tokenVersion]: 0, ...values });
   }
 
   /** Stores a new password hash; with `bump`, also kills every access token issued before. */
