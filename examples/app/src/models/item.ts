@@ -59,8 +59,4 @@ export class Item extends Model {
   @Filter({ operators: 'all' }) price?: number | null;
   @Filter({ operators: 'all' }) last_sold?: Date | null;
   @Filter({ operators: 'all' }) created_at!: Date;
-
-  override $beforeInsert(): void {
-    this.created_at ??= new Date();
-  }
 }

@@ -29,10 +29,4 @@ export class Post extends Model {
       created_at: { type: 'string', format: 'date-time' },
     },
   };
-
-  declare created_at: Date;
-
-  override $beforeInsert(): void {
-    this.created_at ??= new Date();
-  }
 }

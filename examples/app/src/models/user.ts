@@ -98,10 +98,4 @@ export class User extends Model {
       updated_at: datetime,
     },
   };
-
-  declare created_at: Date;
-
-  override $beforeInsert(): void {
-    this.created_at ??= new Date();
-  }
 }
