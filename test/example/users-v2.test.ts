@@ -94,6 +94,17 @@ describe.each(ADAPTER_ENGINES)('example app /api/v2/users on %s with %s', (adapt
     expect((await client().get(path)).status).toBe(404);
   });
 
+  it('leaves a soft-deleted user out of every list and count, with their e-mail still taken', async () => {
+    // ben was deleted by the test above.
+    const live = Number((await ex.db.knex('users').where('is_deleted', false).count({ n: '*' }).first())!.n);
+    const v2 = (await client().get('/api/v2/users/?items_per_page=100')).body;
+    expect(v2.total_count).toBe(live);
+    expect(v2.data).toHaveLength(live);
+    expect(v2.data.map((u: { id: number }) => u.id)).not.toContain(ex.ids.ben);
+    expect((await client().get('/api/v1/users/?items_per_page=100')).body.map((u: { id: number }) => u.id)).not.toContain(ex.ids.ben);
+    expect((await send(ann, 'PATCH', `/api/v2/users/${ex.ids.ann}`, { email: 'BEN@example.com' })).status).toBe(409);
+  });
+
   it('leaves v1 as it was: an array of UserRead, create without login', async () => {
     const list = await client().get('/api/v1/users/');
     expect(Array.isArray(list.body)).toBe(true);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { randomToken } from '@crudsmith/core';
 import type { AccountPlugin } from '@crudsmith/account';
+import { userRepository } from './routes/user-access';
 
 /** Who the first superuser is (ADMIN_USERNAME, ADMIN_EMAIL, ADMIN_PASSWORD). */
 export interface FirstSuperuser {
@@ -14,8 +15,10 @@ export interface FirstSuperuser {
  * generated and printed once: it is stored only as a hash.
  */
 export async function ensureFirstSuperuser(knex: Knex, auth: AccountPlugin, admin: FirstSuperuser, log: (line: string) => void = console.log): Promise<void> {
-  if (await knex('users').where('is_superuser', true).first('id')) return;
-  if (await knex('users').whereRaw('lower(username) = ?', [admin.username.toLowerCase()]).first('id')) {
+  // Soft-deleted users count: a superuser someone deleted is not brought back at the next
+  // start, and a deleted user's name stays taken.
+  if (await userRepository.exists(knex, { is_superuser: true }, { includeDeleted: true })) return;
+  if (await userRepository.exists(knex, { username__same_text: admin.username }, { includeDeleted: true })) {
     log(`First superuser not created: a user named ${admin.username} already exists (set ADMIN_USERNAME to another name).`);
     return;
   }

@@ -3,13 +3,14 @@ import { NotFoundError, ValidationError, type NeutralRequest, type NeutralResult
 import type { AccountPlugin } from '@crudsmith/account';
 import type { RateLimitRow, TierRow, TierService } from '@crudsmith/rate-limit';
 import { toUserRead } from '../models/user';
+import { userAt, userRepository } from './user-access';
 
 type Route = `${RouteDescriptor['method']} ${string} ${string}`;
 
 /**
- * Tiers, their per-path rate limits and a user's tier (spec section C, DESIGN §4). Writes
- * need a superuser (the spec's "not stated" included); the reads beside them are public,
- * like the other example reads. Inputs are checked by the TierService (422), a taken
+ * Tiers, their per-path rate limits and a user's tier. Every write needs a superuser,
+ * since a tier decides how much of the API a user may use; the reads beside them are
+ * public, like the other example reads. Inputs are checked by the TierService (422), a taken
  * name or path is 409, an unknown tier or user 404. Every write drops the limit caches of
  * every process, so a new limit applies from the next request.
  */
@@ -41,13 +42,11 @@ export function tierRoutes(knex: Knex, tiers: TierService, auth: AccountPlugin):
 
     route('PUT /users/:user_id/tier users_update_tier', [superuser], async (req) => {
       const tierId = tierIdOf(req.body);
-      const userId = /^\d{1,9}$/.test(req.params.user_id) ? Number(req.params.user_id) : NaN;
-      const user = Number.isSafeInteger(userId) ? await knex('users').where({ id: userId, is_deleted: false }).first('id') : undefined;
-      if (!user) throw new NotFoundError('User not found');
+      const user = await userAt(knex, req.params.user_id);
       if (tierId !== null && !(await knex('tiers').where('id', tierId).first('id'))) throw new NotFoundError('Tier not found');
-      await knex('users').where('id', userId).update({ tier_id: tierId, updated_at: new Date() });
+      await userRepository.update(knex, { tier_id: tierId }, { filters: { id: user.id } });
       // The account plugin loads the user on every request: the new tier counts from the next one.
-      return { status: 200, json: toUserRead(await knex('users').where('id', userId).first()) };
+      return { status: 200, json: toUserRead(await userAt(knex, req.params.user_id)) };
     }),
   ];
 }

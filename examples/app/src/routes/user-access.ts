@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import {
+  CrudRepository,
   DuplicateValueError,
   ForbiddenError,
   NotFoundError,
-  ValidationError,
+  parseListQuery,
   validateBody,
+  type CustomFilter,
   type Dependency,
   type NeutralRequest,
   type NeutralResult,
@@ -12,14 +14,47 @@ import {
 } from '@crudsmith/core';
 import type { AccountPlugin, AccountUser } from '@crudsmith/account';
 import type { AvatarStore } from '../avatars';
-import { UserUpdate } from '../models/user';
+import { User, UserUpdate } from '../models/user';
 
 type Row = Record<string, unknown>;
 
+// `email__same_text=x`: equal ignoring case, as the unique indexes on lower(column) compare,
+// so a clash is found before the database refuses it and answered with the column's name.
+const sameText: CustomFilter = (column) => (qb, value) => {
+  qb.whereRaw('lower(??) = ?', [column, String(value).toLowerCase()]);
+};
+
 /**
- * The data access and rules every version of the users routes shares (spec Versioning 2:
- * versions share dependencies and data access; only schemas and endpoints differ).
- * Rows are the `users` table's; each version serialises them its own way.
+ * The `users` table through the library's repository: reads leave soft-deleted users out
+ * unless they ask for them, an update stamps `updated_at`, a delete is soft. The model
+ * has no objection hooks, so its writes go straight through knex.
+ */
+export const userRepository = new CrudRepository(User, { customFilters: { same_text: sameText } });
+
+/** The hand-written lists' paging: `page` from 1, `items_per_page` 1 to 100, 10 by default. */
+const PAGES = { maxLimit: 100, defaultLimit: 10, pagesOnly: true } as const;
+
+const MAX_ID = userRepository.info.columns.get('id')?.maximum ?? Number.MAX_SAFE_INTEGER;
+
+/**
+ * The user a path's `user_id` names (a live one unless `includeDeleted`), or 404. A value
+ * that can name no user (`abc`, 0, past the id column's range) is a 404 as well, not a
+ * 422: to the caller it is one more id that does not exist.
+ */
+export async function userAt(knex: Knex, userId: string, options: { includeDeleted?: boolean } = {}): Promise<Row> {
+  const id = /^\d{1,16}$/.test(userId) ? Number(userId) : 0;
+  return found(id >= 1 && id <= MAX_ID ? await userRepository.get(knex, { id }, options) : null);
+}
+
+function found(row: Row | null): Row {
+  if (!row) throw new NotFoundError('User not found');
+  return row;
+}
+
+/**
+ * The data access and rules every version of the users routes shares (versions share
+ * dependencies and data access; only schemas and endpoints differ). Rows are the
+ * repository's (dates as Dates, flags as booleans); each version serialises them its own way.
  */
 export interface UserAccess {
   /** Any signed-in user (401 otherwise). */
@@ -32,10 +67,12 @@ export interface UserAccess {
   get(id: string | number): Promise<Row>;
   /** The caller, when they are that user or a superuser; 403 for anyone else, whether or not the id exists. */
   mayChange(req: NeutralRequest): Promise<AccountUser>;
-  /** One page of live users by id, from `page` (≥ 1, default 1) and `items_per_page` (1–100, default 10). */
-  page(req: NeutralRequest): Promise<{ rows: Row[]; page: number; perPage: number }>;
-  /** How many live users there are. */
-  countLive(): Promise<number>;
+  /**
+   * One page of live users in id order, from `page` and `items_per_page`, with their total
+   * when `count` asks. No `sort`: ordering by a column a reader never sees (a password
+   * hash) would still tell them something about it.
+   */
+  list(req: NeutralRequest, options: { count: boolean }): Promise<{ rows: Row[]; total?: number; page: number; perPage: number }>;
   /** Creates a user from a validated UserCreate body (409 for a taken name or e-mail). */
   create(body: Record<string, unknown>): Promise<AccountUser>;
   /** PATCH: that user or a superuser, a UserUpdate body, 409 on a taken name or e-mail; the updated row. */
@@ -51,13 +88,7 @@ export interface UserAccess {
 /** The users data access over the app's `users` table and the account plugin. */
 export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): UserAccess {
   const signedIn = auth.currentUser();
-  const live = () => knex('users').where('is_deleted', false);
-  const find = async (req: NeutralRequest): Promise<Row> => {
-    const id = Number(req.params.user_id);
-    const row = Number.isSafeInteger(id) && /^\d+$/.test(req.params.user_id) ? await live().where('id', id).first() : undefined;
-    if (!row) throw new NotFoundError('User not found');
-    return row;
-  };
+  const find = (req: NeutralRequest): Promise<Row> => userAt(knex, req.params.user_id);
   const mayChange = async (req: NeutralRequest): Promise<AccountUser> => {
     const me = (await req.resolve(signedIn))!;
     if (String(me.id) !== req.params.user_id && !me.is_superuser) throw new ForbiddenError('Not allowed to change another user');
@@ -70,21 +101,12 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
     find,
     mayChange,
 
-    async get(id) {
-      const row = await live().where('id', id).first();
-      if (!row) throw new NotFoundError('User not found');
-      return row;
-    },
+    get: async (id) => found(await userRepository.get(knex, { id })),
 
-    async page(req) {
-      const page = intParam(req, 'page', { min: 1, fallback: 1 });
-      const perPage = intParam(req, 'items_per_page', { min: 1, max: 100, fallback: 10 });
-      return { rows: await live().orderBy('id').offset((page - 1) * perPage).limit(perPage), page, perPage };
-    },
-
-    async countLive() {
-      const row = await live().count({ n: '*' }).first();
-      return Number(row?.n ?? 0);
+    async list(req, { count }) {
+      const page = parseListQuery(req.query, PAGES);
+      const { data, total_count } = await userRepository.getMulti(knex, { offset: page.offset, limit: page.limit, returnTotalCount: count });
+      return { rows: data, total: total_count, page: page.page, perPage: page.itemsPerPage };
     },
 
     create: (body) => auth.createUser(body as { username: string; email: string; password: string; name: string }),
@@ -95,28 +117,26 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
       const changes = await validateBody(UserUpdate, req.body);
       for (const column of ['username', 'email'] as const) {
         const value = changes[column];
-        if (typeof value !== 'string') continue;
-        const clash = await knex('users').whereRaw('lower(??) = ?', [column, value.toLowerCase()]).whereNot('id', row.id as number).first('id');
+        // A soft-deleted user keeps their name and e-mail: taking them is a clash too.
+        const clash = typeof value === 'string' && (await userRepository.exists(knex, { [`${column}__same_text`]: value, id__ne: row.id }, { includeDeleted: true }));
         if (clash) throw new DuplicateValueError(`${column === 'email' ? 'Email' : 'Username'} already registered`);
       }
-      if (Object.keys(changes).length > 0) await knex('users').where('id', row.id as number).update({ ...changes, updated_at: new Date() });
+      if (Object.keys(changes).length > 0) await userRepository.update(knex, changes, { filters: { id: row.id } });
       return find(req);
     },
 
     async softDelete(req) {
       await mayChange(req);
       const row = await find(req);
-      await knex('users').where('id', row.id as number).update({ is_deleted: true, deleted_at: new Date() });
+      await userRepository.delete(knex, { id: row.id });
       // Signed out everywhere at once (the plugin also refuses deleted users on every request).
       await auth.signOutEverywhere(row.id as number);
     },
 
     async hardDelete(req) {
-      const id = /^\d+$/.test(req.params.user_id) ? Number(req.params.user_id) : NaN;
-      const row = Number.isSafeInteger(id) ? await knex('users').where('id', id).first('id', 'profile_image_url') : undefined;
-      if (!row) throw new NotFoundError('User not found');
-      await auth.signOutEverywhere(id);
-      await knex('users').where('id', id).delete();
+      const row = await userAt(knex, req.params.user_id, { includeDeleted: true });
+      await auth.signOutEverywhere(row.id as number);
+      await userRepository.dbDelete(knex, { id: row.id });
       await avatars.remove(row.profile_image_url);
     },
 
@@ -124,7 +144,7 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
       await mayChange(req);
       const row = await find(req);
       const url = await avatars.save(req);
-      await knex('users').where('id', row.id as number).update({ profile_image_url: url, updated_at: new Date() });
+      await userRepository.update(knex, { profile_image_url: url }, { filters: { id: row.id } });
       await avatars.remove(row.profile_image_url);
       return find(req);
     },
@@ -179,16 +199,4 @@ export function userDeleteRoutes(route: UserRouteMaker, users: UserAccess): Rout
       return { status: 200, json: { message: 'User deleted from the database' } };
     }),
   ];
-}
-
-function intParam(req: NeutralRequest, name: string, range: { min: number; max?: number; fallback: number }): number {
-  const raw = req.query[name];
-  if (raw === undefined) return range.fallback;
-  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  const value = /^[+-]?\d{1,9}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < range.min || (range.max !== undefined && value > range.max)) {
-    const bound = range.max === undefined ? `at least ${range.min}` : `between ${range.min} and ${range.max}`;
-    throw ValidationError.of(['query', name], `Input should be an integer ${bound}`, 'int_parsing');
-  }
-  return value;
 }

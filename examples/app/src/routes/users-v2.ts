@@ -8,10 +8,10 @@ import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from '.
 type Row = Record<string, unknown>;
 
 /**
- * The v2 users routes (spec Versioning 3): the same paths, methods, rules and data access
- * as v1, with v2's shapes. The list answers the paginated envelope, create needs a
- * signed-in user and `accept_terms: true`, and reads answer UserReadV2. Paths are
- * relative to the version prefix (`/api/v2`).
+ * The v2 users routes: the same paths, methods, rules and data access as v1, with v2's
+ * shapes. The list answers the paginated envelope, create needs a signed-in user and
+ * `accept_terms: true`, and reads answer UserReadV2. Paths are relative to the version
+ * prefix (`/api/v2`).
  */
 export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): RouteDescriptor[] {
   const users = userAccess(knex, auth, avatars);
@@ -31,7 +31,7 @@ export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarSto
     }),
 
     route('GET / list', [], async (req) => {
-      const [{ rows, page, perPage }, total] = await Promise.all([users.page(req), users.countLive()]);
+      const { rows, total = 0, page, perPage } = await users.list(req, { count: true });
       return { status: 200, json: { data: await read(rows), total_count: total, has_more: page * perPage < total, page, items_per_page: perPage } };
     }),
 

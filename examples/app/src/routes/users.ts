@@ -6,9 +6,9 @@ import type { AvatarStore } from '../avatars';
 import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from './user-access';
 
 /**
- * The v1 users routes of spec section C over the account plugin's user model, with
- * DESIGN §4/§8's rules: PATCH and DELETE need that user or a superuser (401/403), a
- * duplicate username or e-mail is 409, and answers are UserRead (no secret ever).
+ * The v1 users routes over the account plugin's user model: PATCH and DELETE need that
+ * user or a superuser (401/403), a duplicate username or e-mail is 409, and answers are
+ * UserRead (no secret ever). The list is a bare array of one page.
  */
 export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): RouteDescriptor[] {
   const users = userAccess(knex, auth, avatars);
@@ -20,7 +20,7 @@ export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
       return { status: 201, json: toUserRead(user) };
     }),
 
-    route('GET / list', [], async (req) => ({ status: 200, json: (await users.page(req)).rows.map(toUserRead) })),
+    route('GET / list', [], async (req) => ({ status: 200, json: (await users.list(req, { count: false })).rows.map(toUserRead) })),
 
     route('GET /me me', [users.signedIn], async (req) => ({ status: 200, json: toUserRead((await req.resolve(users.signedIn))!) })),
 
