@@ -77,6 +77,10 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
   maxLimit?: number;
   /** Rows answered without pagination parameters (default 100). */
   defaultLimit?: number;
-  /** Signs cursors; pass the app's secret so every process accepts every cursor. */
+  /**
+   * Signs keyset cursors: a key derived from the app's secret, or a function answering it.
+   * Without it each process signs with a random key of its own, so a `next_cursor` fails
+   * (400) on another process and after a restart.
+   */
   cursorKey?: CursorKey;
 }

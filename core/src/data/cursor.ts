@@ -7,22 +7,51 @@ import type { SortSpec } from './sort';
 
 // A keyset cursor is opaque to clients: the sort values of the last row, signed together
 // with the query's shape (table and sort), so a malformed, hand-made or foreign cursor is
-// a 400 rather than a silently wrong page (DESIGN §8).
+// a 400 rather than a silently wrong page.
 const processKey = randomBytes(32);
 
-/** The cursor's signing key: the app's secret, or a per-process random one. */
-export type CursorKey = string | Buffer;
+/** Bytes (or text) that sign cursors. */
+export type CursorKeyValue = string | Buffer;
+
+/**
+ * The cursor's signing key, or a function answering it when the app's secret is only
+ * known later (read from a file or the database): it is called when the first cursor is
+ * signed or read, and its answer kept.
+ */
+export type CursorKey = CursorKeyValue | (() => CursorKeyValue | Promise<CursorKeyValue>);
+
+const provided = new WeakMap<() => unknown, Promise<CursorKeyValue>>();
+
+/**
+ * The key to sign with: the given one, a provider's answer (asked once; asked again
+ * after a failure), or without a key the process's random one, which no other process
+ * and no restart shares.
+ */
+export function cursorKeyOf(key: CursorKey | undefined): CursorKeyValue | Promise<CursorKeyValue> {
+  if (typeof key !== 'function') return key ?? processKey;
+  let answer = provided.get(key);
+  if (!answer) {
+    answer = Promise.resolve().then(key).then((value) => {
+      // An empty key would sign with nothing secret: anyone could make a valid cursor.
+      if (!(typeof value === 'string' || Buffer.isBuffer(value)) || value.length === 0) throw new Error('cursorKey: the provider answered no key');
+      return value;
+    });
+    provided.set(key, answer);
+    answer.catch(() => provided.delete(key));
+  }
+  return answer;
+}
 
 function shapeOf(info: ModelInfo, specs: SortSpec[]): string {
   return `${info.table}|${specs.map((s) => `${s.column}:${s.order}`).join(',')}`;
 }
 
-function sign(key: CursorKey | undefined, text: string): Buffer {
-  return createHmac('sha256', key ?? processKey).update(text).digest().subarray(0, 16);
+function sign(key: CursorKeyValue, text: string): Buffer {
+  return createHmac('sha256', key).update(text).digest().subarray(0, 16);
 }
 
 /** Encodes the sort values of the last row of a page. */
-export function encodeCursor(row: Record<string, unknown>, ctx: { info: ModelInfo; specs: SortSpec[]; key?: CursorKey }): string {
+export function encodeCursor(row: Record<string, unknown>, ctx: { info: ModelInfo; specs: SortSpec[]; key: CursorKeyValue }): string {
   const values = ctx.specs.map((s) => {
     const v = row[s.column];
     return v instanceof Date ? v.toISOString() : (v ?? null);
@@ -32,7 +61,7 @@ export function encodeCursor(row: Record<string, unknown>, ctx: { info: ModelInf
 }
 
 /** Decodes a cursor this query issued, or throws 400 `Invalid cursor`. */
-export function decodeCursor(token: string, ctx: { info: ModelInfo; specs: SortSpec[]; key?: CursorKey }): unknown[] {
+export function decodeCursor(token: string, ctx: { info: ModelInfo; specs: SortSpec[]; key: CursorKeyValue }): unknown[] {
   const invalid = () => new BadRequestError('Invalid cursor');
   const [payload, mac, extra] = token.split('.');
   if (!payload || !mac || extra !== undefined) throw invalid();

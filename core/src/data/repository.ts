@@ -5,7 +5,7 @@ import { mapDatabaseError } from '../errors/database-error';
 import type { SchemaLike } from '../schema/fields';
 import { reuseCompiledSql } from './compiled-sql';
 import { insertDirectly, patchDirectly, plainValues, writesDirectly } from './direct-writes';
-import { applyKeyset, decodeCursor, encodeCursor, type CursorKey } from './cursor';
+import { applyKeyset, cursorKeyOf, decodeCursor, encodeCursor, type CursorKey } from './cursor';
 import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
 import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
@@ -28,7 +28,11 @@ export interface RepositoryOptions {
    */
   createdAtColumn?: string | null;
   customFilters?: Record<string, CustomFilter>;
-  /** Signs keyset cursors; a per-process random key when absent. */
+  /**
+   * Signs keyset cursors: a key, or a function answering one (asked once). Without it a
+   * random key of this process signs them, so a cursor fails on any other process and
+   * after a restart.
+   */
   cursorKey?: CursorKey;
   /** Most values an `in`/`not_in` filter may list (default 1000). */
   maxListSize?: number;
@@ -203,7 +207,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       options.sortColumns ?? options.sortColumn ?? this.info.idColumn,
       options.sortOrders ?? options.sortOrder ?? 'asc',
     );
-    const key = { info: this.info, specs, key: this.options.cursorKey };
+    const signing = cursorKeyOf(this.options.cursorKey);
+    const key = { info: this.info, specs, key: signing instanceof Promise ? await signing : signing };
     const after = options.cursor ? decodeCursor(options.cursor, key) : undefined;
     const plan: ReadPlan = {
       ...this.plan({ ...options, sortColumns: undefined, sortOrders: undefined }),
