@@ -4,7 +4,7 @@ import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 import { Book, createSchema, Item } from '../fixtures/models';
 import { seedItems, seedLibrary } from '../fixtures/seed';
 
-// Every operator of DESIGN §3 must mean the same on SQLite, PostgreSQL and MariaDB.
+// Every filter operator must mean the same on SQLite, PostgreSQL and MariaDB.
 describe.each(ENGINES)('filter operators on %s', (engine) => {
   let db: TestDatabase;
   let items: CrudRepository<typeof Item>;

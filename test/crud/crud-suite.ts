@@ -1,5 +1,5 @@
-// The HTTP-level CRUD conformance suite (STYLE rule 13): generated endpoints on a real
-// listening server, organised by the spec's rules, run by every adapter on every engine.
+// The HTTP-level CRUD conformance suite: generated endpoints on a real listening server,
+// organised by area, run by every adapter on every engine.
 import { describe } from 'vitest';
 import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';

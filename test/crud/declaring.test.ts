@@ -1,6 +1,6 @@
-// Declaring CRUD endpoints: the startup validations of spec "Errors" (each a
+// Declaring CRUD endpoints: the startup validations (each a
 // ConfigurationError when the app builds its routes, never at a request), the decorators
-// and their function twins, and the per-app registry (STYLE rules 4–6).
+// and their function twins, and the per-app registry (no global state).
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -45,7 +45,7 @@ function buildError(build: () => unknown): ConfigurationError {
   throw new Error('expected the build to throw a ConfigurationError');
 }
 
-describe('startup validations (spec Errors): thrown when the routes are built', () => {
+describe('startup validations: thrown when the routes are built', () => {
   it('includedMethods together with deletedMethods', () => {
     expect(buildError(() => crudRouter(items({ includedMethods: ['read'], deletedMethods: ['delete'] }))).message).toMatch(/includedMethods and deletedMethods/);
   });

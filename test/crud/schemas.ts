@@ -16,7 +16,7 @@ export class ItemUpdate extends ItemCreate {}
 /** The delete schema has no fields; giving it adds db_delete. */
 export class ItemDelete {}
 
-/** What item reads answer (DESIGN §3: id … created_at and updated_at). */
+/** What item reads answer: id … created_at and updated_at. */
 export class ItemRead {
   @IsInt() id!: number;
   @IsOptional() @IsString() name!: string | null;

@@ -35,7 +35,7 @@ async function createGadgets(knex: Knex): Promise<void> {
 }
 
 export function describeConfig(env: CrudEnv): void {
-  describe('configuration parameters (spec table, Endpoints A rules 1–3)', () => {
+  describe('configuration parameters', () => {
     beforeAll(async () => {
       await env.resetItems();
       await createGadgets(env.knex);
@@ -70,7 +70,7 @@ export function describeConfig(env: CrudEnv): void {
       expect((await spec.del('/items/purge/424242')).status).toBe(404);
     });
 
-    it('includedMethods keeps only the listed operations (camelCase or spec spelling)', async () => {
+    it('includedMethods keeps only the listed operations (camelCase or snake_case spelling)', async () => {
       const api = await env.serve(crudRouter(itemOptions(env.knex, { includedMethods: ['read', 'read_multi'] })));
       expect((await api.get('/items/1')).status).toBe(200);
       expect((await api.get('/items')).status).toBe(200);

@@ -19,7 +19,7 @@ class KeysetByCategory extends CursorPaginatedRequestQuery {
 }
 
 export function describeCustomRoutes(env: CrudEnv): void {
-  describe('query dependencies of custom GET routes (spec Endpoints B)', () => {
+  describe('query dependencies of custom GET routes', () => {
     let api: Api;
 
     beforeAll(async () => {

@@ -1,5 +1,4 @@
-// Spec "Authentication" 1 (per-operation dependency lists), DESIGN §2 (a dependency is
-// resolved once per request) and the generic 500 of an unexpected error.
+// Per-operation dependency lists (a dependency is resolved once per request) and the generic 500 of an unexpected error.
 import { Model } from 'objection';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter, ForbiddenError, UnauthorizedError, type Dependency } from '@crudsmith/core';

@@ -1,5 +1,5 @@
-// Spec "Endpoints" A (the operation table and rules 6–7), DESIGN §3's answers of create,
-// read, update, delete and db_delete, and the CRUD rows of spec "Errors".
+// The generated endpoints: the operation table, the answers of create, read, update,
+// delete and db_delete, and their errors.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter } from '@crudsmith/core';
 import { Book } from '../fixtures/models';
@@ -9,7 +9,7 @@ import { BookCreate, BookUpdate, ITEM_READ_FIELDS } from './schemas';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export function describeEndpoints(env: CrudEnv): void {
-  describe('generated endpoints (spec Endpoints A)', () => {
+  describe('generated endpoints', () => {
     let api: Api;
     let plain: Api;
     let auto: Api;

@@ -1,5 +1,5 @@
-// Spec "Filters" and Endpoints A rule 8, DESIGN §3's filter bullet (operators, coercion,
-// undeclared keys) and DESIGN §8's integer and list limits, over HTTP.
+// Filters over HTTP: operators, coercion, undeclared and refused keys, and the integer
+// and list limits.
 import { Model } from 'objection';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRegistry, crud, CrudRepository, crudRouter, filter, FilterConfig, type CustomFilter, type Dependency } from '@crudsmith/core';
@@ -35,7 +35,7 @@ for (const column of ['id', 'name', 'price', 'last_sold', 'is_deleted']) filter(
 crud(EveryOperatorItem, { path: '/every', createSchema: ItemCreate, updateSchema: ItemUpdate, selectSchema: ItemRead, includedMethods: ['readMulti'] });
 
 export function describeFilters(env: CrudEnv): void {
-  describe('filters (spec Filters, DESIGN §3)', () => {
+  describe('filters', () => {
     let api: Api;
     let books: Api;
 

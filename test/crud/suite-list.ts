@@ -1,5 +1,5 @@
-// Read-many: list envelopes (spec "List response envelopes", Endpoints A rules 4–5),
-// DESIGN §3's pagination input, deterministic order and keyset cursors, DESIGN §8's limits.
+// Read-many: list envelopes, pagination input, deterministic order, keyset cursors and
+// the limits on each.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter } from '@crudsmith/core';
 import { itemOptions, type Answer, type Api, type CrudEnv } from './kit';

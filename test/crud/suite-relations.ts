@@ -1,5 +1,5 @@
 // Spec "Relationship inclusion options" (includeRelationships, includeOneToMany,
-// joinsConfig, nestJoins) and DESIGN §3's one-to-many bullet, on every endpoint.
+// joinsConfig, nestJoins) and one-to-many inclusion (parents paginated, children never duplicated), on every endpoint.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter, type CrudOptions } from '@crudsmith/core';
 import { Author, Book } from '../fixtures/models';
@@ -10,7 +10,7 @@ const ANN = { id: 1, name: 'Ann', email: 'ann@example.com', is_deleted: false };
 const BOB = { id: 2, name: 'Bob', email: 'bob@example.com', is_deleted: false };
 
 export function describeRelations(env: CrudEnv): void {
-  describe('related data (spec Relationship inclusion options)', () => {
+  describe('related data (relationship inclusion options)', () => {
     const books = (path: string, extra: Partial<CrudOptions>) => env.serve(crudRouter({
       session: env.knex, model: Book, path, createSchema: BookCreate, updateSchema: BookUpdate, deleteSchema: [], ...extra,
     }));

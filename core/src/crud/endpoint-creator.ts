@@ -48,7 +48,7 @@ function keysOf(list: string[] | undefined, option: string): Set<string> | undef
 }
 
 /**
- * Builds the CRUD routes of one model (spec `EndpointCreator`). Subclass it to override
+ * Builds the CRUD routes of one model. Subclass it to override
  * `addRoutesToRouter` or a single `route`, and add routes with `addCustomRoute`.
  */
 export class EndpointCreator {
@@ -72,7 +72,7 @@ export class EndpointCreator {
     for (const [name, segment] of Object.entries(options.endpointNames ?? {})) {
       const key = operationKey(name);
       if (!key) throw new ConfigurationError(`endpointNames: unknown operation '${name}'`);
-      // readPaginated was merged into readMulti (spec release 0.15.0).
+      // readPaginated was merged into readMulti (FastCRUD 0.15.0 did the same).
       if (segment !== undefined) this.names[key === 'readPaginated' ? 'readMulti' : key] = segment.replace(/^\/+|\/+$/g, '');
     }
     const include = keysOf(options.includedMethods, 'includedMethods');
@@ -124,7 +124,7 @@ export class EndpointCreator {
   }
 }
 
-/** Builds a model's CRUD routes in one call (spec `crud_router`). */
+/** Builds a model's CRUD routes in one call (FastCRUD's `crud_router`). */
 export function crudRouter(options: CrudOptions): CrudRouter {
   const Creator = options.endpointCreator ?? EndpointCreator;
   const creator = new Creator(options);

@@ -1,6 +1,6 @@
 import type { Dependency, NeutralRequest } from '../http/neutral';
 
-/** Server-side field injection (spec `CreateConfig`, `UpdateConfig`, `DeleteConfig`). */
+/** Server-side field injection (`CreateConfig`, `UpdateConfig`, `DeleteConfig`). */
 export interface FieldInjectionInit {
   /** Field → dependency whose value is written; the client may not send these fields. */
   autoFields?: Record<string, Dependency<unknown>>;

@@ -7,7 +7,7 @@ import { parseListQuery } from './list-query';
 import type { Query } from './query-values';
 
 // One handler per generated operation. Each reads the neutral request, calls the
-// repository, and answers the wire format of DESIGN §3.
+// repository, and answers the wire format the README's table gives.
 
 type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
 

@@ -31,7 +31,7 @@ export const DEFAULT_ENDPOINT_NAMES: Record<OperationKey, string> = {
   create: '', read: '', readMulti: '', update: '', delete: '', dbDelete: 'db_delete',
 };
 
-/** Options of `crudRouter` and `EndpointCreator` (the spec's parameters in camelCase). */
+/** Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase). */
 export interface CrudOptions<M extends ModelClass = ModelClass> {
   /** A knex instance, or a dependency answering one per request. */
   session: Knex | Dependency<Knex>;

@@ -32,7 +32,7 @@ function dependencyOf<T extends object>(cls: new () => T, read: (req: NeutralReq
 }
 
 /**
- * Pagination parameters for custom GET routes (spec `PaginatedRequestQuery`). Use
+ * Pagination parameters for custom GET routes. Use
  * `req.resolve(MyQuery.dependency())`; subclass to add class-validator-checked fields.
  */
 export class PaginatedRequestQuery {
@@ -73,7 +73,7 @@ export class PaginatedRequestQuery {
   }
 }
 
-/** Keyset parameters for custom GET routes (spec `CursorPaginatedRequestQuery`). */
+/** Keyset parameters for custom GET routes. */
 export class CursorPaginatedRequestQuery {
   cursor?: string;
   /** Default 100, at most 1000. */

@@ -11,7 +11,7 @@ export function single(query: Query, key: string): string | undefined {
 }
 
 /**
- * An integer query value: an optional sign and decimal digits only (DESIGN §8), within
+ * An integer query value: an optional sign and decimal digits only, within
  * the safe integer range; anything else is a 422.
  */
 export function integer(query: Query, key: string): number | undefined {

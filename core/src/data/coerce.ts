@@ -46,7 +46,7 @@ function inRange(n: number, column: ColumnInfo, loc: Loc): number {
 }
 
 function coerceInteger(value: unknown, column: ColumnInfo, loc: Loc): number {
-  // Only an optional sign and decimal digits (DESIGN §8): no exponent, fraction or hex.
+  // Only an optional sign and decimal digits: no exponent, fraction or hex.
   const n = typeof value === 'number' ? value : typeof value === 'string' && INTEGER.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n)) invalid(loc, 'Input should be a valid integer', 'int_parsing');
   if (!Number.isSafeInteger(n)) invalid(loc, 'Input is out of the safe integer range', 'int_range');

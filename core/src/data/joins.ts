@@ -8,7 +8,7 @@ import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
 import { normalizeRow } from './normalize';
 import { orderSql, sortSpecs } from './sort';
 
-/** How related data joins a query (spec "Relationship inclusion options"). */
+/** How related data joins a query. */
 export interface JoinConfig {
   /** A relation of the model's `relationMappings`. */
   relation?: string;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Dialect } from './dialect';
 
-// LIKE must mean the same on every engine (DESIGN §7): case-sensitive for like, folding
+// LIKE must mean the same on every engine: case-sensitive for like, folding
 // Unicode case for ilike, with `\` as the escape character. SQLite's LIKE folds ASCII
 // case, so case-sensitive patterns run as GLOB there; MariaDB's default collation folds
 // case and accents, so comparisons run in utf8mb4_bin.

@@ -1,6 +1,6 @@
 import type { ColumnInfo, ModelInfo } from './model-info';
 
-// The one serializer of stored values (DESIGN §7): pg answers decimals and bigints as
+// The one serializer of stored values: pg answers decimals and bigints as
 // strings, SQLite booleans as 0/1 and datetimes as epoch numbers or 'YYYY-MM-DD HH:MM:SS'
 // text, MariaDB booleans as 0/1. Every row leaves the data layer in one shape.
 const SQL_DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/;

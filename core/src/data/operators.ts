@@ -5,7 +5,7 @@ import type { Dialect } from './dialect';
 import { escapeLike, whereLike } from './like';
 import type { ColumnInfo, ColumnKind } from './model-info';
 
-/** Every filter operator of DESIGN §3 (`or` and `not` combine the others). */
+/** Every filter operator (FastCRUD's set; `or` and `not` combine the others). */
 export const OPERATORS = [
   'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'is', 'is_not', 'like', 'notlike', 'ilike', 'notilike',
   'startswith', 'endswith', 'contains', 'match', 'between', 'in', 'not_in', 'or', 'not',
@@ -40,7 +40,7 @@ export type CustomFilter = (column: string) => (qb: Knex.QueryBuilder, value: un
 export interface OperatorContext {
   dialect: Dialect;
   customFilters: Record<string, CustomFilter>;
-  /** Most values an `in`/`not_in` list may hold (DESIGN §8). */
+  /** Most values an `in`/`not_in` list may hold; more is 422. */
   maxListSize: number;
   /** Set when a condition needs crudsmith_lower on SQLite. */
   flags: { unicodeLower: boolean; usesIlike: boolean };

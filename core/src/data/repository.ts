@@ -23,7 +23,7 @@ export interface RepositoryOptions {
   updatedAtColumn?: string;
   /**
    * Set to the current time on create when the model has it as a date-time column and the
-   * values do not name it (default `created_at`; null: never), as the spec's item
+   * values do not name it (default `created_at`; null: never), as a generic item's
    * "defaults to creation time" without a model hook.
    */
   createdAtColumn?: string | null;
@@ -48,7 +48,7 @@ export interface ReadOptions {
   joinsConfig?: JoinConfig[];
   /** Nest one-to-one rows under the relation key (default) or flatten them with a prefix. */
   nestJoins?: boolean;
-  /** One join by shorthand (spec's join_model, join_prefix, ...). */
+  /** One join by shorthand (FastCRUD's join_model, join_prefix, ...). */
   joinModel?: ModelClass | string;
   joinOn?: Record<string, string>;
   joinPrefix?: string;
@@ -105,7 +105,7 @@ type Row = Record<string, unknown>;
 const NO_JOINS = Object.freeze([]) as unknown as ResolvedJoin[];
 
 /**
- * Data access for one objection model (spec "Data-access operations"). Every method takes
+ * Data access for one objection model. Every method takes
  * the knex instance (or transaction) to run on, so the caller owns sessions.
  */
 export class CrudRepository<M extends ModelClass = ModelClass> {
