@@ -20,6 +20,7 @@ import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
 import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
 import { secretKeyProvider } from './secret-key';
+import { cursorKeyFrom } from './cursor-key';
 import { exampleVersions } from './versions';
 
 /** What buildApp takes beside knex (all optional; `readSettings()` gives the real ones). */
@@ -49,12 +50,15 @@ export interface ExampleApp extends App {
 
 /** The example application, framework-neutral: routes, plugins and migrations. */
 export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
-  const items = createRegistry([Item]).compile({ session: knex });
+  const secretKey = secretKeyProvider({ secretKey: options.secretKey, databaseUrl: options.databaseUrl, dataDir: options.dataDir ?? 'data' }, knex);
+  // Every process derives the same cursor key from the shared secret, so a next_cursor outlives the process that issued it.
+  const cursorKey = cursorKeyFrom(secretKey);
+  const items = createRegistry([Item]).compile({ session: knex, defaults: { cursorKey } });
   // DESIGN §4: /auth with both transports; every /api/* route takes a session cookie or a bearer token.
   const auth = account({
     knex,
     userModel: User,
-    secretKey: secretKeyProvider({ secretKey: options.secretKey, databaseUrl: options.databaseUrl, dataDir: options.dataDir ?? 'data' }, knex),
+    secretKey,
     path: '/auth',
     session: { managementRoutes: true, store: options.sessionStore },
     bearer: { refresh: 'body' },
@@ -64,7 +68,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
-  const posts = postRoutes(knex, auth);
+  const posts = postRoutes(knex, auth, cursorKey);
   const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes });
   // /api/v1 and /api/v2 (DESIGN §4): the versioning plugin mounts each version's routers.
   const versions = exampleVersions({

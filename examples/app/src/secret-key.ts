@@ -5,15 +5,22 @@ import { DuplicateValueError, mapDatabaseError, randomToken } from '@crudsmith/c
 
 /**
  * SECRET_KEY, or one generated once and kept where every process of the deployment
- * finds it (DESIGN §8): in the database when DATABASE_URL is set, else under DATA_DIR.
- * A generated key logs a warning: production should set SECRET_KEY.
+ * finds it: in the database when DATABASE_URL is set, else under DATA_DIR. A generated
+ * key logs a warning: production should set SECRET_KEY. The provider looks once and
+ * keeps the answer (looking again after a failure), so the uses that share it (access
+ * tokens, cursors) cost one lookup and one warning.
  */
 export function secretKeyProvider(settings: { secretKey?: string; databaseUrl?: string; dataDir: string }, knex: Knex, log: (line: string) => void = console.warn): () => Promise<string> {
-  return async () => {
+  let found: Promise<string> | undefined;
+  const look = async (): Promise<string> => {
     if (settings.secretKey) return settings.secretKey;
     log('SECRET_KEY is not set: using a generated key kept ' + (settings.databaseUrl ? 'in the database' : `under ${settings.dataDir}`) + '; set SECRET_KEY in production.');
     return settings.databaseUrl ? fromDatabase(knex) : fromFile(settings.dataDir);
   };
+  return () => (found ??= look().catch((error: unknown) => {
+    found = undefined;
+    throw error;
+  }));
 }
 
 async function fromDatabase(knex: Knex): Promise<string> {
