@@ -6,3 +6,4 @@ export type { KoaAdapterOptions } from './mount-routes';
 
 /** koa-session as the carrier of a SessionManager's cookie. */
 export { koaSessionOptions } from './koa-session';
+export type { KoaSessionOptions } from './koa-session';

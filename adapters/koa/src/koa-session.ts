@@ -60,6 +60,34 @@ class KoaSessionCarrier implements SessionCarrier {
 }
 
 /**
+ * The koa-session options `koaSessionOptions` answers, for `createSession`. Written out
+ * rather than taken from koa-session's own types, so that this package's declarations
+ * compile in a Koa app without koa-session (an optional peer); `koaSessionOptions` checks
+ * at build time that they still fit koa-session's `CreateSessionOptions`.
+ */
+export interface KoaSessionOptions {
+  key: string;
+  signed: boolean;
+  httpOnly: boolean | undefined;
+  secure: boolean | undefined;
+  sameSite: 'lax' | 'strict' | 'none' | undefined;
+  /** Not in koa-session's type, but it passes it on to the cookie it clears. */
+  path: string | undefined;
+  overwrite: boolean;
+  rolling: boolean;
+  renew: boolean;
+  autoCommit: boolean;
+  genid: () => string;
+  valid: (ctx: Context) => boolean;
+  externalKey: { get(ctx: Context): string; set(): void };
+  store: {
+    get(id: string, maxAge: number, options: { ctx?: Context }): Promise<Record<string, unknown> | null>;
+    set(id: string, data: Record<string, unknown>, maxAge: number, options: { ctx?: Context }): Promise<void>;
+    destroy(id: string, options: { ctx?: Context }): Promise<void>;
+  };
+}
+
+/**
  * koa-session options that make it carry `manager`'s sessions; pass them to
  * `createSession` before the routes. Sessions still begin only at sign-in (the manager's
  * `create`): what the app writes to `ctx.session` of an anonymous request is not stored,
@@ -71,7 +99,7 @@ class KoaSessionCarrier implements SessionCarrier {
  * app.use(createSession(koaSessionOptions(auth.sessionManager!), app));
  * mountRoutes(app, routes, { sessions: [auth.sessionManager!] });
  */
-export function koaSessionOptions(manager: SessionManager): CreateSessionOptions {
+export function koaSessionOptions(manager: SessionManager): KoaSessionOptions {
   manager.requireCarrier('koa-session');
   const attributes = manager.cookieAttributes();
   const carrierOf = (ctx: Context) => (ctx.state as Record<symbol, KoaSessionCarrier | undefined>)[CARRIER];
@@ -96,8 +124,7 @@ export function koaSessionOptions(manager: SessionManager): CreateSessionOptions
     },
     [MANAGER]: manager,
   };
-  // `path` is not in koa-session's type, but it passes these options on to the cookie it clears.
-  const options: CreateSessionOptions & { path?: string } = {
+  const options: KoaSessionOptions = {
     key: manager.cookieName,
     // The id is 256 random bits, stored hashed: a signature cookie would add nothing.
     signed: false,
@@ -123,7 +150,7 @@ export function koaSessionOptions(manager: SessionManager): CreateSessionOptions
     },
     store,
   };
-  return options;
+  return options satisfies CreateSessionOptions;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { RedisConnection } from './settings';
 
 /**
@@ -14,6 +14,10 @@ export function createRedisClient(connection: RedisConnection, options: RedisOpt
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     ...options,
   };
-  if ('url' in connection) return new Redis(connection.url, { ...tuned, ...(connection.db === undefined ? {} : { db: connection.db }) });
-  return new Redis({ ...tuned, host: connection.host, port: connection.port, db: connection.db });
+  // ioredis is an optional peer: required here, when a client is asked for, so the plugin
+  // loads in an app without it (counters in memory).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Redis: Client } = require('ioredis') as typeof import('ioredis');
+  if ('url' in connection) return new Client(connection.url, { ...tuned, ...(connection.db === undefined ? {} : { db: connection.db }) });
+  return new Client({ ...tuned, host: connection.host, port: connection.port, db: connection.db });
 }
