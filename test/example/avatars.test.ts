@@ -22,8 +22,7 @@ interface Part {
   field?: string;
 }
 
-// POST /api/vN/users/{user_id}/avatar (spec section C, Errors "bad upload type", DESIGN §4
-// and §8): multipart `file`, image of its declared kind, AVATAR_MAX_BYTES, stored under
+// POST /api/vN/users/{user_id}/avatar: multipart `file`, image of its declared kind, AVATAR_MAX_BYTES, stored under
 // DATA_DIR with a name of ours and served back with its real type and nosniff.
 describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adapter, engine) => {
   let ex: ExampleServer;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createKoaApp } from '../../examples/app/src/app';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 
-// The example application's /api/v1/items as DESIGN §4 describes it, on each engine,
+// The example application's /api/v1/items, on each engine,
 // started the way `npm start` starts it (migrations through bootstrap).
 describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
   let db: TestDatabase;

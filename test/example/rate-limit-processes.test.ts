@@ -6,7 +6,7 @@ import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 import { describeRedis, eventually, freePort, startRedisServer, stopRedisServer } from '../plugins/rate-limit/redis-fixture';
 import { spawnApp, type AppProcess } from './spawn-app';
 
-// DESIGN §5: two example-app processes sharing one database and one Redis behave as one
+// Two example-app processes sharing one database and one Redis behave as one
 // for rate limits. The Redis is a server of its own (nothing else counts in it) and the
 // database one of the fixture's uniquely named ones (PostgreSQL when the run has it,
 // else one SQLite file both processes open).

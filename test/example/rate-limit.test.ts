@@ -6,7 +6,7 @@ import { ADAPTER_ENGINES, send, startExample, type ExampleServer } from './examp
 const PERIOD = 1_000_000;
 const LIMIT = 3;
 
-/** What the headers of a counted answer must say, from the spec's window arithmetic. */
+/** What the headers of a counted answer must say, from the fixed-window arithmetic. */
 function expectLimitHeaders(res: Answer, limit: number, remaining: number, policy = 'default'): void {
   const period = PERIOD;
   const now = Math.floor(Date.now() / 1000);
@@ -20,7 +20,7 @@ function expectLimitHeaders(res: Answer, limit: number, remaining: number, polic
   expect(Math.abs(t - (reset - now))).toBeLessThanOrEqual(1);
 }
 
-// The limiter as the example wires it (DESIGN §4 and §8): every route under the limited
+// The limiter as the example wires it: every route under the limited
 // prefixes, keyed on the account plugin's principal (or the client address), with the
 // tier's limit once a superuser assigns one.
 describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapter, engine) => {
@@ -60,7 +60,7 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
       message: 'Rate limit exceeded',
       details: { userId: '10.0.0.1', path: '/api/v1/items', clientAddress: '10.0.0.1', userAgent: 'limit-test/1.0' },
     });
-    // Another address has a bucket of its own; the method does not count (the spec's key has none).
+    // Another address has a bucket of its own; the method does not count (the key has none).
     expectLimitHeaders(await from('10.0.0.2', '/api/v1/items'), LIMIT, LIMIT - 1);
     expect((await from('10.0.0.1', '/api/v1/items', { method: 'POST', json: { name: 'x' } })).status).toBe(429);
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 // Runs the example application as `npm start` does, in a process of its own, for the
-// tests that need several processes (DESIGN §5) or the real entry point.
+// tests that need several processes or the real entry point.
 const root = resolve(__dirname, '../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
 

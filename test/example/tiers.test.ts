@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../plugins/account/fixture';
 import { ADAPTER_ENGINES, send, startExample, type ExampleServer } from './example-server';
 
-// The example's tier and rate-limit routes (spec section C, DESIGN §4), on each engine:
+// The example's tier and rate-limit routes, on each engine:
 // writes need a superuser, reads are public, 404/409/422 as the Errors table says.
 describe.each(ADAPTER_ENGINES)('example app tiers and rate limits on %s with %s', (adapter, engine) => {
   let ex: ExampleServer;

@@ -1,4 +1,4 @@
-// DESIGN §5: two example-app processes sharing one PostgreSQL database and one Redis
+// Two example-app processes sharing one PostgreSQL database and one Redis
 // (REDIS_URL: sessions in Redis) behave as one. A is Koa (koa-session carries the
 // session), B is Express (the neutral cookie path): the same sessions and tokens work on
 // both, and a sign-out, a password change or a revocation on one is refused on the other

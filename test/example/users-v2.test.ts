@@ -6,7 +6,7 @@ import { ADAPTER_ENGINES, PASSWORD, send, startExample, type ExampleServer } fro
 const USER_READ_V2 = ['avatar_url', 'created_at', 'email', 'id', 'is_verified', 'name', 'subscription_tier', 'username'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-// /api/v2/users (spec section C and Versioning 3, DESIGN §4 and §8): the paginated list,
+// /api/v2/users: the paginated list,
 // create behind login with accept_terms, UserReadV2 reads; v1 is left as it was.
 describe.each(ADAPTER_ENGINES)('example app /api/v2/users on %s with %s', (adapter, engine) => {
   let ex: ExampleServer;
@@ -48,7 +48,7 @@ describe.each(ADAPTER_ENGINES)('example app /api/v2/users on %s with %s', (adapt
     expect((await send(ann, 'POST', '/api/v2/users/', newUser('dan', { is_superuser: true }))).status).toBe(422);
   });
 
-  it('lists the paginated envelope: page 1 and 10 items by default, DESIGN §8 limits', async () => {
+  it('lists the paginated envelope: page 1 and 10 items by default, and the page limits', async () => {
     for (const name of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9']) expect((await send(ann, 'POST', '/api/v2/users/', newUser(name))).status).toBe(201);
     const total = Number((await ex.db.knex('users').where('is_deleted', false).count({ n: '*' }).first())!.n);
     expect(total).toBeGreaterThan(10);

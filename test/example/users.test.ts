@@ -13,7 +13,7 @@ import { Client } from '../plugins/account/fixture';
 const USER_READ = ['email', 'id', 'name', 'profile_image_url', 'tier_id', 'username'];
 const PASSWORD = 'a perfectly fine passphrase';
 
-// The example's /auth and /api/v1/users (spec section C, DESIGN §4 and §8), on each engine.
+// The example's /auth and /api/v1/users, on each engine.
 describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => {
   let db: TestDatabase;
   let app: ExampleApp;
@@ -45,7 +45,7 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     await db?.destroy();
   });
 
-  it('serves its Koa app with koa-session carrying the account sessions (DESIGN §2)', async () => {
+  it('serves its Koa app with koa-session carrying the account sessions', async () => {
     expect(app.auth.sessionManager!.carrier).toBe('koa-session');
     expect(createKoaApp(app).middleware[0].name).toBe('session');
     const c = await signedIn('ann');

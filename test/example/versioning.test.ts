@@ -7,7 +7,7 @@ const SUNSET = '2027-03-31';
 const DEPRECATION_HEADERS = ['x-api-deprecation', 'x-api-sunset', 'deprecation', 'sunset', 'link'];
 
 // The example's /api/v1 (deprecated) and /api/v2 (current) through the versioning plugin
-// (issue #8, DESIGN §4 and §8): headers, discovery, 404s, and OpenAPI documents that the
+// (issue #8): headers, discovery, 404s, and OpenAPI documents that the
 // real answers validate against.
 describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapter, engine) => {
   let ex: ExampleServer;

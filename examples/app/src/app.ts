@@ -54,7 +54,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   // Every process derives the same cursor key from the shared secret, so a next_cursor outlives the process that issued it.
   const cursorKey = cursorKeyFrom(secretKey);
   const items = createRegistry([Item]).compile({ session: knex, defaults: { cursorKey } });
-  // DESIGN §4: /auth with both transports; every /api/* route takes a session cookie or a bearer token.
+  // /auth with both transports; every /api/* route takes a session cookie or a bearer token.
   const auth = account({
     knex,
     userModel: User,
@@ -70,7 +70,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const limits = exampleRateLimit(knex, options.rateLimit);
   const posts = postRoutes(knex, auth, cursorKey);
   const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes });
-  // /api/v1 and /api/v2 (DESIGN §4): the versioning plugin mounts each version's routers.
+  // /api/v1 and /api/v2: the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
     v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth))],
     v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts],

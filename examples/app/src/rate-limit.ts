@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { createRedisClient, rateLimit, type RateLimiter, type RateLimitLogger, type RateLimitSettings } from '@crudsmith/rate-limit';
 
 /**
- * Every route under these prefixes is limited (DESIGN §4 and §8). Prefixes that no route
+ * Every route under these prefixes is limited. Prefixes that no route
  * serves yet cost nothing: the guard checks the matched route, so posts and the v2
  * routes are limited from the moment they are mounted.
  */

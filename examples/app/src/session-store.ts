@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { SessionStore } from '@crudsmith/core/session';
 import { RedisSessionStore } from '@crudsmith/account';
 
-/** Sessions in Redis when REDIS_URL is set (DESIGN §5); undefined means the database. */
+/** Sessions in Redis when REDIS_URL is set; undefined means the database. */
 export function openSessionStore(redisUrl: string | undefined, prefix?: string): { store: SessionStore; close(): Promise<void> } | undefined {
   if (!redisUrl) return undefined;
   const redis = new Redis(redisUrl);

@@ -13,7 +13,7 @@ export interface ExampleVersionRouters {
 }
 
 /**
- * The example's API versions (DESIGN §4, spec Versioning): /api/v1 as it always was,
+ * The example's API versions: /api/v1 as it always was,
  * deprecated with a sunset date; /api/v2 current. Both publish an OpenAPI document and a
  * docs page; routes that need a login say so in the documents (a session cookie with its
  * CSRF header for unsafe methods, or a bearer token), and limited routes document 429.

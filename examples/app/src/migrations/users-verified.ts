@@ -1,8 +1,8 @@
 import type { Migration } from '@crudsmith/core';
 
 /**
- * `users.is_verified` (spec UserReadV2). The account plugin picks the column up and sets
- * it false for new accounts; the example lets them sign in without verification (DESIGN §4).
+ * `users.is_verified`. The account plugin picks the column up and sets
+ * it false for new accounts; the example lets them sign in without verification.
  */
 export const usersVerifiedMigration: Migration = {
   async up(knex) {

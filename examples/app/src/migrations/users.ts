@@ -11,7 +11,7 @@ export const usersMigration: Migration = {
       t.string('email', 50).notNullable().unique();
       t.string('hashed_password', 100).nullable();
       t.string('profile_image_url', 255).nullable();
-      // The rate-limit plugin's tiers (its migrations run first, DESIGN §2). Unsigned to
+      // The rate-limit plugin's tiers (its migrations run first). Unsigned to
       // match `increments` on MariaDB; a tier still assigned cannot be deleted.
       t.integer('tier_id').unsigned().nullable().index().references('id').inTable('tiers');
       t.boolean('is_superuser').notNullable().defaultTo(false);
@@ -35,7 +35,7 @@ async function caseInsensitiveUnique(knex: Knex, columns: string[]): Promise<voi
   for (const column of columns) await knex.raw(`create unique index ?? on users (lower(??))`, [`users_${column}_lower_unique`, column]);
 }
 
-/** Where the generated SECRET_KEY is kept when DATABASE_URL is set (DESIGN §8). */
+/** Where the generated SECRET_KEY is kept when DATABASE_URL is set. */
 export const settingsMigration: Migration = {
   async up(knex) {
     await knex.schema.createTable('app_settings', (t) => {

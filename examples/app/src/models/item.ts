@@ -2,7 +2,7 @@ import { Model } from 'objection';
 import { IsDateString, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Crud, Filter, SoftDelete } from '@crudsmith/core';
 
-// The spec's generic item: every field but id and created_at optional and nullable.
+// A generic item: every field but id and created_at optional and nullable.
 
 /** POST body. */
 export class ItemCreate {

@@ -16,7 +16,7 @@ export class PostRead {
   @IsDateString() created_at!: string;
 }
 
-/** A user's post (spec section C: title, text, author_id, created_at). */
+/** A user's post (title, text, author_id, created_at). */
 export class Post extends Model {
   static override tableName = 'posts';
   static override jsonSchema = {

@@ -4,7 +4,7 @@ import { Equals, IsBoolean, IsEmail, IsOptional, IsString, Matches, MaxLength, M
 /** Where `profile_image_url` points until a user uploads an avatar; the app serves it. */
 export const DEFAULT_AVATAR_URL = '/static/avatars/default.svg';
 
-/** `POST /api/v1/users/` body (spec UserCreate). The password policy is the account plugin's. */
+/** `POST /api/v1/users/` body. The password policy is the account plugin's. */
 export class UserCreate {
   @IsString() @MinLength(2) @MaxLength(30) name!: string;
   @IsString() @MinLength(2) @MaxLength(20) @Matches(/^[a-z0-9]+$/, { message: 'username may hold lower-case letters and digits only' }) username!: string;
@@ -12,19 +12,19 @@ export class UserCreate {
   @IsString() password!: string;
 }
 
-/** `POST /api/v2/users/` body (spec UserCreateV2): `accept_terms` is required and must be true. */
+/** `POST /api/v2/users/` body: `accept_terms` is required and must be true. */
 export class UserCreateV2 extends UserCreate {
   @IsBoolean() @Equals(true, { message: 'accept_terms must be true' }) accept_terms!: boolean;
 }
 
-/** `PATCH /api/v1/users/{user_id}` body: passwords change only through /auth (DESIGN §8). */
+/** `PATCH /api/v1/users/{user_id}` body: passwords change only through /auth. */
 export class UserUpdate {
   @IsOptional() @IsString() @MinLength(2) @MaxLength(30) name?: string;
   @IsOptional() @IsString() @MinLength(2) @MaxLength(20) @Matches(/^[a-z0-9]+$/, { message: 'username may hold lower-case letters and digits only' }) username?: string;
   @IsOptional() @IsEmail() @MaxLength(50) email?: string;
 }
 
-/** The spec's UserRead: never a password hash, a token version or any other secret. */
+/** UserRead: never a password hash, a token version or any other secret. */
 export interface UserRead {
   id: number;
   name: string;
@@ -46,7 +46,7 @@ export function toUserRead(row: Record<string, unknown>): UserRead {
   };
 }
 
-/** The spec's UserReadV2: `avatar_url`, the tier's name, `created_at`, `is_verified`. */
+/** UserReadV2: `avatar_url`, the tier's name, `created_at`, `is_verified`. */
 export interface UserReadV2 {
   id: number;
   name: string;

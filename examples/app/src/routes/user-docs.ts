@@ -5,7 +5,7 @@ import { UserCreate, UserCreateV2, UserUpdate } from '../models/user';
 // class-validator classes, the UserRead / UserReadV2 shapes, the errors each answers),
 // added to the routes the users files build, by operation name.
 
-/** The spec's UserRead, as `toUserRead` answers it. */
+/** UserRead, as `toUserRead` answers it. */
 export const USER_READ: JsonSchema = {
   type: 'object',
   required: ['id', 'name', 'username', 'email', 'profile_image_url', 'tier_id'],
