@@ -8,7 +8,8 @@ import globals from 'globals';
 const frameworks = ['koa', 'koa-*', '@koa/*', 'express', 'express-*', 'fastify', '@fastify/*', 'ioredis', 'pug'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**'] },
+  // test/docs/.snippets: the README code blocks the docs test writes out and type-checks.
+  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'test/docs/.snippets/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
