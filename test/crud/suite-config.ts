@@ -1,5 +1,5 @@
-// Spec "Configuration parameters" (the crud_router / EndpointCreator table), Endpoints A
-// rules 1–3 and "Server-side field injection", each parameter seen through HTTP.
+// Configuration parameters (the crud_router / EndpointCreator options) and server-side
+// field injection, each parameter seen through HTTP.
 import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { beforeAll, describe, expect, it } from 'vitest';

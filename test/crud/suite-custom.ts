@@ -1,4 +1,4 @@
-// Spec "Endpoints" B: PaginatedRequestQuery and CursorPaginatedRequestQuery as the
+// Custom routes: PaginatedRequestQuery and CursorPaginatedRequestQuery as the
 // dependencies of custom GET routes added with EndpointCreator.addCustomRoute, subclassed.
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { beforeAll, describe, expect, it } from 'vitest';

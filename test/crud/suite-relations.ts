@@ -1,5 +1,6 @@
-// Spec "Relationship inclusion options" (includeRelationships, includeOneToMany,
-// joinsConfig, nestJoins) and one-to-many inclusion (parents paginated, children never duplicated), on every endpoint.
+// Relationship inclusion options (includeRelationships, includeOneToMany, joinsConfig,
+// nestJoins) and one-to-many inclusion (parents paginated, children never duplicated),
+// on every endpoint.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter, type CrudOptions } from '@crudsmith/core';
 import { Author, Book } from '../fixtures/models';

@@ -55,7 +55,7 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
     expectLimitHeaders(limited, LIMIT, 0);
     const now = Math.floor(Date.now() / 1000);
     expect(Math.abs(Number(limited.headers.get('retry-after')) - (PERIOD - (now % PERIOD)))).toBeLessThanOrEqual(1);
-    // Spec Events 3: the violation is logged with user id, path, client address and user agent.
+    // The violation is logged with user id, path, client address and user agent.
     expect(warnings.at(-1)).toMatchObject({
       message: 'Rate limit exceeded',
       details: { userId: '10.0.0.1', path: '/api/v1/items', clientAddress: '10.0.0.1', userAgent: 'limit-test/1.0' },

@@ -13,7 +13,7 @@ import type { FilterConfig, FilterValue } from './filter-config';
 export const OPERATION_KEYS = ['create', 'read', 'readMulti', 'update', 'delete', 'dbDelete'] as const;
 export type OperationKey = (typeof OPERATION_KEYS)[number];
 
-/** Spec spellings accepted beside the camelCase keys. */
+/** FastCRUD's snake_case spellings, accepted beside the camelCase keys. */
 const ALIASES: Record<string, OperationKey | 'readPaginated'> = {
   read_multi: 'readMulti',
   db_delete: 'dbDelete',

@@ -3,7 +3,7 @@ import type { NeutralRequest, RouteDescriptor } from '@crudsmith/core';
 
 const SLASH = 47;
 
-/** Spec Limits 3.2: strip leading and trailing `/`, then replace each `/` with `_`. */
+/** Strips leading and trailing `/`, then replaces each `/` with `_`. */
 export function sanitizePath(path: string): string {
   // Every request takes this path: the usual spelling (one leading slash, none trailing)
   // without regular expressions.
@@ -14,7 +14,7 @@ export function sanitizePath(path: string): string {
 /** `sanitizePath` of a route pattern, worked out once per pattern (they are few). */
 export const sanitizedPattern = remembered(sanitizePath);
 
-/** Spec Limits 3.4: `ratelimit:{user_id}:{sanitized_path}:{window_start}`. */
+/** The counter's key: `ratelimit:{user_id}:{sanitized_path}:{window_start}`. */
 export function rateLimitKey(userId: string | number, sanitizedPath: string, windowStart: number): string {
   return `ratelimit:${userId}:${sanitizedPath}:${windowStart}`;
 }

@@ -82,7 +82,7 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
     const state: RateLimitState = { userId, path: sanitized, policy, decision, nowSeconds };
     req.state[STATE] = state;
     if (!decision.allowed) {
-      // Spec Events 3: every violation, with who, where from and with what.
+      // Every violation is logged, with who, where from and with what.
       ctx.logger.warn('Rate limit exceeded', {
         userId, path: req.path, clientAddress: req.clientAddress, userAgent: req.headers['user-agent'] ?? null, limit: policy.limit, period: policy.period,
       });
