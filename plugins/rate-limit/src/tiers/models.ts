@@ -18,11 +18,9 @@ export class Tier extends Model {
   id!: number;
   name!: string;
   description!: string | null;
+  // No $beforeInsert for created_at: the repository stamps it, and a hook would move the
+  // model's writes off the direct knex path.
   created_at!: Date;
-
-  override $beforeInsert(): void {
-    this.created_at ??= new Date();
-  }
 }
 
 /** One tier's limit on one sanitized path: `limit` requests per `period` seconds. */
