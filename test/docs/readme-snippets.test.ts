@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -16,20 +15,9 @@ const root = resolve(__dirname, '../..');
 const outDir = join(root, 'test/docs/.snippets');
 const FRAGMENT = '// fragment';
 
-/**
- * Blocks of the root README that do not compile yet and are being rewritten elsewhere,
- * by the hash of their code (`hashOf`). Each entry must still match a block that still
- * fails: once the block is edited, fixed or marked, the test says to delete the entry.
- */
-const PENDING: { readme: string; hash: string; why: string }[] = [
-  { readme: 'README.md', hash: '288b167757e3', why: 'Express and Fastify mounting: a fragment (routesOf, routers)' },
-  { readme: 'README.md', hash: 'bbee846064c7', why: 'Plugins and bootstrap: a fragment (bootstrap, versions, limits, auth, appMigrations, knex, koa)' },
-];
-
 interface Snippet {
   /** The README, relative to the repository root. */
   readme: string;
-  hash: string;
   /** Line of the README where the block's code starts (1-based). */
   line: number;
   file: string;
@@ -64,17 +52,13 @@ function tsBlocks(text: string): { line: number; code: string; fragment: boolean
   return blocks;
 }
 
-function hashOf(code: string): string {
-  return createHash('sha256').update(code).digest('hex').slice(0, 12);
-}
-
 function snippets(): { checked: Snippet[]; fragments: Snippet[] } {
   const checked: Snippet[] = [];
   const fragments: Snippet[] = [];
   for (const readme of readmes()) {
     const name = readme === 'README.md' ? 'root' : readme.replace(/\/README\.md$/, '').replaceAll('/', '-');
     tsBlocks(readFileSync(join(root, readme), 'utf8')).forEach((block, index) => {
-      const snippet = { readme, hash: hashOf(block.code), line: block.line, file: `${name}-${index + 1}.ts`, code: block.code };
+      const snippet = { readme, line: block.line, file: `${name}-${index + 1}.ts`, code: block.code };
       (block.fragment ? fragments : checked).push(snippet);
     });
   }
@@ -146,14 +130,7 @@ describe('README code blocks', () => {
   });
 
   it('type-checks every block that is not marked as a fragment', () => {
-    const errors = typeCheck(checked);
-    const pending = (s: Snippet | null) => s !== null && PENDING.some((p) => p.readme === s.readme && p.hash === s.hash);
-    const failures = [...errors].filter(([snippet]) => !pending(snippet)).flatMap(([, list]) => list);
-    for (const entry of PENDING) {
-      const snippet = checked.find((s) => s.readme === entry.readme && s.hash === entry.hash);
-      if (!snippet) failures.push(`PENDING entry ${entry.hash} (${entry.why}) matches no block of ${entry.readme} any more: delete the entry`);
-      else if (!errors.has(snippet)) failures.push(`${entry.readme}:${snippet.line} compiles now: delete its PENDING entry ${entry.hash}`);
-    }
+    const failures = [...typeCheck(checked).values()].flat();
     expect(failures, `README code blocks that do not compile (run \`npx tsc -p test/docs/.snippets/tsconfig.json\` to see them all):\n${failures.join('\n')}`).toEqual([]);
   }, 90_000);
 });
