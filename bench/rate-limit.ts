@@ -2,7 +2,8 @@ import { deepStrictEqual } from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import type { App, Plugin } from '@crudsmith/core';
-import { createRedisClient, windowStart } from '@crudsmith/rate-limit';
+import { windowStart } from '@crudsmith/rate-limit';
+import { createRedisClient, RedisStore } from '@crudsmith/rate-limit/redis';
 import { ENGINES, openDatabase, openSqlite, type Engine } from './lib/db';
 import { createItems, prng, seedItems } from './lib/items';
 import { handlerReader } from './lib/item-readers';
@@ -195,7 +196,7 @@ async function measureInProcess(withRedis: boolean, prefix: string, rows: RateLi
       const theirs = new Redis(REDIS_URL, { keyPrefix: prefix, enableOfflineQueue: false });
       clients.push(ours, theirs);
       await Promise.all([connected(ours), connected(theirs)]);
-      const redis = await started(crudsmithLimiter(db.knex, ours, prefix));
+      const redis = await started(crudsmithLimiter(db.knex, new RedisStore(ours), prefix));
       const flexible = await started(flexiblePlugin(theirs, 'rlflx'));
       await checkRoundTrips('crudsmith (Redis)', handlerReader(redis, LIMITED_PREFIX, ids), countCommands(ours));
       await checkRoundTrips('rate-limiter-flexible', handlerReader(flexible, LIMITED_PREFIX, ids), countCommands(theirs));

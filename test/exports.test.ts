@@ -7,6 +7,7 @@ import * as express from '@crudsmith/express';
 import * as fastify from '@crudsmith/fastify';
 import * as account from '@crudsmith/account';
 import * as rateLimit from '@crudsmith/rate-limit';
+import * as rateLimitRedis from '@crudsmith/rate-limit/redis';
 import * as versioning from '@crudsmith/versioning';
 
 // Each package entry's public surface is a contract: adding or removing an export is a
@@ -45,9 +46,10 @@ const entries: [string, object, string[]][] = [
   ['@crudsmith/account', account, ['account', 'RedisSessionStore', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES']],
   ['@crudsmith/rate-limit', rateLimit, [
     'rateLimit', 'rateLimitStateOf', 'decide', 'windowStart', 'sanitizePath', 'rateLimitKey', 'matchedPath', 'rateLimitHeaders',
-    'MemoryStore', 'RedisStore', 'StoreUnavailableError', 'rateLimitMigrations', 'Tier', 'RateLimit', 'TierService',
-    'loadRateLimits', 'TierCache', 'RedisInvalidation', 'rateLimitSettings', 'createRedisClient',
+    'MemoryStore', 'StoreUnavailableError', 'rateLimitMigrations', 'Tier', 'RateLimit', 'TierService',
+    'loadRateLimits', 'TierCache', 'rateLimitSettings',
   ]],
+  ['@crudsmith/rate-limit/redis', rateLimitRedis, ['RedisStore', 'RedisInvalidation', 'createRedisClient']],
   ['@crudsmith/versioning', versioning, ['versioning', 'parseDeprecation', 'deprecationHeaders', 'buildOpenApiDocument']],
 ];
 

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
 import { bootstrap, crudRouter, type App, type Plugin } from '@crudsmith/core';
 import { mountRoutes } from '@crudsmith/koa';
-import { createRedisClient, rateLimit, type RateLimitOptions } from '@crudsmith/rate-limit';
+import { rateLimit, type RateLimitOptions } from '@crudsmith/rate-limit';
+import { createRedisClient, RedisStore } from '@crudsmith/rate-limit/redis';
 import { Item } from '../lib/items';
 import { BENCH_LIMIT, BENCH_PERIOD, flexiblePlugin, pingPlugin } from '../lib/reference-limiters';
 import { listen } from './crudsmith-apps';
@@ -43,7 +44,7 @@ async function guardOf(config: LimitedConfig, knex: Knex): Promise<Plugin | unde
     case 'memory':
       return crudsmithLimiter(knex, 'memory', redisPrefix);
     case 'redis':
-      return crudsmithLimiter(knex, await connected(createRedisClient({ url: redisUrl }, { keyPrefix: redisPrefix })), redisPrefix);
+      return crudsmithLimiter(knex, new RedisStore(await connected(createRedisClient({ url: redisUrl }, { keyPrefix: redisPrefix }))), redisPrefix);
     case 'flexible':
       return flexiblePlugin(await connected(new Redis(redisUrl, { keyPrefix: redisPrefix, enableOfflineQueue: false })), 'rlflx');
     case 'ping':

@@ -258,7 +258,7 @@ describe('the published packages', { timeout: 180_000 }, () => {
       expect(esm, `${entry}: every CommonJS export is a named ES export`).toEqual(cjs);
     }
     // And the Redis client is still there for the apps that have ioredis.
-    await run(process.execPath, ['-e', "require('@crudsmith/rate-limit').createRedisClient({ host: '127.0.0.1', port: 1 }, { lazyConnect: true }).disconnect()"], { cwd: project });
+    await run(process.execPath, ['-e', "require('@crudsmith/rate-limit/redis').createRedisClient({ host: '127.0.0.1', port: 1 }, { lazyConnect: true }).disconnect()"], { cwd: project });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
-import { createRedisClient, rateLimit, type RateLimiter, type RateLimitLogger, type RateLimitSettings } from '@crudsmith/rate-limit';
+import { rateLimit, type RateLimiter, type RateLimitLogger, type RateLimitSettings } from '@crudsmith/rate-limit';
+import { createRedisClient, RedisStore } from '@crudsmith/rate-limit/redis';
 
 /**
  * Every route under these prefixes is limited. Prefixes that no route
@@ -24,7 +25,7 @@ export interface ExampleRateLimitOptions {
 export function exampleRateLimit(knex: Knex, options: ExampleRateLimitOptions = {}): RateLimiter {
   return rateLimit({
     knex,
-    store: options.redis ?? 'memory',
+    store: options.redis ? new RedisStore(options.redis) : 'memory',
     defaultLimit: options.defaultLimit,
     defaultPeriod: options.defaultPeriod,
     paths: LIMITED_PATHS,

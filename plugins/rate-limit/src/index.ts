@@ -14,11 +14,9 @@ export { sanitizePath, rateLimitKey, matchedPath } from './keys';
 export type { MatchedPath } from './keys';
 export { rateLimitHeaders } from './headers';
 
-/** Counter stores. */
+/** Counter stores (RedisStore is in @crudsmith/rate-limit/redis). */
 export { MemoryStore } from './stores/memory-store';
 export type { MemoryStoreOptions } from './stores/memory-store';
-export { RedisStore } from './stores/redis-store';
-export type { RedisStoreOptions } from './stores/redis-store';
 export { StoreUnavailableError } from './stores/store';
 export type { RateLimitStore } from './stores/store';
 
@@ -30,10 +28,7 @@ export type { TierRow, RateLimitRow } from './tiers/tier-service';
 export type { TierInput, RateLimitInput } from './tiers/validate';
 export { TierCache } from './tiers/tier-cache';
 export type { TierCacheOptions, CachedRule } from './tiers/tier-cache';
-export { RedisInvalidation } from './tiers/invalidation';
-export type { RedisInvalidationOptions } from './tiers/invalidation';
 
-/** Settings from the environment, and a Redis client tuned to fail fast. */
+/** Settings from the environment (`redis` is what @crudsmith/rate-limit/redis's createRedisClient takes). */
 export { rateLimitSettings } from './settings';
 export type { RateLimitSettings, RedisConnection } from './settings';
-export { createRedisClient } from './redis-client';

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
 import { ConfigurationError, type Dependency, type NeutralResult, type Plugin, type RouteDescriptor } from '@crudsmith/core';
 import { rateLimitHeaders } from './headers';
 import { underPrefix } from './keys';
@@ -17,8 +16,11 @@ import { loadRateLimits, TierService } from './tiers/tier-service';
 export interface RateLimitOptions {
   /** The database holding `tiers` and `rate_limits`. */
   knex: Knex;
-  /** Where counters live: `'memory'` (default, one process), a store, or an ioredis client. */
-  store?: 'memory' | RateLimitStore | Redis;
+  /**
+   * Where counters live: `'memory'` (default, one process) or a store, such as a `RedisStore`
+   * from `@crudsmith/rate-limit/redis` (every process). The plugin closes only a store it made.
+   */
+  store?: 'memory' | RateLimitStore;
   /** Requests per window for anonymous callers, users without a tier, and paths a tier does not list. Default 100. */
   defaultLimit?: number;
   /** Window length in seconds for the same. Default 3600. */
@@ -30,10 +32,8 @@ export interface RateLimitOptions {
   logger?: RateLimitLogger;
   /** The clock, in ms (tests inject one). Default `Date.now`. */
   now?: () => number;
-  /** Redis channel carrying limit changes between processes. Default `crudsmith:rate-limit:invalidate`. */
+  /** Redis channel carrying limit changes between processes, when `store` is a RedisStore. Default `crudsmith:rate-limit:invalidate`. */
   channel?: string;
-  /** How long an increment may take when `store` is an ioredis client, in ms. Default 500. */
-  commandTimeoutMs?: number;
   /** Longest a process keeps limits it was not told changed, in ms. Default 60 000. */
   cacheMaxAgeMs?: number;
 }
@@ -57,7 +57,7 @@ export interface RateLimiter extends Plugin {
  * `rate_limits`) run before the app's own migrations, so the app's users may reference tiers.
  *
  * @example
- * const limits = rateLimit({ knex, store: settings.redis ? createRedisClient(settings.redis) : 'memory', paths: ['/api/v1/items'] });
+ * const limits = rateLimit({ knex, store: settings.redis ? new RedisStore(createRedisClient(settings.redis)) : 'memory', paths: ['/api/v1/items'] });
  * const app = bootstrap({ routers, plugins: [limits], principal, migrations: [appMigrations] });
  */
 export function rateLimit(options: RateLimitOptions): RateLimiter {
@@ -69,6 +69,7 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
 
   const { store, ownStore } = storeOf(options, now);
   const cache = new TierCache({ load: () => loadRateLimits(options.knex), defaultPolicy, maxAgeMs: options.cacheMaxAgeMs, now });
+  // Counting in Redis: limit changes reach every process over pub/sub on the store's client.
   const bus = store instanceof RedisStore
     ? new RedisInvalidation({ publisher: store.client, channel: options.channel, onInvalidate: () => cache.invalidate(), logger })
     : undefined;
@@ -118,20 +119,13 @@ const nothing = (): void => undefined;
 function storeOf(options: RateLimitOptions, now: () => number): { store: RateLimitStore; ownStore: boolean } {
   const given = options.store ?? 'memory';
   if (given === 'memory') return { store: new MemoryStore({ now }), ownStore: true };
-  if (isRedis(given)) return { store: new RedisStore(given, { commandTimeoutMs: options.commandTimeoutMs }), ownStore: false };
-  if (typeof (given as RateLimitStore).hit === 'function') return { store: given as RateLimitStore, ownStore: false };
-  throw new ConfigurationError("rateLimit: store must be 'memory', a RateLimitStore or an ioredis client");
-}
-
-// Duck-typed: the app's ioredis may be another copy than ours.
-function isRedis(value: unknown): value is Redis {
-  const candidate = value as Partial<Redis>;
-  return typeof candidate.defineCommand === 'function' && typeof candidate.duplicate === 'function';
+  if (typeof (given as Partial<RateLimitStore> | null)?.hit === 'function') return { store: given, ownStore: false };
+  throw new ConfigurationError("rateLimit: store must be 'memory' or a RateLimitStore (for Redis: new RedisStore(client) from @crudsmith/rate-limit/redis)");
 }
 
 // At startup, wait a little for Redis so the first requests are counted; never block the
 // app on it (failOpen decides what requests get meanwhile).
-async function whenReady(client: Redis, ms: number, logger: RateLimitLogger): Promise<void> {
+async function whenReady(client: RedisStore['client'], ms: number, logger: RateLimitLogger): Promise<void> {
   if (client.status === 'ready') return;
   const ready = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => done(false), ms);

@@ -2,7 +2,8 @@ import { bootstrap, type App, type Dependency, type NeutralResult, type Principa
 import { createRequest, runRoute } from '@crudsmith/core/adapter';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
-import { createRedisClient, MemoryStore, rateLimit, type RateLimitOptions, type RateLimitStore } from '@crudsmith/rate-limit';
+import { MemoryStore, rateLimit, type RateLimitOptions, type RateLimitStore } from '@crudsmith/rate-limit';
+import { createRedisClient, RedisStore } from '@crudsmith/rate-limit/redis';
 
 /** Log lines the plugin wrote, by level. */
 export interface CapturedLog {
@@ -96,7 +97,7 @@ function matchRoute(pattern: string, path: string): Record<string, string> | und
 export async function startOnRedis(knex: Knex, port: number, failOpen: boolean): Promise<{ kit: ReturnType<typeof buildApp>; client: Redis }> {
   const client = createRedisClient({ host: '127.0.0.1', port, db: 0 });
   client.on('error', () => {});
-  const kit = buildApp({ knex, store: client, failOpen, commandTimeoutMs: 300 });
+  const kit = buildApp({ knex, store: new RedisStore(client, { commandTimeoutMs: 300 }), failOpen });
   await kit.app.start(knex);
   return { kit, client };
 }

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import knexFactory, { type Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import type { Principal } from '@crudsmith/core';
+import { RedisStore } from '@crudsmith/rate-limit/redis';
 import { buildApp, startOnRedis } from './plugin-kit';
 import { deleteKeys, describeRedis, eventually, freePort, startRedisServer, stopRedisServer, testClient, uniquePrefix } from './redis-fixture';
 
@@ -19,8 +20,8 @@ describeRedis('the plugin on the real Redis, as two processes', () => {
   beforeAll(async () => {
     knex = sqlite();
     clients = [testClient({ keyPrefix: prefix }), testClient({ keyPrefix: prefix })];
-    a = buildApp({ knex, store: clients[0], channel }, users);
-    b = buildApp({ knex, store: clients[1], channel }, users);
+    a = buildApp({ knex, store: new RedisStore(clients[0]), channel }, users);
+    b = buildApp({ knex, store: new RedisStore(clients[1]), channel }, users);
     await a.app.start(knex);
     await b.app.start(knex);
   });
@@ -54,6 +55,21 @@ describeRedis('the plugin on the real Redis, as two processes', () => {
     const changed = Date.now();
     await eventually(async () => (await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit'] === '30', 1000);
     expect(Date.now() - changed).toBeLessThan(1000);
+  });
+
+  it('leaves the RedisStore it was given, and its client, open when the app closes', async () => {
+    const client = testClient({ keyPrefix: prefix });
+    const store = new RedisStore(client);
+    const c = buildApp({ knex, store, channel }, users);
+    try {
+      await c.app.start(knex);
+      expect(c.limits.store).toBe(store);
+      await c.app.close();
+      expect(client.status).toBe('ready');
+      expect(await store.hit('closed-app', 60)).toBe(1);
+    } finally {
+      await client.quit();
+    }
   });
 });
 

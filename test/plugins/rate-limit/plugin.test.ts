@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
-import type { Principal } from '@crudsmith/core';
+import { ConfigurationError, type Principal } from '@crudsmith/core';
+import { rateLimit, type RateLimitStore } from '@crudsmith/rate-limit';
 import { buildApp, RecordingStore } from './plugin-kit';
 
 const user = (id: number, tierId: number | null): Principal => ({ id, tierId, isSuperuser: false, scopes: [], transport: 'bearer' });
@@ -150,5 +151,20 @@ describe('the rate-limit plugin through bootstrap', () => {
     expect((await kit.get('/api/v1/items', { user: 'alice' })).headers?.['X-RateLimit-Limit']).toBe('50');
     await kit.limits.tiers.updateRateLimit('pro', limit.id, { limit: 40 });
     expect((await kit.get('/api/v1/items', { user: 'alice' })).headers?.['X-RateLimit-Limit']).toBe('40');
+  });
+});
+
+describe('rateLimit({ store })', () => {
+  it("refuses anything but 'memory' or a RateLimitStore, and points an ioredis client at RedisStore", async () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+    try {
+      // What an ioredis client looks like to the plugin: no `hit`.
+      const client = { defineCommand() {}, duplicate() {} } as unknown as RateLimitStore;
+      expect(() => rateLimit({ knex, store: client })).toThrow(ConfigurationError);
+      expect(() => rateLimit({ knex, store: client })).toThrow('new RedisStore(client) from @crudsmith/rate-limit/redis');
+      expect(() => rateLimit({ knex, store: 'redis' as 'memory' })).toThrow(ConfigurationError);
+    } finally {
+      await knex.destroy();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { createRedisClient, RedisStore, StoreUnavailableError } from '@crudsmith/rate-limit';
+import { StoreUnavailableError } from '@crudsmith/rate-limit';
+import { createRedisClient, RedisStore } from '@crudsmith/rate-limit/redis';
 import { deleteKeys, describeRedis, freePort, testClient, uniquePrefix } from './redis-fixture';
 
 describeRedis('RedisStore against the real Redis', () => {

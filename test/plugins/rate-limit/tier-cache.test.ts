@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { migrationSource } from '@crudsmith/core';
-import { createRedisClient, loadRateLimits, rateLimitMigrations, RedisInvalidation, TierCache, TierService, type CachedRule } from '@crudsmith/rate-limit';
+import { loadRateLimits, rateLimitMigrations, TierCache, TierService, type CachedRule } from '@crudsmith/rate-limit';
+import { createRedisClient, RedisInvalidation } from '@crudsmith/rate-limit/redis';
 import { openDatabase, type TestDatabase } from '../../fixtures/db';
 import { describeRedis, eventually, freePort, startRedisServer, stopRedisServer, testClient } from './redis-fixture';
 

@@ -25,6 +25,7 @@ type WithHit = { [COMMAND](key: string, period: number): Promise<number> };
  * Window counters in Redis, shared by every process of a deployment. Never
  * hangs a request: a stopped or slow Redis is a StoreUnavailableError within
  * `commandTimeoutMs`, and the same client recovers on its own when Redis returns.
+ * Passed as `rateLimit({ store })`, its client also carries limit changes between processes.
  */
 export class RedisStore implements RateLimitStore {
   /** The ioredis client counters go through; the caller owns (and quits) it. */
