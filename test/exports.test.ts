@@ -6,6 +6,7 @@ import * as koa from '@crudsmith/koa';
 import * as express from '@crudsmith/express';
 import * as fastify from '@crudsmith/fastify';
 import * as account from '@crudsmith/account';
+import * as accountRedis from '@crudsmith/account/redis';
 import * as rateLimit from '@crudsmith/rate-limit';
 import * as rateLimitRedis from '@crudsmith/rate-limit/redis';
 import * as versioning from '@crudsmith/versioning';
@@ -43,7 +44,8 @@ const entries: [string, object, string[]][] = [
   ['@crudsmith/koa', koa, ['mountRoutes', 'koaSessionOptions']],
   ['@crudsmith/express', express, ['mountRoutes']],
   ['@crudsmith/fastify', fastify, ['mountRoutes', 'frameworkErrors']],
-  ['@crudsmith/account', account, ['account', 'RedisSessionStore', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES']],
+  ['@crudsmith/account', account, ['account', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES']],
+  ['@crudsmith/account/redis', accountRedis, ['RedisSessionStore']],
   ['@crudsmith/rate-limit', rateLimit, [
     'rateLimit', 'rateLimitStateOf', 'decide', 'windowStart', 'sanitizePath', 'rateLimitKey', 'matchedPath', 'rateLimitHeaders',
     'MemoryStore', 'StoreUnavailableError', 'rateLimitMigrations', 'Tier', 'RateLimit', 'TierService',

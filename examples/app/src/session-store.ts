@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { SessionStore } from '@crudsmith/core/session';
-import { RedisSessionStore } from '@crudsmith/account';
+import { RedisSessionStore } from '@crudsmith/account/redis';
 
 /** Sessions in Redis when REDIS_URL is set; undefined means the database. */
 export function openSessionStore(redisUrl: string | undefined, prefix?: string): { store: SessionStore; close(): Promise<void> } | undefined {

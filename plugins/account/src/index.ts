@@ -8,9 +8,5 @@ export type { CurrentUserOptions } from './dependencies';
 export type { Sudo, SudoGrant } from './sudo';
 export type { NewUser } from './registration';
 
-/** Session storage in Redis, shared by every process; the database store comes from @crudsmith/core/session. */
-export { RedisSessionStore } from './redis-session-store';
-export type { RedisSessionStoreOptions } from './redis-session-store';
-
 /** Password primitives, for apps that hash elsewhere (an admin user, a seed). */
 export { bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from './password';

@@ -21,7 +21,7 @@ export interface UserColumns {
 
 /** The session transport (the default): server-side sessions, an HttpOnly cookie, CSRF. */
 export interface SessionTransportOptions {
-  /** Where sessions live; default: the `account_sessions` table through knex. */
+  /** Where sessions live; default: the `account_sessions` table through knex. In Redis: `RedisSessionStore` from `@crudsmith/account/redis`. */
   store?: SessionStore;
   /** Require the CSRF header on unsafe verbs of session requests (default true). */
   csrf?: boolean;

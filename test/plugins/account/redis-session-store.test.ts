@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createRequest } from '@crudsmith/core/adapter';
 import { SessionManager } from '@crudsmith/core/session';
-import { RedisSessionStore } from '@crudsmith/account';
+import { RedisSessionStore } from '@crudsmith/account/redis';
 
 // The Redis session store against the real Redis. Under CI=true an
 // unreachable Redis fails the suite rather than skipping it.
