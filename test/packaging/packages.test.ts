@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { builtinModules } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAndPack, cleanEnv, installProject, lockedVersion, manifestOf, publishableDirs, repoRoot, run, type Packed } from './temp-project';
 
@@ -14,20 +15,20 @@ import { buildAndPack, cleanEnv, installProject, lockedVersion, manifestOf, publ
 const USER_PACKAGES = [
   'koa', '@types/koa', 'express', '@types/express', 'fastify',
   'knex', 'objection', 'class-validator', 'class-transformer', 'reflect-metadata', 'better-sqlite3',
-  // account and rate-limit name ioredis's client in their declarations (see DECLARED_OPTIONAL_PEERS).
+  // For the consumer of account's and rate-limit's /redis entries; the others must compile without it.
   'ioredis',
   'typescript', '@types/node',
 ];
 
 /**
- * Optional peers a package's declarations may still import. The Redis options of account
- * and rate-limit are typed with ioredis's client, so a TypeScript app using either plugin
- * with skipLibCheck off installs ioredis (the README says so). Their JavaScript loads
- * without it (tested below).
+ * The entries whose declarations may import an optional peer, and which: what names
+ * ioredis's client lives in account's and rate-limit's `/redis` entries, so an app that
+ * imports only the main entries compiles without ioredis. Every entry's JavaScript loads
+ * without its optional peers (tested below).
  */
-const DECLARED_OPTIONAL_PEERS: Record<string, string[]> = {
-  '@crudsmith/account': ['ioredis'],
-  '@crudsmith/rate-limit': ['ioredis'],
+const OPTIONAL_PEERS_OF_ENTRY: Record<string, string[]> = {
+  '@crudsmith/account/redis': ['ioredis'],
+  '@crudsmith/rate-limit/redis': ['ioredis'],
 };
 
 /** The peers whose internals core reads, pinned to the versions the differential tests prove. */
@@ -130,6 +131,37 @@ function json(method: string, body: unknown, headers: Record<string, string> = {
   return { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
 }
 
+/** The .d.ts file a relative import of a declaration file names. */
+function declarationAt(dir: string, specifier: string): string {
+  const base = join(dir, specifier);
+  const candidates = specifier.endsWith('.d.ts') ? [base] : [base.replace(/\.js$/, '') + '.d.ts', join(base, 'index.d.ts')];
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new Error(`${specifier}, imported in ${dir}, is no declaration file`);
+  return found;
+}
+
+/** Every package a declaration file and the ones it reaches through relative imports import: what a consumer's tsc must resolve. */
+function importsOfDeclarations(entry: string): Set<string> {
+  const imported = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    // TypeScript's own reading of the file: its imports (import() types included), path and types references.
+    const { importedFiles, referencedFiles, typeReferenceDirectives } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    for (const { fileName } of [...importedFiles, ...referencedFiles]) {
+      if (fileName.startsWith('.')) visit(declarationAt(dirname(file), fileName));
+      else imported.add(fileName);
+    }
+    for (const { fileName } of typeReferenceDirectives) imported.add(fileName);
+  };
+  visit(entry);
+  return imported;
+}
+
+/** ioredis's own types, installed in the project: a consumer of the main entries compiles without them in its program. */
+const IOREDIS = ['ioredis', '@ioredis/commands'];
+
 /** Folders outside a consumer's needs: it must compile without any of them in its program. */
 function foreignFiles(files: string[], packages: string[]): string[] {
   return files.filter((file) => packages.some((name) => file.startsWith(`node_modules/${name}/`)));
@@ -161,6 +193,9 @@ describe('the published packages', { timeout: 180_000 }, () => {
       }
     }
     expect(Object.keys(packed.find((p) => p.name === '@crudsmith/core')!.manifest.exports!)).toEqual(['.', './adapter', './session', './package.json']);
+    for (const name of ['@crudsmith/account', '@crudsmith/rate-limit']) {
+      expect(Object.keys(packed.find((p) => p.name === name)!.manifest.exports!), name).toEqual(['.', './redis', './package.json']);
+    }
   });
 
   it('have manifests npm publishes as they are: license, engines, repository, dist entries, real ranges, the app-owned packages as peers', () => {
@@ -185,6 +220,9 @@ describe('the published packages', { timeout: 180_000 }, () => {
     // The adapter builds its own sub-router: a plain Koa app needs no @koa/router of its own.
     expect(koa.dependencies).toHaveProperty('@koa/router');
     expect(koa.peerDependenciesMeta?.['koa-session']?.optional).toBe(true);
+    for (const name of ['@crudsmith/account', '@crudsmith/rate-limit']) {
+      expect(packed.find((p) => p.name === name)!.manifest.peerDependenciesMeta?.ioredis?.optional, name).toBe(true);
+    }
   });
 
   it('pin the peers whose internals core reads to the tested versions, as the README states', () => {
@@ -199,34 +237,31 @@ describe('the published packages', { timeout: 180_000 }, () => {
     }
   });
 
-  it('declare in their .d.ts files only node, their dependencies and their required peers', () => {
+  it('declare, from each entry, only node, their dependencies and their required peers (and ioredis from the /redis entries only)', () => {
     const builtin = new Set(builtinModules);
+    const packageOf = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+    const entries: string[] = [];
     for (const p of packed) {
       const m = p.manifest;
-      const allowed = new Set([
+      const required = [
         ...Object.keys(m.dependencies ?? {}),
         ...Object.keys(m.peerDependencies ?? {}).filter((name) => !m.peerDependenciesMeta?.[name]?.optional),
-        ...(DECLARED_OPTIONAL_PEERS[p.name] ?? []),
-      ]);
-      const imported = new Set<string>();
-      const walk = (dir: string) => {
-        for (const entry of readdirSync(dir, { withFileTypes: true })) {
-          const path = join(dir, entry.name);
-          if (entry.isDirectory()) walk(path);
-          else if (entry.name.endsWith('.d.ts')) {
-            const text = readFileSync(path, 'utf8');
-            for (const match of text.matchAll(/(?:from\s+|import\(\s*|reference\s+types=)["']([^"']+)["']/g)) imported.add(match[1]);
-          }
-        }
-      };
-      walk(join(project, 'node_modules', p.name, 'dist'));
-      const foreign = [...imported].filter((specifier) => {
-        if (specifier.startsWith('.') || specifier.startsWith('node:') || builtin.has(specifier)) return false;
-        const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
-        return !allowed.has(name);
-      });
-      expect(foreign, p.name).toEqual([]);
+      ];
+      for (const [subpath, target] of Object.entries(m.exports ?? {})) {
+        if (subpath === './package.json') continue;
+        const entry = p.name + subpath.slice(1);
+        entries.push(entry);
+        const optional = OPTIONAL_PEERS_OF_ENTRY[entry] ?? [];
+        const allowed = new Set([...required, ...optional]);
+        const imported = [...importsOfDeclarations(join(project, 'node_modules', p.name, (target as Record<string, string>).types))]
+          .filter((specifier) => !specifier.startsWith('node:') && !builtin.has(specifier))
+          .map(packageOf);
+        expect(imported.filter((name) => !allowed.has(name)), entry).toEqual([]);
+        // The allowance is exact: an entry listed above does import those peers.
+        for (const peer of optional) expect(imported, entry).toContain(peer);
+      }
     }
+    expect(entries).toEqual(expect.arrayContaining(Object.keys(OPTIONAL_PEERS_OF_ENTRY)));
   });
 
   it('load with plain node from CommonJS and from ES modules, with the same names, without their optional peers', async () => {
@@ -301,6 +336,9 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     const files = await compile('express-esm');
     expect(files).toContain('node_modules/@types/express/index.d.ts');
     expect(foreignFiles(files, ['koa', '@types/koa', 'koa-session', '@koa/router', '@types/busboy', '@types/co-body', 'busboy', 'co-body'])).toEqual([]);
+    // Counting in memory through @crudsmith/rate-limit: ioredis is installed, yet not one of its types is read.
+    expect(existsSync(join(project, 'node_modules', 'ioredis', 'package.json'))).toBe(true);
+    expect(foreignFiles(files, IOREDIS)).toEqual([]);
     const emitted = readFileSync(join(folder, 'dist', 'app.js'), 'utf8');
     expect(emitted).toMatch(/^import .* from '@crudsmith\/express';$/m);
     expect(emitted).not.toContain('require(');
@@ -335,6 +373,8 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     const folder = esmConsumer('fastify-account', { module: 'node16' });
     const files = await compile('fastify-account');
     expect(foreignFiles(files, ['@types/express', '@types/koa', 'koa-session', '@types/busboy', '@types/co-body'])).toEqual([]);
+    // Sessions in the database through @crudsmith/account: no ioredis type in the program.
+    expect(foreignFiles(files, IOREDIS)).toEqual([]);
     expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toMatch(/^import \{ account \} from '@crudsmith\/account';$/m);
 
     const url = await start('fastify-account', 'dist/app.js', { DATABASE_FILE: 'notes.sqlite3' });
@@ -359,5 +399,17 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     expect(await (await fetch(`${url}/auth/me`, { headers: bearer })).json()).toMatchObject({ id: 1, transport: 'bearer' });
     expect((await fetch(`${url}/notes`, json('POST', { text: 'from a token' }, bearer))).status).toBe(201);
     expect(await (await fetch(`${url}/notes`)).json()).toEqual({ data: [{ id: 1, text: 'from a session' }, { id: 2, text: 'from a token' }], total_count: 2 });
+  });
+
+  it('an ES module (module nodenext) counts in a RedisStore and keeps sessions in a RedisSessionStore from the /redis entries, with ioredis types', async () => {
+    const folder = esmConsumer('redis-entries', { module: 'nodenext' });
+    const files = await compile('redis-entries');
+    expect(files.some((file) => file.startsWith('node_modules/ioredis/'))).toBe(true);
+    expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toMatch(/^import \{ createRedisClient, RedisInvalidation, RedisStore \} from '@crudsmith\/rate-limit\/redis';$/m);
+
+    // A Redis that is not there: the store answers at once that it is unavailable, with the
+    // main entry's error class (both entries share one copy of the package's modules).
+    const { stdout } = await run(process.execPath, ['dist/app.js'], { cwd: folder, env: cleanEnv({ REDIS_PORT: String(await freePort()) }) });
+    expect(JSON.parse(stdout)).toEqual({ limiterStore: true, sessions: true, channel: 'crudsmith:rate-limit:invalidate', hit: 'StoreUnavailableError' });
   });
 });
