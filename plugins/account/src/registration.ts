@@ -4,11 +4,27 @@ import type { AccountUser } from './options';
 
 type Row = Record<string, unknown>;
 
-// Deliberately loose (RFC 5321 allows far more than any regex checks well): one @, a
-// dot in the domain, no spaces. Ownership is what a verification mail proves.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Single-character classes with no quantifier: each scans its input once (linear time),
+// whatever the client sends.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
+const SPACE = /\s/;
+
+/**
+ * Whether `value` looks like an e-mail address: one @ with something before it, a dot in
+ * the domain with something on each side, no spaces. Deliberately loose (RFC 5321 allows
+ * far more than any pattern checks well); ownership is what a verification mail proves.
+ * Written with indexOf rather than a pattern: the pattern this replaces backtracked in
+ * quadratic time (`a@` and 120,000 dots held the event loop for 25 s).
+ */
+export function looksLikeEmail(value: string): boolean {
+  const at = value.indexOf('@');
+  if (at < 1 || value.indexOf('@', at + 1) !== -1 || SPACE.test(value)) return false;
+  const domain = value.slice(at + 1);
+  // A dot with at least one character before it and one after it.
+  const dot = domain.indexOf('.', 1);
+  return dot !== -1 && dot < domain.length - 1;
+}
 
 /** The new user's fields: the identifiers, the password and any other column value. */
 export interface NewUser {
@@ -39,7 +55,10 @@ export async function createUser(core: AccountCore, input: NewUser, flags: { sup
     issues.push(...checkLength(core, field, column, value));
     values[column] = value;
   }
-  issues.push(...checkIdentifiers(input, columns.email !== null));
+  // Lengths first: the identifier and password checks below only ever see values that
+  // fit their columns (a 120 KB e-mail is refused for its length, never scanned).
+  const tooLong = new Set(issues.map((issue) => issue.loc[1]));
+  issues.push(...checkIdentifiers(input, columns.email !== null, tooLong));
   issues.push(...core.passwords.check(input.password, ['body', 'password'], contextWords(input)));
   if (issues.length > 0) throw new ValidationError(issues);
 
@@ -59,18 +78,21 @@ export function contextWords(input: { username?: unknown; email?: unknown }): st
   return words;
 }
 
-function checkIdentifiers(input: NewUser, hasEmail: boolean): ValidationIssue[] {
+function checkIdentifiers(input: NewUser, hasEmail: boolean, refused: Set<unknown>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const { username, email } = input;
   if (typeof username !== 'string' || username.length === 0) {
-    issues.push({ loc: ['body', 'username'], msg: 'Field required (a non-empty string)', type: username === undefined ? 'missing' : 'string_type' });
-  } else if (username.includes('@') || /\s/.test(username) || CONTROL.test(username)) {
+    if (!refused.has('username')) issues.push({ loc: ['body', 'username'], msg: 'Field required (a non-empty string)', type: username === undefined ? 'missing' : 'string_type' });
+  } else if (refused.has('username')) {
+    // Already refused for its length (or type).
+  } else if (username.includes('@') || SPACE.test(username) || CONTROL.test(username)) {
     // No @: sign-in reads an identifier with @ as an e-mail address.
     issues.push({ loc: ['body', 'username'], msg: 'Username may not contain @, spaces or control characters', type: 'value_error' });
   }
   if (hasEmail) {
+    if (refused.has('email')) return issues;
     if (typeof email !== 'string') issues.push({ loc: ['body', 'email'], msg: 'Field required (a string)', type: email === undefined ? 'missing' : 'string_type' });
-    else if (!EMAIL.test(email)) issues.push({ loc: ['body', 'email'], msg: 'Not a valid e-mail address', type: 'value_error' });
+    else if (!looksLikeEmail(email)) issues.push({ loc: ['body', 'email'], msg: 'Not a valid e-mail address', type: 'value_error' });
   }
   return issues;
 }
