@@ -83,6 +83,23 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
     expect((await client().get('/api/v1/tiers')).headers.get('ratelimit')).toBeNull();
   });
 
+  it('gives every spelling of an item id one budget: 01, 001 and +1 are item 1', async () => {
+    const created = await from('10.0.0.4', '/api/v1/items', { method: 'POST', json: { name: 'Wrench' } });
+    expect(created.status).toBe(201);
+    const id = String(created.body.id);
+    const spellings = [`0${id}`, `00${id}`, `+${id}`];
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await from('10.0.0.4', `/api/v1/items/${spellings[i]}`);
+      expect(res.status).toBe(200);
+      expect(res.body.id).toBe(created.body.id);
+      expectLimitHeaders(res, LIMIT, LIMIT - 1 - i);
+    }
+    for (const spelling of [id, `000${id}`, `+0${id}`]) expect((await from('10.0.0.4', `/api/v1/items/${spelling}`)).status).toBe(429);
+    // Spellings that name no item share one bucket too, so they cannot mint budgets either.
+    for (let i = 1; i <= LIMIT; i++) expect((await from('10.0.0.5', `/api/v1/items/x${i}`)).status).toBe(422);
+    expect((await from('10.0.0.5', '/api/v1/items/1e0')).status).toBe(429);
+  });
+
   it('guards posts and the v2 routes too, each path with its own count', async () => {
     for (const path of ['/api/v1/posts/', '/api/v2/posts/', '/api/v2/items', '/api/v2/users/']) {
       const res = await from('10.0.0.9', path);

@@ -83,6 +83,32 @@ describe('matchedPath(req, route)', () => {
     expect(matchedPath({ path: '/api', params: {} }, { path: '/' }).path).toBe('/api');
   });
 
+  it('puts an integer-spelled value in as its canonical decimal, so no spelling of an id opens a fresh bucket', () => {
+    const route = { path: '/api/v1/items/:id' };
+    for (const id of ['1', '01', '001', '+1', '+0001']) {
+      expect(matchedPath({ path: `/api/v1/items/${id}`, params: { id } }, route).path).toBe('/api/v1/items/1');
+    }
+    for (const id of ['0', '-0', '+0', '000']) expect(matchedPath({ path: `/items/${id}`, params: { id } }, { path: '/items/:id' }).path).toBe('/items/0');
+    expect(matchedPath({ path: '/items/-007', params: { id: '-007' } }, { path: '/items/:id' }).path).toBe('/items/-7');
+    // Under a mount prefix the prefix is still found from the spelling as requested.
+    expect(matchedPath({ path: '/svc/api/v1/items/007/x', params: { id: '007' } }, { path: '/api/v1/items/:id/x' })).toEqual({
+      path: '/svc/api/v1/items/7/x', pattern: '/svc/api/v1/items/:id/x',
+    });
+    // A long run of zeros costs one scan.
+    const zeros = `${'0'.repeat(100_000)}42`;
+    const started = performance.now();
+    expect(matchedPath({ path: `/items/${zeros}`, params: { id: zeros } }, { path: '/items/:id' }).path).toBe('/items/42');
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it('counts a value that is no integer of a documented integer parameter under the parameter name', () => {
+    const route = { path: '/items/:id', doc: { operationId: 'items_read', parameters: [{ name: 'id', in: 'path', schema: { type: 'integer' } }] } };
+    for (const id of ['1.0', '1e0', '0x1', ' 1', 'abc']) expect(matchedPath({ path: `/items/${id}`, params: { id } }, route).path).toBe('/items/:id');
+    expect(matchedPath({ path: '/items/01', params: { id: '01' } }, route).path).toBe('/items/1');
+    // A text parameter keeps its value.
+    expect(matchedPath({ path: '/tags/a.b', params: { name: 'a.b' } }, { path: '/tags/:name' }).path).toBe('/tags/a.b');
+  });
+
   it('falls back to the request path without a route', () => {
     expect(matchedPath({ path: '/x/y/', params: {} }).path).toBe('/x/y');
   });

@@ -63,6 +63,15 @@ describe('the rate-limit plugin through bootstrap', () => {
     expect((await kit.get('/api/v1/items', { address: '10.0.0.2' })).headers?.['X-RateLimit-Remaining']).toBe('2');
   });
 
+  it('gives every spelling of one integer id the same budget', async () => {
+    kit.clock.ms = 100_000;
+    expect((await kit.get('/api/v1/items/1')).status).toBe(200);
+    expect((await kit.get('/api/v1/items/01')).status).toBe(200);
+    expect((await kit.get('/api/v1/items/+1')).status).toBe(200);
+    for (const id of ['001', '+001', '1']) expect((await kit.get(`/api/v1/items/${id}`)).status).toBe(429);
+    expect(new Set((kit.store as RecordingStore).keys)).toEqual(new Set(['ratelimit:127.0.0.1:api_v1_items_1:60']));
+  });
+
   it('keys authenticated requests on the principal id and applies the tier limit of the path', async () => {
     const pro = await kit.limits.tiers.createTier({ name: 'pro' });
     await kit.limits.tiers.createRateLimit('pro', { name: 'items', path: '/api/v1/items', limit: 5, period: 600 });
