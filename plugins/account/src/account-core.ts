@@ -129,8 +129,10 @@ export class AccountCore {
     const normalized = normalizePassword(identifier).trim();
     const row = existing ?? (normalized ? await this.users.findForLogin(normalized) : null);
     const key = row ? `user:${this.users.idOf(row)}` : `name:${hashSecret(normalized.toLowerCase()).slice(0, 40)}`;
-    const wait = await this.lockout.retryAfter(key, now);
-    if (wait > 0) throw new RateLimitError('Too many failed sign-in attempts; try again later', { retryAfter: wait });
+    // The attempt is counted before the password is checked: concurrent guesses beyond
+    // what the lockout allows are refused here, without a bcrypt.
+    const attempt = await this.lockout.attempt(key, now);
+    if (!attempt.allowed) throw new RateLimitError('Too many failed sign-in attempts; try again later', { retryAfter: attempt.retryAfter });
     const ok = await this.passwords.verify(password, row ? (row[this.users.columns.passwordHash] as string | null) : null);
     if (!row || !ok) {
       await this.lockout.fail(key, this.now());

@@ -2,7 +2,7 @@ import { ConfigurationError, type Dependency, type MigrationSet, type Plugin, ty
 import { sessionTableMigration, type SessionManager } from '@crudsmith/core/session';
 import { AccountCore } from './account-core';
 import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';
-import { loginFailureMigration } from './lockout';
+import { loginFailureMigration, loginLockoutsMigration } from './lockout';
 import type { AccountOptions, AccountUser } from './options';
 import { refreshTokenMigration } from './refresh-tokens';
 import { createUser, type NewUser } from './registration';
@@ -84,6 +84,7 @@ export function account(options: AccountOptions): AccountPlugin {
         '0001_sessions': sessionTableMigration(tables.sessions),
         '0002_refresh_tokens': refreshTokenMigration(tables.refreshTokens),
         '0003_login_failures': loginFailureMigration(tables.loginFailures),
+        '0004_login_lockouts': loginLockoutsMigration(tables.loginFailures),
       },
     },
     createUser: (input, flags) => createUser(core, input, flags),

@@ -21,17 +21,43 @@ export function loginFailureMigration(table: string): Migration {
   };
 }
 
-/** How long a lock lasts after `failures` consecutive failures (seconds; 0 below the threshold). */
-export function lockSeconds(failures: number, policy: Required<LockoutOptions>): number {
-  if (failures < policy.threshold) return 0;
-  const doubled = policy.baseSeconds * 2 ** Math.min(failures - policy.threshold, 30);
+/** The column the lockout periods are counted in (migration `0004_login_lockouts`). */
+export function loginLockoutsMigration(table: string): Migration {
+  return {
+    async up(knex) {
+      await knex.schema.alterTable(table, (t) => {
+        t.integer('lockouts').notNullable().defaultTo(0);
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable(table, (t) => {
+        t.dropColumn('lockouts');
+      });
+    },
+  };
+}
+
+/** How long the lock of lockout period `period` lasts (seconds): the first is `baseSeconds`, each next one twice the last, never beyond `maxSeconds`. */
+export function lockSeconds(period: number, policy: Required<LockoutOptions>): number {
+  const doubled = policy.baseSeconds * 2 ** Math.min(Math.max(0, period), 30);
   return Math.min(doubled, policy.maxSeconds);
 }
+
+/** Whether a sign-in may check its password, and if not, when to come back. */
+export type Attempt = { allowed: true } | { allowed: false; retryAfter: number };
 
 /**
  * Per-account sign-in lockout in the database, so every process sees the same count.
  * The key is the account (its id), or a hash of the normalised identifier when no
  * account matches: unknown names lock exactly like real ones, so a lock tells nothing.
+ *
+ * An attempt is counted BEFORE its password is checked, by one conditional UPDATE: the
+ * row allows `threshold` attempts (one after a lock has expired), and a request that
+ * finds them taken is refused without a bcrypt. So concurrent wrong passwords cannot all
+ * be checked: the database serialises the UPDATEs on the row and each sees the count the
+ * one before left. Columns: `failures` counts the attempts of the current period,
+ * `lockouts` the lock periods so far (it sets the next lock's length), `locked_until` ends
+ * the current lock, `last_failure_at` the last attempt (a day later all is forgotten).
  */
 export class Lockout {
   readonly policy: Required<LockoutOptions>;
@@ -49,35 +75,58 @@ export class Lockout {
     };
   }
 
-  /** Seconds until the key may try again; 0 when it may now. */
-  async retryAfter(key: string, now: number): Promise<number> {
-    const row = await this.knex(this.table).where({ key }).first('locked_until');
-    const until = Number(row?.locked_until ?? 0);
-    return until > now ? Math.ceil((until - now) / 1000) : 0;
-  }
-
-  /** Counts a failure (atomically) and locks when the count calls for it. */
-  async fail(key: string, now: number): Promise<void> {
+  /**
+   * Takes one attempt for `key`, atomically, before the password is checked: allowed
+   * while the key is not locked and its period has attempts left; refused otherwise,
+   * with the seconds until it may try (the lock's rest, or the length of the lock the
+   * attempts in flight are about to cause).
+   */
+  async attempt(key: string, now: number): Promise<Attempt> {
     const stale = now - this.policy.resetAfterSeconds * 1000;
-    const bump = () =>
-      this.knex(this.table)
-        .where({ key })
-        .update({
-          failures: this.knex.raw('case when last_failure_at < ? then 1 else failures + 1 end', [stale]),
-          last_failure_at: now,
-        });
-    if (Number(await bump()) === 0) {
+    const allowance = this.knex.raw('case when lockouts = 0 then ? else 1 end', [this.policy.threshold]);
+    // MariaDB evaluates SET left to right with the values already assigned: lockouts and
+    // failures read last_failure_at before it is set, so it comes last.
+    const taken = await this.knex(this.table)
+      .where({ key })
+      .where('locked_until', '<=', now)
+      .where((q) => q.where('last_failure_at', '<', stale).orWhere('failures', '<', allowance))
+      .update({
+        lockouts: this.knex.raw('case when last_failure_at < ? then 0 else lockouts end', [stale]),
+        failures: this.knex.raw('case when last_failure_at < ? then 1 else failures + 1 end', [stale]),
+        last_failure_at: now,
+      });
+    if (Number(taken) > 0) return { allowed: true };
+    const row = await this.row(key);
+    if (!row) {
       try {
-        await this.knex(this.table).insert({ key, failures: 1, last_failure_at: now, locked_until: 0 });
+        await this.knex(this.table).insert({ key, failures: 1, lockouts: 0, last_failure_at: now, locked_until: 0 });
+        return { allowed: true };
       } catch (error) {
-        // Another request inserted it first: count on its row.
+        // Another request inserted it first: take an attempt on its row.
         if (!(mapDatabaseError(error) instanceof DuplicateValueError)) throw error;
-        await bump();
+        return this.attempt(key, now);
       }
     }
-    const row = await this.knex(this.table).where({ key }).first('failures');
-    const seconds = lockSeconds(Number(row?.failures ?? 0), this.policy);
-    if (seconds > 0) await this.knex(this.table).where({ key }).update({ locked_until: now + seconds * 1000 });
+    // The lock may have been set by a request whose clock read came after this one's:
+    // what is left of it is never more than its length.
+    const lockedFor = Math.min(Math.ceil((row.lockedUntil - now) / 1000), lockSeconds(row.lockouts - 1, this.policy));
+    return { allowed: false, retryAfter: row.lockedUntil > now ? lockedFor : lockSeconds(row.lockouts, this.policy) };
+  }
+
+  /**
+   * The attempt failed: when it was the last its period allowed, the key is locked for
+   * the period's length and the next period begins. The lock is set by a conditional
+   * UPDATE on the period it read, so the failures of one burst lock once, never once each.
+   */
+  async fail(key: string, now: number): Promise<void> {
+    const row = await this.row(key);
+    const allowance = row && row.lockouts === 0 ? this.policy.threshold : 1;
+    if (!row || row.failures < allowance || row.lockedUntil > now) return;
+    await this.knex(this.table)
+      .where({ key, lockouts: row.lockouts })
+      .where('locked_until', '<=', now)
+      .where('failures', '>=', allowance)
+      .update({ locked_until: now + lockSeconds(row.lockouts, this.policy) * 1000, lockouts: row.lockouts + 1, failures: 0 });
   }
 
   /**
@@ -105,5 +154,10 @@ export class Lockout {
   /** A success clears the count. */
   async succeed(key: string): Promise<void> {
     await this.knex(this.table).where({ key }).delete();
+  }
+
+  private async row(key: string): Promise<{ failures: number; lockouts: number; lockedUntil: number } | null> {
+    const row = await this.knex(this.table).where({ key }).first('failures', 'lockouts', 'locked_until');
+    return row ? { failures: Number(row.failures), lockouts: Number(row.lockouts), lockedUntil: Number(row.locked_until) } : null;
   }
 }

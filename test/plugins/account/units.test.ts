@@ -51,12 +51,11 @@ describe('Passwords', () => {
 
 describe('lockSeconds', () => {
   const policy = { threshold: 5, baseSeconds: 60, maxSeconds: 86_400, resetAfterSeconds: 86_400 };
-  it('locks from the threshold on, doubling, never beyond a day', () => {
-    expect(lockSeconds(4, policy)).toBe(0);
-    expect(lockSeconds(5, policy)).toBe(60);
-    expect(lockSeconds(6, policy)).toBe(120);
-    expect(lockSeconds(8, policy)).toBe(480);
-    expect(lockSeconds(20, policy)).toBe(86_400);
+  it('locks the first period for baseSeconds, doubling each period, never beyond a day', () => {
+    expect(lockSeconds(0, policy)).toBe(60);
+    expect(lockSeconds(1, policy)).toBe(120);
+    expect(lockSeconds(3, policy)).toBe(480);
+    expect(lockSeconds(15, policy)).toBe(86_400);
     expect(lockSeconds(10_000, policy)).toBe(86_400);
   });
 });
