@@ -9,6 +9,7 @@ import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
+import { describeBadInput } from './suite-input';
 import { describeList } from './suite-list';
 import { describeRelations } from './suite-relations';
 
@@ -23,5 +24,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeDependencies(env);
     describeRelations(env);
     describeCustomRoutes(env);
+    describeBadInput(env);
   });
 }

@@ -1,10 +1,21 @@
 import { ValidationError } from '../errors/http-error';
 import type { ColumnInfo } from './model-info';
+import { textProblem } from './text';
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+// Date, then time, then offset: each part is fixed digits, so the match is one pass.
+const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?$/i;
+/** Longer than any ISO 8601 datetime the pattern reads: refused before the pattern runs. */
+const MAX_DATETIME_LENGTH = 40;
+/**
+ * Stored datetimes lie in years 0000 to 9999: what ISO 8601 writes with four digits,
+ * what the OpenAPI `date-time` format and every engine's column hold, and what a keyset
+ * cursor compares. A value whose offset carries it past either end is refused.
+ */
+const MIN_TIME = Date.parse('0000-01-01T00:00:00Z');
+const MAX_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 
 type Loc = (string | number)[];
 
@@ -28,12 +39,12 @@ export function coerceValue(value: unknown, column: ColumnInfo, loc: Loc): unkno
     case 'datetime':
       return coerceDatetime(value, loc);
     case 'date':
-      if (typeof value === 'string' && ISO_DATE.test(value) && !Number.isNaN(Date.parse(value))) return value;
+      if (typeof value === 'string' && value.length === 10 && calendarDate(ISO_DATE.exec(value))) return value;
       return invalid(loc, 'Input should be a valid date (YYYY-MM-DD)', 'date_parsing');
     case 'json':
-      return value;
+      return typeof value === 'string' ? checkText(value, loc) : value;
     default:
-      if (typeof value === 'string') return value;
+      if (typeof value === 'string') return checkText(value, loc);
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       return invalid(loc, 'Input should be a valid string', 'string_type');
   }
@@ -66,17 +77,56 @@ function coerceBoolean(value: unknown, loc: Loc): boolean {
   return invalid(loc, 'Input should be a valid boolean', 'bool_parsing');
 }
 
+/** Refuses text no engine can store (NUL, a lone surrogate) with a 422. */
+export function checkText(text: string, loc: Loc): string {
+  const problem = textProblem(text);
+  return problem ? invalid(loc, problem.msg, problem.type) : text;
+}
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+// JavaScript's Date rolls 2024-02-30 over to March 1st (and 24:00 to the next day), so
+// the fields are checked against the calendar before a Date is made.
+function calendarDate(parts: RegExpExecArray | null): boolean {
+  if (!parts) return false;
+  const year = Number(parts[1]);
+  const month = Number(parts[2]);
+  const day = Number(parts[3]);
+  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month !== 2 || day <= 28 || leap;
+}
+
+function calendarTime(parts: RegExpExecArray): boolean {
+  const [hour, minute, second] = [parts[4], parts[5], parts[6] ?? '0'].map(Number);
+  const [offsetHours, offsetMinutes] = [parts[8] ?? '0', parts[9] ?? '0'].map(Number);
+  return hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59;
+}
+
+function inYears(date: Date): boolean {
+  const time = date.getTime();
+  return time >= MIN_TIME && time <= MAX_TIME;
+}
+
 function coerceDatetime(value: unknown, loc: Loc): Date {
-  if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
-  if (typeof value === 'string') {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return inYears(value) ? value : outOfYears(loc);
+  if (typeof value === 'string' && value.length <= MAX_DATETIME_LENGTH) {
     const text = value.trim();
-    if (ISO_DATE.test(text)) return new Date(`${text}T00:00:00Z`);
-    if (ISO_DATETIME.test(text)) {
-      // A datetime without an offset is read as UTC, the zone every value is stored in.
-      const withZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`;
-      const date = new Date(withZone.replace(' ', 'T'));
-      if (!Number.isNaN(date.getTime())) return date;
+    const day = ISO_DATE.exec(text);
+    if (day) {
+      if (calendarDate(day)) return new Date(`${text}T00:00:00Z`);
+    } else {
+      const parts = ISO_DATETIME.exec(text);
+      if (parts && calendarDate(parts) && calendarTime(parts)) {
+        // A datetime without an offset is read as UTC, the zone every value is stored in.
+        const date = new Date(parts[7] ? text.replace(' ', 'T') : `${text.replace(' ', 'T')}Z`);
+        if (!Number.isNaN(date.getTime())) return inYears(date) ? date : outOfYears(loc);
+      }
     }
   }
   return invalid(loc, 'Input should be a valid datetime (ISO 8601)', 'datetime_parsing');
+}
+
+function outOfYears(loc: Loc): never {
+  return invalid(loc, 'Input should be a datetime between years 0000 and 9999 (UTC)', 'datetime_range');
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { ValidationError } from '../errors/http-error';
 import type { Dialect } from './dialect';
 
 // LIKE must mean the same on every engine: case-sensitive for like, folding
@@ -9,6 +10,20 @@ import type { Dialect } from './dialect';
 /** Escapes `\`, `%` and `_` so a value matches literally inside a LIKE pattern. */
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Refuses a pattern that ends in a lone escape character with a 422: PostgreSQL rejects it
+ * (a driver error), while MariaDB and the GLOB rewrite would read it as a literal `\`.
+ * `\\` at the end matches a backslash everywhere.
+ */
+export function checkLikePattern(pattern: string, loc: (string | number)[]): string {
+  let escapes = 0;
+  for (let i = pattern.length - 1; i >= 0 && pattern[i] === '\\'; i--) escapes++;
+  if (escapes % 2 === 1) {
+    throw ValidationError.of(loc, "A LIKE pattern may not end with the escape character '\\'; write '\\\\' to match a backslash", 'like_pattern');
+  }
+  return pattern;
 }
 
 /** Rewrites a LIKE pattern (with `\` escapes) as the equivalent SQLite GLOB pattern. */

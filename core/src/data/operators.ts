@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { BadRequestError, ValidationError } from '../errors/http-error';
-import { coerceValue } from './coerce';
+import { checkText, coerceValue } from './coerce';
 import type { Dialect } from './dialect';
-import { escapeLike, whereLike } from './like';
+import { checkLikePattern, escapeLike, whereLike } from './like';
 import type { ColumnInfo, ColumnKind } from './model-info';
 
 /** Every filter operator (FastCRUD's set; `or` and `not` combine the others). */
@@ -86,15 +86,15 @@ export function applyOperator(qb: Knex.QueryBuilder, cond: Condition, ctx: Opera
     case 'is_not':
       return isOperator(qb, cond, op === 'is_not', ctx);
     case 'like': case 'notlike': case 'ilike': case 'notilike':
-      return like(qb, cond, String(cond.value), ctx);
+      return like(qb, cond, checkLikePattern(text(cond, ctx), ctx.loc), ctx);
     case 'startswith':
-      return like(qb, { ...cond, op: 'like' }, `${escapeLike(String(cond.value))}%`, ctx);
+      return like(qb, { ...cond, op: 'like' }, `${escapeLike(text(cond, ctx))}%`, ctx);
     case 'endswith':
-      return like(qb, { ...cond, op: 'like' }, `%${escapeLike(String(cond.value))}`, ctx);
+      return like(qb, { ...cond, op: 'like' }, `%${escapeLike(text(cond, ctx))}`, ctx);
     case 'contains':
-      return like(qb, { ...cond, op: 'like' }, `%${escapeLike(String(cond.value))}%`, ctx);
+      return like(qb, { ...cond, op: 'like' }, `%${escapeLike(text(cond, ctx))}%`, ctx);
     case 'match':
-      return match(qb, ref, String(cond.value), ctx);
+      return match(qb, ref, text(cond, ctx), ctx);
     case 'between': {
       const list = toList(cond.value, ctx).map(value);
       if (list.length !== 2) throw ValidationError.of(ctx.loc, 'between takes exactly two values', 'value_error');
@@ -122,6 +122,11 @@ const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 // is wrapped in __name() each time it is made, which costs about a microsecond a filter.
 function coercer(cond: Condition, ctx: OperatorContext): (v: unknown) => unknown {
   return (v) => coerceValue(v, cond.column, ctx.loc);
+}
+
+// A text operator's value is matched, not coerced, but it meets the same text rule.
+function text(cond: Condition, ctx: OperatorContext): string {
+  return checkText(String(cond.value), ctx.loc);
 }
 
 function isBinaryString(cond: Condition, ctx: OperatorContext): boolean {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import coBody from 'co-body';
-import { BadRequestError, HttpError, PayloadTooLargeError } from '../../errors/http-error';
+import { textProblem } from '../../data/text';
+import { BadRequestError, HttpError, PayloadTooLargeError, ValidationError } from '../../errors/http-error';
 import type { UploadedFile } from '../neutral';
 import { readMultipart } from './read-multipart';
 
@@ -17,20 +18,19 @@ export const readBody = {
   async json(req: IncomingMessage, limit: number): Promise<unknown> {
     const body: unknown = await guard(req, limit, () => coBody.json(req, { limit, strict: false }));
     if (body === '') return undefined;
-    if (tooDeep(body, 1)) throw new BadRequestError(`JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
-    return body;
+    return checkJsonDepth(body);
   },
 
   /** A urlencoded form, parsed flat like the query string (a repeated name gives an array). */
   async form(req: IncomingMessage, limit: number): Promise<Record<string, string | string[]> | undefined> {
     const text = await guard(req, limit, () => coBody.text(req, { limit }));
-    return text === '' ? undefined : groupEntries(new URLSearchParams(text));
+    return text === '' ? undefined : checkFields(groupEntries(new URLSearchParams(text)));
   },
 
   /** A multipart/form-data body: its fields as a record, and its files. */
   async multipart(req: IncomingMessage, limit: number): Promise<{ body: Record<string, string | string[]>; files: UploadedFile[] }> {
     const { fields, files } = await guard(req, limit, () => readMultipart(req, limit));
-    return { body: groupEntries(fields), files };
+    return { body: checkFields(groupEntries(fields)), files };
   },
 };
 
@@ -46,10 +46,53 @@ export function groupEntries(entries: Iterable<[string, string]>): Record<string
   return { ...record };
 }
 
-/** Refuses JSON a parser other than ours produced (express.json()) when it nests too deep. */
+/**
+ * Refuses JSON nested deeper than 64 levels (400), and a key or string no engine can
+ * store (NUL, a lone surrogate: 422 naming where). Ours and a parser other than ours
+ * (express.json()) both answer through it, so every route sees the same rule.
+ */
 export function checkJsonDepth(body: unknown): unknown {
   if (tooDeep(body, 1)) throw new BadRequestError(`JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const where = badText(body, ['body']);
+  if (where) throw ValidationError.of(where.loc, where.msg, where.type);
   return body;
+}
+
+function checkFields(fields: Record<string, string | string[]>): Record<string, string | string[]> {
+  for (const [name, value] of Object.entries(fields)) {
+    const where = badText(name, ['body']) ?? badText(value, ['body', name]);
+    if (where) throw ValidationError.of(where.loc, where.msg, where.type);
+  }
+  return fields;
+}
+
+type TextFault = { loc: (string | number)[]; msg: string; type: string };
+
+// Depth is checked first, so this walk is bounded by the 64 levels. The location is
+// built on the way back, only for the fault.
+function badText(value: unknown, loc: (string | number)[]): TextFault | undefined {
+  const found = faultIn(value);
+  if (found) found.loc.unshift(...loc);
+  return found;
+}
+
+function faultIn(value: unknown): TextFault | undefined {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem && { loc: [], ...problem };
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const array = Array.isArray(value);
+  for (const key of Object.keys(value)) {
+    const keyProblem = array ? undefined : textProblem(key);
+    if (keyProblem) return { loc: [], ...keyProblem };
+    const found = faultIn((value as Record<string, unknown>)[key]);
+    if (found) {
+      found.loc.unshift(array ? Number(key) : key);
+      return found;
+    }
+  }
+  return undefined;
 }
 
 async function guard<T>(req: IncomingMessage, limit: number, read: () => Promise<T>): Promise<T> {
