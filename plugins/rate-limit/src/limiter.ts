@@ -3,7 +3,7 @@ import { decide, windowStart, type Decision, type Policy } from './decide';
 import { rateLimitHeaders } from './headers';
 import { matchedPath, rateLimitKey, sanitizePath, sanitizedPattern, type MatchedPath } from './keys';
 import type { RateLimitLogger } from './logger';
-import type { RateLimitStore } from './stores/store';
+import { StoreFullError, type RateLimitStore } from './stores/store';
 import type { TierCache } from './tiers/tier-cache';
 
 /** What the limiter decided for a request, kept in `req.state` for the response headers. */
@@ -54,7 +54,7 @@ export function rateLimitStateOf(req: NeutralRequest): RateLimitState | undefine
  * guarded both by prefix and by `readDeps` counts once.
  */
 export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | null> {
-  const outage = { since: 0, lastLogged: 0, failures: 0 };
+  const outage = { since: 0, lastLogged: 0, failures: 0, fullLogged: 0 };
 
   return async function rateLimiter(req) {
     const { path, pattern } = (req.state[MATCHED] as MatchedPath | undefined) ?? matchedPath(req);
@@ -67,8 +67,13 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
 
     let count: number;
     try {
-      count = await ctx.store.hit(key, policy.period);
+      count = await ctx.store.hit(key, policy.period, policy.limit);
     } catch (error) {
+      // Full of spent windows: failing open would serve the flood unlimited.
+      if (error instanceof StoreFullError) {
+        reportFull(ctx, outage);
+        throw new HttpError(503, 'Too many clients are being rate limited; try again later', { headers: { 'Retry-After': String(error.retryAfterSeconds) } });
+      }
       reportOutage(ctx, outage, error);
       if (ctx.failOpen) return null;
       throw new HttpError(503, 'Rate limiting is unavailable; try again shortly', { cause: error, headers: { 'Retry-After': '1' } });
@@ -101,6 +106,13 @@ async function policyFor(ctx: LimiterContext, tierId: number | null | undefined,
     ctx.logger.error('Could not read rate limits; applying the default limit', { error: String(error) });
     return ctx.cache.defaultPolicy;
   }
+}
+
+function reportFull(ctx: LimiterContext, outage: { fullLogged: number }): void {
+  const now = ctx.now();
+  if (outage.fullLogged && now - outage.fullLogged < OUTAGE_LOG_INTERVAL_MS) return;
+  outage.fullLogged = now;
+  ctx.logger.error('Rate-limit store is full of spent windows; answering 503 to new callers', {});
 }
 
 function reportOutage(ctx: LimiterContext, outage: { since: number; lastLogged: number; failures: number }, error: unknown): void {

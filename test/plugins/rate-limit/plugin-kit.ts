@@ -16,9 +16,9 @@ export interface CapturedLog {
 export class RecordingStore implements RateLimitStore {
   readonly keys: string[] = [];
   constructor(private readonly inner: RateLimitStore) {}
-  hit(key: string, period: number): Promise<number> {
+  hit(key: string, period: number, limit?: number): Promise<number> {
     this.keys.push(key);
-    return this.inner.hit(key, period);
+    return this.inner.hit(key, period, limit);
   }
 }
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import { ConfigurationError, type Principal } from '@crudsmith/core';
-import { rateLimit, type RateLimitStore } from '@crudsmith/rate-limit';
+import { MemoryStore, rateLimit, type RateLimitStore } from '@crudsmith/rate-limit';
 import { buildApp, RecordingStore } from './plugin-kit';
 
 const user = (id: number, tierId: number | null): Principal => ({ id, tierId, isSuperuser: false, scopes: [], transport: 'bearer' });
@@ -173,6 +173,35 @@ describe('rateLimit({ store })', () => {
       expect(() => rateLimit({ knex, store: client })).toThrow('new RedisStore(client) from @crudsmith/rate-limit/redis');
       expect(() => rateLimit({ knex, store: 'redis' as 'memory' })).toThrow(ConfigurationError);
     } finally {
+      await knex.destroy();
+    }
+  });
+});
+
+describe('a memory store full of spent windows', () => {
+  it('answers a new caller 503 with Retry-After even failing open, while callers it holds are counted as before', async () => {
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+    const clock = { ms: 100_000 };
+    const store = new MemoryStore({ maxKeys: 2, now: () => clock.ms });
+    const kit = buildApp({ knex, store, failOpen: true, now: () => clock.ms });
+    try {
+      await kit.app.start(knex);
+      kit.clock.ms = clock.ms;
+      for (const address of ['10.0.0.1', '10.0.0.2']) {
+        for (let i = 0; i < 3; i++) expect((await kit.get('/api/v1/items', { address })).status).toBe(200);
+      }
+      const refused = await kit.get('/api/v1/items', { address: '10.0.0.3' });
+      expect(refused.status).toBe(503);
+      // The store keeps a window period seconds from its first hit, as Redis's EXPIRE does.
+      expect(refused.headers?.['Retry-After']).toBe('60');
+      expect(kit.logs.at(-1)).toMatchObject({ level: 'error', message: 'Rate-limit store is full of spent windows; answering 503 to new callers' });
+      expect((await kit.get('/api/v1/items', { address: '10.0.0.1' })).status).toBe(429);
+      // The stored windows end: room again.
+      clock.ms = kit.clock.ms = 160_000;
+      expect((await kit.get('/api/v1/items', { address: '10.0.0.3' })).status).toBe(200);
+    } finally {
+      await kit.app.close();
+      await store.close();
       await knex.destroy();
     }
   });

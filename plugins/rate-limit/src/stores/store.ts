@@ -4,10 +4,26 @@
  * never see the same count.
  */
 export interface RateLimitStore {
-  /** The key's count after this request's increment. */
-  hit(key: string, periodSeconds: number): Promise<number>;
+  /**
+   * The key's count after this request's increment. `limit` is the window's limit, so a
+   * store that must evict can tell the spent counters, which it must keep, from the rest.
+   */
+  hit(key: string, periodSeconds: number, limit?: number): Promise<number>;
   /** Releases timers and connections the store itself opened. */
   close?(): Promise<void>;
+}
+
+/**
+ * The store holds as many windows as it may, every one of them live and spent: counting a
+ * new key would mean forgetting a spent one. The request is refused (503) until
+ * `retryAfterSeconds`, when the earliest of them ends; failing open here would hand out
+ * budgets exactly while the store is flooded.
+ */
+export class StoreFullError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('The rate-limit store is full of spent windows');
+    this.name = 'StoreFullError';
+  }
 }
 
 /** The store could not answer in time (Redis stopped, unreachable or too slow). */
