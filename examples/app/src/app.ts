@@ -19,6 +19,7 @@ import { withTierDocs } from './routes/tier-docs';
 import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
 import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
+import { registerLimiter } from './register-limit';
 import { secretKeyProvider } from './secret-key';
 import { cursorKeyFrom } from './cursor-key';
 import { exampleVersions } from './versions';
@@ -32,7 +33,7 @@ export interface BuildOptions {
   sessionStore?: SessionStore;
   secureCookies?: boolean;
   bcryptRounds?: number;
-  /** Most /auth/register calls per client address an hour (REGISTER_RATE_LIMIT, default 30). */
+  /** Most /auth/register calls per client address an hour, and as many POST /api/v1/users/ calls (REGISTER_RATE_LIMIT, default 30). */
   registerRateLimit?: number;
   /** Default limit and period, and the counters' Redis (memory when absent). */
   rateLimit?: ExampleRateLimitOptions;
@@ -68,11 +69,13 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
+  // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.
+  const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);
   const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes });
   // /api/v1 and /api/v2: the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
-    v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth))],
+    v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth))],
     v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts],
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({

@@ -27,7 +27,7 @@ export interface Settings {
   secureCookies: boolean;
   /** bcrypt cost (BCRYPT_ROUNDS, default 12). */
   bcryptRounds: number;
-  /** Most /auth/register calls per client address an hour (REGISTER_RATE_LIMIT, default 30). */
+  /** Most /auth/register calls per client address an hour, and as many POST /api/v1/users/ calls (REGISTER_RATE_LIMIT, default 30). */
   registerRateLimit: number;
   /** When /api/v1 goes away: API_V1_SUNSET, an ISO date (default 2027-06-30). */
   apiV1Sunset?: string;

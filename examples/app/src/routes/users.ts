@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { validateBody, type RouteDescriptor } from '@crudsmith/core';
+import { validateBody, type Dependency, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountPlugin } from '@crudsmith/account';
 import { toUserRead, UserCreate } from '../models/user';
 import type { AvatarStore } from '../avatars';
@@ -8,14 +8,16 @@ import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from '.
 /**
  * The v1 users routes over the account plugin's user model: PATCH and DELETE need that
  * user or a superuser (401/403), a duplicate username or e-mail is 409, and answers are
- * UserRead (no secret ever). The list is a bare array of one page.
+ * UserRead (no secret ever). The list is a bare array of one page. Creating a user is
+ * open to anonymous callers, so `registerLimit` bounds it per client address as
+ * `/auth/register` is bounded.
  */
-export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): RouteDescriptor[] {
+export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore, registerLimit: Dependency<void>): RouteDescriptor[] {
   const users = userAccess(knex, auth, avatars);
   const route = userRouteMaker({ path: '/users', operationPrefix: 'users' });
 
   return [
-    route('POST / create', [], async (req) => {
+    route('POST / create', [registerLimit], async (req) => {
       const user = await users.create(await validateBody(UserCreate, req.body));
       return { status: 201, json: toUserRead(user) };
     }),
