@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Exclude, Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { ValidationError, validateBody } from '@crudsmith/core';
+import { errorToResult } from '@crudsmith/core/adapter';
 
 class Address {
   @IsString() city!: string;
@@ -85,5 +86,36 @@ describe('validateBody', () => {
   it('rejects a body that is not an object, or missing', async () => {
     expect(await issuesOf([1, 2])).toEqual([{ loc: ['body'], msg: 'Input should be a valid object', type: 'model_attributes_type' }]);
     expect(await issuesOf(undefined)).toEqual([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  });
+
+  it('with more undeclared keys than an answer lists, does not ask the validator, and stays fast', async () => {
+    const body: Record<string, unknown> = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1]));
+    body.name = 12;
+    const started = performance.now();
+    const issues = await issuesOf(body);
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(issues).toHaveLength(60_000);
+    expect(issues.every((issue) => issue.type === 'extra_forbidden')).toBe(true);
+    // Under the cap, every problem is still worded, the declared fields' included.
+    const few = await issuesOf({ name: 12, k1: 1 });
+    expect(few.map((issue) => issue.type).sort()).toEqual(['extra_forbidden', 'isString', 'maxLength']);
+  });
+});
+
+describe('rendering a 422', () => {
+  const issues = (n: number) => Array.from({ length: n }, (_, i) => ({ loc: ['body', `k${i}`], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
+
+  it('lists at most 100 entries, then one saying how many more were omitted', () => {
+    const result = errorToResult(new ValidationError(issues(250)));
+    const detail = (result.json as { detail: { loc: unknown[]; msg: string; type: string }[] }).detail;
+    expect(result.status).toBe(422);
+    expect(detail).toHaveLength(101);
+    expect(detail.slice(0, 100)).toEqual(issues(100));
+    expect(detail[100]).toEqual({ loc: [], msg: '150 more errors omitted', type: 'too_many_errors' });
+    expect((errorToResult(new ValidationError(issues(101))).json as { detail: unknown[] }).detail[100]).toEqual({ loc: [], msg: '1 more error omitted', type: 'too_many_errors' });
+  });
+
+  it('lists 100 entries or fewer as they are', () => {
+    expect((errorToResult(new ValidationError(issues(100))).json as { detail: unknown }).detail).toEqual(issues(100));
   });
 });
