@@ -12,10 +12,10 @@ import { AccessTokens, deriveKey, type AccessClaims } from './access-token';
 import { clearCookie, cookie } from './cookies';
 import { Lockout } from './lockout';
 import type { AccountOptions, AccountUser, BearerTransportOptions } from './options';
-import { Passwords, normalizePassword } from './password';
+import { Passwords } from './password';
 import { RefreshTokens } from './refresh-tokens';
 import { hashSecret } from '@crudsmith/core';
-import { UserTable, resolveColumns } from './users';
+import { UserTable, foldIdentifier, normalizeIdentifier, resolveColumns } from './users';
 
 type Row = Record<string, unknown>;
 
@@ -126,9 +126,9 @@ export class AccountCore {
    */
   async signIn(identifier: string, password: string, existing?: Row): Promise<Row> {
     const now = this.now();
-    const normalized = normalizePassword(identifier).trim();
+    const normalized = normalizeIdentifier(identifier).trim();
     const row = existing ?? (normalized ? await this.users.findForLogin(normalized) : null);
-    const key = row ? `user:${this.users.idOf(row)}` : `name:${hashSecret(normalized.toLowerCase()).slice(0, 40)}`;
+    const key = row ? `user:${this.users.idOf(row)}` : `name:${hashSecret(foldIdentifier(normalized)).slice(0, 40)}`;
     // The attempt is counted before the password is checked: concurrent guesses beyond
     // what the lockout allows are refused here, without a bcrypt.
     const attempt = await this.lockout.attempt(key, now);

@@ -1,6 +1,7 @@
 import { DuplicateValueError, ValidationError, type ValidationIssue } from '@crudsmith/core';
 import type { AccountCore } from './account-core';
 import type { AccountUser } from './options';
+import { normalizeIdentifier } from './users';
 
 type Row = Record<string, unknown>;
 
@@ -35,13 +36,17 @@ export interface NewUser {
 }
 
 /**
- * Validates and creates a user: identifiers within their columns (422 when longer), a
- * password that passes the policy, no case variant of an existing username or e-mail
- * (409; the table's unique indexes back this up). Privileged flags come only from
+ * Validates and creates a user: identifiers in NFKC and within their columns (422 when
+ * longer), a password that passes the policy, no case variant of an existing username or
+ * e-mail (409; the table's unique indexes back this up). Privileged flags come only from
  * `flags`, never from the input.
  */
-export async function createUser(core: AccountCore, input: NewUser, flags: { superuser?: boolean; verified?: boolean } = {}): Promise<AccountUser> {
+export async function createUser(core: AccountCore, given: NewUser, flags: { superuser?: boolean; verified?: boolean } = {}): Promise<AccountUser> {
   const { users } = core;
+  // Stored as sign-in will look them up (NFKC): every check below sees the stored form.
+  const input: NewUser = { ...given };
+  if (typeof given.username === 'string') input.username = normalizeIdentifier(given.username);
+  if (typeof given.email === 'string') input.email = normalizeIdentifier(given.email);
   const { columns } = users;
   const issues: ValidationIssue[] = [];
   const values: Row = {};

@@ -1,8 +1,27 @@
 import type { Knex } from 'knex';
-import { ConfigurationError, CrudRepository, modelInfo, type ModelClass, type ModelInfo } from '@crudsmith/core';
+import { ConfigurationError, CrudRepository, dialectOf, modelInfo, type ModelClass, type ModelInfo } from '@crudsmith/core';
 import type { AccountUser, UserColumns } from './options';
 
 type Row = Record<string, unknown>;
+
+/**
+ * The one form of a username or e-mail the plugin stores and looks up: Unicode NFKC, so
+ * `ﬀ` and `ff`, or full-width `Ａｄａ` and `Ada`, are one name. Every entry point
+ * (registration, `createUser`, `/login`, `/token`, sudo, the lockout key) goes through it.
+ */
+export function normalizeIdentifier(value: string): string {
+  return value.normalize('NFKC');
+}
+
+/** The identifier as it is compared: normalised, then lower-cased (names match without regard to case). */
+export function foldIdentifier(value: string): string {
+  return normalizeIdentifier(value).toLowerCase();
+}
+
+// SQLite's lower() folds ASCII only, so on SQLite identifiers are compared through this
+// function, registered on the connection (knex keeps one for better-sqlite3).
+const SQLITE_FOLD = 'crudsmith_account_fold';
+const folded = new WeakSet<object>();
 
 /** Resolves the column map against the model: defaults for what exists, errors for what does not. */
 export function resolveColumns(model: ModelClass, given: Partial<UserColumns> = {}): UserColumns {
@@ -56,20 +75,64 @@ export class UserTable {
 
   /**
    * The live user a sign-in names: an identifier with `@` is an e-mail, anything else a
-   * username (usernames may not contain `@`, so the two never collide). Matched without
-   * regard to case; an exact match wins when case variants exist.
+   * username (usernames may not contain `@`, so the two never collide). Matched after
+   * NFKC and without regard to case, the same on every engine; an exact match wins when
+   * case variants exist. A value longer than its column, or holding NUL, names nobody.
    */
   async findForLogin(identifier: string): Promise<Row | null> {
     const column = identifier.includes('@') && this.columns.email ? this.columns.email : this.columns.username;
-    const rows: Row[] = await this.live().whereRaw('lower(??) = ?', [column, identifier.toLowerCase()]).orderBy(this.columns.id).limit(5);
-    return rows.find((r) => r[column] === identifier) ?? rows[0] ?? null;
+    const normalized = normalizeIdentifier(identifier);
+    const max = this.info.columns.get(column)?.maxLength;
+    if ((max !== undefined && normalized.length > max * 2) || normalized.includes('\u0000')) return null;
+    const query = this.live();
+    await this.whereFolded(query, column, normalized);
+    const rows: Row[] = await query.orderBy(this.columns.id).limit(5);
+    return rows.find((r) => r[column] === normalized) ?? rows[0] ?? null;
   }
 
-  /** Whether another user (soft-deleted ones included) holds this value, ignoring case. */
+  /** Whether another user (soft-deleted ones included) holds this value, after NFKC and ignoring case. */
   async taken(column: string, value: string, exceptId?: string | number): Promise<boolean> {
-    const query = this.knex(this.info.table).whereRaw('lower(??) = ?', [column, value.toLowerCase()]);
+    const query = this.knex(this.info.table);
+    await this.whereFolded(query, column, normalizeIdentifier(value));
     if (exceptId !== undefined) query.whereNot(this.columns.id, exceptId);
     return (await query.first(this.columns.id)) !== undefined;
+  }
+
+  /**
+   * `column` equals `value` (already normalised) without regard to case. PostgreSQL's
+   * lower() follows the database's character type (Unicode on a UTF-8 one); MariaDB's
+   * follows the column's character set, compared in utf8mb4_bin so accents still count
+   * (its default collation would also equate `é` and `e`); on SQLite, whose lower() is
+   * ASCII-only, a function of ours folds as JavaScript does.
+   */
+  private async whereFolded(query: Knex.QueryBuilder, column: string, value: string): Promise<void> {
+    switch (dialectOf(this.knex)) {
+      case 'pg':
+        query.whereRaw('lower(??) = lower(?)', [column, value]);
+        return;
+      case 'mysql':
+        query.whereRaw('lower(??) collate utf8mb4_bin = lower(?)', [column, value]);
+        return;
+      default:
+        if (await this.sqliteFold()) query.whereRaw(`${SQLITE_FOLD}(??) = ?`, [column, foldIdentifier(value)]);
+        else query.whereRaw('lower(??) = ?', [column, value.toLowerCase()]);
+    }
+  }
+
+  /** Registers the fold function on the better-sqlite3 connection; false on another driver. */
+  private async sqliteFold(): Promise<boolean> {
+    const client = this.knex.client as { driverName?: string; acquireConnection(): Promise<any>; releaseConnection(c: unknown): Promise<unknown> };
+    if (client.driverName !== 'better-sqlite3') return false;
+    const connection = await client.acquireConnection();
+    try {
+      if (!folded.has(connection)) {
+        connection.function(SQLITE_FOLD, { deterministic: true }, (v: unknown) => (v == null ? null : foldIdentifier(String(v))));
+        folded.add(connection);
+      }
+    } finally {
+      await client.releaseConnection(connection);
+    }
+    return true;
   }
 
   /** Inserts a user and answers the stored row. */
