@@ -215,5 +215,34 @@ export function describeList(env: CrudEnv): void {
         expect((await small.get('/items?cursor=&limit=6')).status).toBe(422);
       });
     });
+
+    describe('maxResponseBytes', () => {
+      const bytes = (res: Answer) => Buffer.byteLength(JSON.stringify(res.body));
+
+      it('answers a page over maxResponseBytes 422 on the parameter that sets its length, naming how many rows fit, in every mode', async () => {
+        // Room for about three of the six rows, whatever the engine's values look like.
+        const max = bytes(await api.get('/items?limit=3')) + 4;
+        const guarded = await env.serve(crudRouter(itemOptions(env.knex, { maxResponseBytes: max })));
+        const fits = await guarded.get('/items?limit=3');
+        expect(fits.status).toBe(200);
+        expect(ids(fits)).toEqual([1, 2, 3]);
+        expect(bytes(fits)).toBeLessThanOrEqual(max);
+        for (const [query, param] of [['limit=6', 'limit'], ['', 'limit'], ['page=1&itemsPerPage=6', 'itemsPerPage'], ['cursor=&limit=6', 'limit']]) {
+          const refused = await guarded.get(`/items?${query}`);
+          expect(refused.status, query).toBe(422);
+          expect(refused.body.detail).toHaveLength(1);
+          expect(refused.body.detail[0]).toMatchObject({ loc: ['query', param], type: 'response_too_large' });
+          expect(refused.body.detail[0].msg).toMatch(new RegExp(`more than the ${max} this endpoint answers; ask for fewer rows \\((2|3) fit\\)$`));
+        }
+        // Filters that leave a small page pass.
+        expect((await guarded.get('/items?limit=6&offset=4')).status).toBe(200);
+      });
+
+      it('refuses a maxResponseBytes that is not a positive integer at startup', () => {
+        for (const maxResponseBytes of [0, -1, 1.5, Number.NaN]) {
+          expect(() => crudRouter(itemOptions(env.knex, { maxResponseBytes }))).toThrow('maxResponseBytes must be a positive integer');
+        }
+      });
+    });
   });
 }

@@ -10,6 +10,7 @@ import { CreateConfig, DeleteConfig, FieldInjection, UpdateConfig } from './fiel
 import { declareFilters, scopeFilters, type DeclaredFilter } from './filter-config';
 import type { ListLimits } from './list-query';
 import type { CrudOptions } from './options';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size';
 
 /** Everything the generated handlers share, checked once when the routes are built. */
 export interface CrudContext {
@@ -27,7 +28,7 @@ export interface CrudContext {
   createConfig: FieldInjection;
   updateConfig: FieldInjection;
   deleteConfig: FieldInjection;
-  limits: ListLimits;
+  limits: ListLimits & { maxResponseBytes: number };
 }
 
 function injection<T extends FieldInjection>(Kind: new (init?: object) => T, value: T | object | undefined): T {
@@ -62,8 +63,10 @@ export function crudContext(options: CrudOptions): CrudContext {
     createConfig: injection(CreateConfig, options.createConfig),
     updateConfig: injection(UpdateConfig, options.updateConfig),
     deleteConfig: injection(DeleteConfig, options.deleteConfig),
-    limits: { maxLimit: options.maxLimit ?? 1000, defaultLimit: options.defaultLimit ?? 100 },
+    limits: { maxLimit: options.maxLimit ?? 1000, defaultLimit: options.defaultLimit ?? 100, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
   };
+  const { maxResponseBytes } = ctx.limits;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) throw new ConfigurationError(`maxResponseBytes must be a positive integer, got ${maxResponseBytes}`);
   if (ctx.limits.defaultLimit > ctx.limits.maxLimit) throw new ConfigurationError('defaultLimit cannot exceed maxLimit');
   // The repository checks these only when it reads; a misfit must fail here, at startup.
   if (ctx.joins) resolveJoins(info, ctx.joins);

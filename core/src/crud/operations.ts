@@ -5,6 +5,7 @@ import { rowFilters, sessionOf, type CrudContext } from './crud-context';
 import { requestFilters } from './filter-config';
 import { parseListQuery } from './list-query';
 import type { Query } from './query-values';
+import { checkPageSize } from './response-size';
 
 // One handler per generated operation. Each reads the neutral request, calls the
 // repository, and answers the wire format the README's table gives.
@@ -46,13 +47,21 @@ export function readMultiHandler(ctx: CrudContext): Handler {
     const filters = await requestFilters(ctx.filters, req);
     const db = await sessionOf(ctx, req);
     const sort = { sortColumns: list.sortColumns, sortOrders: list.sortOrders };
+    const max = ctx.limits.maxResponseBytes;
     if (list.mode === 'cursor') {
-      return ok(await ctx.repo.getMultiByCursor(db, { ...readOptions(ctx), filters, cursor: list.cursor, limit: list.limit, ...sort }));
+      const keyset = await ctx.repo.getMultiByCursor(db, { ...readOptions(ctx), filters, cursor: list.cursor, limit: list.limit, ...sort });
+      checkPageSize(keyset, keyset.data.length, max, 'limit');
+      return ok(keyset);
     }
     const page = await ctx.repo.getMulti(db, { ...readOptions(ctx), filters, offset: list.offset, limit: list.limit, ...sort });
-    if (list.mode === 'offset') return ok(page);
+    if (list.mode === 'offset') {
+      checkPageSize(page, page.data.length, max, 'limit');
+      return ok(page);
+    }
     const total = page.total_count ?? 0;
-    return ok({ ...page, has_more: list.page * list.itemsPerPage < total, page: list.page, items_per_page: list.itemsPerPage });
+    const paged = { ...page, has_more: list.page * list.itemsPerPage < total, page: list.page, items_per_page: list.itemsPerPage };
+    checkPageSize(paged, page.data.length, max, 'itemsPerPage');
+    return ok(paged);
   };
 }
 

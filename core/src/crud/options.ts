@@ -78,6 +78,11 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
   /** Rows answered without pagination parameters (default 100). */
   defaultLimit?: number;
   /**
+   * Largest JSON list answer, in bytes (default 10 MiB): a page over it is a 422 on
+   * `limit` (or `itemsPerPage`) saying how many rows would fit, never an unbounded body.
+   */
+  maxResponseBytes?: number;
+  /**
    * Signs keyset cursors: a key derived from the app's secret, or a function answering it.
    * Without it each process signs with a random key of its own, so a `next_cursor` fails
    * (400) on another process and after a restart.

@@ -1,13 +1,14 @@
 import { Model } from 'objection';
 import { IsDateString, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Crud, Filter, SoftDelete } from '@crudsmith/core';
+import { ITEM_DESCRIPTION_MAX } from '../migrations/text-lengths';
 
 // A generic item: every field but id and created_at optional and nullable.
 
 /** POST body. */
 export class ItemCreate {
   @IsOptional() @IsString() @MaxLength(100) name?: string | null;
-  @IsOptional() @IsString() description?: string | null;
+  @IsOptional() @IsString() @MaxLength(ITEM_DESCRIPTION_MAX) description?: string | null;
   @IsOptional() @IsString() @MaxLength(50) category?: string | null;
   @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) price?: number | null;
   @IsOptional() @IsDateString() last_sold?: string | null;
@@ -42,7 +43,7 @@ export class Item extends Model {
     properties: {
       id: { type: 'integer', minimum: 1, maximum: 2147483647 },
       name: { type: ['string', 'null'], maxLength: 100 },
-      description: { type: ['string', 'null'] },
+      description: { type: ['string', 'null'], maxLength: ITEM_DESCRIPTION_MAX },
       category: { type: ['string', 'null'], maxLength: 50 },
       price: { type: ['number', 'null'] },
       last_sold: datetime,

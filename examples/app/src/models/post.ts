@@ -1,10 +1,11 @@
 import { Model } from 'objection';
 import { IsDateString, IsInt, IsString, MaxLength, MinLength } from 'class-validator';
+import { POST_TEXT_MAX } from '../migrations/text-lengths';
 
 /** `POST /api/vN/posts/` body: `author_id` is an auto field (the signed-in user), never sent. */
 export class PostCreate {
   @IsString() @MinLength(1) @MaxLength(100) title!: string;
-  @IsString() @MinLength(1) @MaxLength(10_000) text!: string;
+  @IsString() @MinLength(1) @MaxLength(POST_TEXT_MAX) text!: string;
 }
 
 /** What the posts routes answer. */
@@ -24,7 +25,7 @@ export class Post extends Model {
     properties: {
       id: { type: 'integer', minimum: 1, maximum: 2147483647 },
       title: { type: 'string', maxLength: 100 },
-      text: { type: 'string' },
+      text: { type: 'string', maxLength: POST_TEXT_MAX },
       author_id: { type: 'integer', minimum: 1, maximum: 2147483647 },
       created_at: { type: 'string', format: 'date-time' },
     },
