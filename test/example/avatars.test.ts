@@ -122,6 +122,17 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
     expect((await ex.client().get(`/api/v1/users/${ex.ids.ann}`)).status).toBe(200);
   });
 
+  it('leaves no orphaned file when one user uploads concurrently: every file on disk is some user\'s avatar', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => upload(annPath(i % 2 ? 'v2' : 'v1'), { bytes: padded(1000 + i), type: 'image/png' }, { client: ann })));
+    for (const res of results) expect(res.status).toBe(200);
+    const stored = (await ex.db.knex('users').whereNotNull('profile_image_url').pluck('profile_image_url')) as string[];
+    const referenced = stored.filter((url) => STORED.test(url)).map((url) => url.split('/').pop()).sort();
+    expect(readdirSync(join(dataDir, 'avatars')).sort()).toEqual(referenced);
+    const annUrl = (await ex.db.knex('users').where({ id: ex.ids.ann }).first()).profile_image_url;
+    expect(annUrl).toMatch(STORED);
+    expect(referenced).toContain(annUrl.split('/').pop());
+  });
+
   it('removes the file when a superuser deletes the user for good', async () => {
     const created = await ex.client().request('POST', '/api/v1/users/', { json: { name: 'Gone', username: 'gone', email: 'gone@example.com', password: PASSWORD } });
     const url = (await upload(`/api/v1/users/${created.body.id}/avatar`, { bytes: PNG, type: 'image/png' }, { client: ex.admin })).body.profile_image_url;
@@ -154,5 +165,37 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
       checker.check('POST', template, await upload(annPath(version), null, { client: ann }));
       expect(checker.checks).toBe(6);
     }
+  });
+});
+
+// Every upload costs disk and CPU: the route is counted by the rate limiter in every
+// version, per user (v1's other users routes are not).
+describe.each(ADAPTER_ENGINES)('example app avatar upload limit on %s with %s', (adapter, engine) => {
+  let ex: ExampleServer;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'cs-avatars-'));
+    ex = await startExample(engine, { adapter, users: ['ann'], build: { dataDir, rateLimit: { defaultLimit: 2, defaultPeriod: 1_000_000 } } });
+  });
+  afterAll(async () => {
+    await ex?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers 429 past the limit, with no file stored for the refused upload', async () => {
+    const ann = await ex.signedIn('ann');
+    const send = async () => {
+      const form = new FormData();
+      form.append('file', new Blob([PNG], { type: 'image/png' }), 'me.png');
+      const headers = { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'x-csrf-token': ann.jar.get('cs_csrf') ?? '' };
+      const res = await fetch(`${ex.base}/api/v1/users/${ex.ids.ann}/avatar`, { method: 'POST', body: form, headers });
+      return { status: res.status, headers: res.headers };
+    };
+    for (let i = 0; i < 2; i++) expect((await send()).status).toBe(200);
+    const limited = await send();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(readdirSync(join(dataDir, 'avatars'))).toHaveLength(1);
   });
 });

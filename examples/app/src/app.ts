@@ -72,7 +72,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.
   const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);
-  const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes });
+  // Uploads are counted by the rate limiter in every version (v1's users routes are otherwise unlimited).
+  const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes, uploadDependencies: [limits.limiter] });
   // /api/v1 and /api/v2: the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
     v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth))],

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
-import { BadRequestError, PayloadTooLargeError, ValidationError, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import { BadRequestError, PayloadTooLargeError, ValidationError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 
 /** Where uploaded avatars are served from; the default avatar lives beside them. */
 export const AVATAR_URL_PREFIX = '/static/avatars/';
@@ -19,6 +19,8 @@ const MULTIPART_OVERHEAD = 64 * 1024;
 export interface AvatarOptions {
   dir: string;
   maxBytes?: number;
+  /** Run before an upload is read further (the app's rate limiter): every upload costs disk and CPU. */
+  uploadDependencies?: Dependency[];
 }
 
 /**
@@ -29,9 +31,11 @@ export interface AvatarOptions {
 export class AvatarStore {
   readonly dir: string;
   readonly maxBytes: number;
+  readonly uploadDependencies: Dependency[];
 
   constructor(options: AvatarOptions) {
     this.dir = options.dir;
+    this.uploadDependencies = options.uploadDependencies ?? [];
     this.maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
     if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1) throw new Error(`AVATAR_MAX_BYTES must be a positive number of bytes, got ${options.maxBytes}`);
   }

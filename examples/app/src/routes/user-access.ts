@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import {
+  ConflictError,
   CrudRepository,
   DuplicateValueError,
   ForbiddenError,
@@ -35,6 +36,8 @@ export const userRepository = new CrudRepository(User, { customFilters: { same_t
 const PAGES = { maxLimit: 100, defaultLimit: 10, pagesOnly: true } as const;
 
 const MAX_ID = userRepository.info.columns.get('id')?.maximum ?? Number.MAX_SAFE_INTEGER;
+// Uploads racing for one user's avatar: each lost swap rereads the row and tries again.
+const AVATAR_SWAP_ATTEMPTS = 10;
 
 /**
  * The user a path's `user_id` names (a live one unless `includeDeleted`), or 404. A value
@@ -143,9 +146,25 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
     async setAvatar(req) {
       await mayChange(req);
       const row = await find(req);
+      let current = (row.profile_image_url ?? null) as string | null;
       const url = await avatars.save(req);
-      await userRepository.update(knex, { profile_image_url: url }, { filters: { id: row.id } });
-      await avatars.remove(row.profile_image_url);
+      try {
+        // Swapped only while the row still holds the URL this upload replaces (one UPDATE,
+        // so two concurrent uploads cannot both replace the same file): each upload then
+        // removes exactly the file it replaced, and none is left behind.
+        for (let attempt = 1; ; attempt++) {
+          const swapped = await knex('users')
+            .where({ id: row.id, is_deleted: false, profile_image_url: current })
+            .update({ profile_image_url: url, updated_at: new Date() });
+          if (swapped === 1) break;
+          if (attempt >= AVATAR_SWAP_ATTEMPTS) throw new ConflictError('The avatar is being changed by another upload; try again');
+          current = ((await find(req)).profile_image_url ?? null) as string | null;
+        }
+      } catch (error) {
+        await avatars.remove(url);
+        throw error;
+      }
+      await avatars.remove(current);
       return find(req);
     },
   };
@@ -174,7 +193,7 @@ export function userRouteMaker(base: { path: string; operationPrefix: string }):
  */
 export function userAvatarRoute(route: UserRouteMaker, using: { users: UserAccess; avatars: AvatarStore; answer: (row: Row) => unknown }): RouteDescriptor {
   const { users, avatars, answer } = using;
-  const upload = route('POST /:user_id/avatar avatar', [users.signedIn], async (req) => ({ status: 200, json: await answer(await users.setAvatar(req)) }));
+  const upload = route('POST /:user_id/avatar avatar', [...avatars.uploadDependencies, users.signedIn], async (req) => ({ status: 200, json: await answer(await users.setAvatar(req)) }));
   return {
     ...upload,
     bodyLimit: avatars.bodyLimit,

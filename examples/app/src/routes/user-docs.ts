@@ -67,7 +67,7 @@ export function withUserDocs(version: 'v1' | 'v2', routes: RouteDescriptor[]): R
     update: { parameters: USER_ID, requestBody: schemaToJsonSchema(UserUpdate), responses: { ...ok(200, 'The updated user', user), ...error(404, 409, 422) } },
     delete: { parameters: USER_ID, responses: { ...ok(200, 'Soft-deleted and signed out everywhere', MESSAGE), ...error(404) } },
     delete_permanent: { parameters: USER_ID, responses: { ...ok(200, 'Removed from the database', MESSAGE), ...error(404) } },
-    avatar: { parameters: USER_ID, responses: { ...ok(200, 'The user with the new avatar URL', user), ...error(400, 404, 413, 422) } },
+    avatar: { parameters: USER_ID, responses: { ...ok(200, 'The user with the new avatar URL', user), ...error(400, 404, 409, 413, 422, 429) } },
   };
   return routes.map((route) => {
     const name = route.operation.replace(/^users(_v2)?_/, '');
