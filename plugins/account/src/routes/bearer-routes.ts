@@ -1,7 +1,8 @@
-import { UnauthorizedError, ValidationError, type RouteDescriptor } from '@crudsmith/core';
+import { ForbiddenError, UnauthorizedError, ValidationError, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { clearCookie } from '../cookies';
+import { crossSiteCheck } from '../origin-check';
 import { revokeRefreshCookie } from './session-routes';
 import { route } from './route';
 
@@ -10,8 +11,13 @@ export function bearerRoutes(core: AccountCore, options: { logout: boolean }): R
   const bearer = core.requireBearer();
   const refreshFailed = (detail: string) => new UnauthorizedError(detail);
 
+  // In refresh mode `cookie`, /token sets a cookie that signs the browser in: the same
+  // login-CSRF check as /login applies.
+  const crossSite = bearer.refresh === 'cookie' ? crossSiteCheck(core.options.trustedOrigins ?? [], core.secure) : () => false;
+
   const routes = [
     route({ method: 'POST', path: '/token', operation: 'token', summary: 'Sign in (form fields username and password) for a bearer token' }, async (req) => {
+      if (crossSite(req)) throw new ForbiddenError('Cross-site sign-in refused');
       const { username, password, scope } = stringFields(req, ['username', 'password', 'scope'], ['scope']);
       const row = await core.signIn(username, password);
       // A token carries what was asked of what the user holds (all of it when nothing was asked).

@@ -76,6 +76,10 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
     },
     ['access_token', 'token_type', 'expires_in', ...(core.bearer?.refresh === 'body' ? ['refresh_token'] : [])],
   );
+  const crossSiteRefused = error(
+    'A sign-in from a page of another site (Sec-Fetch-Site, else Origin, else Referer) whose origin is not trusted',
+    'Cross-site sign-in refused',
+  );
   const refreshFailed = error('Missing, unknown, expired or revoked refresh token; a reused one revokes its whole family', 'Refresh token missing', 'Invalid or expired refresh token', 'Refresh token reused; its whole family is revoked');
   const sessionInfo = object(
     {
@@ -136,7 +140,7 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
       responses: {
         '200': ok('Signed in: a new session (HttpOnly cookie) and the readable CSRF cookie', CSRF_TOKEN, SET_COOKIE),
         '401': signInFailed,
-        '403': error('A cross-site sign-in (Sec-Fetch-Site) from an origin not trusted', 'Cross-site sign-in refused'),
+        '403': crossSiteRefused,
         '422': validation('username or password missing'),
         '429': lockedOut,
       },
@@ -177,6 +181,7 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
       responses: {
         '200': ok(core.bearer?.refresh === 'cookie' ? 'The access token; the refresh token in its HttpOnly cookie' : 'The access token (and refresh token)', tokenAnswer, core.bearer?.refresh === 'cookie' ? SET_COOKIE : undefined),
         '401': signInFailed,
+        ...(core.bearer?.refresh === 'cookie' ? { '403': crossSiteRefused } : {}),
         '422': validation('username or password missing'),
         '429': lockedOut,
       },

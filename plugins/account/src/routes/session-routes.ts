@@ -1,6 +1,7 @@
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, randomToken, type Dependency, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore, Credential } from '../account-core';
 import { stringFields } from '../body';
+import { crossSiteCheck } from '../origin-check';
 import { route } from './route';
 
 /**
@@ -21,12 +22,12 @@ export function sessionRoutes(core: AccountCore, trustedOrigins: string[]): Rout
   const sessions = core.requireSessions();
   const session = sessionOnly(core, { csrf: true });
   const sessionNoCsrf = sessionOnly(core, { csrf: false });
+  const crossSite = crossSiteCheck(trustedOrigins, core.secure);
 
   const routes = [
     route({ method: 'POST', path: '/login', operation: 'login', summary: 'Sign in (form fields username and password); sets the session cookie' }, async (req) => {
       // Login CSRF: a cross-site page must not sign the browser into the attacker's account.
-      const site = req.headers['sec-fetch-site'];
-      if (site === 'cross-site' && !trustedOrigins.includes(req.headers.origin ?? '')) throw new ForbiddenError('Cross-site sign-in refused');
+      if (crossSite(req)) throw new ForbiddenError('Cross-site sign-in refused');
       const { username, password } = stringFields(req, ['username', 'password']);
       const row = await core.signIn(username, password);
       const { cookies, csrfToken } = await core.startSession(req, row);
