@@ -1,6 +1,22 @@
 // Adapter conformance: which requests reach a route, a fallback, or the app itself.
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { clientOf, readJson, type SuiteEnv } from './conformance-kit';
+
+/** Sends `method` with node:http, since fetch refuses TRACE. */
+function raw(url: string, method: string, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 /** Matching: case, trailing slashes, 405s, fallbacks, and paths left to the app. */
 export function routeMatching(env: SuiteEnv): void {
@@ -64,6 +80,31 @@ export function routeMatching(env: SuiteEnv): void {
         expect((await fetch(`${env.strict.url}/api/items/1`, { method: 'PUT' })).status).toBe(405);
         expect((await fetch(`${env.strict.url}/api/fb/x`)).headers.get('x-fallback')).toBe('/fb');
         expect(await (await fetch(`${env.strict.url}/own`)).text()).toBe('own');
+      });
+
+      it('answers TRACE and QUERY like any method a path does not serve: a JSON 405 with Allow', async () => {
+        for (const method of ['TRACE', 'QUERY', 'PUT']) {
+          for (const [path, allow] of [['/api/items/1', 'GET, HEAD'], ['/api/echo', 'POST'], ['/api/fb/real', 'GET, HEAD']]) {
+            // QUERY carries a body, and Fastify wants its Content-Type before routing.
+            const res = await raw(`${env.base.url}${path}`, method, method === 'QUERY' ? '{}' : undefined);
+            expect(res.status, `${method} ${path} ${res.text}`).toBe(405);
+            expect(res.headers.allow, `${method} ${path}`).toBe(allow);
+            expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+            expect(JSON.parse(res.text)).toEqual({ detail: 'Method Not Allowed' });
+          }
+        }
+      });
+
+      it('answers TRACE on a path no route has as any method: the fallback, the JSON 404, or the app', async () => {
+        const fallback = await raw(`${env.base.url}/api/fb/no/such`, 'TRACE');
+        expect(fallback.status).toBe(404);
+        expect(fallback.headers['x-fallback']).toBe('/fb');
+        expect(JSON.parse(fallback.text)).toMatchObject({ detail: 'Nothing here', method: 'TRACE' });
+        const strict = await raw(`${env.strict.url}/api/nothing-here`, 'TRACE');
+        expect(strict.status).toBe(404);
+        expect(JSON.parse(strict.text)).toEqual({ detail: 'Not Found' });
+        // Outside every fallback the app decides; it has no route there, so 404 (never a 501 from us).
+        expect((await raw(`${env.base.url}/api/nothing-here`, 'TRACE')).status).toBe(404);
       });
 
       it('matches case-sensitively and the trailing slash as written', async () => {

@@ -12,8 +12,6 @@ import { writeResult } from './write-result';
 /** Options of `mountRoutes`: the options every adapter takes (`prefix` is the plugin's Fastify prefix). */
 export type FastifyAdapterOptions = AdapterOptions;
 
-/** Methods a route can answer with a 405; HEAD comes with GET, on Fastify as on Koa. */
-const METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'];
 
 /**
  * Registers route descriptors on the user's Fastify instance, in one encapsulated plugin
@@ -24,6 +22,10 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
   const settings = adapterSettings(options);
 
   fastify.register(async (instance) => {
+    // Every method this Fastify routes (TRACE and QUERY by default, and any the app added
+    // with addHttpMethod) reaches a route, its 405 or a fallback, as every method does on
+    // Koa and Express. HEAD comes with GET, on Fastify as on Koa.
+    const methods = instance.supportedMethods as HTTPMethods[];
     registerBodyParsers(instance, settings.bodyLimit);
     // Errors before our handler (body parsing, the app's hooks): JSON {detail}, never Fastify's own shape.
     instance.setErrorHandler((error, _request, reply) => writeResult(reply, errorToResult(toKnownError(error), settings.logger)));
@@ -33,14 +35,14 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
       instance.route({ method: route.method, url: route.path, prefixTrailingSlash: 'slash', bodyLimit: bodyLimitOf(route, settings), handler: serve(route, settings) });
     }
     // Fastify answers its own 404 for a method a path does not serve: answer 405.
-    for (const [path, methods] of allowedMethods(routes)) {
-      const others = METHODS.filter((method) => !methods.includes(method));
+    for (const [path, allowed] of allowedMethods(routes)) {
+      const others = methods.filter((method) => !allowed.includes(method));
       const handler = (request: FastifyRequest, reply: FastifyReply) => (hasEmptyParam(request)
         ? unmatched(request, reply, settings)
-        : writeResult(reply, otherMethodResult(request.method, methods)));
+        : writeResult(reply, otherMethodResult(request.method, allowed)));
       if (others.length > 0) instance.route({ method: others, url: path, prefixTrailingSlash: 'slash', bodyLimit: settings.bodyLimit, handler });
     }
-    for (const fallback of settings.fallbacks) registerFallback(instance, fallback, { settings, routes });
+    for (const fallback of settings.fallbacks) registerFallback(instance, fallback, { settings, routes, methods });
   }, { prefix: options.prefix });
 }
 
@@ -67,11 +69,15 @@ function unmatched(request: FastifyRequest, reply: FastifyReply, settings: Adapt
 // A wildcard under the prefix, and the prefix itself unless a route (with its 405s) has that
 // path: find-my-way tries static and parametric routes before a wildcard, so only paths no
 // route answers get here.
-function registerFallback(instance: FastifyInstance, fallback: Fallback, { settings, routes }: { settings: AdapterSettings; routes: readonly RouteDescriptor[] }): void {
+function registerFallback(
+  instance: FastifyInstance,
+  fallback: Fallback,
+  { settings, routes, methods }: { settings: AdapterSettings; routes: readonly RouteDescriptor[]; methods: HTTPMethods[] },
+): void {
   const prefix = fallback.prefix.replace(/\/$/, '');
   const handler = (request: FastifyRequest, reply: FastifyReply) => exchange({ request, reply, settings }, (req) => runFallback(fallback, req, settings.logger));
-  instance.route({ method: METHODS, url: `${prefix}/*`, handler });
-  if (prefix !== '' && !routes.some((route) => route.path === prefix)) instance.route({ method: METHODS, url: prefix, prefixTrailingSlash: 'slash', handler });
+  instance.route({ method: methods, url: `${prefix}/*`, handler });
+  if (prefix !== '' && !routes.some((route) => route.path === prefix)) instance.route({ method: methods, url: prefix, prefixTrailingSlash: 'slash', handler });
 }
 
 function exchange(

@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import { ConfigurationError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  adapterSettings, answer, bodyLimitOf, fallbackAt, runFallback, runRoute, type AdapterOptions, type AdapterSettings,
+  adapterSettings, answer, bodyLimitOf, fallbackAt, otherMethodResult, runFallback, runRoute, type AdapterOptions, type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import type { SessionManager } from '@crudsmith/core/session';
 import { assertKoaSession } from './koa-session';
@@ -71,13 +71,17 @@ function serveFallbacks(router: Router, settings: AdapterSettings): Koa.Middlewa
   };
 }
 
-// Every error body is JSON with a `detail`, the router's own 405 and 501 too.
+// A path some route answers, asked with a method none of its routes serves, is a JSON 405
+// with `Allow` whatever the method (OPTIONS: 200 with `Allow`), as on Express and Fastify.
+// @koa/router's allowedMethods() answers 501 instead for a method outside its own table
+// (TRACE, PROPFIND…), on every path, over a fallback's answer too; so the kit answers.
 function jsonAllowedMethods(router: Router): Koa.Middleware {
-  const allowedMethods = router.allowedMethods();
   return async (ctx, next) => {
-    await allowedMethods(ctx as RouterContext, next);
-    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
-      writeResult(ctx, { status: ctx.status, json: { detail: ctx.message } });
-    }
+    await next();
+    // Something answered (a fallback, the app): leave it.
+    if (ctx.status !== 404 || ctx.body != null) return;
+    const allow = new Set<string>();
+    for (const layer of router.match(ctx.path, ctx.method).path) for (const method of layer.methods) allow.add(method);
+    if (allow.size > 0) writeResult(ctx, otherMethodResult(ctx.method, [...allow].sort()));
   };
 }
