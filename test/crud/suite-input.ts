@@ -1,6 +1,7 @@
 // Bad input is a 4xx on every engine: text no engine stores (NUL, a lone surrogate) in
 // filters and bodies, a LIKE pattern ending in its escape, datetimes outside years
 // 0000–9999 and days the calendar does not have. PostgreSQL answered several with a 500.
+import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter } from '@crudsmith/core';
 import { itemOptions, type Answer, type Api, type CrudEnv } from './kit';
@@ -9,6 +10,19 @@ const FILTERS = {
   name: null, name__like: null, name__notlike: null, name__ilike: null, name__notilike: null,
   name__contains: null, name__startswith: null, name__endswith: null, last_sold__gte: null, id: null,
 };
+
+/** Sends a raw body with node:http (fetch sends none with GET), answering the status. */
+function rawStatus(url: string, method: string, body: string | Buffer, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    // The server may answer 413 and close before the whole body is written.
+    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.end(body);
+  });
+}
 
 function refused(res: Answer, loc: (string | number)[], type: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(422);
@@ -123,6 +137,30 @@ export function describeBadInput(env: CrudEnv): void {
       expect(detail[100]).toEqual({ loc: [], msg: '59900 more errors omitted', type: 'too_many_errors' });
       // Generous for a loaded machine; the uncapped answer took the validator alone ~0.5 s.
       expect(elapsed).toBeLessThan(3000);
+      expect(env.logged).toEqual([]);
+    });
+
+    it('documents 400, 413 and 415 on every generated operation, and a body can draw each of them there', async () => {
+      env.logged.length = 0;
+      const router = crudRouter(itemOptions(env.knex, { path: '/documented' }));
+      const served = await env.serve(router);
+      const probes: [string, string | Buffer, Record<string, string>][] = [
+        ['malformed', '{"name":', { 'content-type': 'application/json' }],
+        ['too large', Buffer.alloc(1024 * 1024 + 16, 0x20), { 'content-type': 'application/json' }],
+        ['unknown encoding', '{}', { 'content-type': 'application/json', 'content-encoding': 'bogus' }],
+      ];
+      for (const route of router.routes) {
+        const responses = Object.keys(route.doc?.responses ?? {});
+        expect(responses, route.operation).toEqual(expect.arrayContaining(['400', '413', '415']));
+        const url = `${served.url}/api${route.path.replace(':id', '1')}`;
+        const statuses: number[] = [];
+        for (const [, body, headers] of probes) statuses.push(await rawStatus(url, route.method, body, headers));
+        for (const status of statuses) {
+          expect(status, `${route.operation}: ${statuses}`).toBeLessThan(500);
+          if (status >= 400) expect(responses, `${route.operation} answered ${status}`).toContain(String(status));
+        }
+        if (route.method === 'POST' || route.method === 'PATCH') expect(statuses, route.operation).toEqual([400, 413, 415]);
+      }
       expect(env.logged).toEqual([]);
     });
   });

@@ -6,8 +6,24 @@ import type { OperationKey } from './options';
 
 // OpenAPI information of each generated route, published later by the docs plugin.
 
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed request (JSON body, path encoding, or query)',
+  413: 'Request body too large',
+  415: 'Unsupported Content-Encoding',
+  422: 'Validation error',
+};
+
+// The adapters read a JSON, form or multipart body sent with any method before the route
+// runs, so every operation can answer the body's 400 (malformed), 413 (over the limit) and
+// 415 (unknown Content-Encoding); a path parameter that is not valid percent-encoding is
+// a 400 too.
+const BODY_ERRORS = [400, 413, 415];
+
 const errors = (...codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [String(code), { description: code === 422 ? 'Validation error' : 'Error', schema: code === 422 ? VALIDATION_ERROR_SCHEMA : ERROR_SCHEMA }]));
+  Object.fromEntries([...new Set([...BODY_ERRORS, ...codes])].sort().map((code) => [
+    String(code),
+    { description: DESCRIPTIONS[code] ?? 'Error', schema: code === 422 ? VALIDATION_ERROR_SCHEMA : ERROR_SCHEMA },
+  ]));
 
 function idParameter(ctx: CrudContext): Record<string, unknown> {
   return { name: 'id', in: 'path', required: true, schema: columnJsonSchema({ ...ctx.info.columns.get(ctx.info.idColumn)!, nullable: false }) };
@@ -63,7 +79,7 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
             ],
           },
         },
-        ...errors(400, 422),
+        ...errors(422),
       };
       break;
     case 'update':
