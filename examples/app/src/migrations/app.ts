@@ -1,6 +1,5 @@
 import type { MigrationSet } from '@crudsmith/core';
 import { postsMigration } from './posts';
-import { textLengthsMigration } from './text-lengths';
 import { settingsMigration, usersMigration } from './users';
 import { usersVerifiedMigration } from './users-verified';
 
@@ -33,6 +32,5 @@ export const appMigrations: MigrationSet = {
     '0003_settings': settingsMigration,
     '0004_posts': postsMigration,
     '0005_users_is_verified': usersVerifiedMigration,
-    '0006_text_lengths': textLengthsMigration,
   },
 };

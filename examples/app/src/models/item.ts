@@ -1,7 +1,7 @@
 import { Model } from 'objection';
 import { IsDateString, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Crud, Filter, SoftDelete } from '@crudsmith/core';
-import { ITEM_DESCRIPTION_MAX } from '../migrations/text-lengths';
+import { ITEM_DESCRIPTION_MAX } from '../text-limits';
 
 // A generic item: every field but id and created_at optional and nullable.
 

@@ -1,6 +1,6 @@
 import { Model } from 'objection';
 import { IsDateString, IsInt, IsString, MaxLength, MinLength } from 'class-validator';
-import { POST_TEXT_MAX } from '../migrations/text-lengths';
+import { POST_TEXT_MAX } from '../text-limits';
 
 /** `POST /api/vN/posts/` body: `author_id` is an auto field (the signed-in user), never sent. */
 export class PostCreate {
