@@ -12,6 +12,7 @@ import { AccessTokens, deriveKey, type AccessClaims } from './access-token';
 import { clearCookie, cookie } from './cookies';
 import { Lockout } from './lockout';
 import type { AccountOptions, AccountUser, BearerTransportOptions } from './options';
+import { HashPool } from './hash-pool';
 import { Passwords } from './password';
 import { RefreshTokens } from './refresh-tokens';
 import { hashSecret } from '@crudsmith/core';
@@ -79,7 +80,7 @@ export class AccountCore {
     this.now = options.now ?? Date.now;
     this.secure = options.secureCookies ?? false;
     this.users = new UserTable(options.knex, options.userModel, resolveColumns(options.userModel, options.columns));
-    this.passwords = new Passwords(options.password);
+    this.passwords = new Passwords(options.password, new HashPool(options.hashing));
     this.lockout = new Lockout(options.knex, tables.loginFailures, options.lockout);
     const session = options.session === false ? null : (options.session ?? {});
     this.sessions = session
@@ -123,23 +124,28 @@ export class AccountCore {
   /**
    * Checks a sign-in (shared by /login, /token and sudo): lockout first, then the
    * password, with the same work and the same 401 whether or not the account exists.
+   * `row` is the account when the caller already knows it (change-password, sudo);
+   * `client` the caller's address, which bounds its concurrent hashing (429 beyond).
    */
-  async signIn(identifier: string, password: string, existing?: Row): Promise<Row> {
+  async signIn(identifier: string, password: string, options: { row?: Row; client?: string } = {}): Promise<Row> {
     const now = this.now();
     const normalized = normalizeIdentifier(identifier).trim();
-    const row = existing ?? (normalized ? await this.users.findForLogin(normalized) : null);
+    const row = options.row ?? (normalized ? await this.users.findForLogin(normalized) : null);
     const key = row ? `user:${this.users.idOf(row)}` : `name:${hashSecret(foldIdentifier(normalized)).slice(0, 40)}`;
-    // The attempt is counted before the password is checked: concurrent guesses beyond
-    // what the lockout allows are refused here, without a bcrypt.
-    const attempt = await this.lockout.attempt(key, now);
-    if (!attempt.allowed) throw new RateLimitError('Too many failed sign-in attempts; try again later', { retryAfter: attempt.retryAfter });
-    const ok = await this.passwords.verify(password, row ? (row[this.users.columns.passwordHash] as string | null) : null);
-    if (!row || !ok) {
-      await this.lockout.fail(key, this.now());
-      throw new UnauthorizedError(LOGIN_FAILED);
-    }
-    await this.lockout.succeed(key);
-    return row;
+    // A hashing slot first: a request the pool refuses (429/503) is not counted by the lockout.
+    return this.passwords.bounded(options.client, async () => {
+      // The attempt is counted before the password is checked: concurrent guesses beyond
+      // what the lockout allows are refused here, without a bcrypt.
+      const attempt = await this.lockout.attempt(key, now);
+      if (!attempt.allowed) throw new RateLimitError('Too many failed sign-in attempts; try again later', { retryAfter: attempt.retryAfter });
+      const ok = await this.passwords.verify(password, row ? (row[this.users.columns.passwordHash] as string | null) : null);
+      if (!row || !ok) {
+        await this.lockout.fail(key, this.now());
+        throw new UnauthorizedError(LOGIN_FAILED);
+      }
+      await this.lockout.succeed(key);
+      return row;
+    });
   }
 
   /** Starts a session for a signed-in user, replacing the one the request came with. */

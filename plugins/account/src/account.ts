@@ -97,5 +97,8 @@ export function account(options: AccountOptions): AccountPlugin {
       await core.ready();
       await core.sessions?.prune();
     },
+    async close() {
+      await core.passwords.pool.close();
+    },
   };
 }

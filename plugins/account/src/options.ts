@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ModelClass } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
+import type { HashingOptions } from './hash-pool';
 
 /** Which columns of the app's user model hold what the account plugin needs. */
 export interface UserColumns {
@@ -101,6 +102,8 @@ export interface AccountOptions {
   scopesOf?: (user: AccountUser) => string[];
   /** Origins whose cross-site `/login` is allowed (default none). */
   trustedOrigins?: string[];
+  /** bcrypt's worker threads and the bounds on concurrent hashing (per client address: 429; overall: 503). */
+  hashing?: HashingOptions;
   /** Table names of the plugin's own tables. */
   tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string };
   /** The clock, in milliseconds (tests). */

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import bcrypt from 'bcryptjs';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { randomToken, type ValidationIssue } from '@crudsmith/core';
+import { HashPool } from './hash-pool';
 import type { PasswordPolicyOptions } from './options';
 
 /** bcrypt reads at most this many bytes of its input; the rest would be silently ignored. */
@@ -44,7 +44,11 @@ export class Passwords {
   private readonly blocklist: Set<string>;
   private dummy?: Promise<string>;
 
-  constructor(options: PasswordPolicyOptions = {}) {
+  /** bcrypt runs here, off the event loop; requests hash through `bounded`. */
+  readonly pool: HashPool;
+
+  constructor(options: PasswordPolicyOptions = {}, pool = new HashPool()) {
+    this.pool = pool;
     this.minLength = Math.max(8, options.minLength ?? 8);
     this.maxLength = Math.max(64, options.maxLength ?? 1024);
     this.rounds = options.bcryptRounds ?? 12;
@@ -52,7 +56,21 @@ export class Passwords {
   }
 
   hash(password: string): Promise<string> {
-    return bcrypt.hash(bcryptInput(password), this.rounds);
+    return this.pool.hash(bcryptInput(password), this.rounds);
+  }
+
+  /**
+   * Runs `work` (which hashes or verifies) holding a slot of the pool for `client` (the
+   * caller's address; undefined for the app's own code): 429/503 at once when the pool's
+   * bounds are reached, rather than a queue without limit.
+   */
+  async bounded<T>(client: string | undefined, work: () => Promise<T>): Promise<T> {
+    const release = this.pool.acquire(client);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -64,7 +82,7 @@ export class Passwords {
     const usable = typeof hash === 'string' && hash.startsWith('$2');
     // An absurdly long input is refused, but only after the same work as any other.
     const input = [...password].length > this.maxLength ? '' : bcryptInput(password);
-    const ok = await bcrypt.compare(input, usable ? hash : await this.dummyHash());
+    const ok = await this.pool.compare(input, usable ? hash : await this.dummyHash());
     return ok && usable && input !== '';
   }
 
@@ -89,7 +107,11 @@ export class Passwords {
   }
 
   private dummyHash(): Promise<string> {
-    this.dummy ??= bcrypt.hash(randomToken(), this.rounds);
+    // Kept once made; a failure (a worker lost) is not kept, so the next sign-in tries again.
+    this.dummy ??= this.pool.hash(randomToken(), this.rounds).catch((error: unknown) => {
+      this.dummy = undefined;
+      throw error;
+    });
     return this.dummy;
   }
 }

@@ -41,7 +41,12 @@ export interface NewUser {
  * e-mail (409; the table's unique indexes back this up). Privileged flags come only from
  * `flags`, never from the input.
  */
-export async function createUser(core: AccountCore, given: NewUser, flags: { superuser?: boolean; verified?: boolean } = {}): Promise<AccountUser> {
+export async function createUser(
+  core: AccountCore,
+  given: NewUser,
+  flags: { superuser?: boolean; verified?: boolean } = {},
+  client?: string,
+): Promise<AccountUser> {
   const { users } = core;
   // Stored as sign-in will look them up (NFKC): every check below sees the stored form.
   const input: NewUser = { ...given };
@@ -69,7 +74,8 @@ export async function createUser(core: AccountCore, given: NewUser, flags: { sup
 
   if (await users.taken(columns.username, input.username)) throw new DuplicateValueError('Username already registered');
   if (columns.email && input.email && (await users.taken(columns.email, input.email))) throw new DuplicateValueError('Email already registered');
-  values[columns.passwordHash] = await core.passwords.hash(input.password);
+  // `client` (the caller's address at /register) bounds its concurrent hashing; the app's own calls only overall.
+  values[columns.passwordHash] = await core.passwords.bounded(client, () => core.passwords.hash(input.password));
   if (columns.isSuperuser) values[columns.isSuperuser] = flags.superuser ?? false;
   if (columns.isVerified) values[columns.isVerified] = flags.verified ?? false;
   return core.publicUser(await users.insert(values));

@@ -28,7 +28,7 @@ export function createSudo(core: AccountCore): { sudo: Sudo; requireSudo: () => 
       const credential = (await req.resolve(authenticated)) as Credential;
       const { users } = core;
       if (credential.row[users.columns.passwordHash]) {
-        await core.signIn('', proof.password ?? '', credential.row);
+        await core.signIn('', proof.password ?? '', { row: credential.row, client: req.clientAddress });
       } else if (core.now() - credential.authTime > core.freshSignInMs) {
         throw new ForbiddenError('Sign in again first: this needs a recent sign-in');
       }

@@ -19,7 +19,7 @@ export function bearerRoutes(core: AccountCore, options: { logout: boolean }): R
     route({ method: 'POST', path: '/token', operation: 'token', summary: 'Sign in (form fields username and password) for a bearer token' }, async (req) => {
       if (crossSite(req)) throw new ForbiddenError('Cross-site sign-in refused');
       const { username, password, scope } = stringFields(req, ['username', 'password', 'scope'], ['scope']);
-      const row = await core.signIn(username, password);
+      const row = await core.signIn(username, password, { client: req.clientAddress });
       // A token carries what was asked of what the user holds (all of it when nothing was asked).
       const held = core.scopesOf(row);
       const asked = scope?.split(' ').filter(Boolean);

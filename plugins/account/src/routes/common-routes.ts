@@ -25,7 +25,7 @@ export function commonRoutes(core: AccountCore, registerFields: string[]): Route
         .filter((key) => !allowed.has(key))
         .map((key) => ({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
       if (extra.length > 0) throw new ValidationError(extra);
-      const user = await createUser(core, body as never);
+      const user = await createUser(core, body as never, {}, req.clientAddress);
       const { columns } = core.users;
       const json: Record<string, unknown> = { id: user.id, username: user[columns.username] };
       if (columns.email) json.email = user[columns.email];
@@ -48,7 +48,8 @@ export function commonRoutes(core: AccountCore, registerFields: string[]): Route
         const { new_password } = stringFields(req, ['new_password']);
         const issues = core.passwords.check(new_password, ['body', 'new_password'], contextOf(core, credential));
         if (issues.length > 0) throw new ValidationError(issues);
-        await users.setPasswordHash(users.idOf(credential.row), await core.passwords.hash(new_password), false);
+        const hash = await core.passwords.bounded(req.clientAddress, () => core.passwords.hash(new_password));
+        await users.setPasswordHash(users.idOf(credential.row), hash, false);
         return { status: 200, json: { message: 'Password set' } };
       },
     ),
@@ -61,14 +62,14 @@ export function commonRoutes(core: AccountCore, registerFields: string[]): Route
         if (!credential.row[users.columns.passwordHash]) throw new BadRequestError('This account has no usable password; use /set-password');
         const { current_password, new_password } = stringFields(req, ['current_password', 'new_password']);
         // Same lockout as sign-in: a stolen session cannot guess the password freely.
-        await core.signIn('', current_password, credential.row).catch((error: unknown) => {
+        await core.signIn('', current_password, { row: credential.row, client: req.clientAddress }).catch((error: unknown) => {
           throw error instanceof UnauthorizedError ? new UnauthorizedError('Current password is incorrect') : error;
         });
         const issues = core.passwords.check(new_password, ['body', 'new_password'], contextOf(core, credential));
         if (issues.length > 0) throw new ValidationError(issues);
         const id = users.idOf(credential.row);
         // token_version + 1: every access token dies; other sessions and every refresh token too.
-        await users.setPasswordHash(id, await core.passwords.hash(new_password), true);
+        await users.setPasswordHash(id, await core.passwords.bounded(req.clientAddress, () => core.passwords.hash(new_password)), true);
         await core.signOutEverywhere(id, { keep: credential.session });
         return { status: 200, json: { message: 'Password changed' } };
       },

@@ -29,7 +29,7 @@ export function sessionRoutes(core: AccountCore, trustedOrigins: string[]): Rout
       // Login CSRF: a cross-site page must not sign the browser into the attacker's account.
       if (crossSite(req)) throw new ForbiddenError('Cross-site sign-in refused');
       const { username, password } = stringFields(req, ['username', 'password']);
-      const row = await core.signIn(username, password);
+      const row = await core.signIn(username, password, { client: req.clientAddress });
       const { cookies, csrfToken } = await core.startSession(req, row);
       return { status: 200, cookies, json: { csrf_token: csrfToken } };
     }),

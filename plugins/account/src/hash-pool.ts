@@ -1,0 +1,148 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { HttpError, RateLimitError } from '@crudsmith/core';
+
+/** Bounds of password hashing (`account({ hashing })`). */
+export interface HashingOptions {
+  /** Worker threads running bcrypt (default: the cores less one, 1 to 4). */
+  threads?: number;
+  /** Hashes one client address may have running or waiting at once; beyond, 429 (default 4). */
+  perClient?: number;
+  /** Hashes running or waiting in all; beyond, 503 (default 8 per thread). */
+  maxPending?: number;
+}
+
+// The worker: bcryptjs's synchronous calls, one message at a time. Evaluated as a script,
+// so it needs no file of its own next to the compiled plugin; bcryptjs comes by the path
+// the main thread resolved.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const bcrypt = require(workerData.bcrypt);
+parentPort.on('message', ({ id, op, a, b }) => {
+  try {
+    parentPort.postMessage({ id, result: op === 'hash' ? bcrypt.hashSync(a, b) : bcrypt.compareSync(a, b) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+interface Job {
+  id: number;
+  op: 'hash' | 'compare';
+  a: string;
+  b: string | number;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/**
+ * bcrypt off the event loop: a few worker threads, each running one hash at a time, and
+ * admission bounds in front of them. A request takes a slot before it hashes (and
+ * before the sign-in lockout counts it); a slot is refused at once, never queued without
+ * limit: 429 when its client address already holds `perClient`, 503 when `maxPending`
+ * are taken in all. Each answer carries `Retry-After: 1`.
+ */
+export class HashPool {
+  readonly threads: number;
+  readonly perClient: number;
+  readonly maxPending: number;
+  private readonly workers: { worker: Worker; busy: Job | null }[] = [];
+  private readonly queue: Job[] = [];
+  private readonly byClient = new Map<string, number>();
+  private pending = 0;
+  private nextId = 0;
+
+  constructor(options: HashingOptions = {}) {
+    this.threads = Math.max(1, Math.floor(options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1))));
+    this.perClient = Math.max(1, Math.floor(options.perClient ?? 4));
+    this.maxPending = Math.max(this.threads, Math.floor(options.maxPending ?? this.threads * 8));
+  }
+
+  /**
+   * Takes a hashing slot for `client` (undefined: code of the app, bound only overall),
+   * or throws 429/503. Answers the function that gives it back (call it once, in `finally`).
+   */
+  acquire(client?: string): () => void {
+    const held = client === undefined ? 0 : (this.byClient.get(client) ?? 0);
+    if (client !== undefined && held >= this.perClient) {
+      throw new RateLimitError('Too many sign-in attempts in progress from this address; try again shortly', { retryAfter: 1 });
+    }
+    if (this.pending >= this.maxPending) {
+      throw new HttpError(503, 'The server is busy checking passwords; try again shortly', { headers: { 'Retry-After': '1' } });
+    }
+    this.pending += 1;
+    if (client !== undefined) this.byClient.set(client, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.pending -= 1;
+      if (client === undefined) return;
+      const left = (this.byClient.get(client) ?? 1) - 1;
+      if (left > 0) this.byClient.set(client, left);
+      else this.byClient.delete(client);
+    };
+  }
+
+  hash(input: string, rounds: number): Promise<string> {
+    return this.run('hash', input, rounds) as Promise<string>;
+  }
+
+  compare(input: string, hash: string): Promise<boolean> {
+    return this.run('compare', input, hash) as Promise<boolean>;
+  }
+
+  /** Ends the worker threads (the plugin's close); a later hash starts them again. */
+  async close(): Promise<void> {
+    const workers = this.workers.splice(0);
+    await Promise.all(workers.map(({ worker }) => worker.terminate()));
+  }
+
+  private run(op: Job['op'], a: string, b: string | number): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, op, a, b, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const slot = this.workers.find((w) => w.busy === null) ?? (this.workers.length < this.threads ? this.spawn() : undefined);
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      slot.busy = job;
+      // A worker with a job keeps the process alive until it answers; an idle one does not.
+      slot.worker.ref();
+      slot.worker.postMessage({ id: job.id, op: job.op, a: job.a, b: job.b });
+    }
+  }
+
+  private spawn(): { worker: Worker; busy: Job | null } {
+    const worker = new Worker(WORKER, { eval: true, workerData: { bcrypt: require.resolve('bcryptjs') } });
+    worker.unref();
+    const slot: { worker: Worker; busy: Job | null } = { worker, busy: null };
+    worker.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+      const job = slot.busy;
+      slot.busy = null;
+      worker.unref();
+      if (job && job.id === message.id) {
+        if (message.error !== undefined) job.reject(new Error(message.error));
+        else job.resolve(message.result);
+      }
+      this.dispatch();
+    });
+    // A worker that dies fails its job and is replaced by the next dispatch.
+    const lost = (error: Error) => {
+      const index = this.workers.indexOf(slot);
+      if (index !== -1) this.workers.splice(index, 1);
+      slot.busy?.reject(error);
+      slot.busy = null;
+      this.dispatch();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`bcrypt worker exited (${code})`)));
+    this.workers.push(slot);
+    return slot;
+  }
+}

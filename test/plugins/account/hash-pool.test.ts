@@ -1,0 +1,74 @@
+// bcrypt runs in worker threads, behind bounds: a burst of sign-ins does not stall other
+// requests, and hashing beyond the bounds answers 429 (per client address) or 503
+// (overall) at once instead of queueing without limit. Before, bcrypt ran on the event
+// loop: 20 bogus sign-ins made a one-row read take 4 s.
+import { afterEach, describe, expect, it } from 'vitest';
+import { koaHarness } from '../../adapters/koa-harness';
+import { PASSWORD, startAccountApp, type AccountEnv, type Answer } from './fixture';
+
+describe('account: password hashing off the event loop, with bounds', () => {
+  let env: AccountEnv | undefined;
+  afterEach(async () => {
+    await env?.close();
+    env = undefined;
+  });
+
+  const wrongSignIns = (count: number, username = 'hasher') =>
+    Array.from({ length: count }, (_, i) => env!.client().request('POST', i % 2 ? '/auth/login' : '/auth/token', { form: { username, password: `wrong password ${i}` } }));
+
+  it('answers a cheap request at once while sign-ins hash', async () => {
+    // Cost 10: about 170 ms a hash here; 12 of them are seconds of CPU.
+    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 10 }, hashing: { perClient: 100, maxPending: 100 }, lockout: { threshold: 10 } });
+    await env.user('hasher');
+    const burst = Promise.all([...wrongSignIns(6), ...wrongSignIns(6, 'someone-else')]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      expect((await env.client().get('/auth/me')).status).toBe(401);
+      delays.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const answers = await burst;
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(401));
+    expect(Math.max(...delays), JSON.stringify(delays)).toBeLessThan(400);
+  });
+
+  const statuses = (answers: Answer[]) => answers.map((a) => a.status).sort();
+
+  it('answers 429 with Retry-After beyond the hashes one client may have in flight, and does not count them as attempts', async () => {
+    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 2, maxPending: 100 }, lockout: { threshold: 10 } });
+    const id = await env.user('hasher');
+    const answers = await Promise.all(wrongSignIns(8));
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length, JSON.stringify(statuses(answers))).toBeGreaterThanOrEqual(4);
+    for (const res of refused) {
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.body.detail).toMatch(/in progress from this address/);
+    }
+    const checked = answers.filter((a) => a.status === 401).length;
+    expect(checked + refused.length).toBe(8);
+    // Only the checked ones count toward the lockout.
+    const row = await env.db.knex('account_login_failures').where({ key: `user:${id}` }).first();
+    expect(Number(row.failures)).toBe(checked);
+    // Once they are done, the client hashes again.
+    expect((await env.client().login('hasher', PASSWORD)).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After beyond the hashes in flight overall, registration included', async () => {
+    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 100, maxPending: 2 } });
+    const answers = await Promise.all([
+      ...wrongSignIns(4, 'nobody'),
+      ...Array.from({ length: 4 }, (_, i) =>
+        env!.client().request('POST', '/auth/register', { json: { username: `busy${i}`, email: `busy${i}@example.com`, password: PASSWORD } }),
+      ),
+    ]);
+    const busy = answers.filter((a) => a.status === 503);
+    expect(busy.length, JSON.stringify(statuses(answers))).toBeGreaterThanOrEqual(4);
+    for (const res of busy) {
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.body).toEqual({ detail: 'The server is busy checking passwords; try again shortly' });
+    }
+    for (const res of answers) expect([201, 401, 503]).toContain(res.status);
+  });
+});
