@@ -50,11 +50,11 @@ export class RefreshTokens {
     private readonly lifetimeMs: number,
   ) {}
 
-  /** Starts a new family (at sign-in) or continues one (at rotation). */
-  async issue(record: Omit<RefreshRecord, 'expiresAt' | 'familyId'> & { familyId?: string }, now: number): Promise<{ token: string; record: RefreshRecord }> {
+  /** Starts a new family (at sign-in) or continues one (at rotation, inside its transaction). */
+  async issue(record: Omit<RefreshRecord, 'expiresAt' | 'familyId'> & { familyId?: string }, now: number, db: Knex = this.knex): Promise<{ token: string; record: RefreshRecord }> {
     const token = randomToken(32);
     const stored: RefreshRecord = { ...record, familyId: record.familyId ?? randomToken(16), expiresAt: now + this.lifetimeMs };
-    await this.knex(this.table).insert({
+    await db(this.table).insert({
       token_hash: hashSecret(token),
       family_id: stored.familyId,
       user_id: stored.userId,
@@ -67,25 +67,45 @@ export class RefreshTokens {
     return { token, record: stored };
   }
 
-  /** Uses a token up and issues its successor; a reused token revokes its family. */
+  /**
+   * Uses a token up and issues its successor; a reused token revokes its family.
+   * Marking the token used and inserting its successor are one transaction: the UPDATE
+   * holds the token's row until the successor is committed, so a concurrent use of the
+   * same token waits, finds it used, and its revocation of the family (a statement that
+   * starts after that commit) sees the successor too. Otherwise the revocation could run
+   * between the two and leave the successor alive.
+   */
   async rotate(token: string, now: number): Promise<RotateResult> {
     const tokenHash = hashSecret(token);
-    const won = await this.knex(this.table)
-      .where({ token_hash: tokenHash })
-      .whereNull('used_at')
-      .whereNull('revoked_at')
-      .where('expires_at', '>', now)
-      .update({ used_at: now });
-    const row = await this.knex(this.table).where({ token_hash: tokenHash }).first();
-    if (Number(won) !== 1 || !row) {
-      // Used before, and not by us just now: replay. Kill every token of the family.
-      const reused = Boolean(row && row.used_at !== null && row.revoked_at === null);
-      if (row && row.used_at !== null) await this.revokeFamily(String(row.family_id), now);
-      return { ok: false, reused };
+    // MariaDB may pick one of the concurrent uses as a deadlock victim while they wait on
+    // the token's row: that use starts again, and then finds the token used.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.rotateOnce(tokenHash, now);
+      } catch (error) {
+        if (attempt >= 3 || !isDeadlock(error)) throw error;
+      }
     }
-    const record = toRecord(row);
-    const next = await this.issue(record, now);
-    return { ok: true, token: next.token, record: next.record };
+  }
+
+  private async rotateOnce(tokenHash: string, now: number): Promise<RotateResult> {
+    const rotated = await this.knex.transaction(async (trx) => {
+      const won = await trx(this.table)
+        .where({ token_hash: tokenHash })
+        .whereNull('used_at')
+        .whereNull('revoked_at')
+        .where('expires_at', '>', now)
+        .update({ used_at: now });
+      if (Number(won) !== 1) return null;
+      const row = await trx(this.table).where({ token_hash: tokenHash }).first();
+      return this.issue(toRecord(row), now, trx);
+    });
+    if (rotated) return { ok: true, token: rotated.token, record: rotated.record };
+    const row = await this.knex(this.table).where({ token_hash: tokenHash }).first();
+    // Used before, and not by us just now: replay. Kill every token of the family.
+    const reused = Boolean(row && row.used_at !== null && row.revoked_at === null);
+    if (row && row.used_at !== null) await this.revokeFamily(String(row.family_id), now);
+    return { ok: false, reused };
   }
 
   /** The family a token belongs to, if the token is known. */
@@ -102,6 +122,11 @@ export class RefreshTokens {
   async revokeUser(userId: string, now: number): Promise<void> {
     await this.knex(this.table).where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
   }
+}
+
+function isDeadlock(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === '40P01';
 }
 
 function toRecord(row: Record<string, unknown>): RefreshRecord {
