@@ -29,6 +29,8 @@ const entries: [string, object, string[]][] = [
     'columnJsonSchema', 'schemaToJsonSchema', 'ERROR_SCHEMA', 'VALIDATION_ERROR_SCHEMA',
     // plugins and bootstrap
     'bootstrap', 'principalOf',
+    // health and readiness
+    'healthRoutes', 'knexCheck',
     // secrets
     'randomToken', 'hashSecret', 'safeEqual',
   ]],

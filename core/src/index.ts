@@ -57,6 +57,10 @@ export type { HttpMethod, UploadedFile, Dependency, NeutralRequest, NeutralResul
 export type { RouteDescriptor, RouteDoc } from './http/route';
 export type { ErrorLogger } from './http/render-error';
 
+/** Liveness and readiness routes for probes and load balancers. */
+export { healthRoutes, knexCheck } from './http/health';
+export type { HealthCheck, HealthOptions, CheckState } from './http/health';
+
 /** JSON schemas for route docs (OpenAPI). */
 export { columnJsonSchema, schemaToJsonSchema } from './schema/json-schema';
 export type { JsonSchema } from './schema/json-schema';

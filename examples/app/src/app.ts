@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { bootstrap, createRegistry, type App } from '@crudsmith/core';
+import { bootstrap, createRegistry, healthRoutes, knexCheck, type App, type HealthCheck } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
@@ -41,6 +41,10 @@ export interface BuildOptions {
   apiV1Sunset?: string;
   /** Largest avatar upload in bytes (AVATAR_MAX_BYTES, default 2 MiB); avatars live in `dataDir/avatars`. */
   avatarMaxBytes?: number;
+  /** Checks /readyz runs beside the database's (the Redis clients main.ts opens). */
+  readinessChecks?: Record<string, HealthCheck>;
+  /** Longest wait for each readiness check, in ms (default 1000). */
+  readinessTimeoutMs?: number;
 }
 
 /** The example app, with its account plugin (for the first superuser and tests). */
@@ -80,7 +84,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts],
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({
-    routers: [staticRoutes(avatars)],
+    // Unversioned and outside the limiter's paths: probes must never be counted or refused as a client.
+    routers: [staticRoutes(avatars), healthRoutes({ checks: { database: knexCheck(knex), ...options.readinessChecks }, timeoutMs: options.readinessTimeoutMs })],
     plugins: [versions, limits, auth],
     principal: auth.principal,
     // The plugins' tables come with them; the app's set says it runs after the tiers its users reference.

@@ -13,7 +13,11 @@ async function main(): Promise<void> {
   const knex = openDatabase(settings);
   const sessions = openSessionStore(settings.redisUrl, settings.redisSessionPrefix);
   const counters = openRateLimitRedis(settings.rateLimit);
-  const app = buildApp(knex, { ...settings, sessionStore: sessions?.store, rateLimit: { ...settings.rateLimit, redis: counters?.client } });
+  const readinessChecks = {
+    ...(sessions && { sessions: () => sessions.ping() }),
+    ...(counters && { rateLimitRedis: () => counters.client.ping() }),
+  };
+  const app = buildApp(knex, { ...settings, sessionStore: sessions?.store, rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks });
   await app.start(knex);
   await ensureFirstSuperuser(knex, app.auth, settings.admin);
   const server = await serve(app, settings);
