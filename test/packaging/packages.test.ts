@@ -3,9 +3,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { builtinModules } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import ts from 'typescript';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importsOfDeclarations } from './declarations';
 import { buildAndPack, cleanEnv, installProject, lockedVersion, manifestOf, publishableDirs, repoRoot, run, type Packed } from './temp-project';
 
 // The packages as a user gets them: built, packed, installed from the tarballs into a
@@ -129,34 +129,6 @@ async function start(folder: string, script: string, env: Record<string, string>
 
 function json(method: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
   return { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
-}
-
-/** The .d.ts file a relative import of a declaration file names. */
-function declarationAt(dir: string, specifier: string): string {
-  const base = join(dir, specifier);
-  const candidates = specifier.endsWith('.d.ts') ? [base] : [base.replace(/\.js$/, '') + '.d.ts', join(base, 'index.d.ts')];
-  const found = candidates.find((file) => existsSync(file));
-  if (!found) throw new Error(`${specifier}, imported in ${dir}, is no declaration file`);
-  return found;
-}
-
-/** Every package a declaration file and the ones it reaches through relative imports import: what a consumer's tsc must resolve. */
-function importsOfDeclarations(entry: string): Set<string> {
-  const imported = new Set<string>();
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    // TypeScript's own reading of the file: its imports (import() types included), path and types references.
-    const { importedFiles, referencedFiles, typeReferenceDirectives } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-    for (const { fileName } of [...importedFiles, ...referencedFiles]) {
-      if (fileName.startsWith('.')) visit(declarationAt(dirname(file), fileName));
-      else imported.add(fileName);
-    }
-    for (const { fileName } of typeReferenceDirectives) imported.add(fileName);
-  };
-  visit(entry);
-  return imported;
 }
 
 /** ioredis's own types, installed in the project: a consumer of the main entries compiles without them in its program. */
