@@ -33,6 +33,8 @@ const entries: [string, object, string[]][] = [
     'healthRoutes', 'knexCheck',
     // secrets
     'randomToken', 'hashSecret', 'safeEqual',
+    // passwords
+    'HashPool', 'PasswordHasher', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES',
   ]],
   ['@crudsmith/core/adapter', coreAdapter, [
     'adapterSettings', 'bodyLimitOf', 'fallbackAt', 'answer', 'allowedMethods', 'otherMethodResult', 'runFallback',

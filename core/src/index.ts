@@ -76,3 +76,9 @@ export type { Principal } from './plugin/principal';
 
 /** Secrets: random tokens, their stored hashes, and a timing-safe comparison. */
 export { randomToken, hashSecret, safeEqual } from './session/session-secret';
+
+/** Passwords: bcrypt off the event loop, with bounded concurrency (the account plugin's and the admin's). */
+export { HashPool } from './security/hash-pool';
+export type { HashingOptions } from './security/hash-pool';
+export { PasswordHasher, bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from './security/password-hasher';
+export type { PasswordHasherOptions } from './security/password-hasher';

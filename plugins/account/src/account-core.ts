@@ -12,7 +12,7 @@ import { AccessTokens, deriveKey, type AccessClaims } from './access-token';
 import { clearCookie, cookie } from './cookies';
 import { Lockout } from './lockout';
 import type { AccountOptions, AccountUser, BearerTransportOptions } from './options';
-import { HashPool } from './hash-pool';
+import { HashPool } from '@crudsmith/core';
 import { Passwords } from './password';
 import { RefreshTokens } from './refresh-tokens';
 import { hashSecret } from '@crudsmith/core';

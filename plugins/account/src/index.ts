@@ -7,7 +7,7 @@ export type { AccountOptions, AccountUser, UserColumns, SessionTransportOptions,
 export type { CurrentUserOptions } from './dependencies';
 export type { Sudo, SudoGrant } from './sudo';
 export type { NewUser } from './registration';
-export type { HashingOptions } from './hash-pool';
+export type { HashingOptions } from '@crudsmith/core';
 
 /** Password primitives, for apps that hash elsewhere (an admin user, a seed). */
-export { bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from './password';
+export { bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from '@crudsmith/core';

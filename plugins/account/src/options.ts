@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ModelClass } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
-import type { HashingOptions } from './hash-pool';
+import type { HashingOptions } from '@crudsmith/core';
 
 /** Which columns of the app's user model hold what the account plugin needs. */
 export interface UserColumns {

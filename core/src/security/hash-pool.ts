@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { HttpError, RateLimitError } from '@crudsmith/core';
+import { HttpError, RateLimitError } from '../errors/http-error';
 
-/** Bounds of password hashing (`account({ hashing })`). */
+/** Bounds of password hashing (the account plugin's and the admin's `hashing` option). */
 export interface HashingOptions {
   /** Worker threads running bcrypt (default: the cores less one, 1 to 4). */
   threads?: number;
@@ -13,7 +13,7 @@ export interface HashingOptions {
 }
 
 // The worker: bcryptjs's synchronous calls, one message at a time. Evaluated as a script,
-// so it needs no file of its own next to the compiled plugin; bcryptjs comes by the path
+// so it needs no file of its own next to the compiled package; bcryptjs comes by the path
 // the main thread resolved.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -93,7 +93,7 @@ export class HashPool {
     return this.run('compare', input, hash) as Promise<boolean>;
   }
 
-  /** Ends the worker threads (the plugin's close); a later hash starts them again. */
+  /** Ends the worker threads (a plugin's close); a later hash starts them again. */
   async close(): Promise<void> {
     const workers = this.workers.splice(0);
     await Promise.all(workers.map(({ worker }) => worker.terminate()));
