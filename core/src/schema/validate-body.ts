@@ -32,6 +32,7 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
     }
   } else {
     refuseManyUndeclared(schema as SchemaClass, plain, issues);
+    refuseWideNested(plain);
     const instance = toInstance(schema as SchemaClass, plain);
     for (const key of Object.keys(plain)) if (!carried(instance, key)) issues.push(extra(key));
     // Most bodies are valid: the quick check says so without class-validator's promises,
@@ -75,6 +76,28 @@ function refuseManyUndeclared(schema: SchemaClass, plain: Record<string, unknown
   const declared = declaredOf(schema);
   const undeclared = keys.filter((key) => !declared.has(key));
   if (undeclared.length > MAX_REPORTED_ISSUES) throw new ValidationError([...issues, ...undeclared.map(extra)]);
+}
+
+/** Most keys an object nested in a body may hold; more is a 422 before class-transformer runs. */
+export const MAX_NESTED_KEYS = 1000;
+
+// class-transformer dedupes each object's keys with indexOf, so an object of n keys costs
+// n² (40,000 keys in one nested object held the thread for a second). With every nested
+// object held to MAX_NESTED_KEYS, its cost is linear in the body's size. The walk is
+// bounded by the depth the body reader already enforces.
+function refuseWideNested(plain: Record<string, unknown>): void {
+  const pending: { value: unknown; loc: (string | number)[] }[] = Object.keys(plain).map((key) => ({ value: plain[key], loc: ['body', key] }));
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, loc } = next;
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => pending.push({ value: item, loc: [...loc, index] }));
+      continue;
+    }
+    const keys = Object.keys(value);
+    if (keys.length > MAX_NESTED_KEYS) throw ValidationError.of(loc, `Object should have at most ${MAX_NESTED_KEYS} keys`, 'too_many_keys');
+    for (const key of keys) pending.push({ value: (value as Record<string, unknown>)[key], loc: [...loc, key] });
+  }
 }
 
 const extra = (key: string): ValidationIssue => ({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
