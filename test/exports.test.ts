@@ -18,23 +18,28 @@ const entries: [string, object, string[]][] = [
     // errors
     'BadRequestError', 'ConfigurationError', 'ConflictError', 'DuplicateValueError', 'ForbiddenError', 'HttpError',
     'NotFoundError', 'PayloadTooLargeError', 'RateLimitError', 'UnauthorizedError', 'ValidationError', 'mapDatabaseError',
+    'ServiceUnavailableError', 'DatabaseUnavailableError',
     // decorators and the registry
     'Crud', 'crud', 'SoftDelete', 'softDelete', 'Filter', 'filter', 'Registry', 'createRegistry', 'routesOf',
     // generated endpoints
     'EndpointCreator', 'crudRouter', 'FilterConfig', 'CreateConfig', 'UpdateConfig', 'DeleteConfig',
     'PaginatedRequestQuery', 'CursorPaginatedRequestQuery', 'parseListQuery', 'validateBody',
     // data access and migrations
-    'CrudRepository', 'modelInfo', 'dialectOf', 'migrationSource',
+    'CrudRepository', 'modelInfo', 'dialectOf', 'migrationSource', 'withDatabaseTimeouts', 'DEFAULT_DATABASE_TIMEOUTS',
     // route docs
     'columnJsonSchema', 'schemaToJsonSchema', 'ERROR_SCHEMA', 'VALIDATION_ERROR_SCHEMA',
     // plugins and bootstrap
     'bootstrap', 'principalOf',
     // health and readiness
     'healthRoutes', 'knexCheck',
+    // running a server: shutdown and request logs
+    'gracefulShutdown', 'ShutdownState', 'requestLog', 'REQUEST_ID_HEADER', 'requestIdFrom', 'MAX_REQUEST_ID_LENGTH',
     // secrets
     'randomToken', 'hashSecret', 'safeEqual',
     // passwords
     'HashPool', 'PasswordHasher', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES',
+    // sign-in lockout
+    'Lockout', 'loginFailureMigration', 'loginLockoutsMigration',
   ]],
   ['@crudsmith/core/adapter', coreAdapter, [
     'adapterSettings', 'bodyLimitOf', 'fallbackAt', 'answer', 'allowedMethods', 'otherMethodResult', 'runFallback',
@@ -48,7 +53,7 @@ const entries: [string, object, string[]][] = [
   ['@crudsmith/koa', koa, ['mountRoutes', 'koaSessionOptions']],
   ['@crudsmith/express', express, ['mountRoutes']],
   ['@crudsmith/fastify', fastify, ['mountRoutes', 'frameworkErrors']],
-  ['@crudsmith/account', account, ['account', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES']],
+  ['@crudsmith/account', account, ['account', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES', 'smtpTransport', 'outbox']],
   ['@crudsmith/account/redis', accountRedis, ['RedisSessionStore']],
   ['@crudsmith/rate-limit', rateLimit, [
     'rateLimit', 'rateLimitStateOf', 'decide', 'windowStart', 'sanitizePath', 'rateLimitKey', 'matchedPath', 'rateLimitHeaders',

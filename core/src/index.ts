@@ -13,10 +13,11 @@ export {
   PayloadTooLargeError,
   ValidationError,
   RateLimitError,
+  ServiceUnavailableError,
   ConfigurationError,
 } from './errors/http-error';
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
-export { mapDatabaseError } from './errors/database-error';
+export { mapDatabaseError, DatabaseUnavailableError } from './errors/database-error';
 
 /** Decorators (each with its plain-function twin) and the registry that compiles them. */
 export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';
@@ -50,6 +51,8 @@ export type { ModelClass, ModelInfo, ColumnInfo, ColumnKind } from './data/model
 export { dialectOf } from './data/dialect';
 export type { Dialect } from './data/dialect';
 export { migrationSource } from './data/migrations';
+export { withDatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from './data/database-timeouts';
+export type { DatabaseTimeouts } from './data/database-timeouts';
 export type { Migration, MigrationSet } from './data/migrations';
 
 /** The neutral HTTP contract routes are written against. */
@@ -60,6 +63,15 @@ export type { ErrorLogger } from './http/render-error';
 /** Liveness and readiness routes for probes and load balancers. */
 export { healthRoutes, knexCheck } from './http/health';
 export type { HealthCheck, HealthOptions, CheckState } from './http/health';
+
+/** Running a node server: graceful shutdown, and one structured log line per request. */
+export { gracefulShutdown } from './server/graceful-shutdown';
+export type { GracefulShutdown, GracefulShutdownOptions, Closer } from './server/graceful-shutdown';
+export { ShutdownState } from './server/shutdown-state';
+export { requestLog, REQUEST_ID_HEADER } from './server/request-log';
+export type { RequestLog, RequestLogOptions } from './server/request-log';
+export { requestIdFrom, MAX_REQUEST_ID_LENGTH } from './server/request-id';
+export type { StructuredLogger } from './server/structured-logger';
 
 /** JSON schemas for route docs (OpenAPI). */
 export { columnJsonSchema, schemaToJsonSchema } from './schema/json-schema';
@@ -82,3 +94,7 @@ export { HashPool } from './security/hash-pool';
 export type { HashingOptions } from './security/hash-pool';
 export { PasswordHasher, bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from './security/password-hasher';
 export type { PasswordHasherOptions } from './security/password-hasher';
+
+/** Sign-in lockout per account in the database, atomic under concurrent attempts. */
+export { Lockout, loginFailureMigration, loginLockoutsMigration } from './security/login-lockout';
+export type { LockoutOptions, Attempt } from './security/login-lockout';

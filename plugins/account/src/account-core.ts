@@ -10,10 +10,11 @@ import {
 import { KnexSessionStore, SessionManager, type Session } from '@crudsmith/core/session';
 import { AccessTokens, deriveKey, type AccessClaims } from './access-token';
 import { clearCookie, cookie } from './cookies';
-import { Lockout } from './lockout';
+import { Lockout } from '@crudsmith/core';
 import type { AccountOptions, AccountUser, BearerTransportOptions } from './options';
 import { HashPool } from '@crudsmith/core';
 import { Passwords } from './password';
+import type { TwoFactor } from './mfa/two-factor';
 import { RefreshTokens } from './refresh-tokens';
 import { hashSecret } from '@crudsmith/core';
 import { UserTable, foldIdentifier, normalizeIdentifier, resolveColumns } from './users';
@@ -74,6 +75,10 @@ export class AccountCore {
   readonly now: () => number;
   readonly credential: Dependency<CredentialResult>;
   private readonly keys: () => Promise<Buffer>;
+  /** The app's secret, resolved once: keys for other purposes (sealed TOTP secrets) derive from it. */
+  readonly secret: () => Promise<string>;
+  /** Two-factor authentication, when the plugin is configured with it (`account()` sets it). */
+  mfa: TwoFactor | null = null;
 
   constructor(readonly options: AccountOptions) {
     const tables = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', ...options.tables };
@@ -102,8 +107,10 @@ export class AccountCore {
     this.refreshTokens = new RefreshTokens(options.knex, tables.refreshTokens, (this.bearer?.refreshSeconds ?? 0) * 1000);
     this.freshSignInMs = (options.freshSignInSeconds ?? 600) * 1000;
     this.sudoMs = (options.sudoSeconds ?? 300) * 1000;
+    let secret: Promise<string> | undefined;
+    this.secret = () => (secret ??= resolveSecret(options.secretKey));
     let key: Promise<Buffer> | undefined;
-    this.keys = () => (key ??= resolveSecret(options.secretKey).then((secret) => deriveKey(secret, 'access-token')));
+    this.keys = () => (key ??= this.secret().then((value) => deriveKey(value, 'access-token')));
     this.accessTokens = new AccessTokens(this.keys);
     this.credential = (req) => this.readCredential(req);
   }

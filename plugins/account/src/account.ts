@@ -2,7 +2,7 @@ import { ConfigurationError, type Dependency, type MigrationSet, type Plugin, ty
 import { sessionTableMigration, type SessionManager } from '@crudsmith/core/session';
 import { AccountCore } from './account-core';
 import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';
-import { loginFailureMigration, loginLockoutsMigration } from './lockout';
+import { loginFailureMigration, loginLockoutsMigration } from '@crudsmith/core';
 import type { AccountOptions, AccountUser } from './options';
 import { refreshTokenMigration } from './refresh-tokens';
 import { createUser, type NewUser } from './registration';
@@ -10,7 +10,12 @@ import { bearerRoutes } from './routes/bearer-routes';
 import { commonRoutes } from './routes/common-routes';
 import { accountDocs, withAccountDocs } from './routes/docs';
 import { sessionRoutes } from './routes/session-routes';
+import { recoveryPart } from './recovery-part';
 import { createSudo, type Sudo } from './sudo';
+import { freshSignInGate } from './fresh-sign-in';
+import { mfaDocs } from './mfa/docs';
+import { mfaRoutes } from './mfa/routes';
+import { TwoFactor } from './mfa/two-factor';
 
 /** The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses. */
 export interface AccountPlugin extends Plugin {
@@ -29,6 +34,8 @@ export interface AccountPlugin extends Plugin {
   sudo: Sudo;
   /** A dependency that answers 403 unless the caller elevated with `sudo.elevate` recently. */
   requireSudo(): Dependency<AccountUser>;
+  /** A dependency that answers 403 unless the caller signed in within `freshSignInSeconds`. */
+  requireFreshSignIn(): Dependency<AccountUser>;
   /** The plugin's tables (sessions, refresh tokens, sign-in failures), to list at bootstrap. */
   migrations: MigrationSet;
   /** Creates a user as /register does (policy, lengths, duplicates); flags only from here. */
@@ -37,6 +44,8 @@ export interface AccountPlugin extends Plugin {
   signOutEverywhere(userId: string | number): Promise<void>;
   /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
   hashPassword(password: string): Promise<string>;
+  /** Resolves once every mail or text message the recovery routes started has been handed over or has failed (tests, shutdown). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -59,7 +68,15 @@ export function account(options: AccountOptions): AccountPlugin {
   const registerFields = options.registerFields ?? (core.users.info.columns.has('name') ? ['name'] : []);
 
   const docs = accountDocs(core, registerFields);
-  const common = withAccountDocs(commonRoutes(core, registerFields), docs);
+  // The e-mail (or phone) factor: its routes when `recovery` is set, its token table always.
+  const recovery = recoveryPart(core, options.tables?.tokens ?? 'account_tokens', docs.change_password);
+  if (options.mfa) {
+    core.mfa = new TwoFactor(core, options.mfa === true ? {} : options.mfa);
+    // The two-factor routes' docs, and /login and /token whose answer may be a challenge.
+    Object.assign(docs, mfaDocs(docs));
+  }
+  const mfa = core.mfa ? withAccountDocs(mfaRoutes(core, core.mfa), docs) : [];
+  const common = [...withAccountDocs(commonRoutes(core, registerFields), docs), ...mfa, ...recovery.routes];
   const session = core.sessions ? withAccountDocs(sessionRoutes(core, options.trustedOrigins ?? []), docs) : [];
   // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.
   const bearer = core.bearer ? withAccountDocs(bearerRoutes(core, { logout: !core.sessions }), docs) : [];
@@ -78,6 +95,7 @@ export function account(options: AccountOptions): AccountPlugin {
     principal: principalDependency(core),
     sudo,
     requireSudo,
+    requireFreshSignIn: freshSignInGate(core),
     migrations: {
       name: 'account',
       migrations: {
@@ -85,6 +103,8 @@ export function account(options: AccountOptions): AccountPlugin {
         '0002_refresh_tokens': refreshTokenMigration(tables.refreshTokens),
         '0003_login_failures': loginFailureMigration(tables.loginFailures),
         '0004_login_lockouts': loginLockoutsMigration(tables.loginFailures),
+        ...core.mfa?.migrations(),
+        ...recovery.migrations,
       },
     },
     createUser: (input, flags) => createUser(core, input, flags),
@@ -93,11 +113,13 @@ export function account(options: AccountOptions): AccountPlugin {
       await core.users.bumpTokenVersion(userId);
     },
     hashPassword: (password) => core.passwords.hash(password),
+    settled: () => recovery.settled(),
     async init() {
       await core.ready();
       await core.sessions?.prune();
     },
     async close() {
+      await recovery.close();
       await core.passwords.pool.close();
     },
   };

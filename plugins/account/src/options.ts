@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { ModelClass } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
-import type { HashingOptions } from '@crudsmith/core';
+import type { RecoveryOptions } from './recovery-options';
+import type { MfaOptions } from './mfa/mfa-options';
+import type { HashingOptions, LockoutOptions } from '@crudsmith/core';
 
 /** Which columns of the app's user model hold what the account plugin needs. */
 export interface UserColumns {
@@ -10,6 +12,8 @@ export interface UserColumns {
   username: string;
   /** Null when the model has no e-mail column. */
   email: string | null;
+  /** A phone number in E.164 (`+4915112345678`), for the phone recovery factor; null when there is none. */
+  phone: string | null;
   passwordHash: string;
   isSuperuser: string | null;
   isVerified: string | null;
@@ -59,16 +63,7 @@ export interface PasswordPolicyOptions {
 }
 
 /** Sign-in lockout per account, shared by `/login` and `/token`. */
-export interface LockoutOptions {
-  /** Consecutive failures before the first lock (default 5, at most 10). */
-  threshold?: number;
-  /** First lock; each further failure doubles it (default 60 s). */
-  baseSeconds?: number;
-  /** Longest lock (default and ceiling: one day). */
-  maxSeconds?: number;
-  /** Failures older than this are forgotten (default one day). */
-  resetAfterSeconds?: number;
-}
+export type { LockoutOptions };
 
 /** Options of `account()`. */
 export interface AccountOptions {
@@ -94,6 +89,8 @@ export interface AccountOptions {
   registerRateLimit?: { limit: number; periodSeconds: number };
   /** `/set-password` needs a sign-in this recent (default 600 s). */
   freshSignInSeconds?: number;
+  /** Two-factor authentication (TOTP with recovery codes) and its `/mfa` routes (default off); true or options to add it. */
+  mfa?: MfaOptions | boolean;
   /** How long `sudo.elevate` lasts (default 300 s). */
   sudoSeconds?: number;
   /** Fields `/register` takes beside username, email and password (default: `name` when the model has it). */
@@ -105,7 +102,9 @@ export interface AccountOptions {
   /** bcrypt's worker threads and the bounds on concurrent hashing (per client address: 429; overall: 503). */
   hashing?: HashingOptions;
   /** Table names of the plugin's own tables. */
-  tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string };
+  tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string; tokens?: string };
+  /** The e-mail factor (or a phone factor): mounts verification, password reset and address change. */
+  recovery?: RecoveryOptions;
   /** The clock, in milliseconds (tests). */
   now?: () => number;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BCRYPT_MAX_BYTES, bcryptInput, normalizePassword } from '@crudsmith/account';
-import { lockSeconds } from '../../../plugins/account/src/lockout';
+import { lockSeconds } from '../../../core/src/security/login-lockout';
 import { AccessTokens } from '../../../plugins/account/src/access-token';
 import { Passwords } from '../../../plugins/account/src/password';
 

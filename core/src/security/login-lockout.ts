@@ -1,8 +1,21 @@
 import type { Knex } from 'knex';
-import { mapDatabaseError, DuplicateValueError, type Migration } from '@crudsmith/core';
-import type { LockoutOptions } from './options';
+import type { Migration } from '../data/migrations';
+import { mapDatabaseError } from '../errors/database-error';
+import { DuplicateValueError } from '../errors/http-error';
 
 const DAY = 86_400;
+
+/** The lockout policy (the account plugin's and the admin's `lockout` option). */
+export interface LockoutOptions {
+  /** Consecutive failures before the first lock (default 5, at most 10). */
+  threshold?: number;
+  /** First lock; each further failure doubles it (default 60 s). */
+  baseSeconds?: number;
+  /** Longest lock (default and ceiling: one day). */
+  maxSeconds?: number;
+  /** Failures older than this are forgotten (default one day). */
+  resetAfterSeconds?: number;
+}
 
 /** The sign-in failure table. */
 export function loginFailureMigration(table: string): Migration {
@@ -21,7 +34,7 @@ export function loginFailureMigration(table: string): Migration {
   };
 }
 
-/** The column the lockout periods are counted in (migration `0004_login_lockouts`). */
+/** The column the lockout periods are counted in (a second migration, after `loginFailureMigration`). */
 export function loginLockoutsMigration(table: string): Migration {
   return {
     async up(knex) {
