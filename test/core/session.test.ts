@@ -158,6 +158,14 @@ describe.each(cases)('SessionManager with the $name store', (storeCase) => {
     expect(() => manager({ cookieName: '__Host-x' })).toThrow(ConfigurationError);
     expect(() => manager({ idleTimeoutSeconds: 0 })).toThrow(ConfigurationError);
   });
+
+  it('limits its cookie to cookiePath, __Secure- prefixed when secure there (__Host- needs the path /)', async () => {
+    const admin = manager({ name: 'admin', cookiePath: '/admin', secure: true });
+    expect(admin.cookieName).toBe('__Secure-cs_admin');
+    expect((await admin.create(1)).cookie).toMatchObject({ path: '/admin', secure: true, httpOnly: true });
+    expect(admin.clearCookie()).toMatchObject({ path: '/admin', maxAge: 0 });
+    expect(() => manager({ cookieName: '__Host-x', secure: true, cookiePath: '/admin' })).toThrow(ConfigurationError);
+  });
 });
 
 describe('safeEqual', () => {

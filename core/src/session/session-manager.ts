@@ -10,8 +10,13 @@ export interface SessionManagerOptions {
   store: SessionStore;
   /** Names this manager among others (the admin has its own); default `session`. */
   name?: string;
-  /** Cookie name; default `cs_<name>`, with the `__Host-` prefix when `secure`. */
+  /**
+   * Cookie name; default `cs_<name>`, with the `__Host-` prefix when `secure` (the
+   * `__Secure-` prefix when `cookiePath` is not `/`, which `__Host-` forbids).
+   */
   cookieName?: string;
+  /** The cookie's Path (default `/`); the admin limits its cookie to its mount path. */
+  cookiePath?: string;
   /** Send the cookie over HTTPS only (and use the `__Host-` prefix by default). */
   secure?: boolean;
   sameSite?: 'lax' | 'strict';
@@ -65,6 +70,7 @@ export class SessionManager {
   readonly current: Dependency<Session | null>;
   private readonly store: SessionStore;
   private readonly secure: boolean;
+  private readonly cookiePath: string;
   private readonly sameSite: 'lax' | 'strict';
   private readonly idleMs: number;
   private readonly absoluteMs: number;
@@ -80,15 +86,17 @@ export class SessionManager {
     this.store = options.store;
     this.name = options.name ?? 'session';
     this.secure = options.secure ?? false;
-    this.cookieName = options.cookieName ?? `${this.secure ? '__Host-' : ''}cs_${this.name}`;
+    this.cookiePath = options.cookiePath ?? '/';
+    const prefix = this.secure ? (this.cookiePath === '/' ? '__Host-' : '__Secure-') : '';
+    this.cookieName = options.cookieName ?? `${prefix}cs_${this.name}`;
     this.sameSite = options.sameSite ?? 'lax';
     this.idleMs = seconds('idleTimeoutSeconds', options.idleTimeoutSeconds ?? 12 * HOUR) * 1000;
     this.absoluteMs = seconds('absoluteTimeoutSeconds', options.absoluteTimeoutSeconds ?? 7 * 24 * HOUR) * 1000;
     this.maxPerUser = seconds('maxSessionsPerUser', options.maxSessionsPerUser ?? 10);
     this.touchMs = (options.touchIntervalSeconds ?? 60) * 1000;
     this.now = options.now ?? Date.now;
-    if (this.cookieName.startsWith('__Host-') && !this.secure) {
-      throw new ConfigurationError(`Session cookie ${this.cookieName}: the __Host- prefix needs secure: true`);
+    if (this.cookieName.startsWith('__Host-') && (!this.secure || this.cookiePath !== '/')) {
+      throw new ConfigurationError(`Session cookie ${this.cookieName}: the __Host- prefix needs secure: true and the path /`);
     }
     this.carrierKey = Symbol(`crudsmith.session.${this.name}`);
     this.current = (req) => this.read(req);
@@ -243,13 +251,13 @@ export class SessionManager {
     return { ...this.cookieBase(), value: id, maxAge: Math.floor(lifetimeMs / 1000) };
   }
 
-  /** The session cookie's attributes: HttpOnly, SameSite, Path=/, host-only (no Domain), Secure when configured. */
+  /** The session cookie's attributes: HttpOnly, SameSite, Path (`/` by default), host-only (no Domain), Secure when configured. */
   cookieAttributes(): Omit<CookieToSet, 'value'> {
     return this.cookieBase();
   }
 
   private cookieBase(): Omit<CookieToSet, 'value'> {
-    return { name: this.cookieName, httpOnly: true, secure: this.secure, sameSite: this.sameSite, path: '/' };
+    return { name: this.cookieName, httpOnly: true, secure: this.secure, sameSite: this.sameSite, path: this.cookiePath };
   }
 
   private async read(req: NeutralRequest): Promise<Session | null> {
