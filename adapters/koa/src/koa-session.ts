@@ -4,7 +4,9 @@ import type Koa from 'koa';
 import type { Context } from 'koa';
 import type { CreateSessionOptions } from 'koa-session';
 import { ConfigurationError, randomToken } from '@crudsmith/core';
+import { errorToResult } from '@crudsmith/core/adapter';
 import type { Session, SessionCarrier, SessionManager } from '@crudsmith/core/session';
+import { writeResult } from './write-result';
 
 // On Koa, koa-session is the session cookie's carrier: it loads the session
 // once per request through the manager, and the routes and the app's own middleware
@@ -22,11 +24,18 @@ type Data = Record<string, unknown>;
 class KoaSessionCarrier implements SessionCarrier {
   /** The session koa-session loaded, or the one issued since; read by the store methods. */
   current: Session | null = null;
+  /** Why the store could not load the request's session (it is down): what reading the session throws. */
+  failure: { error: unknown } | null = null;
 
   constructor(private readonly ctx: Context) {}
 
-  /** What the routes see: none once the app's middleware set `ctx.session = null` (koa-session then revokes it). */
+  /**
+   * What the routes see: none once the app's middleware set `ctx.session = null` (koa-session
+   * then revokes it). Throws the store's failure, so a route that needs the session answers
+   * it as any error (a JSON 503 for an unreachable store), and one that does not still serves.
+   */
   get session(): Session | null {
+    if (this.failure) throw this.failure.error;
     return this.ctx.session === null ? null : this.current;
   }
 
@@ -106,21 +115,29 @@ export function koaSessionOptions(manager: SessionManager): KoaSessionOptions {
   const store = {
     async get(id: string, _maxAge: number, { ctx }: { ctx?: Context }): Promise<Data | null> {
       const carrier = carrierOf(ctx!)!;
-      const session = await manager.loadById(id);
+      // koa-session loads before the routes, outside their error rendering: a store that is
+      // down must not become Koa's plain-text answer, so the failure waits on the carrier.
+      let session: Session | null;
+      try {
+        session = await manager.loadById(id);
+      } catch (error) {
+        carrier.failure = { error };
+        return null;
+      }
       carrier.current = carrier.adopt(session);
       return session ? plain(session.data) : null;
     },
     async set(_id: string, data: Data, _maxAge: number, { ctx }: { ctx?: Context }): Promise<void> {
       const session = carrierOf(ctx!)?.current;
       // No session behind this request (anonymous, or revoked meanwhile): nothing is stored, nothing revived.
-      if (session) await manager.save({ ...session, data: withoutBookkeeping(data) });
+      if (session) await answerFailure(ctx!, manager.save({ ...session, data: withoutBookkeeping(data) }));
     },
     async destroy(_id: string, { ctx }: { ctx?: Context }): Promise<void> {
       const carrier = carrierOf(ctx!);
       const session = carrier?.current;
       if (!carrier || !session) return;
       carrier.current = null;
-      await manager.revoke(session);
+      await answerFailure(ctx!, manager.revoke(session));
     },
     [MANAGER]: manager,
   };
@@ -168,6 +185,16 @@ export function assertKoaSession(app: Koa<any, any>, manager: SessionManager): v
     throw new ConfigurationError(`koa-session on this Koa app carries other options than session manager "${manager.name}" (koa-session carries one configuration per app): ${fix}`);
   }
   if (!app.middleware.some((fn) => fn.name === 'session')) throw new ConfigurationError(`koa-session's middleware is not installed before the routes: ${fix}`);
+}
+
+// koa-session saves after the routes answered, outside their error rendering: a failed
+// write replaces the answer with the JSON error every route gives (a 503 for a store that is down).
+async function answerFailure(ctx: Context, write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    writeResult(ctx, errorToResult(error));
+  }
 }
 
 function plain(data: Data): Data {

@@ -1,4 +1,5 @@
-import { ConflictError, DuplicateValueError, HttpError, ValidationError } from './http-error';
+import { KnexTimeoutError } from 'knex';
+import { ConflictError, DuplicateValueError, HttpError, ServiceUnavailableError, ValidationError } from './http-error';
 
 // The one place where driver errors become HTTP errors. Each engine reports the same
 // failure differently (objection wraps some as db-errors classes, better-sqlite3 throws
@@ -7,6 +8,18 @@ const UNIQUE = { pg: '23505', mysql: 1062, sqlite: ['SQLITE_CONSTRAINT_UNIQUE', 
 const FOREIGN_KEY = { pg: '23503', mysql: [1451, 1452, 1216, 1217], sqlite: ['SQLITE_CONSTRAINT_FOREIGNKEY'] };
 const NOT_NULL = { pg: '23502', mysql: [1048, 1364], sqlite: ['SQLITE_CONSTRAINT_NOTNULL'] };
 const BAD_VALUE = { pg: ['22001', '22003', '22007', '22008', '22P02'], mysql: [1264, 1265, 1292, 1366, 1406] };
+// The database cannot be reached or did not answer in time: the client's request was fine,
+// so a 503 it may retry, never a 500. Socket errors as Node reports them; PostgreSQL's
+// connection exceptions (class 08), shutdown, too many connections and statement timeout;
+// MySQL/MariaDB's lost connections, too many connections and statement timeouts; mysql2's
+// own codes for a lost connection or a timed-out command.
+const UNREACHABLE = {
+  socket: ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'],
+  pg: ['57014', '57P01', '57P02', '57P03', '53300'],
+  pgClass: '08',
+  mysql: [1040, 1053, 1927, 1969, 2002, 2003, 2006, 2013, 3024],
+  mysql2: ['PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR'],
+};
 
 function rootOf(error: any): any {
   // objection's db-errors keep the driver error as `nativeError`.
@@ -17,10 +30,33 @@ function pgCode(error: any): string | undefined {
   return typeof error?.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code) ? error.code : undefined;
 }
 
+/**
+ * 503 with `Retry-After`: the database is unreachable, refused or dropped the connection,
+ * or did not answer within its timeouts. What every connection-level failure becomes.
+ */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(detail = 'The database is unavailable; try again shortly', options: { cause?: unknown; retryAfter?: number } = {}) {
+    super(detail, options);
+  }
+}
+
+/** Whether a driver error says the database could not be reached or did not answer in time. */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  const root = rootOf(error);
+  if (error instanceof KnexTimeoutError || root instanceof KnexTimeoutError || root instanceof DatabaseUnavailableError) return true;
+  const code = root?.code;
+  const pg = pgCode(root);
+  return UNREACHABLE.socket.includes(code) || UNREACHABLE.mysql2.includes(code)
+    || (pg !== undefined && (UNREACHABLE.pg.includes(pg) || pg.startsWith(UNREACHABLE.pgClass)))
+    || UNREACHABLE.mysql.includes(root?.errno);
+}
+
 /** Maps a driver error to an HttpError, or returns undefined when it is not the client's fault. */
 export function mapDatabaseError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   const root = rootOf(error);
+  if (root instanceof HttpError) return root;
+  if (isDatabaseUnreachable(error)) return new DatabaseUnavailableError(undefined, { cause: error });
   const code = root?.code;
   const errno: number | undefined = root?.errno;
   const pg = pgCode(root);

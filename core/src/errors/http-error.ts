@@ -95,6 +95,16 @@ export class RateLimitError extends HttpError {
 }
 
 /**
+ * 503: a service the answer needs (the database, the session store) is unreachable or did
+ * not answer in time; `retryAfter` seconds (default 5) until trying again is worthwhile.
+ */
+export class ServiceUnavailableError extends HttpError {
+  constructor(detail = 'Service temporarily unavailable; try again shortly', options: { retryAfter?: number; cause?: unknown } = {}) {
+    super(503, detail, { cause: options.cause, headers: { 'Retry-After': String(Math.max(1, Math.ceil(options.retryAfter ?? 5))) } });
+  }
+}
+
+/**
  * A mistake in how the library was configured (an unknown column, conflicting options).
  * Thrown at startup or from code, never rendered as a client error: it is a 500 if it
  * ever reaches a request.

@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { withDatabaseTimeouts, type DatabaseTimeouts } from '@crudsmith/core';
 
 /**
  * A knex instance for DATABASE_URL (postgres:// or mysql://), or the embedded SQLite
- * file `<dataDir>/crudsmith.sqlite3` when it is unset.
+ * file `<dataDir>/crudsmith.sqlite3` when it is unset. A server's connect, pool and
+ * statement waits are bounded (`databaseTimeouts`), so an outage answers 503, never hangs.
  */
-export function openDatabase(settings: { databaseUrl?: string; dataDir: string }): Knex {
+export function openDatabase(settings: { databaseUrl?: string; dataDir: string; databaseTimeouts?: DatabaseTimeouts }): Knex {
   const url = settings.databaseUrl;
   if (!url) {
     mkdirSync(settings.dataDir, { recursive: true });
@@ -17,10 +19,11 @@ export function openDatabase(settings: { databaseUrl?: string; dataDir: string }
     });
   }
   const { protocol } = new URL(url);
-  if (protocol === 'postgres:' || protocol === 'postgresql:') return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 10 } });
+  const timeouts = settings.databaseTimeouts;
+  if (protocol === 'postgres:' || protocol === 'postgresql:') return knexFactory(withDatabaseTimeouts({ client: 'pg', connection: url, pool: { min: 0, max: 10 } }, timeouts));
   if (protocol === 'mysql:' || protocol === 'mariadb:') {
     const u = new URL(url);
-    return knexFactory({
+    return knexFactory(withDatabaseTimeouts({
       client: 'mysql2',
       connection: {
         host: u.hostname,
@@ -33,7 +36,7 @@ export function openDatabase(settings: { databaseUrl?: string; dataDir: string }
         charset: 'utf8mb4',
       },
       pool: { min: 0, max: 10 },
-    });
+    }, timeouts));
   }
   throw new Error(`DATABASE_URL must start with postgres:// or mysql:// (got ${protocol})`);
 }

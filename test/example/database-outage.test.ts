@@ -1,0 +1,75 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ADAPTERS, type AdapterName } from '../../examples/app/src/server';
+import { ENGINES, type Engine } from '../fixtures/db';
+import type { Answer, Client } from '../plugins/account/fixture';
+import { ADMIN_PASSWORD, SHORT_TIMEOUTS, startProxiedExample, type ProxiedExample } from './proxied-example';
+
+// A database outage, staged with a proxy between the example and the real server: refused
+// connections and a network cut (the route accepts and goes silent) answer a JSON 503 with
+// Retry-After, through generated routes and account sign-in, within the configured
+// timeouts, and the same process answers again once the database is back.
+const SERVER_ENGINES = ENGINES.filter((engine) => engine !== 'sqlite');
+const CASES: [AdapterName, Engine][] = ADAPTERS.flatMap((adapter) => SERVER_ENGINES.map((engine): [AdapterName, Engine] => [adapter, engine]));
+// The longest a request may wait in an outage: a pooled connection's statement bound, then
+// the wait for a fresh connection, with generous room for a loaded machine.
+const OUTAGE_BOUND_MS = SHORT_TIMEOUTS.statementMs + SHORT_TIMEOUTS.acquireMs + 4000;
+
+async function timed(request: Promise<Answer>): Promise<Answer & { ms: number }> {
+  const started = Date.now();
+  const answer = await request;
+  return { ...answer, ms: Date.now() - started };
+}
+
+function expectUnavailable(answer: Answer & { ms: number }, boundMs: number): void {
+  expect(answer.status).toBe(503);
+  expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(answer.headers.get('content-type')).toContain('application/json');
+  expect(answer.body.detail).toMatch(/database/i);
+  expect(answer.ms).toBeLessThan(boundMs);
+}
+
+describe.runIf(CASES.length > 0).each(CASES)('example on %s with %s: the database unreachable', (adapter, engine) => {
+  let example: ProxiedExample;
+  let admin: Client;
+
+  beforeAll(async () => {
+    example = await startProxiedExample(engine, adapter);
+    admin = example.client();
+    expect((await admin.login('admin', ADMIN_PASSWORD)).status).toBe(200);
+  });
+  afterEach(async () => { await example.proxy.set('forward'); });
+  afterAll(async () => { await example?.close(); });
+
+  async function expectServing(): Promise<void> {
+    expect((await example.client().request('GET', '/api/v1/items')).status).toBe(200);
+    expect((await example.client().login('admin', ADMIN_PASSWORD)).status).toBe(200);
+  }
+
+  it('answers a refused connection with a JSON 503 and Retry-After at once, on a generated route and at sign-in', async () => {
+    await expectServing();
+    await example.proxy.set('refuse');
+    expectUnavailable(await timed(example.client().request('GET', '/api/v1/items')), 3000);
+    expectUnavailable(await timed(admin.request('GET', '/api/v1/items/1')), 3000);
+    expectUnavailable(await timed(example.client().login('admin', ADMIN_PASSWORD)), 3000);
+    await example.proxy.set('forward');
+    await expectServing();
+  });
+
+  it('answers a network cut with a JSON 503 within the timeouts instead of hanging, on a generated route and at sign-in', async () => {
+    await expectServing();
+    await example.proxy.set('silent');
+    const answers = await Promise.all([
+      timed(example.client().request('GET', '/api/v1/items')),
+      timed(admin.request('POST', '/api/v1/items', { json: { name: 'cut', description: 'during the cut' }, headers: { 'x-csrf-token': admin.jar.get('cs_csrf') ?? '' } })),
+      timed(example.client().login('admin', ADMIN_PASSWORD)),
+    ]);
+    for (const answer of answers) expectUnavailable(answer, OUTAGE_BOUND_MS);
+    // Still cut: new connections time out as well, within the same bound.
+    expectUnavailable(await timed(example.client().request('GET', '/api/v1/items')), OUTAGE_BOUND_MS);
+    await example.proxy.set('forward');
+    await expectServing();
+    // Nothing half-written: the write cut off is either wholly there or not at all.
+    const rows = await example.db.knex('items').where({ name: 'cut' });
+    expect(rows.length).toBeLessThanOrEqual(1);
+  });
+});
