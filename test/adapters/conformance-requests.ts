@@ -76,6 +76,12 @@ export function requestTranslation(env: SuiteEnv): void {
         expect(form.status).toBe(400);
       });
 
+      it('answers 400 for a body that is not the brotli its Content-Encoding says, never 500', async () => {
+        const res = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, body: '{"name":"plain"}' });
+        expect(res.status).toBe(400);
+        expect(await readJson(res)).toEqual({ detail: 'Body does not match its Content-Encoding' });
+      });
+
       it('answers 415 for an unknown Content-Encoding', async () => {
         const res = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'x-unheard-of' }, body: '{}' });
         expect(res.status).toBe(415);

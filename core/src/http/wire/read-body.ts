@@ -113,14 +113,14 @@ function tooDeep(value: unknown, depth: number): boolean {
 
 // co-body reports raw-body's errors (size, aborts, unknown encodings) with a status, JSON
 // parse failures (including bourne's __proto__ refusal) as SyntaxError, and a body whose
-// Content-Encoding does not match its bytes as a bare zlib error (code Z_DATA_ERROR, …):
-// the client's fault, so a 400, never a 500.
+// Content-Encoding does not match its bytes as a bare zlib error (code Z_DATA_ERROR, …, or
+// for brotli ERR__ERROR_FORMAT_…): the client's fault, so a 400, never a 500.
 function toHttpError(error: unknown): unknown {
   if (error instanceof HttpError) return error;
   const { type, status, message, code } = error as { type?: string; status?: number; message?: string; code?: unknown };
   if (type === 'entity.too.large') return new PayloadTooLargeError();
   if (error instanceof SyntaxError) return new BadRequestError('Malformed JSON body');
-  if (typeof code === 'string' && code.startsWith('Z_')) return new BadRequestError('Body does not match its Content-Encoding');
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT_'))) return new BadRequestError('Body does not match its Content-Encoding');
   if (typeof status === 'number' && status >= 400 && status < 500) return new HttpError(status, message ?? 'Bad request');
   return error;
 }
