@@ -11,3 +11,11 @@ export type { HashingOptions } from '@crudsmith/core';
 
 /** Password primitives, for apps that hash elsewhere (an admin user, a seed). */
 export { bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from '@crudsmith/core';
+
+/** Mail and text messages of the recovery factor: SMTP, the development outbox, pug templates. */
+export { smtpTransport } from './mail/smtp';
+export { outbox } from './mail/outbox';
+export type { SmtpOptions } from './mail/smtp';
+export type { MailMessage, MailTransport, TextMessage, MessageSender } from './mail/transport';
+export type { MailKind, MailTemplate, MailTemplates, MailLocals } from './mail/templates';
+export type { RecoveryOptions, RecoveryLogger } from './recovery-options';

@@ -32,6 +32,7 @@ export function resolveColumns(model: ModelClass, given: Partial<UserColumns> = 
     id: given.id ?? info.idColumn,
     username: given.username ?? 'username',
     email: optional('email', 'email'),
+    phone: optional('phone', 'phone'),
     passwordHash: given.passwordHash ?? 'hashed_password',
     isSuperuser: optional('isSuperuser', 'is_superuser'),
     isVerified: optional('isVerified', 'is_verified'),

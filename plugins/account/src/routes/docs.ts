@@ -9,20 +9,20 @@ export type RouteDocPart = Omit<RouteDoc, 'operationId' | 'summary' | 'tags'>;
 type Responses = NonNullable<RouteDoc['responses']>;
 
 const FORM_OR_JSON = ['application/x-www-form-urlencoded', 'application/json'];
-const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until the next attempt is allowed', schema: { type: 'integer' } } };
+export const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until the next attempt is allowed', schema: { type: 'integer' } } };
 const SET_COOKIE = { 'Set-Cookie': { description: 'The cookies this answer sets or clears', schema: { type: 'string' } } };
-const MESSAGE: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
+export const MESSAGE: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
 const CSRF_TOKEN: JsonSchema = { type: 'object', required: ['csrf_token'], properties: { csrf_token: { type: 'string' } } };
 
 /** An error answer: the `{detail}` body, with the details this route gives as examples. */
-function error(description: string, ...details: string[]): Responses[string] {
+export function error(description: string, ...details: string[]): Responses[string] {
   return { description, schema: details.length > 0 ? { ...ERROR_SCHEMA, examples: details.map((detail) => ({ detail })) } : ERROR_SCHEMA };
 }
 
-const validation = (what: string): Responses[string] => ({ description: `Validation error: ${what}`, schema: VALIDATION_ERROR_SCHEMA });
-const ok = (description: string, schema: JsonSchema, headers?: Record<string, Record<string, unknown>>): Responses[string] => ({ description, schema, ...(headers ? { headers } : {}) });
-const object = (properties: Record<string, JsonSchema>, required: string[], extra: JsonSchema = {}): JsonSchema => ({ type: 'object', properties, required, ...extra });
-const text = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
+export const validation = (what: string): Responses[string] => ({ description: `Validation error: ${what}`, schema: VALIDATION_ERROR_SCHEMA });
+export const ok = (description: string, schema: JsonSchema, headers?: Record<string, Record<string, unknown>>): Responses[string] => ({ description, schema, ...(headers ? { headers } : {}) });
+export const object = (properties: Record<string, JsonSchema>, required: string[], extra: JsonSchema = {}): JsonSchema => ({ type: 'object', properties, required, ...extra });
+export const text = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
 
 /** The docs of every account route, by operation (without the `account_` prefix). */
 export function accountDocs(core: AccountCore, registerFields: string[]): Record<string, RouteDocPart> {

@@ -1,0 +1,39 @@
+import type { Migration, RouteDescriptor } from '@crudsmith/core';
+import type { AccountCore } from './account-core';
+import { accountTokenMigration } from './account-tokens';
+import { Recovery } from './recovery';
+import { type RouteDocPart, withAccountDocs } from './routes/docs';
+import { emailChangeRoutes } from './routes/email-change-routes';
+import { emailRoutes } from './routes/email-routes';
+import { recoveryDocs } from './routes/recovery-docs';
+
+/** What the recovery factor adds to the plugin: its routes, its table, and a way to wait for its deliveries. */
+export interface RecoveryPart {
+  routes: RouteDescriptor[];
+  migrations: Record<string, Migration>;
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The e-mail (or phone) factor's part of the plugin: nothing but the token table when
+ * `recovery` is not configured (so turning it on later needs no migration of its own).
+ */
+export function recoveryPart(core: AccountCore, table: string, signedIn: RouteDocPart): RecoveryPart {
+  const migrations = { '0010_account_tokens': accountTokenMigration(table) };
+  const options = core.options.recovery;
+  if (!options) return { routes: [], migrations, settled: async () => {}, close: async () => {} };
+  const recovery = new Recovery(core, options, table);
+  const email = core.users.columns.email;
+  const routes = [...emailRoutes(core, recovery), ...(email && recovery.mail ? emailChangeRoutes(core, recovery, email) : [])];
+  return {
+    routes: withAccountDocs(routes, recoveryDocs(core, recovery, signedIn)),
+    migrations,
+    settled: () => recovery.settled(),
+    async close() {
+      await recovery.settled();
+      await options.mail?.close?.();
+      if (options.messages !== options.mail) await options.messages?.close?.();
+    },
+  };
+}
