@@ -196,6 +196,21 @@ describe('versioning() at startup', () => {
     expect(doc.paths['/api/v2/lenient'].post.requestBody.required).toBe(false);
   });
 
+  it('documents on every operation the 400, 413, 415 and 422 any request body or path can draw, keeping a route\'s own', () => {
+    const own = { '422': { description: 'Its own', schema: { type: 'object' } } };
+    const routes = [
+      { ...route('GET /api/v2/plain', () => ({ status: 200, json: null })), operation: 'plain' },
+      { ...route('POST /api/v2/own', () => ({ status: 200, json: null })), doc: { operationId: 'own', responses: own } },
+    ];
+    const doc = buildOpenApiDocument({ label: 'v2', routes, docs: {} }) as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
+    for (const [path, method] of [['/api/v2/plain', 'get'], ['/api/v2/own', 'post']]) {
+      expect(Object.keys(doc.paths[path][method].responses)).toEqual(expect.arrayContaining(['400', '413', '415', '422']));
+    }
+    expect(doc.paths['/api/v2/plain'].get.responses['415'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.paths['/api/v2/plain'].get.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ValidationError' });
+    expect(doc.paths['/api/v2/own'].post.responses['422'].description).toBe('Its own');
+  });
+
   it('points the docs Link under the mount path an adapter prefix or proxy adds', () => {
     const plugin = versioning({ ...options(), docs: { mountPath: '/service/' } });
     expect(plugin.versions[0].headers.Link).toBe('</service/api/v1/docs>; rel="deprecation"; type="text/html", </service/api/v1/docs>; rel="sunset"; type="text/html"');

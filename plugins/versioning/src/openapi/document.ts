@@ -93,6 +93,12 @@ function requestBody(doc: RouteDoc): Record<string, unknown> {
   return { required: doc.requestBodyRequired !== false, content: Object.fromEntries(types.map((type) => [type, { schema: doc.requestBody }])) };
 }
 
+// The adapters read a body sent with any method before a route runs, and check its path
+// encoding, so every operation, hand-written or generated, can answer the request's 400
+// (malformed JSON, path or multipart), 413 (over the body limit), 415 (an unknown
+// Content-Encoding) and 422 (a NUL or lone surrogate anywhere in the body).
+const REQUEST_ERRORS = [400, 413, 415, 422];
+
 function responses(route: RouteDescriptor, ctx: { doc: RouteDoc; secured: boolean; docs: DocsOptions }): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(ctx.doc.responses ?? {})) {
@@ -103,7 +109,7 @@ function responses(route: RouteDescriptor, ctx: { doc: RouteDoc; secured: boolea
     };
   }
   if (Object.keys(result).length === 0) result.default = { description: 'The operation\'s answer' };
-  const extra = [...(ctx.secured ? [401, 403] : []), ...(ctx.docs.errorResponses?.(route) ?? [])];
+  const extra = [...REQUEST_ERRORS, ...(ctx.secured ? [401, 403] : []), ...(ctx.docs.errorResponses?.(route) ?? [])];
   for (const status of extra) result[String(status)] ??= errorResponse(status);
   return result;
 }

@@ -10,6 +10,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   413: 'Payload too large',
+  415: 'Unsupported Content-Encoding',
   422: 'Validation error',
   429: 'Too many requests',
 };
