@@ -91,6 +91,11 @@ function selected(info: ModelInfo, schema: SchemaLike | undefined): Selected {
   return result;
 }
 
+/** The columns a schema (or the whole model) reads, as they name the row's keys. */
+export function selectedFields(info: ModelInfo, schema: SchemaLike | undefined): string[] {
+  return selected(info, schema).fields;
+}
+
 /**
  * The qualified columns to read: the schema's fields (or all columns) plus those the
  * query needs (`extras`, stripped from the answer). The common case, nothing added, is

@@ -2,102 +2,20 @@ import type { Knex } from 'knex';
 import { plainToInstance } from 'class-transformer';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
-import type { SchemaLike } from '../schema/fields';
 import { reuseCompiledSql } from './compiled-sql';
+import { deleteWhere, insertReturning, returnsRows, updateReturning, updateWhere, writesInOneStatement } from './conditional-writes';
 import { insertDirectly, patchDirectly, plainValues, writesDirectly } from './direct-writes';
-import { applyKeyset, cursorKeyOf, decodeCursor, encodeCursor, type CursorKey } from './cursor';
+import { applyKeyset, cursorKeyOf, decodeCursor, encodeCursor } from './cursor';
 import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
 import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
+import { countRows, readRows, selectedFields, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan, type ReadResult } from './read-query';
 import type { CustomFilter } from './operators';
-import { countRows, readRows, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan, type ReadResult } from './read-query';
+import type { CursorOptions, DeleteOptions, ListOptions, ReadOptions, RepositoryOptions, UpdateOptions, WriteOptions } from './repository-options';
 import { sortSpecs } from './sort';
 import { writeValues } from './write-values';
 
-/** Options of a CrudRepository: soft-delete and timestamp columns, custom operators. */
-export interface RepositoryOptions {
-  /** Soft-delete flag column (default `is_deleted`); soft delete applies when the model has it. */
-  isDeletedColumn?: string;
-  deletedAtColumn?: string;
-  /** Set to the current time on every update when the model has it (default `updated_at`). */
-  updatedAtColumn?: string;
-  /**
-   * Set to the current time on create when the model has it as a date-time column and the
-   * values do not name it (default `created_at`; null: never), as a generic item's
-   * "defaults to creation time" without a model hook.
-   */
-  createdAtColumn?: string | null;
-  customFilters?: Record<string, CustomFilter>;
-  /**
-   * Signs keyset cursors: a key, or a function answering one (asked once). Without it a
-   * random key of this process signs them, so a cursor fails on any other process and
-   * after a restart.
-   */
-  cursorKey?: CursorKey;
-  /** Most values an `in`/`not_in` filter may list (default 1000). */
-  maxListSize?: number;
-}
-
-/** Options shared by every read. */
-export interface ReadOptions {
-  schemaToSelect?: SchemaLike;
-  /** Answer instances of the schema class (or of the model) instead of plain objects. */
-  returnAsModel?: boolean;
-  /** Include soft-deleted rows. */
-  includeDeleted?: boolean;
-  joinsConfig?: JoinConfig[];
-  /** Nest one-to-one rows under the relation key (default) or flatten them with a prefix. */
-  nestJoins?: boolean;
-  /** One join by shorthand (FastCRUD's join_model, join_prefix, ...). */
-  joinModel?: ModelClass | string;
-  joinOn?: Record<string, string>;
-  joinPrefix?: string;
-  joinSchemaToSelect?: SchemaLike;
-  joinType?: 'left' | 'inner';
-  relationshipType?: 'one-to-one' | 'one-to-many';
-}
-
-/** Options of a list read. */
-export interface ListOptions extends ReadOptions {
-  filters?: Filters;
-  offset?: number;
-  limit?: number;
-  sortColumns?: string | string[];
-  sortOrders?: string | string[];
-  /** Count the matching rows (default true). */
-  returnTotalCount?: boolean;
-}
-
-/** Options of a keyset (cursor) page. */
-export interface CursorOptions extends ReadOptions {
-  filters?: Filters;
-  /** The `next_cursor` of the previous page; absent or empty for the first page. */
-  cursor?: string | null;
-  limit?: number;
-  sortColumn?: string;
-  sortOrder?: 'asc' | 'desc';
-  sortColumns?: string[];
-  sortOrders?: ('asc' | 'desc')[];
-}
-
-/** Options of update, delete and dbDelete. */
-export interface WriteOptions {
-  /** Allow the filters to match several rows (otherwise more than one is a 400). */
-  allowMultiple?: boolean;
-}
-
-/** Options of delete. */
-export interface DeleteOptions extends WriteOptions {
-  /** Extra columns written by a soft delete (for example `deleted_by`). */
-  values?: Row;
-}
-
-/** Options of update. */
-export interface UpdateOptions extends WriteOptions {
-  filters: Filters;
-  /** Re-read and answer the updated row(s) in this shape. */
-  schemaToSelect?: SchemaLike;
-}
+export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions, DeleteOptions } from './repository-options';
 
 type Row = Record<string, unknown>;
 
@@ -138,14 +56,26 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.ctx.deletedFlag !== undefined;
   }
 
-  /** Inserts a row and answers it as stored (re-read in the same transaction). */
+  /**
+   * Inserts a row and answers it as stored: in one statement where the engine returns the
+   * row (PostgreSQL, SQLite), the insert and one read on MariaDB; in a transaction when
+   * objection writes it or joins are read with it.
+   */
   async create(db: Knex, data: Row, options: ReadOptions = {}): Promise<Row> {
     const values = writeValues(this.info, data);
     const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
     if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
+    const direct = writesDirectly(this.info) && plainValues(this.info, values);
+    if (direct && this.joins(options).length === 0) {
+      return this.guard(async () => {
+        if (returnsRows(db)) return this.shape([await insertReturning(db, this.info, values, selectedFields(this.info, options.schemaToSelect))], options)[0];
+        const id = await insertDirectly(db, this.info, values);
+        return (await this.get(db, { [this.info.idColumn]: id }, { ...options, includeDeleted: true })) as Row;
+      });
+    }
     return this.guard(() =>
       db.transaction(async (trx) => {
-        const id = writesDirectly(this.info) && plainValues(this.info, values)
+        const id = direct
           ? await insertDirectly(trx, this.info, values)
           : ((await this.model.query(trx).insert(this.model.fromJson(values, { skipValidation: true }) as any)) as any).$id();
         const row = await this.get(trx, { [this.info.idColumn]: id }, { ...options, includeDeleted: true });
@@ -224,18 +154,33 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return { data: this.shape(stripExtras(page, extras), options), next_cursor: next };
   }
 
-  /** Updates the matching row (or rows, with allowMultiple); 404 when none matches. */
+  /**
+   * Updates the matching row (or rows, with allowMultiple); 404 when none matches. A row
+   * named by its id (or rows allowed) is one conditional UPDATE, answered with RETURNING
+   * where the engine has it; otherwise, and through objection, the ids are read first in
+   * a transaction.
+   */
   async update(db: Knex, data: Row, options: UpdateOptions): Promise<Row | Row[] | null> {
     const values = writeValues(this.info, data);
     const stamp = this.options.updatedAtColumn ?? 'updated_at';
     if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
+    const direct = writesDirectly(this.info) && plainValues(this.info, values);
+    const { schemaToSelect, filters } = options;
+    if (direct && writesInOneStatement(this.info, filters, options.allowMultiple) && (!schemaToSelect || (!options.allowMultiple && returnsRows(db)))) {
+      return this.guard(async () => {
+        const target = { db, ctx: this.ctx, filters };
+        const rows = schemaToSelect ? await updateReturning(target, values, selectedFields(this.info, schemaToSelect)) : undefined;
+        if ((rows ? rows.length : await updateWhere(target, values)) === 0) throw new NotFoundError('Item not found');
+        return rows ? rows[0] : null;
+      });
+    }
     return this.guard(() =>
       db.transaction(async (trx) => {
-        const ids = await this.matchingIds(trx, options.filters, options);
-        if (writesDirectly(this.info) && plainValues(this.info, values)) await patchDirectly(trx, this.info, values, ids);
+        const ids = await this.matchingIds(trx, filters, options);
+        if (direct) await patchDirectly(trx, this.info, values, ids);
         else await this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any).whereIn(this.info.idColumn, ids as any);
-        if (!options.schemaToSelect) return null;
-        const rows = await this.select(trx, { [`${this.info.idColumn}__in`]: ids }, { schemaToSelect: options.schemaToSelect, includeDeleted: true });
+        if (!schemaToSelect) return null;
+        const rows = await this.select(trx, { [`${this.info.idColumn}__in`]: ids }, { schemaToSelect, includeDeleted: true });
         return options.allowMultiple ? rows : rows[0];
       }),
     );
@@ -248,6 +193,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const values: Row = { ...(options.values ? writeValues(this.info, options.values) : {}), [deletedFlag]: true };
     const at = this.options.deletedAtColumn ?? 'deleted_at';
     if (this.info.columns.has(at)) values[at] = new Date();
+    // Never through objection (no update hook ran on a soft delete): one UPDATE whose WHERE
+    // holds the flag, when the filters name one row.
+    if (writesInOneStatement(this.info, filters, options.allowMultiple)) {
+      return this.guard(async () => found(await updateWhere({ db, ctx: this.ctx, filters }, values, true)));
+    }
     return this.guard(() =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
@@ -260,6 +210,9 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** Removes the matching row for good, soft-deleted or not. */
   async dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
     const includeDeleted = !(options as { onlyActive?: boolean }).onlyActive;
+    if (writesDirectly(this.info) && writesInOneStatement(this.info, filters, options.allowMultiple)) {
+      return this.guard(async () => found(await deleteWhere({ db, ctx: this.ctx, filters, includeDeleted })));
+    }
     return this.guard(() =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, { ...options, includeDeleted });
@@ -358,6 +311,12 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       throw mapDatabaseError(error) ?? error;
     }
   }
+}
+
+/** The number of rows a conditional write touched; none is a 404. */
+function found(count: number): number {
+  if (count === 0) throw new NotFoundError('Item not found');
+  return count;
 }
 
 function checkWindow(offset: number | undefined, limit: number | undefined): void {

@@ -1,0 +1,93 @@
+import type { SchemaLike } from '../schema/fields';
+import type { Filters } from './filters';
+import type { JoinConfig } from './joins';
+import type { ModelClass } from './model-info';
+import type { CustomFilter } from './operators';
+import type { CursorKey } from './cursor';
+
+type Row = Record<string, unknown>;
+
+/** Options of a CrudRepository: soft-delete and timestamp columns, custom operators. */
+export interface RepositoryOptions {
+  /** Soft-delete flag column (default `is_deleted`); soft delete applies when the model has it. */
+  isDeletedColumn?: string;
+  deletedAtColumn?: string;
+  /** Set to the current time on every update when the model has it (default `updated_at`). */
+  updatedAtColumn?: string;
+  /**
+   * Set to the current time on create when the model has it as a date-time column and the
+   * values do not name it (default `created_at`; null: never), as a generic item's
+   * "defaults to creation time" without a model hook.
+   */
+  createdAtColumn?: string | null;
+  customFilters?: Record<string, CustomFilter>;
+  /**
+   * Signs keyset cursors: a key, or a function answering one (asked once). Without it a
+   * random key of this process signs them, so a cursor fails on any other process and
+   * after a restart.
+   */
+  cursorKey?: CursorKey;
+  /** Most values an `in`/`not_in` filter may list (default 1000). */
+  maxListSize?: number;
+}
+
+/** Options shared by every read. */
+export interface ReadOptions {
+  schemaToSelect?: SchemaLike;
+  /** Answer instances of the schema class (or of the model) instead of plain objects. */
+  returnAsModel?: boolean;
+  /** Include soft-deleted rows. */
+  includeDeleted?: boolean;
+  joinsConfig?: JoinConfig[];
+  /** Nest one-to-one rows under the relation key (default) or flatten them with a prefix. */
+  nestJoins?: boolean;
+  /** One join by shorthand (FastCRUD's join_model, join_prefix, ...). */
+  joinModel?: ModelClass | string;
+  joinOn?: Record<string, string>;
+  joinPrefix?: string;
+  joinSchemaToSelect?: SchemaLike;
+  joinType?: 'left' | 'inner';
+  relationshipType?: 'one-to-one' | 'one-to-many';
+}
+
+/** Options of a list read. */
+export interface ListOptions extends ReadOptions {
+  filters?: Filters;
+  offset?: number;
+  limit?: number;
+  sortColumns?: string | string[];
+  sortOrders?: string | string[];
+  /** Count the matching rows (default true). */
+  returnTotalCount?: boolean;
+}
+
+/** Options of a keyset (cursor) page. */
+export interface CursorOptions extends ReadOptions {
+  filters?: Filters;
+  /** The `next_cursor` of the previous page; absent or empty for the first page. */
+  cursor?: string | null;
+  limit?: number;
+  sortColumn?: string;
+  sortOrder?: 'asc' | 'desc';
+  sortColumns?: string[];
+  sortOrders?: ('asc' | 'desc')[];
+}
+
+/** Options of update, delete and dbDelete. */
+export interface WriteOptions {
+  /** Allow the filters to match several rows (otherwise more than one is a 400). */
+  allowMultiple?: boolean;
+}
+
+/** Options of delete. */
+export interface DeleteOptions extends WriteOptions {
+  /** Extra columns written by a soft delete (for example `deleted_by`). */
+  values?: Row;
+}
+
+/** Options of update. */
+export interface UpdateOptions extends WriteOptions {
+  filters: Filters;
+  /** Re-read and answer the updated row(s) in this shape. */
+  schemaToSelect?: SchemaLike;
+}
