@@ -29,6 +29,8 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug.' },
+          // The request log takes any logger with pino's (fields, message) methods.
+          { group: ['pino', 'pino-*'], message: 'core/ must not import a logging library: take a StructuredLogger.' },
           { group: ['**/adapters/**', '**/plugins/**', '@crudsmith/*'], message: 'core/ depends on no adapter or plugin.' },
         ],
       }],

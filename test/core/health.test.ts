@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { healthRoutes, type HealthOptions } from '@crudsmith/core';
+import { healthRoutes, ShutdownState, type HealthOptions } from '@crudsmith/core';
 import { createRequest } from '@crudsmith/core/adapter';
 
 // The probes' routes called directly: what each answers, and that a readiness failure never says why in words.
@@ -40,6 +40,18 @@ describe('healthRoutes', () => {
     expect(res.json).toMatchObject({ checks: { a: 'timeout', b: 'timeout', c: 'ok' } });
     expect(took).toBeGreaterThanOrEqual(150);
     expect(took).toBeLessThan(1000);
+  });
+
+  it('answers /readyz 503 without running the checks once the shutdown state drains, /healthz still 200', async () => {
+    let ran = 0;
+    const shutdown = new ShutdownState();
+    const options = { shutdown, checks: { db: async () => { ran += 1; } } };
+    expect((await call(options, '/readyz')).status).toBe(200);
+    shutdown.begin();
+    const res = await call(options, '/readyz');
+    expect(res).toMatchObject({ status: 503, headers: { 'Retry-After': '1', 'Cache-Control': 'no-store' }, json: { detail: 'Not ready: shutting down', status: 'unavailable', checks: {} } });
+    expect(ran).toBe(1);
+    expect((await call(options, '/healthz')).status).toBe(200);
   });
 
   it('takes other paths and documents both operations', () => {

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import type { NeutralResult } from './neutral';
 import type { RouteDescriptor } from './route';
+import type { ShutdownState } from '../server/shutdown-state';
 
 /** A readiness check: resolves when its service answers, rejects (or hangs) when it does not. */
 export type HealthCheck = () => Promise<unknown>;
@@ -14,6 +16,8 @@ export interface HealthOptions {
   livePath?: string;
   /** Path of the readiness route (default `/readyz`). */
   readyPath?: string;
+  /** Once it is draining (`gracefulShutdown` flips it), `/readyz` answers 503 without running the checks. */
+  shutdown?: ShutdownState;
 }
 
 /** A check's outcome: only these words, so no error text (which may carry a connection string) is answered. */
@@ -35,6 +39,14 @@ function settle(check: HealthCheck, timeoutMs: number): Promise<CheckState> {
 const STATES_SCHEMA = { type: 'object', additionalProperties: { type: 'string', enum: ['ok', 'failed', 'timeout'] } };
 // Probes must see the state now, never a cached answer.
 const NO_STORE = { 'Cache-Control': 'no-store' };
+
+function notReady(detail: string, checks: Record<string, CheckState>, timeoutMs: number): NeutralResult {
+  return {
+    status: 503,
+    headers: { ...NO_STORE, 'Retry-After': String(Math.max(1, Math.ceil(timeoutMs / 1000))) },
+    json: { detail, status: 'unavailable', checks },
+  };
+}
 
 /** `GET /healthz` (the process answers) and `GET /readyz` (every check passes in time, else 503). */
 export function healthRoutes(options: HealthOptions = {}): RouteDescriptor[] {
@@ -58,22 +70,19 @@ export function healthRoutes(options: HealthOptions = {}): RouteDescriptor[] {
       operation: 'health_ready',
       dependencies: [],
       handler: async () => {
+        if (options.shutdown?.draining) return notReady('Not ready: shutting down', {}, timeoutMs);
         const states = await Promise.all(checks.map(([, check]) => settle(check, timeoutMs)));
         const byName = Object.fromEntries(checks.map(([name], i) => [name, states[i]]));
         const down = checks.filter((_, i) => states[i] !== 'ok').map(([name]) => name);
         if (down.length === 0) return { status: 200, headers: NO_STORE, json: { status: 'ready', checks: byName } };
-        return {
-          status: 503,
-          headers: { ...NO_STORE, 'Retry-After': String(Math.max(1, Math.ceil(timeoutMs / 1000))) },
-          json: { detail: `Not ready: ${down.join(', ')} unavailable`, status: 'unavailable', checks: byName },
-        };
+        return notReady(`Not ready: ${down.join(', ')} unavailable`, byName, timeoutMs);
       },
       doc: {
         operationId: 'health_ready', summary: 'Every service the app needs answers', tags: ['health'],
         responses: {
           200: { description: 'Ready', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ready'] }, checks: STATES_SCHEMA }, required: ['status', 'checks'] } },
           503: {
-            description: 'A service did not answer in time',
+            description: 'A service did not answer in time, or the process is shutting down',
             headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before asking again' } },
             schema: { type: 'object', properties: { detail: { type: 'string' }, status: { type: 'string', enum: ['unavailable'] }, checks: STATES_SCHEMA }, required: ['detail', 'status', 'checks'] },
           },

@@ -1,0 +1,99 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Plugin } from '../plugin/plugin';
+import { newRequestId, requestIdFrom } from './request-id';
+import type { StructuredLogger } from './structured-logger';
+
+/** What `requestLog` takes. */
+export interface RequestLogOptions {
+  /** Where the lines go: a pino logger, or anything with `info`, `warn` and `error` taking fields then a message. */
+  logger: StructuredLogger;
+}
+
+/** The request log: a plugin for `bootstrap` and the node server to attach it to. */
+export interface RequestLog {
+  /** Tells the log which route pattern answered and what it threw; pass it to `bootstrap({ plugins })`. */
+  plugin: Plugin;
+  /**
+   * Logs every request the server answers and echoes its id as `X-Request-Id`: call once
+   * on the node `http.Server`, before it serves (Koa's and Express's `listen()` result,
+   * Fastify's `app.server`).
+   */
+  attach(server: Server): void;
+}
+
+/** The header a request id comes in and goes back out as. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+// What the route hooks learn about a request the server listener is timing.
+interface Entry {
+  route?: string;
+  error?: unknown;
+}
+
+/**
+ * One structured line per request: method, route pattern (never the raw path, which may
+ * carry ids or tokens), status, duration and request id, at `info` (`warn` for 4xx and
+ * aborted requests, `error` for 5xx, with the thrown error). No header, query or body is
+ * ever logged, so no password, token or cookie can reach the log.
+ *
+ * The line is written by a listener on the node server, so every answer has one and
+ * carries the id, on every adapter, 404s and the framework's own errors included; the
+ * plugin's hooks add the route pattern and the error of the routes bootstrap wraps.
+ */
+export function requestLog(options: RequestLogOptions): RequestLog {
+  const { logger } = options;
+  // Keyed by id: the listener rewrites the request's X-Request-Id header, which is how a
+  // hook, seeing only the neutral request, finds its entry.
+  const inFlight = new Map<string, Entry>();
+  const entryOf = (headers: Record<string, string | undefined>) => inFlight.get(headers[REQUEST_ID_HEADER] ?? '');
+
+  const plugin: Plugin = {
+    name: 'request-log',
+    hooks: {
+      onError(req, _route, error) {
+        const entry = entryOf(req.headers);
+        if (entry) entry.error = error;
+      },
+      // After hooks run for every wrapped route, even when a before hook answered early.
+      after(req, route) {
+        const entry = entryOf(req.headers);
+        if (entry) entry.route = route.path;
+      },
+    },
+  };
+
+  function track(req: IncomingMessage, res: ServerResponse): void {
+    const started = performance.now();
+    let id = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    // Two requests in flight under one client-chosen id would share an entry: the second gets its own.
+    if (inFlight.has(id)) id = newRequestId();
+    req.headers[REQUEST_ID_HEADER] = id;
+    res.setHeader('X-Request-Id', id);
+    const entry: Entry = {};
+    inFlight.set(id, entry);
+    let logged = false;
+    const done = () => {
+      if (logged) return;
+      logged = true;
+      inFlight.delete(id);
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const aborted = !res.writableFinished;
+      const fields: Record<string, unknown> = { requestId: id, method: req.method, route: entry.route ?? null, status: res.statusCode, durationMs };
+      if (aborted) fields.aborted = true;
+      if (res.statusCode >= 500) {
+        if (entry.error !== undefined) fields.err = entry.error;
+        logger.error(fields, 'request');
+      } else if (res.statusCode >= 400 || aborted) logger.warn(fields, 'request');
+      else logger.info(fields, 'request');
+    };
+    res.once('finish', done);
+    res.once('close', done);
+  }
+
+  return {
+    plugin,
+    // Before the framework's own listener, so the id is in place when it reads the headers.
+    attach: (server) => void server.prependListener('request', track),
+  };
+}
