@@ -19,3 +19,8 @@ export type { SmtpOptions } from './mail/smtp';
 export type { MailMessage, MailTransport, TextMessage, MessageSender } from './mail/transport';
 export type { MailKind, MailTemplate, MailTemplates, MailLocals } from './mail/templates';
 export type { RecoveryOptions, RecoveryLogger } from './recovery-options';
+
+/** Two-factor authentication: its options, the status GET /mfa answers, and the challenge store interface (for a store of your own). */
+export type { MfaOptions } from './mfa/mfa-options';
+export type { MfaStatus } from './mfa/two-factor';
+export type { ChallengeStore, ChallengeRecord, SignInIntent } from './challenges';

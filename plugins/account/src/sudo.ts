@@ -1,6 +1,7 @@
 import { ForbiddenError, UnauthorizedError, type Dependency, type NeutralRequest } from '@crudsmith/core';
 import type { AccountCore, Credential } from './account-core';
 import { credentialDependency } from './dependencies';
+import { assertFreshSignIn } from './fresh-sign-in';
 import type { AccountUser } from './options';
 
 /** What `sudo.elevate` answers: until when, and for a bearer caller the token that carries it. */
@@ -10,15 +11,17 @@ export interface SudoGrant {
   accessToken?: string;
 }
 
-/** The sudo primitive: re-check the password (or a fresh sign-in), then open a short window. */
+/** The sudo primitive: re-check the password or a second-factor code (or a fresh sign-in), then open a short window. */
 export interface Sudo {
   /**
-   * Elevates the caller for `sudoSeconds`. With a password on the account, `password`
-   * must be right (401, and it counts toward the lockout); without one, the sign-in must
-   * be fresh (403). Session callers get the window stored in their session; bearer
-   * callers get a new access token that carries it.
+   * Elevates the caller for `sudoSeconds`. With `code` on an account with two-factor, the
+   * code (authenticator or recovery, each used once) must be right (401; wrong codes lock
+   * out like wrong passwords). Otherwise, with a password on the account, `password` must
+   * be right (401, and it counts toward the lockout); without one, the sign-in must be
+   * fresh (403). Session callers get the window stored in their session; bearer callers
+   * get a new access token that carries it.
    */
-  elevate(req: NeutralRequest, proof: { password?: string }): Promise<SudoGrant>;
+  elevate(req: NeutralRequest, proof: { password?: string; code?: string }): Promise<SudoGrant>;
 }
 
 export function createSudo(core: AccountCore): { sudo: Sudo; requireSudo: () => Dependency<AccountUser> } {
@@ -27,10 +30,12 @@ export function createSudo(core: AccountCore): { sudo: Sudo; requireSudo: () => 
     async elevate(req, proof) {
       const credential = (await req.resolve(authenticated)) as Credential;
       const { users } = core;
-      if (credential.row[users.columns.passwordHash]) {
+      if (proof.code !== undefined && core.mfa && (await core.mfa.isEnabled(credential.row))) {
+        await core.mfa.checkCode(credential.row, proof.code);
+      } else if (credential.row[users.columns.passwordHash]) {
         await core.signIn('', proof.password ?? '', { row: credential.row, client: req.clientAddress });
-      } else if (core.now() - credential.authTime > core.freshSignInMs) {
-        throw new ForbiddenError('Sign in again first: this needs a recent sign-in');
+      } else {
+        assertFreshSignIn(core, credential);
       }
       const until = core.now() + core.sudoMs;
       if (credential.session) {

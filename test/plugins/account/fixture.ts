@@ -80,10 +80,12 @@ function apiRoutes(auth: AccountPlugin): RouteDescriptor[] {
     r('GET', '/api/principal', [], async (req) => principalOf(req)),
     r('POST', '/api/principal', [], async (req) => principalOf(req)),
     r('POST', '/api/sudo', [user], async (req) => {
-      const grant = await auth.sudo.elevate(req, { password: (req.body as { password?: string })?.password });
+      const body = req.body as { password?: string; code?: string } | undefined;
+      const grant = await auth.sudo.elevate(req, { password: body?.password, code: body?.code });
       return { expires_at: grant.expiresAt.toISOString(), access_token: grant.accessToken ?? null };
     }),
     r('POST', '/api/sensitive', [auth.requireSudo()], async () => ({ ok: true })),
+    r('POST', '/api/fresh', [auth.requireFreshSignIn()], async () => ({ ok: true })),
   ];
 }
 

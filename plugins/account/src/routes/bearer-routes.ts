@@ -2,6 +2,7 @@ import { ForbiddenError, UnauthorizedError, ValidationError, type RouteDescripto
 import type { AccountCore } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { clearCookie } from '../cookies';
+import { finishSignIn } from '../mfa/sign-in';
 import { crossSiteCheck } from '../origin-check';
 import { revokeRefreshCookie } from './session-routes';
 import { route } from './route';
@@ -24,8 +25,8 @@ export function bearerRoutes(core: AccountCore, options: { logout: boolean }): R
       const held = core.scopesOf(row);
       const asked = scope?.split(' ').filter(Boolean);
       const granted = asked ? held.filter((s) => asked.includes(s)) : held;
-      const { json, cookies } = await core.issueTokens(row, { scope: granted.join(' '), authTime: core.now() });
-      return { status: 200, cookies, headers: { 'Cache-Control': 'no-store' }, json };
+      // With two-factor: the challenge object, and no token until /mfa/verify.
+      return finishSignIn(core, req, row, { transport: 'bearer', scope: granted.join(' ') });
     }),
   ];
 

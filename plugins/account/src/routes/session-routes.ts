@@ -1,6 +1,7 @@
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, randomToken, type Dependency, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore, Credential } from '../account-core';
 import { stringFields } from '../body';
+import { finishSignIn } from '../mfa/sign-in';
 import { crossSiteCheck } from '../origin-check';
 import { route } from './route';
 
@@ -30,8 +31,8 @@ export function sessionRoutes(core: AccountCore, trustedOrigins: string[]): Rout
       if (crossSite(req)) throw new ForbiddenError('Cross-site sign-in refused');
       const { username, password } = stringFields(req, ['username', 'password']);
       const row = await core.signIn(username, password, { client: req.clientAddress });
-      const { cookies, csrfToken } = await core.startSession(req, row);
-      return { status: 200, cookies, json: { csrf_token: csrfToken } };
+      // With two-factor: the challenge object, and no cookie until /mfa/verify.
+      return finishSignIn(core, req, row, { transport: 'session' });
     }),
 
     route({ method: 'POST', path: '/logout', operation: 'logout', summary: 'End the current session', dependencies: [session] }, async (req) => {
