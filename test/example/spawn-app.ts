@@ -16,6 +16,10 @@ export interface AppProcess {
   output(): string;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s) and removes its temporary DATA_DIR. */
   stop(): Promise<void>;
+  /** Sends the process a signal. */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves with the exit code once the process has exited (null when a signal ended it). */
+  exited: Promise<number | null>;
 }
 
 /**
@@ -31,6 +35,7 @@ export function spawnApp(env: Record<string, string> = {}, timeoutMs = 30_000): 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const stop = async () => {
     await stopProcess(child);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -48,7 +53,7 @@ export function spawnApp(env: Record<string, string> = {}, timeoutMs = 30_000): 
         clearTimeout(timer);
         child.stdout!.off('data', onData);
         child.stdout!.on('data', (more: Buffer) => (output += more.toString()));
-        resolvePromise({ url: match[1], output: () => output, stop });
+        resolvePromise({ url: match[1], output: () => output, stop, signal: (name) => void child.kill(name), exited });
       }
     };
     child.stdout!.on('data', onData);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { bootstrap, createRegistry, healthRoutes, knexCheck, type App, type HealthCheck } from '@crudsmith/core';
+import { bootstrap, createRegistry, healthRoutes, knexCheck, type App, type ErrorLogger, type HealthCheck, type RequestLog, type ShutdownState } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
@@ -45,6 +45,12 @@ export interface BuildOptions {
   readinessChecks?: Record<string, HealthCheck>;
   /** Longest wait for each readiness check, in ms (default 1000). */
   readinessTimeoutMs?: number;
+  /** Flipped by the graceful shutdown, so /readyz answers 503 while requests drain. */
+  shutdown?: ShutdownState;
+  /** One structured line per request (main.ts passes one writing through pino). */
+  requestLog?: RequestLog;
+  /** Where errors no route expected are reported (console by default; main.ts writes them through pino). */
+  logger?: ErrorLogger;
 }
 
 /** The example app, with its account plugin (for the first superuser and tests). */
@@ -85,11 +91,12 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({
     // Unversioned and outside the limiter's paths: probes must never be counted or refused as a client.
-    routers: [staticRoutes(avatars), healthRoutes({ checks: { database: knexCheck(knex), ...options.readinessChecks }, timeoutMs: options.readinessTimeoutMs })],
-    plugins: [versions, limits, auth],
+    routers: [staticRoutes(avatars), healthRoutes({ checks: { database: knexCheck(knex), ...options.readinessChecks }, timeoutMs: options.readinessTimeoutMs, shutdown: options.shutdown })],
+    plugins: [versions, limits, auth, ...(options.requestLog ? [options.requestLog.plugin] : [])],
     principal: auth.principal,
     // The plugins' tables come with them; the app's set says it runs after the tiers its users reference.
     migrations: [appMigrations],
+    logger: options.logger,
   });
   return { ...app, auth, limits };
 }

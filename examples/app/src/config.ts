@@ -35,13 +35,24 @@ export interface Settings {
   avatarMaxBytes: number;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
+  /** Least level logged (LOG_LEVEL, default `info`): one of LOG_LEVELS; `silent` logs nothing. */
+  logLevel: string;
+  /** Longest wait for in-flight requests after SIGTERM or SIGINT, in ms (SHUTDOWN_TIMEOUT_MS, default 10 000). */
+  shutdownTimeoutMs: number;
 }
+
+/** The levels LOG_LEVEL takes, most severe first. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Reads the settings from the environment. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const adapter = env.ADAPTER || 'koa';
   // Checked here so a typo fails before migrations run, not after.
   if (!['koa', 'express', 'fastify'].includes(adapter)) throw new Error(`ADAPTER=${adapter} is unknown; use koa, express or fastify`);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`LOG_LEVEL=${logLevel} is unknown; use one of ${LOG_LEVELS.join(', ')}`);
+  const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS || 10_000);
+  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new Error(`SHUTDOWN_TIMEOUT_MS=${env.SHUTDOWN_TIMEOUT_MS} must be a whole number of milliseconds`);
   return {
     host: env.HOST ?? '127.0.0.1',
     port: Number(env.PORT ?? 8000),
@@ -59,5 +70,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiV1Sunset: env.API_V1_SUNSET || undefined,
     avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
+    logLevel,
+    shutdownTimeoutMs,
   };
 }

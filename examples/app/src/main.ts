@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import pino from 'pino';
+import { gracefulShutdown, requestLog, ShutdownState } from '@crudsmith/core';
 import { buildApp } from './app';
 import { serve } from './server';
 import { readSettings } from './config';
@@ -10,6 +12,9 @@ import { openRateLimitRedis } from './rate-limit';
 // `npm start`: migrate, then serve the example application.
 async function main(): Promise<void> {
   const settings = readSettings();
+  const logger = pino({ level: settings.logLevel });
+  const requests = requestLog({ logger });
+  const shutdown = new ShutdownState();
   const knex = openDatabase(settings);
   const sessions = openSessionStore(settings.redisUrl, settings.redisSessionPrefix);
   const counters = openRateLimitRedis(settings.rateLimit);
@@ -17,15 +22,23 @@ async function main(): Promise<void> {
     ...(sessions && { sessions: () => sessions.ping() }),
     ...(counters && { rateLimitRedis: () => counters.client.ping() }),
   };
-  const app = buildApp(knex, { ...settings, sessionStore: sessions?.store, rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks });
+  const app = buildApp(knex, {
+    ...settings, sessionStore: sessions?.store, rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks,
+    shutdown, requestLog: requests, logger: { error: (message, err) => logger.error({ err }, message) },
+  });
   await app.start(knex);
   await ensureFirstSuperuser(knex, app.auth, settings.admin);
   const server = await serve(app, settings);
+  requests.attach(server.server);
+  // SIGTERM/SIGINT: /readyz turns 503, requests drain until the deadline, then each client closes in order; a second signal exits at once.
+  gracefulShutdown(server.server, {
+    state: shutdown,
+    timeoutMs: settings.shutdownTimeoutMs,
+    logger,
+    close: { plugins: () => app.close(), sessions: () => sessions?.close(), rateLimitRedis: () => counters?.close(), database: () => knex.destroy() },
+  });
   console.log(`crudsmith example listening on ${server.url} (adapter: ${settings.adapter}, database: ${settings.databaseUrl ? new URL(settings.databaseUrl).protocol.replace(':', '') : 'sqlite'})`);
   console.log(`  try: curl ${server.url}/api/v1/items`);
-  const stop = () => void server.close().then(() => app.close()).then(() => sessions?.close()).then(() => counters?.close()).then(() => knex.destroy()).then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 main().catch((error) => {

@@ -15,6 +15,8 @@ export type AdapterName = (typeof ADAPTERS)[number];
 export interface RunningServer {
   /** `http://host:port`, with the port the system picked when 0 was asked. */
   url: string;
+  /** The node server under the adapter, for what works on any of them (graceful shutdown, the request log). */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -42,7 +44,7 @@ export async function serve(app: App, options: ServeOptions): Promise<RunningSer
       const server = Fastify({ frameworkErrors });
       mountFastify(server, app.routes, adapterOptions);
       const url = await server.listen({ port: options.port, host: options.host });
-      return { url, close: () => server.close() };
+      return { url, server: server.server, close: () => server.close() };
     }
     default:
       throw new Error(`ADAPTER=${options.adapter} is unknown; use one of ${ADAPTERS.join(', ')}`);
@@ -56,7 +58,7 @@ function listening(server: Server): Promise<RunningServer> {
     server.once('listening', () => {
       const { address, port } = server.address() as AddressInfo;
       const host = address.includes(':') ? `[${address}]` : address;
-      resolve({ url: `http://${host}:${port}`, close: () => new Promise<void>((done) => server.close(() => done())) });
+      resolve({ url: `http://${host}:${port}`, server, close: () => new Promise<void>((done) => server.close(() => done())) });
     });
   });
 }
