@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@crudsmith/core';
 import { RETRY_AFTER, MESSAGE, error, object, ok, text, validation, type RouteDocPart } from '../routes/docs';
-import { BAD_CHALLENGE } from './sign-in';
+import { BAD_CHALLENGE, NOT_A_SETUP } from './sign-in';
 import { MFA_ALREADY_ENABLED, MFA_NOT_ENABLED, WRONG_CODE } from './two-factor';
 
 const CODE = text({ description: 'A 6-digit authenticator code, or a recovery code (xxxx-xxxx-xxxx); each is accepted once', maxLength: 64 });
@@ -58,7 +58,7 @@ export function mfaDocs(docs: Record<string, RouteDocPart>): Record<string, Rout
       requestBody: object({ challenge: CHALLENGE }, ['challenge']),
       responses: {
         '200': ok('The authenticator secret of a setup challenge', object({ setup: SETUP, expires_in: { type: 'integer' } }, ['setup', 'expires_in'])),
-        '400': error('An unknown, used or expired challenge, or one that is not a setup', BAD_CHALLENGE),
+        '400': error('An unknown, used or expired challenge, or one that is not a setup', BAD_CHALLENGE, NOT_A_SETUP),
         '422': validation('challenge missing'),
       },
     },

@@ -7,6 +7,7 @@ import type { TwoFactor } from './two-factor';
 type Row = Record<string, unknown>;
 
 export const BAD_CHALLENGE = 'Invalid or expired challenge';
+export const NOT_A_SETUP = 'This challenge needs a code from the enrolled authenticator, not a setup';
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /**
@@ -66,7 +67,7 @@ export async function setupChallengeDetails(core: AccountCore, token: string): P
   const mfa = requireMfa(core);
   const record = validToken(token) ? await mfa.challenges.peek(token, core.now()) : null;
   if (!record) throw new BadRequestError(BAD_CHALLENGE);
-  if (record.purpose !== 'setup' || !record.secret) throw new BadRequestError('This challenge needs a code from the enrolled authenticator, not a setup');
+  if (record.purpose !== 'setup' || !record.secret) throw new BadRequestError(NOT_A_SETUP);
   const row = await core.users.findById(record.userId);
   if (!row) throw new BadRequestError(BAD_CHALLENGE);
   return { setup: mfa.setupDetails(row, await mfa.open(row, record.secret)), expires_in: Math.max(0, Math.floor((record.expiresAt - core.now()) / 1000)) };

@@ -1,7 +1,8 @@
-import { BadRequestError, ForbiddenError, RateLimitError, UnauthorizedError, ValidationError, hashSecret, type RouteDescriptor, type ValidationIssue } from '@crudsmith/core';
+import { BadRequestError, RateLimitError, UnauthorizedError, ValidationError, hashSecret, type RouteDescriptor, type ValidationIssue } from '@crudsmith/core';
 import type { AccountCore, Credential } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { credentialDependency } from '../dependencies';
+import { assertFreshSignIn } from '../fresh-sign-in';
 import { contextWords, createUser } from '../registration';
 import { route } from './route';
 
@@ -44,7 +45,7 @@ export function commonRoutes(core: AccountCore, registerFields: string[]): Route
         const credential = (await req.resolve(authenticated)) as Credential;
         const { users } = core;
         if (credential.row[users.columns.passwordHash]) throw new BadRequestError('This account already has a password; use /change-password');
-        if (core.now() - credential.authTime > core.freshSignInMs) throw new ForbiddenError('Sign in again first: this needs a recent sign-in');
+        assertFreshSignIn(core, credential);
         const { new_password } = stringFields(req, ['new_password']);
         const issues = core.passwords.check(new_password, ['body', 'new_password'], contextOf(core, credential));
         if (issues.length > 0) throw new ValidationError(issues);
