@@ -1,5 +1,7 @@
 import { join, resolve } from 'node:path';
 import { rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@crudsmith/core';
+import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 
 /** Every setting the example reads, with its default (README lists the same). */
 export interface Settings {
@@ -35,6 +37,14 @@ export interface Settings {
   avatarMaxBytes: number;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
+  /**
+   * How long a PostgreSQL or MariaDB server may take before a request answers 503, in ms:
+   * DATABASE_CONNECT_TIMEOUT_MS (5000) to open a connection, DATABASE_ACQUIRE_TIMEOUT_MS
+   * (10 000) to get a free pooled one, DATABASE_STATEMENT_TIMEOUT_MS (30 000) per statement.
+   */
+  databaseTimeouts: Required<DatabaseTimeouts>;
+  /** How long the sessions' Redis may take, in ms: REDIS_CONNECT_TIMEOUT_MS (2000) to connect, REDIS_COMMAND_TIMEOUT_MS (1000) per command. */
+  redisTimeouts: RedisTimeouts;
   /** Least level logged (LOG_LEVEL, default `info`): one of LOG_LEVELS; `silent` logs nothing. */
   logLevel: string;
   /** Longest wait for in-flight requests after SIGTERM or SIGINT, in ms (SHUTDOWN_TIMEOUT_MS, default 10 000). */
@@ -70,7 +80,23 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiV1Sunset: env.API_V1_SUNSET || undefined,
     avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
+    databaseTimeouts: {
+      connectMs: milliseconds(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
+      acquireMs: milliseconds(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.acquireMs),
+      statementMs: milliseconds(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs),
+    },
+    redisTimeouts: {
+      connectMs: milliseconds(env, 'REDIS_CONNECT_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUTS.connectMs),
+      commandMs: milliseconds(env, 'REDIS_COMMAND_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUTS.commandMs),
+    },
     logLevel,
     shutdownTimeoutMs,
   };
+}
+
+// A timeout setting: a positive whole number of milliseconds, checked before anything connects.
+function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] || fallback);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}=${env[name]} must be a positive whole number of milliseconds`);
+  return value;
 }

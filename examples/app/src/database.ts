@@ -2,13 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { withDatabaseTimeouts, type DatabaseTimeouts } from '@crudsmith/core';
+import { OutageLog } from './outage-log';
 
 /**
  * A knex instance for DATABASE_URL (postgres:// or mysql://), or the embedded SQLite
  * file `<dataDir>/crudsmith.sqlite3` when it is unset. A server's connect, pool and
- * statement waits are bounded (`databaseTimeouts`), so an outage answers 503, never hangs.
+ * statement waits are bounded (`databaseTimeouts`), so an outage answers 503, never hangs;
+ * knex's connection warnings go to `log` as one line a minute at most, without a stack.
  */
-export function openDatabase(settings: { databaseUrl?: string; dataDir: string; databaseTimeouts?: DatabaseTimeouts }): Knex {
+export function openDatabase(settings: { databaseUrl?: string; dataDir: string; databaseTimeouts?: DatabaseTimeouts }, log?: (line: string) => void): Knex {
   const url = settings.databaseUrl;
   if (!url) {
     mkdirSync(settings.dataDir, { recursive: true });
@@ -20,7 +22,10 @@ export function openDatabase(settings: { databaseUrl?: string; dataDir: string; 
   }
   const { protocol } = new URL(url);
   const timeouts = settings.databaseTimeouts;
-  if (protocol === 'postgres:' || protocol === 'postgresql:') return knexFactory(withDatabaseTimeouts({ client: 'pg', connection: url, pool: { min: 0, max: 10 } }, timeouts));
+  // knex warns once per failed connection attempt, with a stack: an outage would flood the log.
+  const warnings = new OutageLog('Database (DATABASE_URL)', log);
+  const quiet = { log: { warn: (message: string) => warnings.failed(message) } };
+  if (protocol === 'postgres:' || protocol === 'postgresql:') return knexFactory(withDatabaseTimeouts({ client: 'pg', connection: url, pool: { min: 0, max: 10 }, ...quiet }, timeouts));
   if (protocol === 'mysql:' || protocol === 'mariadb:') {
     const u = new URL(url);
     return knexFactory(withDatabaseTimeouts({
@@ -36,6 +41,7 @@ export function openDatabase(settings: { databaseUrl?: string; dataDir: string; 
         charset: 'utf8mb4',
       },
       pool: { min: 0, max: 10 },
+      ...quiet,
     }, timeouts));
   }
   throw new Error(`DATABASE_URL must start with postgres:// or mysql:// (got ${protocol})`);

@@ -8,6 +8,7 @@ import { openDatabase } from './database';
 import { ensureFirstSuperuser } from './first-superuser';
 import { openSessionStore } from './session-store';
 import { openRateLimitRedis } from './rate-limit';
+import { checkServices, StartupError } from './startup-checks';
 
 // `npm start`: migrate, then serve the example application.
 async function main(): Promise<void> {
@@ -15,9 +16,16 @@ async function main(): Promise<void> {
   const logger = pino({ level: settings.logLevel });
   const requests = requestLog({ logger });
   const shutdown = new ShutdownState();
-  const knex = openDatabase(settings);
-  const sessions = openSessionStore(settings.redisUrl, settings.redisSessionPrefix);
+  const knex = openDatabase(settings, (line) => logger.warn(line));
+  const sessions = openSessionStore(settings.redisUrl, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line) });
   const counters = openRateLimitRedis(settings.rateLimit);
+  // Every configured service answers, or the start fails naming the setting to fix.
+  await checkServices({
+    knex,
+    databaseUrl: settings.databaseUrl,
+    sessions: sessions && { client: sessions.client, url: settings.redisUrl!, timeoutMs: settings.redisTimeouts.connectMs + 1000 },
+    counters: counters && settings.rateLimit.redis && { client: counters.client, connection: settings.rateLimit.redis, timeoutMs: 3000 },
+  });
   const readinessChecks = {
     ...(sessions && { sessions: () => sessions.ping() }),
     ...(counters && { rateLimitRedis: () => counters.client.ping() }),
@@ -42,6 +50,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error);
+  // A setting to fix is one line that names it; anything else keeps its stack.
+  console.error(error instanceof StartupError ? `crudsmith example cannot start: ${error.message}` : error);
   process.exit(1);
 });

@@ -1,10 +1,53 @@
 import { Redis } from 'ioredis';
 import type { SessionStore } from '@crudsmith/core/session';
 import { RedisSessionStore } from '@crudsmith/account/redis';
+import { OutageLog } from './outage-log';
 
-/** Sessions in Redis when REDIS_URL is set; undefined means the database. */
-export function openSessionStore(redisUrl: string | undefined, prefix?: string): { store: SessionStore; ping(): Promise<unknown>; close(): Promise<void> } | undefined {
+/** How long Redis may take: to connect (REDIS_CONNECT_TIMEOUT_MS, default 2000) and to answer one command (REDIS_COMMAND_TIMEOUT_MS, default 1000). */
+export interface RedisTimeouts {
+  connectMs: number;
+  commandMs: number;
+}
+
+export const DEFAULT_REDIS_TIMEOUTS: RedisTimeouts = { connectMs: 2000, commandMs: 1000 };
+
+/** The session store's Redis, its readiness check and its shutdown. */
+export interface OpenedSessionStore {
+  store: SessionStore;
+  /** The client, for the start-up check. */
+  client: Redis;
+  ping(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Sessions in Redis when REDIS_URL is set; undefined means the database. The client fails
+ * fast while Redis is away (no offline queue, bounded connect and command times, a
+ * reconnection at least every second so a returning Redis is used without a restart), and
+ * its errors are reported once a minute (`log`), never as ioredis' "Unhandled error event".
+ */
+export function openSessionStore(
+  redisUrl: string | undefined,
+  prefix?: string,
+  options: { timeouts?: Partial<RedisTimeouts>; log?: (line: string) => void } = {},
+): OpenedSessionStore | undefined {
   if (!redisUrl) return undefined;
-  const redis = new Redis(redisUrl);
-  return { store: new RedisSessionStore(redis, { prefix }), ping: () => redis.ping(), close: async () => void (await redis.quit()) };
+  const timeouts = { ...DEFAULT_REDIS_TIMEOUTS, ...options.timeouts };
+  const redis = new Redis(redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeouts.connectMs,
+    commandTimeout: timeouts.commandMs,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  const outage = new OutageLog('Redis of the sessions (REDIS_URL)', options.log);
+  redis.on('error', (error) => outage.failed(error));
+  redis.on('ready', () => outage.recovered());
+  return {
+    store: new RedisSessionStore(redis, { prefix, commandTimeoutMs: timeouts.commandMs }),
+    client: redis,
+    ping: () => redis.ping(),
+    // disconnect when QUIT cannot be sent (Redis away): closing never waits on it.
+    close: async () => void (await redis.quit().catch(() => redis.disconnect())),
+  };
 }

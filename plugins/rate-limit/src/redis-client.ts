@@ -18,6 +18,11 @@ export function createRedisClient(connection: RedisConnection, options: RedisOpt
   // loads in an app without it (counters in memory).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Redis: Client } = require('ioredis') as typeof import('ioredis');
-  if ('url' in connection) return new Client(connection.url, { ...tuned, ...(connection.db === undefined ? {} : { db: connection.db }) });
-  return new Client({ ...tuned, host: connection.host, port: connection.port, db: connection.db });
+  const client = 'url' in connection
+    ? new Client(connection.url, { ...tuned, ...(connection.db === undefined ? {} : { db: connection.db }) })
+    : new Client({ ...tuned, host: connection.host, port: connection.port, db: connection.db });
+  // Without a listener ioredis prints "Unhandled error event" at every failed reconnection;
+  // the limiter reports store outages itself, once a minute.
+  client.on('error', () => {});
+  return client;
 }
