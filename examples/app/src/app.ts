@@ -23,6 +23,7 @@ import { registerLimiter } from './register-limit';
 import { secretKeyProvider } from './secret-key';
 import { cursorKeyFrom } from './cursor-key';
 import { exampleVersions } from './versions';
+import { exampleRecovery, readMailSettings, type MailSettings } from './mail';
 
 /** What buildApp takes beside knex (all optional; `readSettings()` gives the real ones). */
 export interface BuildOptions {
@@ -41,6 +42,8 @@ export interface BuildOptions {
   apiV1Sunset?: string;
   /** Largest avatar upload in bytes (AVATAR_MAX_BYTES, default 2 MiB); avatars live in `dataDir/avatars`. */
   avatarMaxBytes?: number;
+  /** The e-mail factor's settings (default: the outbox under dataDir, links on http://127.0.0.1:8000). */
+  mail?: MailSettings;
   /** Checks /readyz runs beside the database's (the Redis clients main.ts opens). */
   readinessChecks?: Record<string, HealthCheck>;
   /** Longest wait for each readiness check, in ms (default 1000). */
@@ -76,6 +79,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     secureCookies: options.secureCookies,
     password: { bcryptRounds: options.bcryptRounds },
     registerRateLimit: { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 },
+    // E-mail verification, reset and change: SMTP when SMTP_URL is set, the outbox otherwise.
+    recovery: exampleRecovery(options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' })),
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
   });
   const limits = exampleRateLimit(knex, options.rateLimit);

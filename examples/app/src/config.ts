@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
+import { readMailSettings, type MailSettings } from './mail';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@crudsmith/core';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 
@@ -37,6 +38,8 @@ export interface Settings {
   avatarMaxBytes: number;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
+  /** The e-mail factor: SMTP_URL, MAIL_OUTBOX_DIR, MAIL_FROM, PUBLIC_URL, EMAIL_REQUEST_RATE_LIMIT and the token lifetimes (mail.ts). */
+  mail: MailSettings;
   /**
    * How long a PostgreSQL or MariaDB server may take before a request answers 503, in ms:
    * DATABASE_CONNECT_TIMEOUT_MS (5000) to open a connection, DATABASE_ACQUIRE_TIMEOUT_MS
@@ -80,6 +83,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiV1Sunset: env.API_V1_SUNSET || undefined,
     avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
+    mail: readMailSettings(env, { host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8000), dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')) }),
     databaseTimeouts: {
       connectMs: milliseconds(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
       acquireMs: milliseconds(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.acquireMs),

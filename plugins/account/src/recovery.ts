@@ -42,8 +42,8 @@ export class Recovery {
     this.messages = options.messages ?? null;
     if (this.factor === 'email' && !this.mail) throw new ConfigurationError('account: the e-mail recovery factor needs a mail transport (recovery.mail)');
     if (this.factor === 'phone' && !this.messages) throw new ConfigurationError('account: the phone recovery factor needs a message sender (recovery.messages)');
-    const base = new URL(options.publicUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ConfigurationError('account: recovery.publicUrl must be an http(s) URL');
+    const base = URL.canParse(options.publicUrl) ? new URL(options.publicUrl) : null;
+    if (base?.protocol !== 'http:' && base?.protocol !== 'https:') throw new ConfigurationError(`account: recovery.publicUrl must be an http(s) URL, not '${options.publicUrl}'`);
     this.publicUrl = base.toString().replace(/\/+$/, '');
     this.renderer = new MailRenderer(options.templates);
     this.logger = options.logger ?? { warn: (message, details) => console.warn(message, details) };
