@@ -27,7 +27,7 @@ const entries: [string, object, string[]][] = [
     // data access and migrations
     'CrudRepository', 'modelInfo', 'dialectOf', 'migrationSource', 'withDatabaseTimeouts', 'DEFAULT_DATABASE_TIMEOUTS',
     // route docs
-    'columnJsonSchema', 'schemaToJsonSchema', 'ERROR_SCHEMA', 'VALIDATION_ERROR_SCHEMA',
+    'columnJsonSchema', 'schemaToJsonSchema', 'ERROR_SCHEMA', 'VALIDATION_ERROR_SCHEMA', 'schemaFields',
     // plugins and bootstrap
     'bootstrap', 'principalOf',
     // health and readiness

@@ -76,6 +76,7 @@ export type { StructuredLogger } from './server/structured-logger';
 /** JSON schemas for route docs (OpenAPI). */
 export { columnJsonSchema, schemaToJsonSchema } from './schema/json-schema';
 export type { JsonSchema } from './schema/json-schema';
+export { schemaFields } from './schema/fields';
 export type { SchemaLike } from './schema/fields';
 export { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from './schema/error-schemas';
 

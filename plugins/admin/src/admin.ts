@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import { HashPool, Lockout, PasswordHasher, loginFailureMigration, loginLockoutsMigration, normalizePassword, type MigrationSet, type Plugin } from '@crudsmith/core';
+import { KnexSessionStore, SessionManager, sessionTableMigration } from '@crudsmith/core/session';
+import { AdminAuth } from './admin-auth';
+import { AdminUsers, adminUsersMigration } from './admin-users';
+import { Assets } from './assets';
+import type { AdminContext } from './context';
+import { AdminDependencyError, AdminSchemaError } from './errors';
+import { checkReferences, resolveView, type ResolvedView } from './model-view';
+import type { AdminOptions } from './options';
+import { authRoutes } from './routes/auth-routes';
+import { bulkDeleteRoute } from './routes/bulk-delete';
+import { formRoutes } from './routes/forms';
+import { dashboardRoutes, listRoutes } from './routes/pages';
+import { RowCounts } from './row-counts';
+
+/** The admin plugin, and what an app does with it besides mounting it. */
+export interface AdminPlugin extends Plugin {
+  /** The admin's session manager (its own cookie, limited to the mount path). */
+  readonly sessionManager: SessionManager;
+  /** Adds an admin user (the example's first one comes from ADMIN_USERNAME / ADMIN_PASSWORD); a taken name is a 409. */
+  createAdminUser(username: string, password: string): Promise<number>;
+  /** How many admin users exist. */
+  countAdminUsers(): Promise<number>;
+}
+
+function mountOf(path: string | undefined): string {
+  const mount = (path ?? '/admin').replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(mount)) throw new AdminSchemaError(`admin mountPath must be a path such as /admin, got '${path}'`);
+  return mount;
+}
+
+/**
+ * The admin interface: server-rendered pages (pug, htmx) over the given models, with its
+ * own admin users, sessions, CSRF and sign-in lockout. Answers a Plugin of neutral routes,
+ * so it runs on every adapter. Every model view is checked here, at startup.
+ */
+export function admin(options: AdminOptions): AdminPlugin {
+  if (!options || typeof options.knex !== 'function') throw new AdminDependencyError('admin() needs knex: the database its users, sessions and models live in');
+  if (typeof options.secretKey !== 'string' || options.secretKey.length < 32) {
+    throw new AdminDependencyError('admin() needs secretKey, at least 32 characters (the app\'s SECRET_KEY)');
+  }
+  if (!options.models || typeof options.models !== 'object') throw new AdminDependencyError('admin() needs models: the model views, by name');
+  const mount = mountOf(options.mountPath);
+  const knex: Knex = options.knex;
+  const tables = { users: 'admin_users', sessions: 'admin_sessions', loginFailures: 'admin_login_failures', ...options.tables };
+  const views = new Map<string, ResolvedView>(Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view)]));
+  checkReferences(views);
+  const secure = options.secureCookies ?? false;
+  const session = options.session ?? {};
+  const sessions = new SessionManager({
+    store: session.store ?? new KnexSessionStore(knex, { table: tables.sessions }),
+    name: 'admin',
+    cookiePath: mount,
+    secure,
+    sameSite: 'strict',
+    idleTimeoutSeconds: session.idleTimeoutSeconds ?? 30 * 60,
+    absoluteTimeoutSeconds: session.absoluteTimeoutSeconds ?? 12 * 3600,
+    maxSessionsPerUser: session.maxSessionsPerUser ?? 5,
+  });
+  const passwords = new PasswordHasher({ rounds: options.bcryptRounds ?? 12 }, new HashPool(options.hashing));
+  const users = new AdminUsers(knex, tables.users);
+  const lockout = new Lockout(knex, tables.loginFailures, options.lockout);
+  const auth = new AdminAuth({ mount, secretKey: options.secretKey, secure, now: Date.now }, { users, sessions, passwords, lockout });
+  const ctx: AdminContext = {
+    knex,
+    mount,
+    title: options.theme?.title ?? 'crudsmith admin',
+    scheme: options.theme?.scheme ?? 'light',
+    auth,
+    assets: new Assets(),
+    views,
+    exactCountLimit: options.exactCountLimit ?? 100_000,
+  };
+  const counts = new RowCounts(knex, ctx.exactCountLimit);
+  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts)];
+  for (const view of views.values()) {
+    if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
+    routes.push(...formRoutes(ctx, view, counts));
+    if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
+  }
+  const migrations: MigrationSet = {
+    name: 'admin',
+    migrations: {
+      '0001_admin_users': adminUsersMigration(tables.users),
+      '0002_admin_sessions': sessionTableMigration(tables.sessions),
+      '0003_admin_login_failures': loginFailureMigration(tables.loginFailures),
+      '0004_admin_login_lockouts': loginLockoutsMigration(tables.loginFailures),
+    },
+  };
+  return {
+    name: 'admin',
+    routes,
+    migrations,
+    sessionManager: sessions,
+    async createAdminUser(username, password) {
+      if ([...normalizePassword(password)].length < 8) throw new AdminSchemaError('An admin password must be at least 8 characters');
+      return users.insert(username, await passwords.hash(password), Date.now());
+    },
+    countAdminUsers: () => users.count(),
+    async close() {
+      await passwords.pool.close();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { Knex } from 'knex';
+import type { AdminAuth, AdminPrincipal } from './admin-auth';
+import type { Assets } from './assets';
+import type { ResolvedView } from './model-view';
+
+/** What every admin route shares. */
+export interface AdminContext {
+  knex: Knex;
+  /** The mount path, without a trailing slash (`/admin`). */
+  mount: string;
+  title: string;
+  scheme: 'light' | 'dark';
+  auth: AdminAuth;
+  assets: Assets;
+  views: Map<string, ResolvedView>;
+  exactCountLimit: number;
+}
+
+/** What the layout of every page reads. */
+export function layoutLocals(ctx: AdminContext, principal: AdminPrincipal | null, pageTitle: string): Record<string, unknown> {
+  return {
+    mount: ctx.mount,
+    title: ctx.title,
+    scheme: ctx.scheme,
+    pageTitle,
+    admin: principal ? { username: principal.user.username } : null,
+    csrf: principal?.csrf ?? '',
+    // htmx 2 inherits hx-headers down the tree: set once on <body>, every request sends it.
+    hxHeaders: principal ? JSON.stringify({ 'X-CSRF-Token': principal.csrf }) : '',
+    models: [...ctx.views.values()].filter((v) => v.allowed.has('view')).map((v) => v.name),
+    css: ctx.assets.url(ctx.mount, 'admin.css'),
+    htmx: ctx.assets.url(ctx.mount, 'htmx.min.js'),
+    script: ctx.assets.url(ctx.mount, 'admin.js'),
+  };
+}

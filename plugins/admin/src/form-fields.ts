@@ -1,0 +1,132 @@
+import { ValidationError, type ColumnInfo, type ValidationIssue } from '@crudsmith/core';
+import type { ResolvedView } from './model-view';
+
+/** One input of a generated form. */
+export interface FormField {
+  name: string;
+  label: string;
+  /** text, number, checkbox, datetime-local, date, select, password, textarea. */
+  input: string;
+  required: boolean;
+  maxLength?: number;
+  step?: string;
+  options?: { value: string; label: string }[];
+  /** The current value as the input shows it (never a password). */
+  value: string;
+  checked?: boolean;
+}
+
+const DATETIME_LOCAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d{1,3})?)?$/;
+
+function inputFor(column: ColumnInfo, view: ResolvedView): string {
+  if (view.enums.has(column.name)) return 'select';
+  switch (column.kind) {
+    case 'integer':
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'checkbox';
+    case 'datetime':
+      return 'datetime-local';
+    case 'date':
+      return 'date';
+    default:
+      return column.maxLength !== undefined && column.maxLength <= 255 ? 'text' : 'textarea';
+  }
+}
+
+function shown(value: unknown, input: string): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return input === 'date' ? value.toISOString().slice(0, 10) : value.toISOString().slice(0, 19);
+  if (input === 'datetime-local' && typeof value === 'string') return value.slice(0, 19);
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * The inputs of a form, from the schema's fields and the model's columns: the input type
+ * from the column type, required marks, maximum lengths, selects for enums and references.
+ */
+export function formFields(
+  view: ResolvedView,
+  fields: string[],
+  values: Record<string, unknown>,
+  choices: Map<string, { value: string; label: string }[]>,
+): FormField[] {
+  return fields.map((name) => {
+    if (name === view.password?.field) return { name, label: name, input: 'password', required: false, value: '' };
+    const column = view.info.columns.get(name)!;
+    const options = choices.get(name) ?? view.enums.get(name)?.map((v) => ({ value: String(v), label: String(v) }));
+    const input = options ? 'select' : inputFor(column, view);
+    const field: FormField = {
+      name,
+      label: name,
+      input,
+      required: !column.nullable && column.kind !== 'boolean',
+      maxLength: column.maxLength,
+      step: column.kind === 'number' ? 'any' : undefined,
+      options: options && column.nullable ? [{ value: '', label: '—' }, ...options] : options,
+      value: shown(values[name], input),
+    };
+    if (input === 'checkbox') field.checked = values[name] === true || values[name] === 1;
+    return field;
+  });
+}
+
+function last(value: unknown): unknown {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+/**
+ * The typed values of a posted form, for the fields it sent: numbers from their text,
+ * checkboxes (a hidden `false` before each) as booleans, date-times as UTC ISO strings,
+ * an empty input as null where the column allows it. Text that cannot be its column's
+ * type is a 422 naming the field. An empty password field is left out (unchanged).
+ */
+export function formValues(view: ResolvedView, fields: string[], body: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  const issues: ValidationIssue[] = [];
+  for (const name of fields) {
+    if (!(name in body)) continue;
+    const raw = last(body[name]);
+    if (typeof raw !== 'string') continue;
+    if (name === view.password?.field) {
+      if (raw !== '') values[name] = raw;
+      continue;
+    }
+    const column = view.info.columns.get(name)!;
+    if (column.kind === 'boolean') {
+      values[name] = Array.isArray(body[name]) ? (body[name] as unknown[]).includes('true') : raw === 'true' || raw === 'on';
+      continue;
+    }
+    if (raw === '') {
+      if (column.nullable) values[name] = null;
+      else if (column.kind === 'string') values[name] = '';
+      continue;
+    }
+    if (column.kind === 'integer' || column.kind === 'number') {
+      const ok = column.kind === 'integer' ? /^[+-]?\d{1,16}$/.test(raw) : /^[+-]?\d{1,16}(\.\d{1,16})?$/.test(raw);
+      if (!ok || !Number.isFinite(Number(raw))) issues.push({ loc: ['body', name], msg: `Enter ${column.kind === 'integer' ? 'a whole number' : 'a number'}`, type: 'number_parsing' });
+      else values[name] = Number(raw);
+      continue;
+    }
+    if (column.kind === 'datetime') {
+      const match = DATETIME_LOCAL.exec(raw);
+      if (!match) issues.push({ loc: ['body', name], msg: 'Enter a date and time', type: 'datetime_parsing' });
+      else values[name] = `${match[1]}T${match[2]}${match[3] ?? ':00'}Z`;
+      continue;
+    }
+    values[name] = raw;
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return values;
+}
+
+/** A ValidationError's messages by field, for the form. */
+export function fieldMessages(error: ValidationError): Record<string, string> {
+  const messages: Record<string, string> = {};
+  for (const issue of Array.isArray(error.detail) ? error.detail : []) {
+    const field = String(issue.loc[1] ?? issue.loc[0]);
+    messages[field] ??= issue.msg;
+  }
+  return messages;
+}

@@ -1,0 +1,56 @@
+import { HttpError, mapDatabaseError, type NeutralRequest, type NeutralResult, type RouteDescriptor, type HttpMethod } from '@crudsmith/core';
+import type { AdminPrincipal } from './admin-auth';
+import { layoutLocals, type AdminContext } from './context';
+import { html, isHtmx, wantsJson } from './page';
+import { render } from './templates';
+
+type Handler = (req: NeutralRequest, principal: AdminPrincipal) => Promise<NeutralResult>;
+
+const UNSAFE = new Set<HttpMethod>(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A route that needs a signed-in admin: a page request without one is sent to the login
+ * page (303), an htmx request gets 401 with `HX-Redirect`, a JSON one 401 JSON. An unsafe
+ * request without the session's CSRF token is a 403 and runs nothing.
+ */
+export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: string; operation: string }, handler: Handler): RouteDescriptor {
+  const { method } = route;
+  return {
+    ...route,
+    dependencies: [],
+    async handler(req) {
+      try {
+        const principal = await ctx.auth.current(req);
+        if (!principal) return unauthenticated(ctx, req);
+        if (UNSAFE.has(method) && !ctx.auth.csrfValid(req, principal)) {
+          return errorResult(ctx, req, principal, new HttpError(403, 'The form has expired or did not come from this site; reload the page and try again'));
+        }
+        return await handler(req, principal);
+      } catch (error) {
+        return errorResult(ctx, req, null, error);
+      }
+    },
+  };
+}
+
+/** The answer to a request without a live admin session. */
+export function unauthenticated(ctx: AdminContext, req: NeutralRequest): NeutralResult {
+  const login = `${ctx.mount}/login`;
+  if (isHtmx(req)) return { status: 401, headers: { 'HX-Redirect': login, 'Cache-Control': 'no-store' }, body: '' };
+  if (wantsJson(req)) return { status: 401, headers: { 'Cache-Control': 'no-store' }, json: { detail: 'Not authenticated' } };
+  return { status: 303, redirect: login, headers: { 'Cache-Control': 'no-store' } };
+}
+
+/**
+ * An error as a page (or JSON for JSON clients): an HttpError keeps its status and its
+ * message; a database error is mapped to its HTTP meaning; anything else is a 500 whose
+ * page says nothing of the cause.
+ */
+export function errorResult(ctx: AdminContext, req: NeutralRequest, principal: AdminPrincipal | null, error: unknown): NeutralResult {
+  const mapped = mapDatabaseError(error);
+  const status = mapped?.status ?? 500;
+  const message = mapped && typeof mapped.detail === 'string' && status !== 500 ? mapped.detail : 'Something went wrong; the error has been noted.';
+  const headers = { ...(mapped?.headers ?? {}) };
+  if (wantsJson(req)) return { status, headers: { ...headers, 'Cache-Control': 'no-store' }, json: { detail: mapped?.detail && status !== 500 ? mapped.detail : message } };
+  return html(status, render('error', { ...layoutLocals(ctx, principal, `Error ${status}`), status, message }), { headers });
+}

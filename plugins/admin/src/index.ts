@@ -1,0 +1,10 @@
+// @crudsmith/admin: the admin web interface, server-rendered (pug + htmx), with its own
+// admin users, sessions, CSRF and sign-in lockout, over the app's objection models.
+
+/** The plugin factory and what it answers. */
+export { admin } from './admin';
+export type { AdminPlugin } from './admin';
+export type { AdminOptions, AdminSessionOptions, AdminTheme, ModelView, AdminAction, PasswordTransformer } from './options';
+
+/** The startup errors of a bad configuration. */
+export { AdminSchemaError, AdminModelTypeError, AdminDependencyError } from './errors';

@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import type { HashingOptions, LockoutOptions, ModelClass, SchemaLike } from '@crudsmith/core';
+import type { SessionStore } from '@crudsmith/core/session';
+
+/** What the admin may do with a model's rows. */
+export type AdminAction = 'view' | 'create' | 'update' | 'delete';
+
+/** How a write field becomes a stored password hash (the example's users). */
+export interface PasswordTransformer {
+  /** The form field holding the plain password (`password`); never shown, never stored as such. */
+  field: string;
+  /** The column that stores the hash (`hashed_password`). */
+  column: string;
+  /** Hashes a plain password (default: the admin's bcrypt, the one the account plugin uses). */
+  hash?: (plain: string) => Promise<string>;
+}
+
+/** A model's page set in the admin. */
+export interface ModelView {
+  /** The objection model class. */
+  model: ModelClass;
+  /** Which routes exist: view (list), create, update, delete (bulk delete). */
+  allowedActions: readonly AdminAction[];
+  /** Fields of the create form (a class-validator class or a list of names). */
+  createSchema: SchemaLike;
+  /** Fields of the update form. */
+  updateSchema: SchemaLike;
+  /** Fields the admin may write on update beyond `updateSchema` (server-side values). */
+  updateInternalSchema?: SchemaLike;
+  /** The API's hard-delete schema, accepted for parity; bulk delete soft-deletes when the model has the flag, as the API's DELETE does. */
+  deleteSchema?: SchemaLike;
+  /** Columns of the list (default: every column of the model). */
+  selectSchema?: SchemaLike;
+  /** Marks the admin's own user model (its list shows no password column). */
+  adminModel?: boolean;
+  /** Hashes a password field on create and update. */
+  passwordTransformer?: PasswordTransformer;
+  /** The column that labels a row where another model refers to it (default: the primary key). */
+  displayField?: string;
+  /** Foreign-key columns shown as a select of another view's rows: column → view name. */
+  references?: Record<string, string>;
+}
+
+/** Options of `admin()`. */
+export interface AdminOptions {
+  /** The app's database; admin users, sessions and lockouts live there too. */
+  knex: Knex;
+  /** Where the pages are served (default `/admin`). */
+  mountPath?: string;
+  /** The models, by the name used in their URLs (`items` → `/admin/items/`). */
+  models: Record<string, ModelView>;
+  /** Signs the pre-sign-in CSRF token (at least 32 characters; the app's SECRET_KEY). */
+  secretKey: string;
+  /** Send cookies over HTTPS only (default false; set it in production). */
+  secureCookies?: boolean;
+  /** Sessions and their limits. */
+  session?: AdminSessionOptions;
+  /** Sign-in lockout per admin user (default: 5 failures, 60 s doubling, at most a day). */
+  lockout?: LockoutOptions;
+  /** bcrypt cost of admin passwords (default 12). */
+  bcryptRounds?: number;
+  /** bcrypt's worker threads and the bounds on concurrent hashing. */
+  hashing?: HashingOptions;
+  /** Page title and stylesheet choice. */
+  theme?: AdminTheme;
+  /** Rows past which the dashboard shows an estimated count on PostgreSQL and MariaDB (default 100 000). */
+  exactCountLimit?: number;
+  /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`). */
+  tables?: { users?: string; sessions?: string; loginFailures?: string };
+}
+
+/** The admin's own sessions. */
+export interface AdminSessionOptions {
+  /** Where sessions live (default: the `admin_sessions` table; pass a Redis store to share them otherwise). */
+  store?: SessionStore;
+  /** A session unused this long ends (default 30 minutes). */
+  idleTimeoutSeconds?: number;
+  /** A session ends this long after sign-in (default 12 hours). */
+  absoluteTimeoutSeconds?: number;
+  /** Most live sessions per admin user; a new one ends the least recently used (default 5). */
+  maxSessionsPerUser?: number;
+}
+
+/** The admin's look. */
+export interface AdminTheme {
+  /** Shown in the header and the page titles (default `crudsmith admin`). */
+  title?: string;
+  /** `light` or `dark` (default `light`). */
+  scheme?: 'light' | 'dark';
+}

@@ -1,0 +1,42 @@
+import { BadRequestError, NotFoundError, ValidationError, mapDatabaseError, type RouteDescriptor } from '@crudsmith/core';
+import type { AdminContext } from '../context';
+import { guarded } from '../guard';
+import { parseIds } from '../ids';
+import type { ResolvedView } from '../model-view';
+import { html } from '../page';
+import type { RowCounts } from '../row-counts';
+import { render } from '../templates';
+import { listLocals } from './pages';
+
+/**
+ * `DELETE {mount}/{model}/bulk-delete` with JSON `{ids: [...]}` (`delete` action): every id
+ * of the key's type (422 otherwise), none is a 400; all rows go in one transaction or none
+ * (a missing one is a 404, a database error a 400); soft-deleted when the model has the
+ * flag, as the API's DELETE does. Answers the refreshed list partial, on the page the
+ * query names.
+ */
+export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor {
+  return guarded(ctx, { method: 'DELETE', path: `${ctx.mount}/${view.name}/bulk-delete`, operation: `admin_${view.name}_bulk_delete` }, async (req, principal) => {
+    const body = req.body as { ids?: unknown } | undefined;
+    if (!body || typeof body !== 'object' || body.ids === undefined || (Array.isArray(body.ids) && body.ids.length === 0)) {
+      throw new BadRequestError('No ids given');
+    }
+    if (!Array.isArray(body.ids)) throw ValidationError.of(['body', 'ids'], 'ids must be a list', 'list_type');
+    const ids = [...new Set(parseIds(view, body.ids))];
+    try {
+      await ctx.knex.transaction(async (trx) => {
+        const removed = await view.repository.delete(trx, { [`${view.info.idColumn}__in`]: ids }, { allowMultiple: true });
+        if (removed !== ids.length) throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
+      });
+    } catch (error) {
+      const mapped = mapDatabaseError(error);
+      // A refusal of the database (a row others refer to...) is the client's 400; an
+      // unreachable database stays a 503, and a fault of ours a 500.
+      if (error instanceof NotFoundError || !mapped || mapped.status === 503) throw error;
+      throw new BadRequestError('The rows could not be deleted (the database refused); nothing was deleted', { cause: error });
+    } finally {
+      counts.forget(view.name);
+    }
+    return html(200, render('list-content', await listLocals(ctx, view, req, principal)));
+  });
+}

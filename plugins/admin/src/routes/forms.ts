@@ -1,0 +1,104 @@
+import { DuplicateValueError, NotFoundError, ValidationError, mapDatabaseError, validateBody, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import type { AdminPrincipal } from '../admin-auth';
+import { layoutLocals, type AdminContext } from '../context';
+import { fieldMessages, formFields, formValues } from '../form-fields';
+import { guarded } from '../guard';
+import { parseId } from '../ids';
+import type { ResolvedView } from '../model-view';
+import { html, seeOther } from '../page';
+import type { RowCounts } from '../row-counts';
+import { render } from '../templates';
+
+type Mode = 'create' | 'update';
+
+/** What a form page shows: its mode, the values, the messages by field (`_form` for the form), the row's id. */
+interface FormState {
+  mode: Mode;
+  values: Record<string, unknown>;
+  errors?: Record<string, string>;
+  id?: string;
+}
+
+/** The create and update forms of a view and their submissions (`create` and `update` actions). */
+export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
+  const base = `${ctx.mount}/${view.name}`;
+  const routes: RouteDescriptor[] = [];
+
+  const choices = async () => {
+    const lists = new Map<string, { value: string; label: string }[]>();
+    for (const [column, target] of Object.entries(view.view.references ?? {})) {
+      const other = ctx.views.get(target)!;
+      const rows = await ctx.knex(other.info.table).select(other.info.idColumn, other.displayField).orderBy(other.displayField).limit(1000);
+      lists.set(column, rows.map((r: Record<string, unknown>) => ({ value: String(r[other.info.idColumn]), label: String(r[other.displayField]) })));
+    }
+    return lists;
+  };
+
+  const page = async (principal: AdminPrincipal, status: number, form: FormState) => {
+    const { mode, values, errors = {}, id } = form;
+    const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, await choices());
+    const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
+    const title = mode === 'create' ? `New ${view.name}` : `Edit ${view.name} ${id}`;
+    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null }));
+  };
+
+  // Validates the posted fields, hashes a password, and writes; a 422 or 409 re-renders the form.
+  const submit = async (req: NeutralRequest, principal: AdminPrincipal, target: { mode: Mode; id?: string }, write: (values: Record<string, unknown>) => Promise<void>) => {
+    const { mode, id } = target;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const fields = mode === 'create' ? view.createFields : view.updateFields;
+    const echo = Object.fromEntries(fields.filter((f) => f !== view.password?.field && typeof body[f] === 'string').map((f) => [f, body[f]]));
+    try {
+      let values = formValues(view, fields, body);
+      const schema = mode === 'create' ? view.view.createSchema : view.view.updateSchema;
+      if (!Array.isArray(schema)) values = await validateBody(schema, values);
+      const password = view.password;
+      if (password && typeof values[password.field] === 'string') {
+        const plain = values[password.field] as string;
+        delete values[password.field];
+        values[password.column] = await ctx.auth.passwords.bounded(req.clientAddress, () => (password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain)));
+      }
+      await write(values);
+      counts.forget(view.name);
+      return seeOther(req, `${base}/`);
+    } catch (error) {
+      if (error instanceof ValidationError) return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id });
+      const mapped = mapDatabaseError(error);
+      if (mapped instanceof DuplicateValueError) return page(principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
+      throw error;
+    }
+  };
+
+  if (view.allowed.has('create')) {
+    routes.push(
+      guarded(ctx, { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` }, async (_req, principal) => page(principal, 200, { mode: 'create', values: {} })),
+      guarded(ctx, { method: 'POST', path: `${base}/form_create`, operation: `admin_${view.name}_form_create` }, (req, principal) =>
+        submit(req, principal, { mode: 'create' }, async (values) => {
+          await view.repository.create(ctx.knex, values);
+        }),
+      ),
+    );
+  }
+  if (view.allowed.has('update')) {
+    const load = async (req: NeutralRequest) => {
+      const id = parseId(view, req.params.id);
+      const row = id === undefined ? null : await view.repository.get(ctx.knex, { [view.info.idColumn]: id });
+      if (!row) throw new NotFoundError('Item not found');
+      return { id: id!, row };
+    };
+    routes.push(
+      guarded(ctx, { method: 'GET', path: `${base}/update/:id`, operation: `admin_${view.name}_update_page` }, async (req, principal) => {
+        const { row } = await load(req);
+        return page(principal, 200, { mode: 'update', values: row, id: req.params.id });
+      }),
+      guarded(ctx, { method: 'POST', path: `${base}/form_update/:id`, operation: `admin_${view.name}_form_update` }, async (req, principal) => {
+        const { id } = await load(req);
+        return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
+          if (Object.keys(values).length === 0) return;
+          await view.repository.update(ctx.knex, values, { filters: { [view.info.idColumn]: id } });
+        });
+      }),
+    );
+  }
+  return routes;
+}

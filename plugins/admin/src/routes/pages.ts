@@ -1,0 +1,84 @@
+import type { NeutralRequest, RouteDescriptor } from '@crudsmith/core';
+import type { AdminPrincipal } from '../admin-auth';
+import { layoutLocals, type AdminContext } from '../context';
+import { guarded } from '../guard';
+import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
+import type { ResolvedView } from '../model-view';
+import { html } from '../page';
+import type { RowCounts } from '../row-counts';
+import { render } from '../templates';
+
+/** A cell's text: dates as ISO 8601, objects as JSON, null as empty. */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** The dashboard (`GET {mount}/` and its partial `dashboard-content`). */
+export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
+  const content = async () => {
+    const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
+    const rows = await Promise.all(views.map(async (v) => ({ name: v.name, count: await counts.of(v) })));
+    return { rows };
+  };
+  return [
+    guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (_req, principal) =>
+      html(200, render('dashboard', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
+    ),
+    guarded(ctx, { method: 'GET', path: `${ctx.mount}/dashboard-content`, operation: 'admin_dashboard_content' }, async (_req, principal) =>
+      html(200, render('dashboard-content', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
+    ),
+  ];
+}
+
+/** The list's locals: one page of rows and the total, in two queries. */
+export async function listLocals(ctx: AdminContext, view: ResolvedView, req: NeutralRequest, principal: AdminPrincipal): Promise<Record<string, unknown>> {
+  const query = parseAdminListQuery(req, view);
+  const { data, total_count: total = 0 } = await view.repository.getMulti(ctx.knex, {
+    filters: searchFilters(query, view),
+    offset: (query.page - 1) * query.rowsPerPage,
+    limit: query.rowsPerPage,
+    sortColumns: query.sort ?? view.info.idColumn,
+    sortOrders: query.descending ? 'desc' : 'asc',
+    returnTotalCount: true,
+  });
+  const pages = Math.max(1, Math.ceil(total / query.rowsPerPage));
+  const base = `${ctx.mount}/${view.name}`;
+  const state = (page: number) =>
+    new URLSearchParams({
+      page: String(page),
+      'rows-per-page-select': String(query.rowsPerPage),
+      ...(query.column ? { 'column-to-search': query.column } : {}),
+      ...(query.search ? { search: query.search } : {}),
+      ...(query.sort ? { sort: `${query.descending ? '-' : ''}${query.sort}` } : {}),
+    }).toString();
+  return {
+    ...layoutLocals(ctx, principal, view.name),
+    view: { name: view.name, base, canCreate: view.allowed.has('create'), canUpdate: view.allowed.has('update'), canDelete: view.allowed.has('delete') },
+    columns: view.listColumns.map((c) => c.name),
+    idColumn: view.info.idColumn,
+    rows: data.map((row) => ({ id: cell(row[view.info.idColumn]), cells: view.listColumns.map((c) => cell(row[c.name])) })),
+    total,
+    query,
+    pages,
+    rowsPerPageChoices: ROWS_PER_PAGE,
+    prev: query.page > 1 ? `${base}/?${state(query.page - 1)}` : null,
+    next: query.page < pages ? `${base}/?${state(query.page + 1)}` : null,
+    prevPartial: query.page > 1 ? `${base}/get_model_list?${state(query.page - 1)}` : null,
+    nextPartial: query.page < pages ? `${base}/get_model_list?${state(query.page + 1)}` : null,
+    listState: state(query.page),
+  };
+}
+
+/** The list page and its partial (`view` action). */
+export function listRoutes(ctx: AdminContext, view: ResolvedView): RouteDescriptor[] {
+  const base = `${ctx.mount}/${view.name}`;
+  return [
+    guarded(ctx, { method: 'GET', path: `${base}/`, operation: `admin_${view.name}_list` }, async (req, principal) => html(200, render('list', await listLocals(ctx, view, req, principal)))),
+    guarded(ctx, { method: 'GET', path: `${base}/get_model_list`, operation: `admin_${view.name}_list_content` }, async (req, principal) =>
+      html(200, render('list-content', await listLocals(ctx, view, req, principal))),
+    ),
+  ];
+}
