@@ -5,8 +5,6 @@ export interface RawConnection {
   write(text: string): void;
   /** Everything the server sent, once it has closed the connection. */
   answer(): Promise<string>;
-  /** Whether the server has closed the connection. */
-  closed(): boolean;
   destroy(): void;
 }
 
@@ -15,20 +13,15 @@ export function rawConnection(url: string): Promise<RawConnection> {
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   let received = '';
-  let ended = false;
   socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
   // A reset from the server ends the connection as well as a close does.
   socket.on('error', () => undefined);
-  const done = new Promise<string>((resolve) => socket.once('close', () => {
-    ended = true;
-    resolve(received);
-  }));
+  const done = new Promise<string>((resolve) => socket.once('close', () => resolve(received)));
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
     socket.once('connect', () => resolve({
       write: (text) => void socket.write(text),
       answer: () => done,
-      closed: () => ended,
       destroy: () => socket.destroy(),
     }));
   });
