@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../plugins/account/fixture';
 import { openApiChecker } from '../plugins/versioning/openapi-check';
-import { ADAPTER_ENGINES, PASSWORD, startExample, type ExampleServer } from './example-server';
+import { ADAPTER_ENGINES, ADMIN_PASSWORD, PASSWORD, startExample, type ExampleServer } from './example-server';
 
 // A real 1×1 PNG; bytes after IEND do not change what it is, so it can be padded to any size.
 const PNG = Buffer.from(
@@ -138,6 +138,8 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
     const url = (await upload(`/api/v1/users/${created.body.id}/avatar`, { bytes: PNG, type: 'image/png' }, { client: ex.admin })).body.profile_image_url;
     expect(url).toMatch(STORED);
     expect((await ann.request('DELETE', `/api/v1/users/${created.body.id}/permanent`, { headers: { 'x-csrf-token': ann.jar.get('cs_csrf')! } })).status).toBe(403);
+    // Sensitive: the superuser confirms the password at /sudo first.
+    expect((await ex.admin.post('/api/v1/sudo', { password: ADMIN_PASSWORD })).status).toBe(200);
     expect((await ex.admin.del(`/api/v1/users/${created.body.id}/permanent`)).status).toBe(200);
     expect(existsSync(join(dataDir, 'avatars', url.split('/').pop()))).toBe(false);
     expect((await fetch(`${ex.base}${url}`)).status).toBe(404);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../plugins/account/fixture';
 import { expectValidOpenApi, openApiChecker } from '../plugins/versioning/openapi-check';
-import { ADAPTER_ENGINES, PASSWORD, send, startExample, type ExampleServer } from './example-server';
+import { ADAPTER_ENGINES, ADMIN_PASSWORD, PASSWORD, send, startExample, type ExampleServer } from './example-server';
 
 const USER_READ_V2 = ['avatar_url', 'created_at', 'email', 'id', 'is_verified', 'name', 'subscription_tier', 'username'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -134,8 +134,11 @@ describe.each(ADAPTER_ENGINES)('example app /api/v2/users on %s with %s', (adapt
     v2.check('PATCH', '/api/v2/users/{user_id}', await send(ann, 'PATCH', `/api/v2/users/${created.body.id}`, { name: 'X' }));
     v2.check('DELETE', '/api/v2/users/{user_id}', await send(doc, 'DELETE', `/api/v2/users/${created.body.id}`, undefined));
     v2.check('DELETE', '/api/v2/users/{user_id}/permanent', await send(ex.admin, 'DELETE', `/api/v2/users/${created.body.id}/permanent`, undefined));
+    v2.check('POST', '/api/v2/sudo', await send(ex.admin, 'POST', '/api/v2/sudo', { password: 'wrong password' }));
+    v2.check('POST', '/api/v2/sudo', await send(ex.admin, 'POST', '/api/v2/sudo', { password: ADMIN_PASSWORD }));
     v2.check('DELETE', '/api/v2/users/{user_id}/permanent', await send(ex.admin, 'DELETE', `/api/v2/users/${created.body.id}/permanent`, undefined));
-    expect(v2.checks).toBe(17);
+    v2.check('DELETE', '/api/v2/users/{user_id}/permanent', await send(ex.admin, 'DELETE', `/api/v2/users/${created.body.id}/permanent`, undefined));
+    expect(v2.checks).toBe(20);
 
     const v1 = openApiChecker(docs.v1);
     v1.check('GET', '/api/v1/users/', await client().get('/api/v1/users/'));

@@ -137,6 +137,9 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     expect((await client().login('dee', PASSWORD)).status).toBe(401);
 
     const admin = await signedIn('admin', 'the admin passphrase');
+    // Sensitive: 403 until the superuser confirms the password at /sudo.
+    expect((await admin.del(`/api/v1/users/${id}/permanent`)).status).toBe(403);
+    expect((await admin.post('/api/v1/sudo', { password: 'the admin passphrase' })).status).toBe(200);
     expect((await admin.del(`/api/v1/users/${id}/permanent`)).body).toEqual({ message: expect.any(String) });
     expect(await db.knex('users').where('id', id).first()).toBeUndefined();
     expect((await admin.del(`/api/v1/users/${id}/permanent`)).status).toBe(404);

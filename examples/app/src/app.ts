@@ -23,6 +23,7 @@ import { registerLimiter } from './register-limit';
 import { secretKeyProvider } from './secret-key';
 import { cursorKeyFrom } from './cursor-key';
 import { exampleVersions } from './versions';
+import { sudoRoute } from './routes/sudo';
 import { exampleRecovery, readMailSettings, type MailSettings } from './mail';
 
 /** What buildApp takes beside knex (all optional; `readSettings()` gives the real ones). */
@@ -44,6 +45,8 @@ export interface BuildOptions {
   avatarMaxBytes?: number;
   /** The e-mail factor's settings (default: the outbox under dataDir, links on http://127.0.0.1:8000). */
   mail?: MailSettings;
+  /** Superusers must use two-factor (MFA_REQUIRED_FOR_SUPERUSERS, default false): they enroll at their next sign-in. */
+  mfaRequiredForSuperusers?: boolean;
   /** Checks /readyz runs beside the database's (the Redis clients main.ts opens). */
   readinessChecks?: Record<string, HealthCheck>;
   /** Longest wait for each readiness check, in ms (default 1000). */
@@ -82,6 +85,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     // E-mail verification, reset and change: SMTP when SMTP_URL is set, the outbox otherwise.
     recovery: exampleRecovery(options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' })),
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
+    // Two-factor for every account that turns it on; superusers must, with MFA_REQUIRED_FOR_SUPERUSERS=true.
+    mfa: { issuer: 'crudsmith example', required: options.mfaRequiredForSuperusers ? (user) => Boolean(user.is_superuser) : undefined },
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.
@@ -91,8 +96,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes, uploadDependencies: [limits.limiter] });
   // /api/v1 and /api/v2: the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
-    v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth))],
-    v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts],
+    v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth)), [sudoRoute(auth)]],
+    v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts, [sudoRoute(auth)]],
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({
     // Unversioned and outside the limiter's paths: probes must never be counted or refused as a client.

@@ -38,6 +38,8 @@ export interface Settings {
   avatarMaxBytes: number;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
+  /** MFA_REQUIRED_FOR_SUPERUSERS=true: superusers must use two-factor (they enroll at their next sign-in); false by default. */
+  mfaRequiredForSuperusers: boolean;
   /** The e-mail factor: SMTP_URL, MAIL_OUTBOX_DIR, MAIL_FROM, PUBLIC_URL, EMAIL_REQUEST_RATE_LIMIT and the token lifetimes (mail.ts). */
   mail: MailSettings;
   /**
@@ -83,6 +85,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiV1Sunset: env.API_V1_SUNSET || undefined,
     avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
+    mfaRequiredForSuperusers: env.MFA_REQUIRED_FOR_SUPERUSERS === 'true',
     mail: readMailSettings(env, { host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8000), dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')) }),
     databaseTimeouts: {
       connectMs: milliseconds(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),

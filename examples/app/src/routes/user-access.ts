@@ -64,6 +64,8 @@ export interface UserAccess {
   signedIn: Dependency<AccountUser | null>;
   /** A signed-in superuser (401, 403). */
   superuser: Dependency<AccountUser | null>;
+  /** A caller in sudo mode (POST /sudo in the last minutes; 403 otherwise). */
+  sudo: Dependency<AccountUser>;
   /** The live user `:user_id` names, or 404. */
   find(req: NeutralRequest): Promise<Row>;
   /** The live user with this id (one just created or signed in), or 404. */
@@ -101,6 +103,7 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
   return {
     signedIn,
     superuser: auth.currentUser({ superuser: true }),
+    sudo: auth.requireSudo(),
     find,
     mayChange,
 
@@ -213,7 +216,8 @@ export function userDeleteRoutes(route: UserRouteMaker, users: UserAccess): Rout
       return { status: 200, json: { message: 'User deleted' } };
     }),
 
-    route('DELETE /:user_id/permanent delete_permanent', [users.superuser], async (req) => {
+    // Sensitive: a superuser who confirmed their password (or code) at POST /sudo in the last minutes.
+    route('DELETE /:user_id/permanent delete_permanent', [users.superuser, users.sudo], async (req) => {
       await users.hardDelete(req);
       return { status: 200, json: { message: 'User deleted from the database' } };
     }),
