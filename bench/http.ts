@@ -5,14 +5,17 @@ import { ENGINES, openDatabase, type Engine } from './lib/db';
 import { CATEGORIES, createItems, prng, seedItems } from './lib/items';
 import type { Suite } from './lib/suite';
 import { CONNECTIONS, type RequestKind } from './http/load';
-import { FRAMEWORKS, type Command, type Framework, type Side } from './http/protocol';
-import { compareServers, defaultHttpOptions, httpTable, type HttpRow } from './http/rounds';
+import { FRAMEWORKS, SIDES, type Command, type Framework, type Side } from './http/protocol';
+import { defaultHttpOptions, httpTable, measureSides, ratioOf, sideMedians, type HttpRow, type Statements } from './http/rounds';
 import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, warmUp, type ServerProcess } from './http/server';
 
-// The generated endpoints over HTTP: each adapter (Koa, Express, Fastify) against a
-// hand-written app in the same framework doing the same SQL (bench/http/floor*.ts). Every
-// server runs in its own process; autocannon runs here. Both answer the same JSON and
-// send the same SQL (checked before measuring).
+// The generated endpoints over HTTP: each adapter (Koa, Express, Fastify) against two
+// hand-written apps in the same framework: the natural floor, as a person writes it
+// (bench/http/natural.ts), which the ratios are taken against, and the same-SQL floor
+// (bench/http/floor.ts), which sends crudsmith's own statements. Every server runs in its
+// own process; autocannon runs here. All three answer the same JSON, and the same-SQL
+// floor sends the same SQL as crudsmith (checked before measuring); the statements each
+// sends per request are counted and printed.
 
 const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
 const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
@@ -57,17 +60,29 @@ async function traced(server: ServerProcess, request: { method: string; path: st
   return { status: response.status, json, sql: sql.sort() };
 }
 
-/** Fails the run unless both servers send the same SQL and answer the same JSON (bar the created row's own values). */
-async function checkSame(servers: Record<Side, ServerProcess>, operation: { name: string; kind: () => RequestKind }, label: string): Promise<void> {
-  const ours = operation.kind();
-  const theirs = operation.kind();
-  for (let i = 0; i < 5; i++) {
-    const a = await traced(servers.crudsmith, { method: ours.method, ...ours.next() });
-    const b = await traced(servers.floor, { method: theirs.method, ...theirs.next() });
-    if (operation.name === 'create') for (const answer of [a.json, b.json] as Record<string, unknown>[]) for (const key of ['id', 'name', 'created_at']) delete answer[key];
-    deepStrictEqual(a.sql, b.sql, `${label}: crudsmith and the floor send different SQL`);
-    deepStrictEqual({ status: a.status, json: a.json }, { status: b.status, json: b.json }, `${label}: crudsmith and the floor answer differently`);
+/**
+ * Fails the run unless every side answers the same status and JSON (bar the created row's
+ * own values) and the same-SQL floor sends crudsmith's SQL; answers the statements each
+ * side sent per request.
+ */
+async function checkSame(servers: Record<Side, ServerProcess>, operation: { name: string; kind: () => RequestKind }, label: string): Promise<Statements> {
+  const kinds = Object.fromEntries(SIDES.map((side) => [side, operation.kind()])) as Record<Side, RequestKind>;
+  const statements = { crudsmith: 0, natural: 0, floor: 0 };
+  const TRIES = 5;
+  for (let i = 0; i < TRIES; i++) {
+    const answers = {} as Record<Side, { status: number; json: unknown; sql: string[] }>;
+    for (const side of SIDES) {
+      answers[side] = await traced(servers[side], { method: kinds[side].method, ...kinds[side].next() });
+      statements[side] += answers[side].sql.length / TRIES;
+      if (operation.name === 'create') for (const key of ['id', 'name', 'created_at']) delete (answers[side].json as Record<string, unknown>)[key];
+    }
+    deepStrictEqual(answers.crudsmith.sql, answers.floor.sql, `${label}: crudsmith and the same-SQL floor send different SQL`);
+    for (const side of ['natural', 'floor'] as const) {
+      const { status, json } = answers[side];
+      deepStrictEqual({ status: answers.crudsmith.status, json: answers.crudsmith.json }, { status, json }, `${label}: crudsmith and the ${side} floor answer differently`);
+    }
   }
+  return statements;
 }
 
 /** Every operation in turn on one server, untimed. */
@@ -103,7 +118,7 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
   try {
     const ops = operations(await prepare(db.knex, engine));
     const servers = {} as Record<Framework, Record<Side, ServerProcess>>;
-    await Promise.all(FRAMEWORKS.flatMap((framework) => (['crudsmith', 'floor'] as const).map(async (side) => {
+    await Promise.all(FRAMEWORKS.flatMap((framework) => SIDES.map(async (side) => {
       const server = await startServer({ framework, side, engine, connection: db.connection });
       children.push(server.child);
       (servers[framework] ??= {} as Record<Side, ServerProcess>)[side] = server;
@@ -111,16 +126,17 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
     // JIT: crudsmith runs more code than a floor, and V8 optimises it only after many
     // requests; counted, not timed, since a busy machine may serve only a few hundred a
     // second, which would measure crudsmith half-compiled.
-    for (const framework of FRAMEWORKS) for (const side of ['crudsmith', 'floor'] as const) await warmUpAll(servers[framework][side], ops);
+    for (const framework of FRAMEWORKS) for (const side of SIDES) await warmUpAll(servers[framework][side], ops);
     for (const framework of FRAMEWORKS) {
       const pair = servers[framework];
       for (const operation of ops) {
         if (!OPERATIONS.includes(operation.name.split(' ')[0])) continue;
         const label = `${engine} ${framework} ${operation.name}`;
-        await checkSame(pair, operation, label);
-        const result = await compareServers(pair, operation.kind);
-        console.log(`  ${label}: ratio ${result.ratio.toFixed(2)}`);
-        rows.push({ engine, framework, operation: operation.name, ...result });
+        const statements = await checkSame(pair, operation, label);
+        const rounds = await measureSides(pair, operation.kind);
+        const result = { ...ratioOf(rounds.crudsmith, rounds.natural), sameSqlRatio: ratioOf(rounds.crudsmith, rounds.floor).ratio };
+        console.log(`  ${label}: ratio ${result.ratio.toFixed(2)} (same-SQL ${result.sameSqlRatio.toFixed(2)}), queries/req ${statements.crudsmith}/${statements.natural}/${statements.floor}`);
+        rows.push({ engine, framework, operation: operation.name, crudsmith: sideMedians(rounds.crudsmith), natural: sideMedians(rounds.natural), floor: sideMedians(rounds.floor), statements, ...result });
       }
     }
   } finally {

@@ -3,20 +3,17 @@ import coBody from 'co-body';
 import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
-import type { Knex } from 'knex';
-import type { Engine } from '../lib/db';
 import { listen } from './crudsmith-apps';
-import { floorHandlers, type Answer } from './floor';
+import type { Answer, FloorHandlers } from './floor';
 import type { Framework, Listening } from './protocol';
 
-// The floor in each framework: its own router and body parser, the hand-written handlers
-// of floor.ts, and the answer written the framework's usual way. Every one answers the
+// A floor in each framework: its own router and body parser, the hand-written handlers
+// (floor.ts or natural.ts), and the answer written the framework's usual way. Every one answers the
 // bytes the adapters answer (JSON with `application/json; charset=utf-8`, no ETag).
 
 const BODY_LIMIT = '1mb';
 
-function koaApp(knex: Knex, engine: Engine): Koa {
-  const floor = floorHandlers(knex, engine);
+function koaApp(floor: FloorHandlers): Koa {
   const router = new Router();
   // A string body: Koa would answer 204 for a null one.
   const send = (ctx: Koa.Context, answer: Answer) => {
@@ -48,8 +45,7 @@ function koaApp(knex: Knex, engine: Engine): Koa {
   return app;
 }
 
-function expressApp(knex: Knex, engine: Engine): express.Express {
-  const floor = floorHandlers(knex, engine);
+function expressApp(floor: FloorHandlers): express.Express {
   const app = express();
   // The adapter sends no ETag, so the floor does not compute one either.
   app.set('etag', false);
@@ -62,8 +58,7 @@ function expressApp(knex: Knex, engine: Engine): express.Express {
   return app;
 }
 
-async function fastifyApp(knex: Knex, engine: Engine): Promise<Listening> {
-  const floor = floorHandlers(knex, engine);
+async function fastifyApp(floor: FloorHandlers): Promise<Listening> {
   const app = Fastify();
   // Serialised by hand as the adapter does (no response schemas), so both send the same bytes.
   const send = (reply: any, answer: Answer) => reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
@@ -76,13 +71,13 @@ async function fastifyApp(knex: Knex, engine: Engine): Promise<Listening> {
 }
 
 /** Starts the framework's hand-written app on 127.0.0.1 (a port the system picks). */
-export function startFloor(framework: Framework, knex: Knex, engine: Engine): Promise<Listening> {
+export function startFloor(framework: Framework, floor: FloorHandlers): Promise<Listening> {
   switch (framework) {
     case 'koa':
-      return listen(koaApp(knex, engine).listen(0, '127.0.0.1'));
+      return listen(koaApp(floor).listen(0, '127.0.0.1'));
     case 'express':
-      return listen(expressApp(knex, engine).listen(0, '127.0.0.1'));
+      return listen(expressApp(floor).listen(0, '127.0.0.1'));
     case 'fastify':
-      return fastifyApp(knex, engine);
+      return fastifyApp(floor);
   }
 }

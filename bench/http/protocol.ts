@@ -9,8 +9,14 @@ export type Framework = (typeof ALL_FRAMEWORKS)[number];
 /** The HTTP frameworks measured, each through its adapter and by hand (`BENCH_HTTP_FRAMEWORKS=koa` to run fewer). */
 export const FRAMEWORKS: Framework[] = ALL_FRAMEWORKS.filter((f) => (process.env.BENCH_HTTP_FRAMEWORKS ?? ALL_FRAMEWORKS.join(',')).split(',').includes(f));
 
-/** crudsmith's adapter, or the hand-written floor in the same framework. */
-export type Side = 'crudsmith' | 'floor';
+/**
+ * crudsmith's adapter, or a hand-written floor in the same framework: `natural` as a
+ * person writes it (natural.ts), `floor` sending crudsmith's own SQL (floor.ts).
+ */
+export type Side = 'crudsmith' | 'natural' | 'floor';
+
+/** Every side of an HTTP row, in the order they are started and loaded. */
+export const SIDES: readonly Side[] = ['crudsmith', 'natural', 'floor'];
 
 /** A listening server inside its process. */
 export interface Listening {

@@ -3,6 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { connect } from '../lib/db';
 import { startCrudsmith } from './crudsmith-apps';
 import { startFloor } from './floor-apps';
+import { floorHandlers } from './floor';
+import { naturalHandlers } from './natural';
 import { startLimited } from './limited-apps';
 import type { Command, Report, ServerConfig } from './protocol';
 
@@ -53,7 +55,9 @@ process.on('disconnect', () => process.exit(0));
 
 const start = config.limited
   ? startLimited(config.limited, knex)
-  : config.side === 'crudsmith' ? startCrudsmith(config.framework, knex) : startFloor(config.framework, knex, config.engine);
+  : config.side === 'crudsmith'
+    ? startCrudsmith(config.framework, knex)
+    : startFloor(config.framework, (config.side === 'natural' ? naturalHandlers : floorHandlers)(knex, config.engine));
 start.then(
   ({ server }) => {
     send({ type: 'listening', port: (server.address() as AddressInfo).port });
