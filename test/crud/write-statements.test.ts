@@ -227,6 +227,19 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       expect(updated.sql).toHaveLength(1);
     });
 
+    it('a read is one statement, a list page two (its rows and its count), a cursor page one', async () => {
+      for (const title of ['l1', 'l2', 'l3']) await seed(title);
+      const list = await call('GET', '/notes?limit=2');
+      expect(list.body.total_count).toBe(3);
+      expect(list.sql).toHaveLength(2);
+      const first = await call('GET', '/notes?cursor=&limit=2');
+      expect(first.body.data).toHaveLength(2);
+      expect(first.sql).toHaveLength(1);
+      const next = await call('GET', `/notes?cursor=${first.body.next_cursor}&limit=2`);
+      expect(next.body).toMatchObject({ data: [{ title: 'l3' }], next_cursor: null });
+      expect(next.sql).toHaveLength(1);
+    });
+
     it('a model with an objection hook keeps its transaction, and the hook runs', async () => {
       const id = await seed('hooked');
       const updated = await call('PATCH', `/hooked/${id}`, { price: 4 });
