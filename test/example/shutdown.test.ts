@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rawConnection, statusOf, type RawConnection } from './raw-connection';
+import { rawConnection, statusOf, type RawConnection } from '../fixtures/raw-connection';
 import { spawnApp, type AppProcess } from './spawn-app';
 
 // The example as `npm start` runs it, stopped by SIGTERM or SIGINT on every adapter.

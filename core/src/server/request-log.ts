@@ -79,12 +79,14 @@ export function requestLog(options: RequestLogOptions): RequestLog {
       inFlight.delete(id);
       const durationMs = Math.round((performance.now() - started) * 10) / 10;
       const aborted = !res.writableFinished;
-      const fields: Record<string, unknown> = { requestId: id, method: req.method, route: entry.route ?? null, status: res.statusCode, durationMs };
+      // A connection that closed before any answer has no status to report.
+      const status = res.headersSent ? res.statusCode : null;
+      const fields: Record<string, unknown> = { requestId: id, method: req.method, route: entry.route ?? null, status, durationMs };
       if (aborted) fields.aborted = true;
-      if (res.statusCode >= 500) {
+      if (status !== null && status >= 500) {
         if (entry.error !== undefined) fields.err = entry.error;
         logger.error(fields, 'request');
-      } else if (res.statusCode >= 400 || aborted) logger.warn(fields, 'request');
+      } else if (status === null || status >= 400 || aborted) logger.warn(fields, 'request');
       else logger.info(fields, 'request');
     };
     res.once('finish', done);
