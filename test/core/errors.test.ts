@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BadRequestError, DuplicateValueError, NotFoundError, RateLimitError, ValidationError, mapDatabaseError } from '@crudsmith/core';
+import { KnexTimeoutError } from 'knex';
+import { BadRequestError, DatabaseUnavailableError, DuplicateValueError, NotFoundError, RateLimitError, ValidationError, mapDatabaseError } from '@crudsmith/core';
 import { errorToResult } from '@crudsmith/core/adapter';
 
 describe('errorToResult', () => {
@@ -39,5 +40,24 @@ describe('mapDatabaseError', () => {
 
   it('leaves errors that are not the client\'s fault alone', () => {
     expect(mapDatabaseError(new Error('connection refused'))).toBeUndefined();
+  });
+
+  it('maps every engine\'s connection-level failure and timeout to a 503 with Retry-After, by code, never by text', () => {
+    const unreachable = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111 }),
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      Object.assign(new Error('connect ETIMEDOUT'), { code: 'ETIMEDOUT', fatal: true }),
+      new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.'),
+      { code: '08006' }, { code: '57P01' }, { code: '57014' }, { code: '53300' },
+      { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }, { errno: 2013 }, { errno: 1969 }, { errno: 1040 },
+      { nativeError: { code: 'ECONNREFUSED' } },
+    ];
+    for (const error of unreachable) {
+      const mapped = mapDatabaseError(error);
+      expect(mapped, JSON.stringify(error)).toBeInstanceOf(DatabaseUnavailableError);
+      expect(mapped!.status).toBe(503);
+      expect(Number(mapped!.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+      expect(errorToResult(error)).toMatchObject({ status: 503, json: { detail: expect.stringMatching(/database/i) } });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DatabaseUnavailableError } from '../errors/database-error';
+import { DatabaseUnavailableError, isDatabaseUnreachable } from '../errors/database-error';
 import { HttpError } from '../errors/http-error';
 
 /** How long the database may take before a request gives up with a 503; every field optional. */
@@ -82,8 +82,8 @@ function boundQuery(run: Promise<unknown>, connection: RawConnection, ms: number
   // The driver's late answer (or failure) after the bound has nobody waiting for it.
   run.catch(() => {});
   const answered = run.catch((error: unknown) => {
-    // The driver reported this connection dead (reset, ended): whatever it says, it was not the query's fault.
-    if (connection.__knex__disposed && !(error instanceof HttpError)) throw new DatabaseUnavailableError(undefined, { cause: error });
+    // The driver reported this connection dead (reset, ended), or the failure is one: whatever it says, it was not the query's fault.
+    if ((connection.__knex__disposed || isDatabaseUnreachable(error)) && !(error instanceof HttpError)) throw new DatabaseUnavailableError(undefined, { cause: error });
     throw error;
   });
   return Promise.race([answered, timeout]).finally(() => clearTimeout(timer));

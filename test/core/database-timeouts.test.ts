@@ -1,0 +1,70 @@
+import knexFactory, { type Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseUnavailableError, withDatabaseTimeouts } from '@crudsmith/core';
+import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { TcpProxy } from '../fixtures/tcp-proxy';
+
+// withDatabaseTimeouts on the real servers: a statement past its bound, a connection that
+// cannot be opened and a transaction cut off each end in a DatabaseUnavailableError on
+// time, and the same knex serves again without being recreated.
+const SERVER_ENGINES = ENGINES.filter((engine) => engine !== 'sqlite');
+const SLEEP = { postgres: 'select pg_sleep(3)', mysql: 'select sleep(3)' } as Record<string, string>;
+
+async function failure(run: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = Date.now();
+  const error = await run.then(() => undefined, (e: unknown) => e);
+  return { error, ms: Date.now() - started };
+}
+
+describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('withDatabaseTimeouts on %s', (engine) => {
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let knex: Knex;
+
+  beforeAll(async () => {
+    db = await openDatabase(engine);
+    const url = new URL(db.url!);
+    proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || (engine === 'postgres' ? 5432 : 3306)) });
+    const connection = { host: '127.0.0.1', port: proxy.port, user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: url.pathname.slice(1) };
+    knex = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 2 } }, { connectMs: 800, acquireMs: 1200, statementMs: 800 }));
+    await knex.schema.createTable('ledger', (t) => { t.increments('id'); t.string('note'); });
+  });
+  afterAll(async () => {
+    await proxy?.set('forward');
+    await knex?.destroy();
+    await proxy?.close();
+    await db?.destroy();
+  });
+
+  it('ends a statement past statementMs with a DatabaseUnavailableError, and the next one runs', async () => {
+    const { error, ms } = await failure(knex.raw(SLEEP[engine]));
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(ms).toBeLessThan(2500);
+    expect((await knex('ledger').count({ n: '*' }))[0]).toBeDefined();
+  });
+
+  it('ends a transaction cut off mid-way on time, leaves none of its rows, and serves again once the route is back', async () => {
+    const { error, ms } = await failure(knex.transaction(async (trx) => {
+      await trx('ledger').insert({ note: 'first half' });
+      await proxy.set('silent');
+      await trx('ledger').insert({ note: 'second half' });
+    }));
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(ms).toBeLessThan(5000);
+    // Still cut: a fresh connection cannot be opened either, within connectMs.
+    const cut = await failure(knex.raw('select 1'));
+    expect(cut.error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(cut.ms).toBeLessThan(4000);
+    await proxy.set('forward');
+    expect(await knex('ledger').whereIn('note', ['first half', 'second half'])).toEqual([]);
+  });
+
+  it('answers a refused connection with a DatabaseUnavailableError at once', async () => {
+    await proxy.set('refuse');
+    const { error, ms } = await failure(knex.raw('select 1'));
+    expect(error).toBeInstanceOf(DatabaseUnavailableError);
+    expect(ms).toBeLessThan(1500);
+    await proxy.set('forward');
+    await knex.raw('select 1');
+  });
+});
