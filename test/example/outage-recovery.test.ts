@@ -1,4 +1,4 @@
-// Two example processes (Koa and Fastify) on one PostgreSQL and one Redis, each reached
+// Two example processes (Koa and Fastify) on one PostgreSQL (or MariaDB) and one Redis, each reached
 // through a proxy the test controls (the real services keep running: other suites use
 // them). A bounded load of reads, writes and session requests runs while both services
 // are cut (silent, as behind a network cut), restored, refused and restored again: no
@@ -22,9 +22,10 @@ const WORKERS = 6;
 
 interface Outcome { op: string; status: number | 'hang'; ms: number; at: number; detail?: unknown; name?: string }
 
-const suite = ENGINES.includes('postgres') ? describeRedis : describe.skip;
+const SERVER_ENGINES = ENGINES.filter((engine) => engine !== 'sqlite');
+const DEFAULT_PORTS: Record<string, number> = { postgres: 5432, mysql: 3306 };
 
-suite('two example processes under load while PostgreSQL and Redis go away and come back', () => {
+describeRedis('two example processes under load while their database and Redis go away and come back', () => describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('on %s', (engine) => {
   let db: TestDatabase;
   let dbProxy: TcpProxy;
   let redisProxy: TcpProxy;
@@ -32,9 +33,9 @@ suite('two example processes under load while PostgreSQL and Redis go away and c
   const jar = new Map<string, string>();
 
   beforeAll(async () => {
-    db = await openDatabase('postgres');
+    db = await openDatabase(engine);
     const direct = new URL(db.url!);
-    dbProxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
+    dbProxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || DEFAULT_PORTS[engine]) });
     redisProxy = await TcpProxy.start(REDIS);
     const proxied = new URL(direct);
     proxied.hostname = '127.0.0.1';
@@ -133,4 +134,4 @@ suite('two example processes under load while PostgreSQL and Redis go away and c
       expect(outageLines.length, outageLines.join('\n')).toBeLessThan(6);
     }
   }, 90_000);
-});
+}));
