@@ -3,6 +3,7 @@ import { ADAPTERS } from '../../examples/app/src/server';
 import { openSessionStore, type OpenedSessionStore } from '../../examples/app/src/session-store';
 import { TcpProxy } from '../fixtures/tcp-proxy';
 import type { Answer, Client } from '../plugins/account/fixture';
+import { describeRedis, REDIS } from '../plugins/rate-limit/redis-fixture';
 import { ADMIN_PASSWORD, startExample, type ExampleServer } from './example-server';
 
 // Redis holding the sessions goes away (refused, then a network cut staged by a proxy the
@@ -12,7 +13,6 @@ import { ADMIN_PASSWORD, startExample, type ExampleServer } from './example-serv
 // that need no session still serve, the outage is logged once, not per request or per
 // reconnection, ioredis never prints "Unhandled error event", and the same cookie works
 // again once Redis is back, without a restart.
-const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const TIMEOUTS = { connectMs: 500, commandMs: 500 };
 const BOUND_MS = 3000;
 
@@ -29,7 +29,7 @@ function expectUnavailable(answer: Answer & { ms: number }): void {
   expect(answer.ms).toBeLessThan(BOUND_MS);
 }
 
-describe.each(ADAPTERS)('example on %s with its sessions in a Redis that goes away', (adapter) => {
+describeRedis('the example with its sessions in a Redis that goes away', () => describe.each(ADAPTERS)('on %s', (adapter) => {
   let proxy: TcpProxy;
   let sessions: OpenedSessionStore;
   let example: ExampleServer;
@@ -38,7 +38,7 @@ describe.each(ADAPTERS)('example on %s with its sessions in a Redis that goes aw
   const consoleErrors = vi.spyOn(console, 'error');
 
   beforeAll(async () => {
-    proxy = await TcpProxy.start({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    proxy = await TcpProxy.start(REDIS);
     const prefix = `cs-test:${process.pid}:${Date.now().toString(36)}:${adapter}:`;
     sessions = openSessionStore(`redis://127.0.0.1:${proxy.port}`, prefix, { timeouts: TIMEOUTS, log: (line) => logged.push(line) })!;
     await new Promise((ready) => sessions.client.once('ready', ready));
@@ -88,4 +88,4 @@ describe.each(ADAPTERS)('example on %s with its sessions in a Redis that goes aw
     expect(logged.every((line) => !line.includes('\n'))).toBe(true);
     expect(consoleErrors.mock.calls.flat().map(String).filter((text) => text.includes('Unhandled error event'))).toEqual([]);
   });
-});
+}));
