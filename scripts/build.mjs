@@ -3,9 +3,12 @@
 // it references, since it compiles against their dist/*.d.ts as a user's project would.
 // Every dist/ and build-info file is removed first: a deleted source file must not leave a
 // stale module in what npm packs, and tsc -b must not skip a package it thinks is current.
+// Files of src/ that tsc does not compile (the admin's pug templates, stylesheet and
+// browser script) are copied to the same place under dist/, where the modules find them
+// next to themselves, as they do in src/ when the repository runs from source.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -19,6 +22,16 @@ export function packageDirs() {
   return config.references.map((reference) => dirname(join(root, reference.path)));
 }
 
+/** Copies the files of `dir`/src that are not TypeScript into `dir`/dist, keeping their paths. */
+export function copyAssets(dir) {
+  const src = join(dir, 'src');
+  if (!existsSync(src)) return;
+  cpSync(src, join(dir, 'dist'), {
+    recursive: true,
+    filter: (path) => !['.ts', '.mts', '.cts'].includes(extname(path)),
+  });
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   for (const dir of packageDirs()) {
@@ -28,5 +41,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const run = spawnSync(process.execPath, [tsc, '-b', solution], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
+  for (const dir of packageDirs()) copyAssets(dir);
   console.log(`built ${packageDirs().length} packages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

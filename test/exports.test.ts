@@ -10,6 +10,7 @@ import * as accountRedis from '@crudsmith/account/redis';
 import * as rateLimit from '@crudsmith/rate-limit';
 import * as rateLimitRedis from '@crudsmith/rate-limit/redis';
 import * as versioning from '@crudsmith/versioning';
+import * as adminEntry from '@crudsmith/admin';
 
 // Each package entry's public surface is a contract: adding or removing an export is a
 // deliberate change of its list here (and of the packaging test, which loads the builds).
@@ -54,7 +55,7 @@ const entries: [string, object, string[]][] = [
   ['@crudsmith/express', express, ['mountRoutes']],
   ['@crudsmith/fastify', fastify, ['mountRoutes', 'frameworkErrors']],
   ['@crudsmith/account', account, ['account', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES', 'smtpTransport', 'outbox']],
-  ['@crudsmith/account/redis', accountRedis, ['RedisSessionStore']],
+  ['@crudsmith/account/redis', accountRedis, ['RedisSessionStore', 'RedisChallengeStore']],
   ['@crudsmith/rate-limit', rateLimit, [
     'rateLimit', 'rateLimitStateOf', 'decide', 'windowStart', 'sanitizePath', 'rateLimitKey', 'matchedPath', 'rateLimitHeaders',
     'MemoryStore', 'StoreUnavailableError', 'rateLimitMigrations', 'Tier', 'RateLimit', 'TierService',
@@ -62,6 +63,7 @@ const entries: [string, object, string[]][] = [
   ]],
   ['@crudsmith/rate-limit/redis', rateLimitRedis, ['RedisStore', 'RedisInvalidation', 'createRedisClient']],
   ['@crudsmith/versioning', versioning, ['versioning', 'parseDeprecation', 'deprecationHeaders', 'buildOpenApiDocument']],
+  ['@crudsmith/admin', adminEntry, ['admin', 'AdminSchemaError', 'AdminModelTypeError', 'AdminDependencyError']],
 ];
 
 describe('package entries', () => {

@@ -1,8 +1,16 @@
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES } from '../../fixtures/db';
+import { bulkDeleteArea } from './areas/bulk-delete';
+import { csrfArea } from './areas/csrf';
+import { formsArea } from './areas/forms';
+import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
 
 // The admin over a real Koa server, on every engine the run has.
 for (const engine of ENGINES) {
   signInArea(koaHarness, engine);
+  csrfArea(koaHarness, engine);
+  pagesArea(koaHarness, engine);
+  formsArea(koaHarness, engine);
+  bulkDeleteArea(koaHarness, engine);
 }

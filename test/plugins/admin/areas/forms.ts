@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdapterHarness } from '../../../adapters/conformance';
+import type { Engine } from '../../../fixtures/db';
+import { seed, startAdminApp, type AdminEnv, type Client } from '../fixture';
+
+/** The create and update forms generated from the schemas, and their submissions. */
+export function formsArea(harness: AdapterHarness, engine: Engine): void {
+  describe(`admin forms on ${harness.name} / ${engine}`, () => {
+    let env: AdminEnv;
+    let client: Client;
+    let uids: string[];
+    beforeAll(async () => {
+      env = await startAdminApp(harness, engine);
+      uids = await seed(env.db, 2);
+      client = await env.signedIn();
+    });
+    afterAll(async () => env?.close());
+
+    it('renders the create form from the schema: input types, required marks, max lengths, the hidden token', async () => {
+      const page = await client.get('/admin/items/create_page');
+      expect(page.status).toBe(200);
+      expect(page.text).toMatch(/<input id="f-name" type="text" name="name" value="" required maxlength="40"/);
+      expect(page.text).toMatch(/<input id="f-price" type="number" name="price" value="" step="any"/);
+      expect(page.text).toMatch(/<input type="hidden" name="in_stock" value="false"><input id="f-in_stock" type="checkbox" name="in_stock" value="true"/);
+      expect(page.text).toContain(`name="csrf_token" value="${client.csrf}"`);
+    });
+
+    it('creates a row: 303 to the list, typed values stored, creation time stamped', async () => {
+      const answer = await client.postForm('/admin/items/form_create', { name: 'lamp', category: '', price: '12.5', in_stock: ['false', 'true'] });
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get('location')).toBe('/admin/items/');
+      const row = await env.db.knex('items').where({ name: 'lamp' }).first();
+      expect(row).toMatchObject({ category: null, price: 12.5 });
+      expect(Boolean(row.in_stock)).toBe(true);
+      expect(row.created_at).toBeTruthy();
+    });
+
+    it('answers htmx with HX-Redirect instead of a 303', async () => {
+      const answer = await client.request('POST', '/admin/items/form_create', { form: { csrf_token: client.csrf, name: 'via htmx' }, headers: { 'HX-Request': 'true' } });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('hx-redirect')).toBe('/admin/items/');
+    });
+
+    it('re-renders the form with field messages and 422 on invalid input, writing nothing', async () => {
+      const before = await env.db.knex('items').count({ n: '*' }).first();
+      const missing = await client.postForm('/admin/items/form_create', { price: '3' });
+      expect(missing.status).toBe(422);
+      expect(missing.text).toMatch(/<p class="error" role="alert">[^<]+<\/p>/);
+      expect(missing.text).toContain('value="3"');
+      const notNumber = await client.postForm('/admin/items/form_create', { name: 'x', price: 'cheap' });
+      expect(notNumber.status).toBe(422);
+      expect(notNumber.text).toContain('Enter a number');
+      const tooLong = await client.postForm('/admin/items/form_create', { name: 'x'.repeat(41) });
+      expect(tooLong.status).toBe(422);
+      expect(await env.db.knex('items').count({ n: '*' }).first()).toEqual(before);
+    });
+
+    it('updates only the fields sent and stamps the update time', async () => {
+      const [id] = (await env.db.knex('items').where({ name: 'item-01' }).select('id')).map((r) => r.id);
+      const page = await client.get(`/admin/items/update/${id}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('value="item-01"');
+      const answer = await client.postForm(`/admin/items/form_update/${id}`, { price: '99' });
+      expect(answer.status).toBe(303);
+      const row = await env.db.knex('items').where({ id }).first();
+      expect(row).toMatchObject({ name: 'item-01', category: 'odd', price: 99 });
+      expect(row.updated_at).toBeTruthy();
+    });
+
+    it('answers 404 for a missing id on the form and its submission', async () => {
+      expect((await client.get('/admin/items/update/424242')).status).toBe(404);
+      expect((await client.postForm('/admin/items/form_update/424242', { name: 'ghost' })).status).toBe(404);
+    });
+
+    it('updates a UUID-keyed row by its key', async () => {
+      const answer = await client.postForm(`/admin/gadgets/form_update/${uids[0]}`, { label: 'renamed' });
+      expect(answer.status).toBe(303);
+      expect((await env.db.knex('gadgets').where({ uid: uids[0] }).first()).label).toBe('renamed');
+      expect((await client.get('/admin/gadgets/update/not-a-uuid')).status).toBe(404);
+    });
+
+    it('hashes a password field on create, never shows it, and keeps it when left empty on update', async () => {
+      expect((await client.postForm('/admin/users/form_create', { username: 'alice', password: 'a long enough secret' })).status).toBe(303);
+      const row = await env.db.knex('app_users').where({ username: 'alice' }).first();
+      expect(row.hashed_password).toMatch(/^\$2[aby]\$04\$/);
+      const list = await client.get('/admin/users/');
+      expect(list.text).not.toContain(row.hashed_password);
+      expect(list.text).not.toContain('hashed_password');
+      const form = await client.get(`/admin/users/update/${row.id}`);
+      expect(form.text).toMatch(/<input id="f-password" type="password" name="password" value=""/);
+      expect(form.text).not.toContain(row.hashed_password);
+      expect((await client.postForm(`/admin/users/form_update/${row.id}`, { username: 'alice2', password: '' })).status).toBe(303);
+      const kept = await env.db.knex('app_users').where({ id: row.id }).first();
+      expect(kept).toMatchObject({ username: 'alice2', hashed_password: row.hashed_password });
+      expect((await client.postForm(`/admin/users/form_update/${row.id}`, { password: 'another long secret' })).status).toBe(303);
+      expect((await env.db.knex('app_users').where({ id: row.id }).first()).hashed_password).not.toBe(row.hashed_password);
+    });
+
+    it('shows a unique violation as a form error (409), writing nothing', async () => {
+      const answer = await client.postForm('/admin/users/form_create', { username: 'alice2', password: 'yet another secret' });
+      expect(answer.status).toBe(409);
+      expect(answer.text).toMatch(/<p class="error" role="alert">/);
+      expect(Number((await env.db.knex('app_users').count({ n: '*' }).first())!.n)).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import knexFactory from 'knex';
+import { admin, AdminDependencyError, AdminModelTypeError, AdminSchemaError, type AdminOptions, type ModelView } from '@crudsmith/admin';
+import { Gadget, Item, ItemCreate, ItemUpdate, SECRET } from './fixture';
+
+// Model views and settings are checked at startup: each mistake is a typed error naming it.
+const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+const items: ModelView = { model: Item, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: ItemCreate, updateSchema: ItemUpdate };
+const build = (models: Record<string, ModelView>, options: Partial<AdminOptions> = {}) => admin({ knex, secretKey: SECRET, models, ...options });
+
+describe('admin() at startup', () => {
+  it('builds the routes of the allowed actions only', () => {
+    const plugin = build({ items, gadgets: { model: Gadget, allowedActions: ['view'], createSchema: ['label'], updateSchema: ['label'] } });
+    const paths = plugin.routes!.map((r) => `${r.method} ${r.path}`);
+    expect(paths).toEqual(expect.arrayContaining(['GET /admin/items/', 'POST /admin/items/form_create', 'DELETE /admin/items/bulk-delete', 'GET /admin/gadgets/']));
+    expect(paths.filter((p) => p.includes('/gadgets/'))).toEqual(['GET /admin/gadgets/', 'GET /admin/gadgets/get_model_list']);
+  });
+
+  it('refuses a schema field that is not a column of the model (AdminSchemaError)', () => {
+    expect(() => build({ items: { ...items, createSchema: ['name', 'colour'] } })).toThrow(AdminSchemaError);
+    expect(() => build({ items: { ...items, createSchema: ['name', 'colour'] } })).toThrow(/colour/);
+    expect(() => build({ items: { ...items, selectSchema: ['nope'] } })).toThrow(AdminSchemaError);
+    expect(() => build({ items: { ...items, passwordTransformer: { field: 'password', column: 'nope' } } })).toThrow(AdminSchemaError);
+  });
+
+  it('refuses a model that is not an objection model class (AdminModelTypeError)', () => {
+    expect(() => build({ items: { ...items, model: class NotAModel {} as never } })).toThrow(AdminModelTypeError);
+  });
+
+  it('refuses unknown or no actions, reserved or odd names, bad references (AdminSchemaError)', () => {
+    expect(() => build({ items: { ...items, allowedActions: [] } })).toThrow(AdminSchemaError);
+    expect(() => build({ items: { ...items, allowedActions: ['view', 'purge' as never] } })).toThrow(/purge/);
+    expect(() => build({ login: items })).toThrow(AdminSchemaError);
+    expect(() => build({ 'a/b': items })).toThrow(AdminSchemaError);
+    expect(() => build({ items: { ...items, references: { category: 'tiers' } } })).toThrow(/tiers/);
+    expect(() => build({ items }, { mountPath: 'admin panel' })).toThrow(AdminSchemaError);
+  });
+
+  it('refuses missing dependencies: knex, a secret key of 32 characters (AdminDependencyError)', () => {
+    expect(() => admin({ secretKey: SECRET, models: { items } } as unknown as AdminOptions)).toThrow(AdminDependencyError);
+    expect(() => build({ items }, { secretKey: 'short' })).toThrow(AdminDependencyError);
+  });
+});

@@ -1,0 +1,13 @@
+import { expressHarness } from '../../adapters/express-harness';
+import { bulkDeleteArea } from './areas/bulk-delete';
+import { csrfArea } from './areas/csrf';
+import { formsArea } from './areas/forms';
+import { pagesArea } from './areas/pages';
+import { signInArea } from './areas/sign-in';
+
+// The same admin areas over a real Express server; the engines are covered on Koa, so SQLite here.
+signInArea(expressHarness, 'sqlite');
+csrfArea(expressHarness, 'sqlite');
+pagesArea(expressHarness, 'sqlite');
+formsArea(expressHarness, 'sqlite');
+bulkDeleteArea(expressHarness, 'sqlite');

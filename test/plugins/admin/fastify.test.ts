@@ -1,0 +1,13 @@
+import { fastifyHarness } from '../../adapters/fastify-harness';
+import { bulkDeleteArea } from './areas/bulk-delete';
+import { csrfArea } from './areas/csrf';
+import { formsArea } from './areas/forms';
+import { pagesArea } from './areas/pages';
+import { signInArea } from './areas/sign-in';
+
+// The same admin areas over a real Fastify server; the engines are covered on Koa, so SQLite here.
+signInArea(fastifyHarness, 'sqlite');
+csrfArea(fastifyHarness, 'sqlite');
+pagesArea(fastifyHarness, 'sqlite');
+formsArea(fastifyHarness, 'sqlite');
+bulkDeleteArea(fastifyHarness, 'sqlite');
