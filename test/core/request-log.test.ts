@@ -41,6 +41,17 @@ describe('requestLog on a node server', () => {
     expect(lines).toEqual([{ level: 'info', message: 'request', requestId: 'given-1', method: 'GET', route: null, status: 200, durationMs: expect.any(Number) }]);
   });
 
+  it('echoes the id even when the app removed every header before answering, as Koa does on an error', async () => {
+    const { url } = await logging((_req, res) => {
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      res.statusCode = 500;
+      res.end('Internal Server Error');
+    });
+    const res = await fetch(url, { headers: { 'x-request-id': 'kept-1' } });
+    expect(res.status).toBe(500);
+    expect(res.headers.get('x-request-id')).toBe('kept-1');
+  });
+
   it('gives the second of two concurrent requests under one id an id of its own', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -70,6 +70,7 @@ export function requestLog(options: RequestLogOptions): RequestLog {
     if (inFlight.has(id)) id = newRequestId();
     req.headers[REQUEST_ID_HEADER] = id;
     res.setHeader('X-Request-Id', id);
+    keepHeader(res, 'X-Request-Id', id);
     const entry: Entry = {};
     inFlight.set(id, entry);
     let logged = false;
@@ -98,4 +99,14 @@ export function requestLog(options: RequestLogOptions): RequestLog {
     // Before the framework's own listener, so the id is in place when it reads the headers.
     attach: (server) => void server.prependListener('request', track),
   };
+}
+
+// Koa's default error handler removes every header before it answers: put the id back
+// just before the head goes out. Node sends every head through writeHead, implicit ones too.
+function keepHeader(res: ServerResponse, name: string, value: string): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    if (!this.hasHeader(name)) this.setHeader(name, value);
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
 }
