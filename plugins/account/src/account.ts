@@ -11,6 +11,7 @@ import { commonRoutes } from './routes/common-routes';
 import { accountDocs, withAccountDocs } from './routes/docs';
 import { sessionRoutes } from './routes/session-routes';
 import { recoveryPart } from './recovery-part';
+import { oauthPart } from './oauth/oauth-part';
 import { createSudo, type Sudo } from './sudo';
 import { freshSignInGate } from './fresh-sign-in';
 import { mfaDocs } from './mfa/docs';
@@ -70,6 +71,8 @@ export function account(options: AccountOptions): AccountPlugin {
   const docs = accountDocs(core, registerFields);
   // The e-mail (or phone) factor: its routes when `recovery` is set, its token table always.
   const recovery = recoveryPart(core, options.tables?.tokens ?? 'account_tokens', docs.change_password);
+  // OpenID Connect sign-in: its routes with `oauthProviders` (session transport only), its tables always.
+  const oauth = oauthPart(core, prefix);
   if (options.mfa) {
     core.mfa = new TwoFactor(core, options.mfa === true ? {} : options.mfa);
     // The two-factor routes' docs, and /login and /token whose answer may be a challenge.
@@ -77,7 +80,7 @@ export function account(options: AccountOptions): AccountPlugin {
   }
   const mfa = core.mfa ? withAccountDocs(mfaRoutes(core, core.mfa), docs) : [];
   const common = [...withAccountDocs(commonRoutes(core, registerFields), docs), ...mfa, ...recovery.routes];
-  const session = core.sessions ? withAccountDocs(sessionRoutes(core, options.trustedOrigins ?? []), docs) : [];
+  const session = core.sessions ? [...withAccountDocs(sessionRoutes(core, options.trustedOrigins ?? []), docs), ...oauth.routes] : [];
   // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.
   const bearer = core.bearer ? withAccountDocs(bearerRoutes(core, { logout: !core.sessions }), docs) : [];
   const tables = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', ...options.tables };
@@ -105,6 +108,7 @@ export function account(options: AccountOptions): AccountPlugin {
         '0004_login_lockouts': loginLockoutsMigration(tables.loginFailures),
         ...core.mfa?.migrations(),
         ...recovery.migrations,
+        ...oauth.migrations,
       },
     },
     createUser: (input, flags) => createUser(core, input, flags),

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ModelClass } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import type { RecoveryOptions } from './recovery-options';
+import type { OidcProviderOptions } from './oauth/oauth-options';
 import type { MfaOptions } from './mfa/mfa-options';
 import type { HashingOptions, LockoutOptions } from '@crudsmith/core';
 
@@ -102,9 +103,17 @@ export interface AccountOptions {
   /** bcrypt's worker threads and the bounds on concurrent hashing (per client address: 429; overall: 503). */
   hashing?: HashingOptions;
   /** Table names of the plugin's own tables. */
-  tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string; tokens?: string };
+  tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string; tokens?: string; oauthFlows?: string; identities?: string };
   /** The e-mail factor (or a phone factor): mounts verification, password reset and address change. */
   recovery?: RecoveryOptions;
+  /** OpenID Connect providers by name (such as `oidc`): mounts `/oauth/{provider}/authorize` and `/callback`; needs the session transport and `redirectBaseUrl`. */
+  oauthProviders?: Record<string, OidcProviderOptions>;
+  /** The public base URL providers send the browser back to (`https://api.example.com`); the callback is this plus `path` and the callback path. */
+  redirectBaseUrl?: string;
+  /** `redirect` (default): both OAuth routes answer 307; `json`: the authorize URL, the session, or a 400 with the error code, as JSON. */
+  oauthResponseMode?: 'redirect' | 'json';
+  /** Paths of the OAuth routes, each holding `:provider` (default `/oauth/:provider/authorize` and `/oauth/:provider/callback`). */
+  oauthPaths?: { authorize?: string; callback?: string };
   /** The clock, in milliseconds (tests). */
   now?: () => number;
 }

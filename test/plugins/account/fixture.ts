@@ -105,7 +105,8 @@ export class Client {
     readonly jar = new Map<string, string>(),
   ) {}
 
-  async request(method: string, path: string, options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<Answer> {
+  /** `redirect: 'manual'` answers a 3xx as it is (its Location in `headers`) instead of following it. */
+  async request(method: string, path: string, options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string>; cookies?: boolean; redirect?: 'manual' } = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined;
     if (options.json !== undefined) {
@@ -116,7 +117,7 @@ export class Client {
       body = new URLSearchParams(options.form).toString();
     }
     if (options.cookies !== false && this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(`${this.base}${path}`, { method, headers, body });
+    const res = await fetch(`${this.base}${path}`, { method, headers, body, redirect: options.redirect });
     const setCookies = new Map<string, string>();
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');

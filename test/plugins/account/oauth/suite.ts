@@ -1,0 +1,148 @@
+// OpenID Connect sign-in against a real provider process: new and linked users, the
+// flow's state, the provider's answers, JSON mode and moved paths.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdapterHarness } from '../../../adapters/conformance';
+import type { Engine } from '../../../fixtures/db';
+import { Client, PASSWORD, startAccountApp, type AccountEnv, type Answer } from '../fixture';
+import { startProvider, type ProviderProcess } from './provider-process';
+
+/** Where the tests say the app is published: the provider sends browsers back here, the test maps it to the server. */
+const PUBLIC = 'http://app.test';
+
+type Claims = { sub?: string; email?: string; email_verified?: boolean; preferred_username?: string; name?: string; deny?: boolean };
+
+/** A browser signing in through the provider: authorize, the provider (with the identity as login_hint), the callback. */
+async function signIn(env: AccountEnv, browser: Client, claims: Claims, authorize = '/auth/oauth/oidc/authorize?redirect_to=/home'): Promise<{ start: Answer; done: Answer; callback: string }> {
+  const start = await browser.request('GET', authorize, { redirect: 'manual' });
+  const providerUrl = new URL(start.headers.get('location') ?? start.body?.authorization_url);
+  providerUrl.searchParams.set('login_hint', JSON.stringify(claims));
+  const provider = await fetch(providerUrl, { redirect: 'manual' });
+  expect(provider.status).toBe(302);
+  const back = new URL(provider.headers.get('location')!);
+  expect(back.origin).toBe(PUBLIC);
+  const callback = `${back.pathname}${back.search}`;
+  const done = await browser.request('GET', callback, { redirect: 'manual' });
+  return { start, done, callback };
+}
+
+export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
+  describe(`account: OpenID Connect sign-in on ${harness.name} / ${engine}`, () => {
+    let provider: ProviderProcess;
+    let env: AccountEnv;
+    const oidc = () => ({ oidc: { issuer: provider.issuer, clientId: 'crudsmithtests', clientSecret: 'a client secret' } });
+    beforeAll(async () => {
+      provider = await startProvider();
+      env = await startAccountApp(harness, engine, { oauthProviders: oidc(), redirectBaseUrl: PUBLIC });
+    });
+    afterAll(async () => {
+      await env?.close();
+      await provider?.stop();
+    });
+
+    it('creates a user without a password for a new verified identity, signs it in, and lets it set a first password', async () => {
+      const browser = env.client();
+      const { start, done } = await signIn(env, browser, { sub: 'new-1', email: 'Nova@Example.com', email_verified: true, preferred_username: 'nova' });
+      expect(start.status).toBe(307);
+      const authorize = new URL(start.headers.get('location')!);
+      expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(authorize.searchParams.get('state')).toEqual(expect.any(String));
+      expect(authorize.searchParams.get('nonce')).toEqual(expect.any(String));
+      expect(authorize.searchParams.get('redirect_uri')).toBe(`${PUBLIC}/auth/oauth/oidc/callback`);
+      expect(start.cookies.get('cs_oauth')).toMatch(/HttpOnly/i);
+      expect(done.status).toBe(307);
+      expect(done.headers.get('location')).toBe('/home');
+      const me = await browser.get('/auth/me');
+      expect(me).toMatchObject({ status: 200, body: { transport: 'session' } });
+      const row = await env.db.knex('users').where('id', me.body.id).first();
+      expect(row).toMatchObject({ username: 'nova', email: 'Nova@Example.com', hashed_password: null });
+      expect(Boolean(row.is_verified)).toBe(true);
+      expect((await browser.post('/auth/set-password', { new_password: 'first one of mine' })).status).toBe(200);
+      expect((await env.client().login('nova', 'first one of mine')).status).toBe(200);
+    });
+
+    it('links an identity to the verified account with the same address, and signs in to it again by its subject', async () => {
+      const id = await env.user('lena', { verified: true });
+      const first = env.client();
+      expect((await signIn(env, first, { sub: 'lena-sub', email: 'LENA@example.com', email_verified: true })).done.status).toBe(307);
+      expect((await first.get('/auth/me')).body.id).toBe(id);
+      const again = env.client();
+      await signIn(env, again, { sub: 'lena-sub', email: 'lena.elsewhere@example.com', email_verified: false });
+      expect((await again.get('/auth/me')).body.id).toBe(id);
+      expect((await env.client().login('lena', PASSWORD)).status).toBe(200);
+    });
+
+    it('ends on a redirect with a short error code for what it cannot accept', async () => {
+      await env.user('ursula');
+      const cases: [Claims, string][] = [
+        [{ sub: 'u-1', email: 'ursula@example.com', email_verified: true }, 'account_unverified'],
+        [{ sub: 'u-2', email: 'fresh@example.com', email_verified: false }, 'email_unverified'],
+        [{ sub: 'u-3' }, 'email_missing'],
+        [{ sub: 'u-4', email: 'lena@example.com', email_verified: true }, 'identity_conflict'],
+        [{ deny: true }, 'access_denied'],
+      ];
+      for (const [claims, code] of cases) {
+        const browser = env.client();
+        const { done } = await signIn(env, browser, claims);
+        expect(done.status, code).toBe(307);
+        expect(done.headers.get('location'), code).toBe(`/home?error=${code}`);
+        expect((await browser.get('/auth/me')).status, code).toBe(401);
+      }
+      const deleted = await env.user('gone', { verified: true });
+      await signIn(env, env.client(), { sub: 'gone-sub', email: 'gone@example.com', email_verified: true });
+      await env.db.knex('users').where('id', deleted).update({ is_deleted: true });
+      expect((await signIn(env, env.client(), { sub: 'gone-sub' })).done.headers.get('location')).toBe('/home?error=account_deleted');
+    });
+
+    it('refuses a forged, replayed or carried-over state, and another browser\'s callback', async () => {
+      const browser = env.client();
+      const { done, callback } = await signIn(env, browser, { sub: 'state-1', email: 'state1@example.com', email_verified: true });
+      expect(done.status).toBe(307);
+      // Replayed: the flow is used up.
+      const replay = await env.client().request('GET', callback, { redirect: 'manual' });
+      expect(replay.headers.get('location')).toBe('/?error=invalid_state');
+      // Another browser with the callback URL (login CSRF): no flow cookie, no sign-in.
+      const victim = env.client();
+      const start = await victim.request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' });
+      const attacker = env.client();
+      const url = new URL(start.headers.get('location')!);
+      url.searchParams.set('login_hint', JSON.stringify({ sub: 'attacker', email: 'attacker@example.com', email_verified: true }));
+      const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
+      const carried = await attacker.request('GET', `${back.pathname}${back.search}`, { redirect: 'manual' });
+      expect(carried.headers.get('location')).toBe('/?error=invalid_state');
+      expect((await attacker.get('/auth/me')).status).toBe(401);
+      const forged = new URLSearchParams(back.search);
+      forged.set('state', 'forged');
+      expect((await victim.request('GET', `${back.pathname}?${forged}`, { redirect: 'manual' })).headers.get('location')).toBe('/?error=invalid_state');
+    });
+
+    it('drops an unsafe redirect_to, and answers 400 for an unknown provider', async () => {
+      const browser = env.client();
+      const { done } = await signIn(env, browser, { sub: 'redir', email: 'redir@example.com', email_verified: true }, '/auth/oauth/oidc/authorize?redirect_to=//evil.example/x');
+      expect(done.headers.get('location')).toBe('/');
+      expect((await env.client().request('GET', '/auth/oauth/nope/authorize', { redirect: 'manual' })).status).toBe(400);
+      expect((await env.client().request('GET', '/auth/oauth/nope/callback?state=x&code=y', { redirect: 'manual' })).status).toBe(400);
+    });
+
+    it('answers JSON in JSON mode, on moved paths; a provider that cannot be reached is provider_error', async () => {
+      const app = await startAccountApp(harness, engine, {
+        oauthProviders: { ...oidc(), down: { issuer: 'http://127.0.0.1:9/', clientId: 'x', timeoutSeconds: 2 } },
+        redirectBaseUrl: PUBLIC,
+        oauthResponseMode: 'json',
+        oauthPaths: { authorize: '/sso/:provider/start', callback: '/sso/:provider/done' },
+      });
+      try {
+        const browser = app.client();
+        const { start, done } = await signIn(app, browser, { sub: 'json-1', email: 'json1@example.com', email_verified: true }, '/auth/sso/oidc/start?redirect_to=/dash');
+        expect(start).toMatchObject({ status: 200, body: { authorization_url: expect.stringContaining(`${provider.issuer}/authorize?`) } });
+        expect(done).toMatchObject({ status: 200, body: { csrf_token: expect.any(String), redirect_to: '/dash' } });
+        expect((await browser.get('/auth/me')).status).toBe(200);
+        const bad = await app.client().request('GET', '/auth/sso/oidc/done?state=forged&code=x');
+        expect(bad).toMatchObject({ status: 400, body: { detail: 'invalid_state' } });
+        expect(await app.client().request('GET', '/auth/sso/down/start')).toMatchObject({ status: 400, body: { detail: 'provider_error' } });
+        expect((await app.client().request('GET', '/auth/oauth/oidc/authorize')).status).toBe(404);
+      } finally {
+        await app.close();
+      }
+    });
+  });
+}
