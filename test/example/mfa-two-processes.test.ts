@@ -1,6 +1,7 @@
-// Two-factor across two example-app processes sharing one PostgreSQL (and one Redis for
-// sessions): a challenge started on A is finished on B, a code used on one is refused on
-// the other, and the wrong codes sent to either count toward one limit. A is Koa, B Express.
+// Two-factor across two example-app processes sharing one PostgreSQL (enrollments, used
+// steps, recovery codes) and one Redis (sessions and challenges, REDIS_URL): a challenge
+// started on A is finished on B, a code used on one is refused on the other, and the wrong
+// codes sent to either count toward one limit. A is Koa, B Express.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../plugins/account/src/totp';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
@@ -54,6 +55,8 @@ suite('two-factor across two example-app processes', () => {
   it('a challenge from A is finished on B, and the session works on both', async () => {
     const { secret } = await enrolled('mfatwin');
     const { challenge } = await challengeOn(a.url, 'mfatwin');
+    // In Redis, not in the database.
+    expect(Number((await db.knex('account_mfa_challenges').count({ n: '*' }))[0].n)).toBe(0);
     const onB = new Client(b.url);
     const done = await verifyOn(onB, challenge, await code(secret, 1));
     expect(done.status).toBe(200);

@@ -5,7 +5,7 @@ import { bootstrap, createRegistry, healthRoutes, knexCheck, type App, type Erro
 import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
-import { account, type AccountPlugin } from '@crudsmith/account';
+import { account, type AccountPlugin, type ChallengeStore } from '@crudsmith/account';
 import type { RateLimiter } from '@crudsmith/rate-limit';
 import { AvatarStore } from './avatars';
 import { appMigrations } from './migrations/app';
@@ -47,6 +47,8 @@ export interface BuildOptions {
   mail?: MailSettings;
   /** Superusers must use two-factor (MFA_REQUIRED_FOR_SUPERUSERS, default false): they enroll at their next sign-in. */
   mfaRequiredForSuperusers?: boolean;
+  /** Where two-factor challenges live (Redis when REDIS_URL is set); the database by default. */
+  challengeStore?: ChallengeStore;
   /** Checks /readyz runs beside the database's (the Redis clients main.ts opens). */
   readinessChecks?: Record<string, HealthCheck>;
   /** Longest wait for each readiness check, in ms (default 1000). */
@@ -86,7 +88,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     recovery: exampleRecovery(options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' })),
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
     // Two-factor for every account that turns it on; superusers must, with MFA_REQUIRED_FOR_SUPERUSERS=true.
-    mfa: { issuer: 'crudsmith example', required: options.mfaRequiredForSuperusers ? (user) => Boolean(user.is_superuser) : undefined },
+    mfa: { issuer: 'crudsmith example', challengeStore: options.challengeStore, required: options.mfaRequiredForSuperusers ? (user) => Boolean(user.is_superuser) : undefined },
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.

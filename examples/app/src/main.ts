@@ -7,6 +7,7 @@ import { readSettings } from './config';
 import { openDatabase } from './database';
 import { ensureFirstSuperuser } from './first-superuser';
 import { openSessionStore } from './session-store';
+import { RedisChallengeStore } from '@crudsmith/account/redis';
 import { openRateLimitRedis } from './rate-limit';
 import { checkServices, StartupError } from './startup-checks';
 
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
     ...(counters && { rateLimitRedis: () => counters.client.ping() }),
   };
   const app = buildApp(knex, {
-    ...settings, sessionStore: sessions?.store, rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks,
+    // With REDIS_URL, two-factor challenges live in the sessions' Redis too.
+    ...settings, sessionStore: sessions?.store, challengeStore: sessions && new RedisChallengeStore(sessions.client), rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks,
     shutdown, requestLog: requests, logger: { error: (message, err) => logger.error({ err }, message) },
   });
   await app.start(knex);

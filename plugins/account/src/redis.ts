@@ -1,6 +1,9 @@
-// @crudsmith/account/redis: sessions in Redis, shared by every process. It names ioredis
-// (an optional peer), so it is an entry of its own: the main entry's declarations never
-// need ioredis, and an app keeping sessions in the database compiles without it.
+// @crudsmith/account/redis: sessions and two-factor challenges in Redis, shared by every
+// process. It names ioredis (an optional peer), so it is an entry of its own: the main
+// entry's declarations never need ioredis, and an app keeping sessions in the database
+// compiles without it.
 
 export { RedisSessionStore } from './redis-session-store';
 export type { RedisSessionStoreOptions } from './redis-session-store';
+export { RedisChallengeStore } from './redis-challenge-store';
+export type { RedisChallengeStoreOptions } from './redis-challenge-store';

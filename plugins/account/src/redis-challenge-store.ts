@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+import { hashSecret, randomToken } from '@crudsmith/core';
+import { CHALLENGE_MAX_ATTEMPTS, type ChallengeRecord, type ChallengeStore } from './challenges';
+
+/** Options of the Redis challenge store. */
+export interface RedisChallengeStoreOptions {
+  /** Prefix of every key (default `cs:mfa:`). */
+  prefix?: string;
+}
+
+// One attempt, atomically: only while the challenge exists, is unused, unexpired (by the
+// app's clock, ARGV[1]) and has attempts left; answers its record, or false.
+const ATTEMPT = `
+local c = redis.call('HMGET', KEYS[1], 'record', 'used', 'expires_at', 'attempts')
+if not c[1] or c[2] == '1' or tonumber(c[3]) <= tonumber(ARGV[1]) or tonumber(c[4]) >= tonumber(ARGV[2]) then return false end
+redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+return c[1]`;
+
+// Uses it up: 1 for exactly one caller.
+const CONSUME = `
+local c = redis.call('HMGET', KEYS[1], 'used', 'expires_at')
+if not c[1] or c[1] == '1' or tonumber(c[2]) <= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'used', '1')
+return 1`;
+
+/**
+ * Two-factor challenges in Redis, shared by every process: one hash per challenge,
+ * named by the hash of its token and expiring with it. Attempts and use are
+ * Lua scripts, so each check and its write are one atomic step.
+ */
+export class RedisChallengeStore implements ChallengeStore {
+  private readonly prefix: string;
+
+  constructor(
+    private readonly redis: Redis,
+    options: RedisChallengeStoreOptions = {},
+  ) {
+    this.prefix = options.prefix ?? 'cs:mfa:';
+  }
+
+  async create(record: ChallengeRecord, now: number): Promise<string> {
+    const token = randomToken(32);
+    const key = this.key(token);
+    await this.redis
+      .multi()
+      .hset(key, { record: JSON.stringify(record), used: '0', attempts: '0', expires_at: String(record.expiresAt) })
+      // Relative to the app's clock, as every expiry check here is.
+      .pexpire(key, Math.max(1, record.expiresAt - now))
+      .exec();
+    return token;
+  }
+
+  async peek(token: string, now: number): Promise<ChallengeRecord | null> {
+    const [record, used, expiresAt, attempts] = await this.redis.hmget(this.key(token), 'record', 'used', 'expires_at', 'attempts');
+    if (!record || used === '1' || Number(expiresAt) <= now || Number(attempts) >= CHALLENGE_MAX_ATTEMPTS) return null;
+    return JSON.parse(record) as ChallengeRecord;
+  }
+
+  async attempt(token: string, now: number): Promise<ChallengeRecord | null> {
+    const record = (await this.redis.eval(ATTEMPT, 1, this.key(token), String(now), String(CHALLENGE_MAX_ATTEMPTS))) as string | null;
+    return record ? (JSON.parse(record) as ChallengeRecord) : null;
+  }
+
+  async consume(token: string, now: number): Promise<boolean> {
+    return Number(await this.redis.eval(CONSUME, 1, this.key(token), String(now))) === 1;
+  }
+
+  private key(token: string): string {
+    return `${this.prefix}${hashSecret(token)}`;
+  }
+}
