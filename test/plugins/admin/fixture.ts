@@ -60,10 +60,12 @@ export class Gadget extends Model {
 export class UserCreate {
   @IsString() @MaxLength(20) username!: string;
   @IsString() @MinLength(8) @MaxLength(100) password!: string;
+  @IsOptional() @IsNumber() tier_id?: number | null;
 }
 export class UserUpdate {
   @IsOptional() @IsString() @MaxLength(20) username?: string;
   @IsOptional() @IsString() @MinLength(8) @MaxLength(100) password?: string;
+  @IsOptional() @IsNumber() tier_id?: number | null;
 }
 
 export class AppUser extends Model {
@@ -74,7 +76,16 @@ export class AppUser extends Model {
       id: { type: 'integer' },
       username: { type: 'string', maxLength: 20 },
       hashed_password: { type: 'string' },
+      tier_id: { type: ['integer', 'null'] },
     },
+  };
+}
+
+export class Tier extends Model {
+  static override tableName = 'tiers';
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, name: { type: 'string', maxLength: 20 } },
   };
 }
 
@@ -98,14 +109,20 @@ export const appMigrations: MigrationSet = {
           t.string('uid', 36).primary();
           t.string('label', 40).notNullable();
         });
+        await knex.schema.createTable('tiers', (t) => {
+          t.increments('id');
+          t.string('name', 20).notNullable().unique();
+        });
         await knex.schema.createTable('app_users', (t) => {
           t.increments('id');
           t.string('username', 20).notNullable().unique();
           t.string('hashed_password', 100).notNullable();
+          t.integer('tier_id').nullable().references('id').inTable('tiers');
         });
       },
       async down(knex) {
         await knex.schema.dropTable('app_users');
+        await knex.schema.dropTable('tiers');
         await knex.schema.dropTable('gadgets');
         await knex.schema.dropTable('items');
       },
@@ -133,7 +150,9 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
         createSchema: UserCreate,
         updateSchema: UserUpdate,
         passwordTransformer: { field: 'password', column: 'hashed_password' },
+        references: { tier_id: 'tiers' },
       },
+      tiers: { model: Tier, allowedActions: ['view', 'create'], createSchema: ['name'], updateSchema: ['name'], displayField: 'name' },
     },
     ...options,
   };

@@ -3,6 +3,7 @@ import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
+import { referenceLabels } from '../reference-labels';
 import type { ResolvedView } from '../model-view';
 import { html } from '../page';
 import type { RowCounts } from '../row-counts';
@@ -44,6 +45,12 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
     sortOrders: query.descending ? 'desc' : 'asc',
     returnTotalCount: true,
   });
+  const labels = await referenceLabels(ctx, view, data);
+  const shown = (row: Record<string, unknown>, column: string) => {
+    const text = cell(row[column]);
+    const label = labels.get(column)?.get(text);
+    return label === undefined ? text : `${label} (${text})`;
+  };
   const pages = Math.max(1, Math.ceil(total / query.rowsPerPage));
   const base = `${ctx.mount}/${view.name}`;
   const state = (page: number) =>
@@ -59,7 +66,7 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
     view: { name: view.name, base, canCreate: view.allowed.has('create'), canUpdate: view.allowed.has('update'), canDelete: view.allowed.has('delete') },
     columns: view.listColumns.map((c) => c.name),
     idColumn: view.info.idColumn,
-    rows: data.map((row) => ({ id: cell(row[view.info.idColumn]), cells: view.listColumns.map((c) => cell(row[c.name])) })),
+    rows: data.map((row) => ({ id: cell(row[view.info.idColumn]), cells: view.listColumns.map((c) => shown(row, c.name)) })),
     total,
     query,
     pages,

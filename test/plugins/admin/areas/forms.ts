@@ -96,11 +96,25 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await env.db.knex('app_users').where({ id: row.id }).first()).hashed_password).not.toBe(row.hashed_password);
     });
 
+    it('offers a foreign key as a select of the referenced rows, and shows their labels in the list', async () => {
+      const [free, pro] = await Promise.all(['free', 'pro'].map(async (name) => {
+        await env.db.knex('tiers').insert({ name });
+        return (await env.db.knex('tiers').where({ name }).first()).id as number;
+      }));
+      const form = await client.get('/admin/users/create_page');
+      expect(form.text).toMatch(/<select id="f-tier_id" name="tier_id"><option value="" selected>—<\/option><option value="\d+">free<\/option><option value="\d+">pro<\/option><\/select>/);
+      expect((await client.postForm('/admin/users/form_create', { username: 'bob', password: 'a long enough secret', tier_id: String(pro) })).status).toBe(303);
+      expect((await env.db.knex('app_users').where({ username: 'bob' }).first()).tier_id).toBe(pro);
+      const list = await client.get('/admin/users/');
+      expect(list.text).toContain(`<td>pro (${pro})</td>`);
+      expect(list.text).not.toContain(`free (${free})`);
+    });
+
     it('shows a unique violation as a form error (409), writing nothing', async () => {
       const answer = await client.postForm('/admin/users/form_create', { username: 'alice2', password: 'yet another secret' });
       expect(answer.status).toBe(409);
       expect(answer.text).toMatch(/<p class="error" role="alert">/);
-      expect(Number((await env.db.knex('app_users').count({ n: '*' }).first())!.n)).toBe(1);
+      expect(Number((await env.db.knex('app_users').where({ username: 'alice2' }).count({ n: '*' }).first())!.n)).toBe(1);
     });
   });
 }

@@ -114,6 +114,35 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.get('/admin/static/layout.pug')).status).toBe(404);
     });
 
+    it('reads a list page with a search in at most 2 SQL queries on the model (page and count)', async () => {
+      const queries: string[] = [];
+      const listen = (query: { sql: string }) => void queries.push(query.sql);
+      env.db.knex.on('query', listen);
+      try {
+        const page = await client.get('/admin/items/get_model_list?column-to-search=name&search=item&page=2');
+        expect(page.status).toBe(200);
+      } finally {
+        env.db.knex.removeListener('query', listen);
+      }
+      const onModel = queries.filter((sql) => /\bitems\b/.test(sql));
+      expect(onModel.length).toBeGreaterThanOrEqual(1);
+      expect(onModel.length).toBeLessThanOrEqual(2);
+    });
+
+    it('answers a database error with an error page that tells nothing of the SQL, never an empty list', async () => {
+      await env.db.knex.schema.renameTable('gadgets', 'gadgets_away');
+      try {
+        const page = await client.get('/admin/gadgets/');
+        expect(page.status).toBe(500);
+        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(page.text).toContain('Something went wrong');
+        expect(page.text).not.toMatch(/select|gadgets_away|no such table|does not exist/i);
+        expect(page.text).not.toContain('0 rows');
+      } finally {
+        await env.db.knex.schema.renameTable('gadgets_away', 'gadgets');
+      }
+    });
+
     it('answers a missing page of the admin with a 404 page, not a crash', async () => {
       expect((await client.get('/admin/items/update/999999')).status).toBe(404);
       expect((await client.get('/admin/items/update/abc')).status).toBe(404);
