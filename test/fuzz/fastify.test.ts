@@ -1,0 +1,3 @@
+import { fuzzExample } from './fuzz-suite';
+
+fuzzExample('fastify');
