@@ -1,13 +1,12 @@
 import { deepStrictEqual } from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import type { Knex } from 'knex';
 import { ENGINES, openDatabase, type Engine } from './lib/db';
-import { CATEGORIES, createItems, prng, seedItems } from './lib/items';
 import type { Suite } from './lib/suite';
 import { CONNECTIONS, type RequestKind } from './http/load';
-import { FRAMEWORKS, SIDES, type Command, type Framework, type Side } from './http/protocol';
+import { FRAMEWORKS, SIDES, type Framework, type Side } from './http/protocol';
 import { defaultHttpOptions, httpTable, measureSides, ratioOf, sideMedians, type HttpRow, type Statements } from './http/rounds';
-import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, warmUp, type ServerProcess } from './http/server';
+import { OPERATIONS, operations, prepare, traced, warmUpAll, type Operation } from './http/scenario';
+import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, type ServerProcess } from './http/server';
 
 // The generated endpoints over HTTP: each adapter (Koa, Express, Fastify) against two
 // hand-written apps in the same framework: the natural floor, as a person writes it
@@ -17,55 +16,12 @@ import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, warmUp, t
 // floor sends the same SQL as crudsmith (checked before measuring); the statements each
 // sends per request are counted and printed.
 
-const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
-const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
-/** The rows measured, by their first word (`BENCH_HTTP_OPERATIONS=create,update` to run fewer). */
-const OPERATIONS = (process.env.BENCH_HTTP_OPERATIONS ?? 'read,list,create,update').split(',');
-
-/** The four operations, each a factory of request sequences (the same sequence for each side). */
-function operations(activeIds: number[]): { name: string; kind: () => RequestKind }[] {
-  const randomId = (random: () => number) => activeIds[Math.floor(random() * activeIds.length)];
-  let created = 0;
-  return [
-    { name: 'read one', kind: () => { const random = prng(11); return { method: 'GET', next: () => ({ path: `/items/${randomId(random)}` }) }; } },
-    {
-      name: `list ${20} + filter + sort`,
-      kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?category=c${n++ % CATEGORIES}${PAGE}` }) }; },
-    },
-    {
-      name: 'create',
-      // Category `bench`: created rows never show in the listed categories.
-      kind: () => ({ method: 'POST', next: () => ({ path: '/items', body: { name: `http-${++created}`, description: 'Made by the HTTP bench.', category: 'bench', price: 12.5 } }) }),
-    },
-    {
-      name: 'update',
-      kind: () => {
-        const random = prng(13);
-        return { method: 'PATCH', next: () => ({ path: `/items/${randomId(random)}`, body: { price: Math.round(random() * 100000) / 100, description: 'Updated by the HTTP bench.' } }) };
-      },
-    },
-  ];
-}
-
-/** Answers the SQL a server sent while serving one request, and the request's answer. */
-async function traced(server: ServerProcess, request: { method: string; path: string; body?: unknown }): Promise<{ status: number; json: unknown; sql: string[] }> {
-  server.child.send({ type: 'trace', on: true } satisfies Command);
-  const response = await fetch(`http://127.0.0.1:${server.port}${request.path}`, {
-    method: request.method,
-    headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
-    body: request.body === undefined ? undefined : JSON.stringify(request.body),
-  });
-  const json = await response.json();
-  const { sql } = await server.ask({ type: 'trace', on: false }, 'traced');
-  return { status: response.status, json, sql: sql.sort() };
-}
-
 /**
  * Fails the run unless every side answers the same status and JSON (bar the created row's
  * own values) and the same-SQL floor sends crudsmith's SQL; answers the statements each
  * side sent per request.
  */
-async function checkSame(servers: Record<Side, ServerProcess>, operation: { name: string; kind: () => RequestKind }, label: string): Promise<Statements> {
+async function checkSame(servers: Record<Side, ServerProcess>, operation: Operation, label: string): Promise<Statements> {
   const kinds = Object.fromEntries(SIDES.map((side) => [side, operation.kind()])) as Record<Side, RequestKind>;
   const statements = { crudsmith: 0, natural: 0, floor: 0 };
   const TRIES = 5;
@@ -83,32 +39,6 @@ async function checkSame(servers: Record<Side, ServerProcess>, operation: { name
     }
   }
   return statements;
-}
-
-/** Every operation in turn on one server, untimed. */
-function warmUpAll(server: ServerProcess, ops: { kind: () => RequestKind }[]): Promise<void> {
-  const kinds = ops.map((op) => op.kind());
-  let n = 0;
-  const mixed: RequestKind = {
-    method: 'GET',
-    next: () => {
-      const kind = kinds[n++ % kinds.length];
-      return { method: kind.method, ...kind.next() };
-    },
-  };
-  return warmUp(server, mixed);
-}
-
-async function prepare(knex: Knex, engine: Engine): Promise<number[]> {
-  const started = Date.now();
-  // What a deployment on SQLite would use; each server process opens the file on its own.
-  if (engine === 'sqlite') await knex.raw('PRAGMA journal_mode = WAL');
-  await createItems(knex);
-  await seedItems(knex, ROWS);
-  await knex.raw(engine === 'postgres' ? 'VACUUM ANALYZE items' : 'ANALYZE');
-  const ids = (await knex('items').where('is_deleted', false).pluck('id')) as number[];
-  console.log(`  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return ids;
 }
 
 async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {

@@ -2,6 +2,7 @@ import { httpSuite } from './http';
 import { repositorySuite } from './repository';
 import { versioningSuite } from './versioning';
 import { rateLimitSuite } from './rate-limit';
+import { peersSuite } from './peers';
 import { resultTable, type Suite } from './lib/suite';
 
 // `npm run bench` runs every suite in order and prints one table per suite;
@@ -10,6 +11,7 @@ const suites: Suite<any>[] = [
   repositorySuite,
   versioningSuite,
   httpSuite,
+  peersSuite,
   rateLimitSuite,
 ];
 

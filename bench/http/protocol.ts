@@ -15,6 +15,9 @@ export const FRAMEWORKS: Framework[] = ALL_FRAMEWORKS.filter((f) => (process.env
  */
 export type Side = 'crudsmith' | 'natural' | 'floor';
 
+/** A library users pick instead of crudsmith, served by an app of bench/peers (the peers suite). */
+export type Peer = 'feathers';
+
 /** Every side of an HTTP row, in the order they are started and loaded. */
 export const SIDES: readonly Side[] = ['crudsmith', 'natural', 'floor'];
 
@@ -27,7 +30,7 @@ export interface Listening {
 /** What a server process is started with (its one argument, as JSON). */
 export interface ServerConfig {
   framework: Framework;
-  side: Side;
+  side: Side | Peer;
   engine: Engine;
   /** The SQLite file or PostgreSQL URL (see lib/db.ts `connect`). */
   connection: string;

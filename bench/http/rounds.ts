@@ -66,11 +66,12 @@ async function run(target: Target, kind: RequestKind, seconds: number, connectio
 /**
  * Warms every server up, then loads them in rounds, one at a time, the order rotating
  * each round (A B C, B C A, ...), so that whatever else the machine does falls on all
- * alike. `kind` gives each the same sequence of requests. Answers each side's rounds.
+ * alike. `kind` gives each side its sequence of requests (the same one, or the same
+ * requests in a peer's own syntax). Answers each side's rounds.
  */
-export async function measureSides<K extends string>(targets: Record<K, Target>, kind: () => RequestKind, options = defaultHttpOptions): Promise<Record<K, SideResult[]>> {
+export async function measureSides<K extends string>(targets: Record<K, Target>, kind: (side: K) => RequestKind, options = defaultHttpOptions): Promise<Record<K, SideResult[]>> {
   const sides = Object.keys(targets) as K[];
-  const kinds = Object.fromEntries(sides.map((side) => [side, kind()])) as Record<K, RequestKind>;
+  const kinds = Object.fromEntries(sides.map((side) => [side, kind(side)])) as Record<K, RequestKind>;
   const results = Object.fromEntries(sides.map((side) => [side, [] as SideResult[]])) as Record<K, SideResult[]>;
   const measure = async (side: K, seconds: number) => results[side].push(await run(targets[side], kinds[side], seconds, options.connections));
   for (const side of sides) await measure(side, options.warmupSeconds);

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connect } from '../lib/db';
 import { startCrudsmith } from './crudsmith-apps';
@@ -6,7 +7,7 @@ import { startFloor } from './floor-apps';
 import { floorHandlers } from './floor';
 import { naturalHandlers } from './natural';
 import { startLimited } from './limited-apps';
-import type { Command, Report, ServerConfig } from './protocol';
+import type { Command, Listening, Peer, Report, ServerConfig } from './protocol';
 
 // One server of the HTTP or rate-limit suite, in its own process (forked by server.ts; the
 // suite runs the load): crudsmith's adapter or the floor, in one framework, on one
@@ -53,9 +54,20 @@ process.on('message', (command: Command) => {
 });
 process.on('disconnect', () => process.exit(0));
 
+/**
+ * A peer's app, from bench/peers (its own packages, installed on demand): loaded by a
+ * computed path, so the repository's typecheck, which leaves that folder out, never reads it.
+ */
+async function startPeer(peer: Peer): Promise<Listening> {
+  const app = (await import(join(__dirname, '..', 'peers', `${peer}-app.ts`))) as Record<string, (db: typeof knex) => Promise<Listening>>;
+  return app[`start${peer[0].toUpperCase()}${peer.slice(1)}`](knex);
+}
+
 const start = config.limited
   ? startLimited(config.limited, knex)
-  : config.side === 'crudsmith'
+  : config.side === 'feathers'
+    ? startPeer(config.side)
+    : config.side === 'crudsmith'
     ? startCrudsmith(config.framework, knex)
     : startFloor(config.framework, (config.side === 'natural' ? naturalHandlers : floorHandlers)(knex, config.engine));
 start.then(

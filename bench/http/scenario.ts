@@ -1,0 +1,85 @@
+import type { Knex } from 'knex';
+import type { Engine } from '../lib/db';
+import { CATEGORIES, createItems, prng, seedItems } from '../lib/items';
+import type { RequestKind } from './load';
+import type { Command } from './protocol';
+import { warmUp, type ServerProcess } from './server';
+
+// What the HTTP and peers suites share: the table seeded for them, the four operations
+// (each a factory of request sequences, the same sequence for every side), a traced
+// request (the SQL a server sent for it) and the untimed warm-up.
+
+export const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
+const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
+/** The rows measured, by their first word (`BENCH_HTTP_OPERATIONS=create,update` to run fewer). */
+export const OPERATIONS = (process.env.BENCH_HTTP_OPERATIONS ?? 'read,list,create,update').split(',');
+
+/** An operation: its row's name, and a factory of its request sequence. */
+export interface Operation {
+  name: string;
+  kind: () => RequestKind;
+}
+
+/** The four operations, each a factory of request sequences (the same sequence for each side). */
+export function operations(activeIds: number[]): Operation[] {
+  const randomId = (random: () => number) => activeIds[Math.floor(random() * activeIds.length)];
+  let created = 0;
+  return [
+    { name: 'read one', kind: () => { const random = prng(11); return { method: 'GET', next: () => ({ path: `/items/${randomId(random)}` }) }; } },
+    {
+      name: `list ${20} + filter + sort`,
+      kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?category=c${n++ % CATEGORIES}${PAGE}` }) }; },
+    },
+    {
+      name: 'create',
+      // Category `bench`: created rows never show in the listed categories.
+      kind: () => ({ method: 'POST', next: () => ({ path: '/items', body: { name: `http-${++created}`, description: 'Made by the HTTP bench.', category: 'bench', price: 12.5 } }) }),
+    },
+    {
+      name: 'update',
+      kind: () => {
+        const random = prng(13);
+        return { method: 'PATCH', next: () => ({ path: `/items/${randomId(random)}`, body: { price: Math.round(random() * 100000) / 100, description: 'Updated by the HTTP bench.' } }) };
+      },
+    },
+  ];
+}
+
+/** Answers the SQL a server sent while serving one request, and the request's answer. */
+export async function traced(server: ServerProcess, request: { method: string; path: string; body?: unknown }): Promise<{ status: number; json: unknown; sql: string[] }> {
+  server.child.send({ type: 'trace', on: true } satisfies Command);
+  const response = await fetch(`http://127.0.0.1:${server.port}${request.path}`, {
+    method: request.method,
+    headers: request.body === undefined ? {} : { 'content-type': 'application/json' },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
+  const json = await response.json();
+  const { sql } = await server.ask({ type: 'trace', on: false }, 'traced');
+  return { status: response.status, json, sql: sql.sort() };
+}
+
+/** Every operation in turn on one server, untimed. */
+export function warmUpAll(server: ServerProcess, ops: { kind: () => RequestKind }[]): Promise<void> {
+  const kinds = ops.map((op) => op.kind());
+  let n = 0;
+  const mixed: RequestKind = {
+    method: 'GET',
+    next: () => {
+      const kind = kinds[n++ % kinds.length];
+      return { method: kind.method, ...kind.next() };
+    },
+  };
+  return warmUp(server, mixed);
+}
+
+export async function prepare(knex: Knex, engine: Engine): Promise<number[]> {
+  const started = Date.now();
+  // What a deployment on SQLite would use; each server process opens the file on its own.
+  if (engine === 'sqlite') await knex.raw('PRAGMA journal_mode = WAL');
+  await createItems(knex);
+  await seedItems(knex, ROWS);
+  await knex.raw(engine === 'postgres' ? 'VACUUM ANALYZE items' : 'ANALYZE');
+  const ids = (await knex('items').where('is_deleted', false).pluck('id')) as number[];
+  console.log(`  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return ids;
+}
