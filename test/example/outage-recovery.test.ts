@@ -95,7 +95,7 @@ describeRedis('two example processes under load while their database and Redis g
     await wait(2000);
     await Promise.all([dbProxy.set('forward'), redisProxy.set('forward')]);
     const restored = Date.now() - started;
-    await wait(6000);
+    await wait(7000);
     stop = true;
     await load;
 
@@ -109,7 +109,8 @@ describeRedis('two example processes under load while their database and Redis g
     expect(during.filter((o) => o.status === 503 && o.op === 'list').length).toBeGreaterThan(0);
     expect(during.filter((o) => o.status === 503 && o.op === 'me').length).toBeGreaterThan(0);
     // Recovered without a restart: the last seconds all succeed, on both processes.
-    const late = outcomes.filter((o) => o.at > restored + 3000);
+    // (ioredis retries at least every second; a loaded machine gets some more room.)
+    const late = outcomes.filter((o) => o.at > restored + 4000);
     expect(late.length).toBeGreaterThan(10);
     expect(late.filter((o) => o.status === 503)).toEqual([]);
 
