@@ -39,6 +39,10 @@ export interface ModelView {
   displayField?: string;
   /** Foreign-key columns shown as a select of another view's rows: column → view name. */
   references?: Record<string, string>;
+  /** Adjusts checked values before a create or update is written (the example stores rate-limit paths sanitized). */
+  beforeWrite?: (values: Record<string, unknown>, action: 'create' | 'update') => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Runs after a create, update or delete was written (the example drops every process's rate-limit caches). */
+  afterWrite?: (action: 'create' | 'update' | 'delete') => void | Promise<void>;
 }
 
 /** Options of `admin()`. */

@@ -130,6 +130,9 @@ export const appMigrations: MigrationSet = {
   },
 };
 
+/** What the tiers view's afterWrite saw, in order. */
+export const writes: string[] = [];
+
 export const SECRET = 'admin-test-secret-key-that-is-long-enough-0123';
 export const ADMIN = { username: 'root', password: 'correct horse battery staple' };
 
@@ -152,7 +155,15 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
         passwordTransformer: { field: 'password', column: 'hashed_password' },
         references: { tier_id: 'tiers' },
       },
-      tiers: { model: Tier, allowedActions: ['view', 'create'], createSchema: ['name'], updateSchema: ['name'], displayField: 'name' },
+      tiers: {
+        model: Tier,
+        allowedActions: ['view', 'create'],
+        createSchema: ['name'],
+        updateSchema: ['name'],
+        displayField: 'name',
+        beforeWrite: (values) => ({ ...values, name: String(values.name).trim().toLowerCase() }),
+        afterWrite: (action) => void writes.push(`tiers:${action}`),
+      },
     },
     ...options,
   };

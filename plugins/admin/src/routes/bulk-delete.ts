@@ -37,6 +37,7 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
     } finally {
       counts.forget(view.name);
     }
+    await view.view.afterWrite?.('delete');
     return html(200, render('list-content', await listLocals(ctx, view, req, principal)));
   });
 }

@@ -58,8 +58,10 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         delete values[password.field];
         values[password.column] = await ctx.auth.passwords.bounded(req.clientAddress, () => (password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain)));
       }
+      if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       await write(values);
       counts.forget(view.name);
+      await view.view.afterWrite?.(mode);
       return seeOther(req, `${base}/`);
     } catch (error) {
       if (error instanceof ValidationError) return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine } from '../../../fixtures/db';
-import { seed, startAdminApp, type AdminEnv, type Client } from '../fixture';
+import { seed, startAdminApp, writes, type AdminEnv, type Client } from '../fixture';
 
 /** The create and update forms generated from the schemas, and their submissions. */
 export function formsArea(harness: AdapterHarness, engine: Engine): void {
@@ -108,6 +108,13 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       const list = await client.get('/admin/users/');
       expect(list.text).toContain(`<td>pro (${pro})</td>`);
       expect(list.text).not.toContain(`free (${free})`);
+    });
+
+    it("runs the view's beforeWrite on the checked values and its afterWrite once written", async () => {
+      const before = writes.length;
+      expect((await client.postForm('/admin/tiers/form_create', { name: '  Gold ' })).status).toBe(303);
+      expect(await env.db.knex('tiers').where({ name: 'gold' }).first()).toBeTruthy();
+      expect(writes.slice(before)).toEqual(['tiers:create']);
     });
 
     it('shows a unique violation as a form error (409), writing nothing', async () => {
