@@ -25,6 +25,7 @@ import { cursorKeyFrom } from './cursor-key';
 import { exampleVersions } from './versions';
 import { sudoRoute } from './routes/sudo';
 import { exampleRecovery, readMailSettings, type MailSettings } from './mail';
+import { exampleOauth, type OidcSettings } from './oidc';
 
 /** What buildApp takes beside knex (all optional; `readSettings()` gives the real ones). */
 export interface BuildOptions {
@@ -45,6 +46,8 @@ export interface BuildOptions {
   avatarMaxBytes?: number;
   /** The e-mail factor's settings (default: the outbox under dataDir, links on http://127.0.0.1:8000). */
   mail?: MailSettings;
+  /** The OpenID Connect provider `oidc` (off when unset); its callback is on the mail settings' publicUrl. */
+  oidc?: OidcSettings;
   /** Superusers must use two-factor (MFA_REQUIRED_FOR_SUPERUSERS, default false): they enroll at their next sign-in. */
   mfaRequiredForSuperusers?: boolean;
   /** Where two-factor challenges live (Redis when REDIS_URL is set); the database by default. */
@@ -74,6 +77,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const cursorKey = cursorKeyFrom(secretKey);
   const items = createRegistry([Item]).compile({ session: knex, defaults: { cursorKey } });
   // /auth with both transports; every /api/* route takes a session cookie or a bearer token.
+  const mail = options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' });
   const auth = account({
     knex,
     userModel: User,
@@ -85,7 +89,9 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     password: { bcryptRounds: options.bcryptRounds },
     registerRateLimit: { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 },
     // E-mail verification, reset and change: SMTP when SMTP_URL is set, the outbox otherwise.
-    recovery: exampleRecovery(options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' })),
+    recovery: exampleRecovery(mail),
+    // Sign-in with OpenID Connect when OAUTH_OIDC_ISSUER, _CLIENT_ID and _CLIENT_SECRET are set.
+    ...exampleOauth(options.oidc, mail.publicUrl),
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
     // Two-factor for every account that turns it on; superusers must, with MFA_REQUIRED_FOR_SUPERUSERS=true.
     mfa: { issuer: 'crudsmith example', challengeStore: options.challengeStore, required: options.mfaRequiredForSuperusers ? (user) => Boolean(user.is_superuser) : undefined },

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
 import { readMailSettings, type MailSettings } from './mail';
+import { readOidcSettings, type OidcSettings } from './oidc';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@crudsmith/core';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 
@@ -42,6 +43,8 @@ export interface Settings {
   mfaRequiredForSuperusers: boolean;
   /** The e-mail factor: SMTP_URL, MAIL_OUTBOX_DIR, MAIL_FROM, PUBLIC_URL, EMAIL_REQUEST_RATE_LIMIT and the token lifetimes (mail.ts). */
   mail: MailSettings;
+  /** The OpenID Connect provider `oidc`: OAUTH_OIDC_ISSUER, OAUTH_OIDC_CLIENT_ID and OAUTH_OIDC_CLIENT_SECRET (all three, or it is off). */
+  oidc?: OidcSettings;
   /**
    * How long a PostgreSQL or MariaDB server may take before a request answers 503, in ms:
    * DATABASE_CONNECT_TIMEOUT_MS (5000) to open a connection, DATABASE_ACQUIRE_TIMEOUT_MS
@@ -86,6 +89,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
     mfaRequiredForSuperusers: env.MFA_REQUIRED_FOR_SUPERUSERS === 'true',
+    oidc: readOidcSettings(env),
     mail: readMailSettings(env, { host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8000), dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')) }),
     databaseTimeouts: {
       connectMs: milliseconds(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),

@@ -3,27 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine } from '../../../fixtures/db';
-import { Client, PASSWORD, startAccountApp, type AccountEnv, type Answer } from '../fixture';
+import { PASSWORD, startAccountApp, type AccountEnv } from '../fixture';
+import { PUBLIC, signIn, type Claims } from './sign-in-flow';
 import { startProvider, type ProviderProcess } from './provider-process';
-
-/** Where the tests say the app is published: the provider sends browsers back here, the test maps it to the server. */
-const PUBLIC = 'http://app.test';
-
-type Claims = { sub?: string; email?: string; email_verified?: boolean; preferred_username?: string; name?: string; deny?: boolean };
-
-/** A browser signing in through the provider: authorize, the provider (with the identity as login_hint), the callback. */
-async function signIn(env: AccountEnv, browser: Client, claims: Claims, authorize = '/auth/oauth/oidc/authorize?redirect_to=/home'): Promise<{ start: Answer; done: Answer; callback: string }> {
-  const start = await browser.request('GET', authorize, { redirect: 'manual' });
-  const providerUrl = new URL(start.headers.get('location') ?? start.body?.authorization_url);
-  providerUrl.searchParams.set('login_hint', JSON.stringify(claims));
-  const provider = await fetch(providerUrl, { redirect: 'manual' });
-  expect(provider.status).toBe(302);
-  const back = new URL(provider.headers.get('location')!);
-  expect(back.origin).toBe(PUBLIC);
-  const callback = `${back.pathname}${back.search}`;
-  const done = await browser.request('GET', callback, { redirect: 'manual' });
-  return { start, done, callback };
-}
 
 export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
   describe(`account: OpenID Connect sign-in on ${harness.name} / ${engine}`, () => {
@@ -41,7 +23,7 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
 
     it('creates a user without a password for a new verified identity, signs it in, and lets it set a first password', async () => {
       const browser = env.client();
-      const { start, done } = await signIn(env, browser, { sub: 'new-1', email: 'Nova@Example.com', email_verified: true, preferred_username: 'nova' });
+      const { start, done } = await signIn(browser, { sub: 'new-1', email: 'Nova@Example.com', email_verified: true, preferred_username: 'nova' });
       expect(start.status).toBe(307);
       const authorize = new URL(start.headers.get('location')!);
       expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
@@ -63,10 +45,10 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
     it('links an identity to the verified account with the same address, and signs in to it again by its subject', async () => {
       const id = await env.user('lena', { verified: true });
       const first = env.client();
-      expect((await signIn(env, first, { sub: 'lena-sub', email: 'LENA@example.com', email_verified: true })).done.status).toBe(307);
+      expect((await signIn(first, { sub: 'lena-sub', email: 'LENA@example.com', email_verified: true })).done.status).toBe(307);
       expect((await first.get('/auth/me')).body.id).toBe(id);
       const again = env.client();
-      await signIn(env, again, { sub: 'lena-sub', email: 'lena.elsewhere@example.com', email_verified: false });
+      await signIn(again, { sub: 'lena-sub', email: 'lena.elsewhere@example.com', email_verified: false });
       expect((await again.get('/auth/me')).body.id).toBe(id);
       expect((await env.client().login('lena', PASSWORD)).status).toBe(200);
     });
@@ -82,20 +64,20 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       ];
       for (const [claims, code] of cases) {
         const browser = env.client();
-        const { done } = await signIn(env, browser, claims);
+        const { done } = await signIn(browser, claims);
         expect(done.status, code).toBe(307);
         expect(done.headers.get('location'), code).toBe(`/home?error=${code}`);
         expect((await browser.get('/auth/me')).status, code).toBe(401);
       }
       const deleted = await env.user('gone', { verified: true });
-      await signIn(env, env.client(), { sub: 'gone-sub', email: 'gone@example.com', email_verified: true });
+      await signIn(env.client(), { sub: 'gone-sub', email: 'gone@example.com', email_verified: true });
       await env.db.knex('users').where('id', deleted).update({ is_deleted: true });
-      expect((await signIn(env, env.client(), { sub: 'gone-sub' })).done.headers.get('location')).toBe('/home?error=account_deleted');
+      expect((await signIn(env.client(), { sub: 'gone-sub' })).done.headers.get('location')).toBe('/home?error=account_deleted');
     });
 
     it('refuses a forged, replayed or carried-over state, and another browser\'s callback', async () => {
       const browser = env.client();
-      const { done, callback } = await signIn(env, browser, { sub: 'state-1', email: 'state1@example.com', email_verified: true });
+      const { done, callback } = await signIn(browser, { sub: 'state-1', email: 'state1@example.com', email_verified: true });
       expect(done.status).toBe(307);
       // Replayed: the flow is used up.
       const replay = await env.client().request('GET', callback, { redirect: 'manual' });
@@ -117,7 +99,7 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
 
     it('drops an unsafe redirect_to, and answers 400 for an unknown provider', async () => {
       const browser = env.client();
-      const { done } = await signIn(env, browser, { sub: 'redir', email: 'redir@example.com', email_verified: true }, '/auth/oauth/oidc/authorize?redirect_to=//evil.example/x');
+      const { done } = await signIn(browser, { sub: 'redir', email: 'redir@example.com', email_verified: true }, '/auth/oauth/oidc/authorize?redirect_to=//evil.example/x');
       expect(done.headers.get('location')).toBe('/');
       expect((await env.client().request('GET', '/auth/oauth/nope/authorize', { redirect: 'manual' })).status).toBe(400);
       expect((await env.client().request('GET', '/auth/oauth/nope/callback?state=x&code=y', { redirect: 'manual' })).status).toBe(400);
@@ -132,7 +114,7 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       });
       try {
         const browser = app.client();
-        const { start, done } = await signIn(app, browser, { sub: 'json-1', email: 'json1@example.com', email_verified: true }, '/auth/sso/oidc/start?redirect_to=/dash');
+        const { start, done } = await signIn(browser, { sub: 'json-1', email: 'json1@example.com', email_verified: true }, '/auth/sso/oidc/start?redirect_to=/dash');
         expect(start).toMatchObject({ status: 200, body: { authorization_url: expect.stringContaining(`${provider.issuer}/authorize?`) } });
         expect(done).toMatchObject({ status: 200, body: { csrf_token: expect.any(String), redirect_to: '/dash' } });
         expect((await browser.get('/auth/me')).status).toBe(200);
