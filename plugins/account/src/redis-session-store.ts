@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { ServiceUnavailableError } from '@crudsmith/core';
 import type { SessionChanges, SessionRecord, SessionStore } from '@crudsmith/core/session';
+import { boundedRedis, commandTimeout } from './bounded-redis';
 
 /** Options of the Redis session store. */
 export interface RedisSessionStoreOptions {
@@ -9,10 +9,6 @@ export interface RedisSessionStoreOptions {
   /** Longest wait for one store operation before the request answers 503, in ms (default 1000). */
   commandTimeoutMs?: number;
 }
-
-// While ioredis reconnects, a command would wait in its offline queue (or fail only after
-// its retries): a request answers 503 at once instead.
-const DOWN = new Set(['reconnecting', 'close', 'end']);
 
 /**
  * Sessions in Redis, shared by every process of a deployment. A session is one key that
@@ -30,26 +26,12 @@ export class RedisSessionStore implements SessionStore {
     options: RedisSessionStoreOptions = {},
   ) {
     this.prefix = options.prefix ?? 'cs:session:';
-    this.timeoutMs = options.commandTimeoutMs ?? 1000;
-    if (!(this.timeoutMs > 0)) throw new RangeError(`commandTimeoutMs must be positive, got ${this.timeoutMs}`);
+    this.timeoutMs = commandTimeout(options.commandTimeoutMs);
   }
 
   // Runs one store operation within the timeout; any Redis failure becomes a 503.
-  private async bounded<T>(operation: () => Promise<T>): Promise<T> {
-    if (DOWN.has(this.redis.status)) throw unavailable(`Redis is ${this.redis.status}`);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    });
-    const run = operation();
-    run.catch(() => {});
-    try {
-      return await Promise.race([run, timeout]);
-    } catch (error) {
-      throw error instanceof ServiceUnavailableError ? error : unavailable('Redis failed', error);
-    } finally {
-      clearTimeout(timer);
-    }
+  private bounded<T>(operation: () => Promise<T>): Promise<T> {
+    return boundedRedis(this.redis, this.timeoutMs, 'The session store is unavailable; try again shortly', operation);
   }
 
   insert(record: SessionRecord): Promise<void> {
@@ -117,10 +99,6 @@ export class RedisSessionStore implements SessionStore {
   private userKey(userId: string): string {
     return `${this.prefix}u:${userId}`;
   }
-}
-
-function unavailable(why: string, cause?: unknown): ServiceUnavailableError {
-  return new ServiceUnavailableError('The session store is unavailable; try again shortly', { retryAfter: 1, cause: cause ?? new Error(why) });
 }
 
 function expiry(record: SessionRecord): number {
