@@ -66,17 +66,28 @@ function anyPathValue(param: Parameter, op: Operation, known: KnownValues): fc.A
   );
 }
 
-function queryPairs(op: Operation): fc.Arbitrary<[string, string][]> {
+// Sort specs over the columns the filters name: `-price,name`, duplicates and blanks included.
+function sortValues(columns: string[]): fc.Arbitrary<string> {
+  const one = fc.tuple(fc.constantFrom('', '-', '+', '--'), fc.constantFrom(...columns, 'nope', 'id')).map(([sign, column]) => `${sign}${column}`);
+  return fc.array(one, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(','));
+}
+
+function queryPairs(op: Operation, known: KnownValues): fc.Arbitrary<[string, string][]> {
   const declared = op.parameters.filter((p) => p.in === 'query');
+  const columns = [...new Set(declared.map((p) => p.name.split('__')[0]))];
+  const shapedOf = (param: Parameter): fc.Arbitrary<string> => {
+    const fromKnown = known[param.name]?.length ? [fc.constantFrom(...known[param.name])] : [];
+    const special = param.name === 'sort' && columns.length ? [sortValues(columns)] : [];
+    return fc.oneof(shapedValue(param.schema, op.root).map(asText), ...fromKnown, ...special);
+  };
   const one = (param: Parameter): fc.Arbitrary<[string, string][]> =>
     fc.oneof(
-      { weight: 3, arbitrary: shapedValue(param.schema, op.root).map((v) => [[param.name, asText(v)]] as [string, string][]) },
+      { weight: 3, arbitrary: shapedOf(param).map((v) => [[param.name, v]] as [string, string][]) },
       { weight: 2, arbitrary: fc.oneof(nastyString, fc.constantFrom(...ODD_IDS)).map((v) => [[param.name, v]] as [string, string][]) },
       // A repeated key.
       { weight: 1, arbitrary: fc.array(shapedValue(param.schema, op.root), { minLength: 2, maxLength: 4 }).map((vs) => vs.map((v) => [param.name, asText(v)] as [string, string])) },
     );
   // Filter-like keys the document does not list: unknown operators on known columns, unknown columns.
-  const columns = [...new Set(declared.map((p) => p.name.split('__')[0]))];
   const undeclared = fc.tuple(fc.oneof(fc.constantFrom(...(columns.length ? columns : ['id'])), nastyString), fc.constantFrom(...FILTER_OPERATORS), fc.oneof(nastyString, fc.constantFrom('1,2', ',', '1,', 'a,b,c', Array.from({ length: 1500 }, (_, i) => i).join(','))))
     .map(([column, operator, value]) => [[operator ? `${column}__${operator}` : column, value]] as [string, string][]);
   const none: fc.Arbitrary<[string, string][][]> = fc.constant([]);
@@ -184,7 +195,7 @@ export function requestsFor(op: Operation, known: KnownValues): fc.Arbitrary<Fuz
     who: op.secured ? fc.constantFrom<Caller['who']>('admin', 'admin', 'admin', 'user', 'anonymous') : fc.constantFrom<Caller['who']>('anonymous', 'anonymous', 'admin', 'user'),
     transport: fc.constantFrom<Caller['transport']>('session', 'bearer'),
   });
-  return fc.record({ path, query: queryPairs(op), body: bodies(op), caller, forged: forgedHeaders }).map(({ path: values, query, body, caller: who, forged }) => ({
+  return fc.record({ path, query: queryPairs(op, known), body: bodies(op), caller, forged: forgedHeaders }).map(({ path: values, query, body, caller: who, forged }) => ({
     method: op.method,
     url: urlOf(op, values, query),
     headers: body.headers,

@@ -110,6 +110,7 @@ export async function fuzzOperations(target: FuzzTarget, operations: Operation[]
         }
         count(op, answer.status);
         if (answer.status === 401 && req.caller.who !== 'anonymous' && Object.keys(req.forged).length === 0) target.callers.refused(req.caller);
+        learnCursor(target.known, answer);
         const problem = answerProblem(op, answer, settings.slowMs);
         if (problem) throw new Error(`${describe(op, req)}\n  ${problem}\n  body: ${answer.text.slice(0, 600)}`);
       });
@@ -127,6 +128,15 @@ export async function fuzzOperations(target: FuzzTarget, operations: Operation[]
 /** One line per operation: how often it answered each status. */
 export function statusSummary(statuses: FuzzOutcome['statuses']): string {
   return [...statuses].map(([op, seen]) => `${op}: ${[...seen].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ')}`).join('\n');
+}
+
+// Cursors the app issued, so later requests send real ones (and others' to other lists).
+function learnCursor(known: KnownValues, answer: Received): void {
+  const match = /"next_cursor":"([^"]{1,2000})"/.exec(answer.text);
+  if (!match) return;
+  const cursors = (known.cursor ??= []);
+  if (!cursors.includes(match[1])) cursors.push(match[1], `${match[1].slice(0, -2)}A${match[1].slice(-1)}`);
+  if (cursors.length > 40) cursors.splice(0, cursors.length - 40);
 }
 
 function describe(op: Operation, req: FuzzRequest): string {
