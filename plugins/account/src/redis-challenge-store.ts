@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
 import { hashSecret, randomToken } from '@crudsmith/core';
 import { CHALLENGE_MAX_ATTEMPTS, type ChallengeRecord, type ChallengeStore } from './challenges';
+import { boundedRedis, commandTimeout } from './bounded-redis';
 
 /** Options of the Redis challenge store. */
 export interface RedisChallengeStoreOptions {
   /** Prefix of every key (default `cs:mfa:`). */
   prefix?: string;
+  /** Longest wait for one store operation before the request answers 503, in ms (default 1000). */
+  commandTimeoutMs?: number;
 }
 
 // One attempt, atomically: only while the challenge exists, is unused, unexpired (by the
@@ -26,43 +29,57 @@ return 1`;
 /**
  * Two-factor challenges in Redis, shared by every process: one hash per challenge,
  * named by the hash of its token and expiring with it. Attempts and use are
- * Lua scripts, so each check and its write are one atomic step.
+ * Lua scripts, so each check and its write are one atomic step. Redis down or slow never
+ * holds a sign-in: every operation fails within `commandTimeoutMs` as a 503.
  */
 export class RedisChallengeStore implements ChallengeStore {
   private readonly prefix: string;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly redis: Redis,
     options: RedisChallengeStoreOptions = {},
   ) {
     this.prefix = options.prefix ?? 'cs:mfa:';
+    this.timeoutMs = commandTimeout(options.commandTimeoutMs);
   }
 
-  async create(record: ChallengeRecord, now: number): Promise<string> {
-    const token = randomToken(32);
-    const key = this.key(token);
-    await this.redis
-      .multi()
-      .hset(key, { record: JSON.stringify(record), used: '0', attempts: '0', expires_at: String(record.expiresAt) })
-      // Relative to the app's clock, as every expiry check here is.
-      .pexpire(key, Math.max(1, record.expiresAt - now))
-      .exec();
-    return token;
+  // Runs one store operation within the timeout; any Redis failure becomes a 503.
+  private bounded<T>(operation: () => Promise<T>): Promise<T> {
+    return boundedRedis(this.redis, this.timeoutMs, 'The two-factor challenge store is unavailable; try again shortly', operation);
   }
 
-  async peek(token: string, now: number): Promise<ChallengeRecord | null> {
-    const [record, used, expiresAt, attempts] = await this.redis.hmget(this.key(token), 'record', 'used', 'expires_at', 'attempts');
-    if (!record || used === '1' || Number(expiresAt) <= now || Number(attempts) >= CHALLENGE_MAX_ATTEMPTS) return null;
-    return JSON.parse(record) as ChallengeRecord;
+  create(record: ChallengeRecord, now: number): Promise<string> {
+    return this.bounded(async () => {
+      const token = randomToken(32);
+      const key = this.key(token);
+      await this.redis
+        .multi()
+        .hset(key, { record: JSON.stringify(record), used: '0', attempts: '0', expires_at: String(record.expiresAt) })
+        // Relative to the app's clock, as every expiry check here is.
+        .pexpire(key, Math.max(1, record.expiresAt - now))
+        .exec();
+      return token;
+    });
   }
 
-  async attempt(token: string, now: number): Promise<ChallengeRecord | null> {
-    const record = (await this.redis.eval(ATTEMPT, 1, this.key(token), String(now), String(CHALLENGE_MAX_ATTEMPTS))) as string | null;
-    return record ? (JSON.parse(record) as ChallengeRecord) : null;
+  peek(token: string, now: number): Promise<ChallengeRecord | null> {
+    return this.bounded(async () => {
+      const [record, used, expiresAt, attempts] = await this.redis.hmget(this.key(token), 'record', 'used', 'expires_at', 'attempts');
+      if (!record || used === '1' || Number(expiresAt) <= now || Number(attempts) >= CHALLENGE_MAX_ATTEMPTS) return null;
+      return JSON.parse(record) as ChallengeRecord;
+    });
   }
 
-  async consume(token: string, now: number): Promise<boolean> {
-    return Number(await this.redis.eval(CONSUME, 1, this.key(token), String(now))) === 1;
+  attempt(token: string, now: number): Promise<ChallengeRecord | null> {
+    return this.bounded(async () => {
+      const record = (await this.redis.eval(ATTEMPT, 1, this.key(token), String(now), String(CHALLENGE_MAX_ATTEMPTS))) as string | null;
+      return record ? (JSON.parse(record) as ChallengeRecord) : null;
+    });
+  }
+
+  consume(token: string, now: number): Promise<boolean> {
+    return this.bounded(async () => Number(await this.redis.eval(CONSUME, 1, this.key(token), String(now))) === 1);
   }
 
   private key(token: string): string {
