@@ -95,14 +95,18 @@ export class Lockout {
    * attempts in flight are about to cause).
    */
   async attempt(key: string, now: number): Promise<Attempt> {
+    return this.take(key, now, 3);
+  }
+
+  private async take(key: string, now: number, retries: number): Promise<Attempt> {
     const stale = now - this.policy.resetAfterSeconds * 1000;
-    const allowance = this.knex.raw('case when lockouts = 0 then ? else 1 end', [this.policy.threshold]);
+    const rowAllowance = this.knex.raw('case when lockouts = 0 then ? else 1 end', [this.policy.threshold]);
     // MariaDB evaluates SET left to right with the values already assigned: lockouts and
     // failures read last_failure_at before it is set, so it comes last.
     const taken = await this.knex(this.table)
       .where({ key })
       .where('locked_until', '<=', now)
-      .where((q) => q.where('last_failure_at', '<', stale).orWhere('failures', '<', allowance))
+      .where((q) => q.where('last_failure_at', '<', stale).orWhere('failures', '<', rowAllowance))
       .update({
         lockouts: this.knex.raw('case when last_failure_at < ? then 0 else lockouts end', [stale]),
         failures: this.knex.raw('case when last_failure_at < ? then 1 else failures + 1 end', [stale]),
@@ -117,9 +121,14 @@ export class Lockout {
       } catch (error) {
         // Another request inserted it first: take an attempt on its row.
         if (!(mapDatabaseError(error) instanceof DuplicateValueError)) throw error;
-        return this.attempt(key, now);
+        return this.take(key, now, retries);
       }
     }
+    // A concurrent first attempt inserted the row after this one's UPDATE found none: when
+    // it still has attempts left, take one on it (a few times at most: each retry means
+    // another request took one meanwhile) rather than refuse an account that is not locked.
+    const allowance = row.lockouts === 0 ? this.policy.threshold : 1;
+    if (retries > 0 && row.lockedUntil <= now && row.failures < allowance) return this.take(key, now, retries - 1);
     // The lock may have been set by a request whose clock read came after this one's:
     // what is left of it is never more than its length.
     const lockedFor = Math.min(Math.ceil((row.lockedUntil - now) / 1000), lockSeconds(row.lockouts - 1, this.policy));

@@ -77,6 +77,14 @@ for (const engine of ENGINES) {
       expect(await env.db.knex('account_login_failures').where({ key: `user:${id}` }).first()).toBeUndefined();
     });
 
+    it('signs in every one of concurrent right passwords of an account with no failures (the first ones insert its row)', async () => {
+      await env.user('tabs');
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(Array.from({ length: 4 }, () => env.client().login('tabs', PASSWORD)));
+        expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      }
+    });
+
     it('counts a burst against an unknown name the same way', async () => {
       const { checked } = tally(await burst('/auth/login', 'nobody-by-this-name'));
       expect(checked).toBeGreaterThanOrEqual(1);

@@ -154,11 +154,7 @@ export class TwoFactor {
   // concurrent guesses past the limit are refused unchecked), cleared by a success.
   private async guarded(userId: string, check: () => Promise<number | null>): Promise<number> {
     const key = `mfa:${userId}`;
-    let attempt = await this.core.lockout.attempt(key, this.core.now());
-    // A refusal can be the row a concurrent first attempt inserted between this one's
-    // UPDATE and its read: asking once more takes an attempt on that row (a real lock
-    // refuses again; a refused attempt counts nothing).
-    if (!attempt.allowed) attempt = await this.core.lockout.attempt(key, this.core.now());
+    const attempt = await this.core.lockout.attempt(key, this.core.now());
     if (!attempt.allowed) throw new RateLimitError('Too many wrong authentication codes; try again later', { retryAfter: attempt.retryAfter });
     const step = await check();
     if (step === null) {
