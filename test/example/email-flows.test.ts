@@ -51,6 +51,13 @@ describe.each(ADAPTER_ENGINES)('example app e-mail flows on %s with %s', (adapte
     expect(mail.text).toContain('http://127.0.0.1:8000/verify-email?token=');
     expect((await ex.client().request('POST', '/auth/email/verify-confirm', { json: { token: tokenOf(mail) } })).status).toBe(200);
     expect((await ex.client().get(`/api/v2/users/${id}`)).body.is_verified).toBe(true);
+    // The address changed by PATCH: no longer verified (the same case-folded address keeps the flag).
+    const una = await ex.signedIn('una');
+    expect((await send(una, 'PATCH', `/api/v1/users/${id}`, { email: 'UNA@example.com' })).status).toBe(200);
+    expect((await ex.client().get(`/api/v2/users/${id}`)).body.is_verified).toBe(true);
+    expect((await send(una, 'PATCH', `/api/v1/users/${id}`, { email: 'una.patched@example.com' })).status).toBe(200);
+    expect((await ex.client().get(`/api/v2/users/${id}`)).body.is_verified).toBe(false);
+    expect((await send(una, 'PATCH', `/api/v1/users/${id}`, { email: 'una@example.com' })).status).toBe(200);
   });
 
   it('walks the README reset flow: request, token from the outbox, confirm, sign in with the new password', async () => {

@@ -127,7 +127,11 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
         const clash = typeof value === 'string' && (await userRepository.exists(knex, { [`${column}__same_text`]: value, id__ne: row.id }, { includeDeleted: true }));
         if (clash) throw new DuplicateValueError(`${column === 'email' ? 'Email' : 'Username'} already registered`);
       }
-      if (Object.keys(changes).length > 0) await userRepository.update(knex, changes, { filters: { id: row.id } });
+      const values: Record<string, unknown> = { ...changes };
+      // A new address is not verified until its owner confirms it (through /auth/email/change-request,
+      // it is): a flag carried over would let anyone claim someone else's address as verified.
+      if (typeof changes.email === 'string' && changes.email.toLowerCase() !== String(row.email).toLowerCase()) values.is_verified = false;
+      if (Object.keys(values).length > 0) await userRepository.update(knex, values, { filters: { id: row.id } });
       return find(req);
     },
 
