@@ -2,6 +2,7 @@ import type { MigrationSet } from '@crudsmith/core';
 import { postsMigration } from './posts';
 import { settingsMigration, usersMigration } from './users';
 import { usersVerifiedMigration } from './users-verified';
+import { itemsFulltextMigration } from './items-fulltext';
 
 /** The example application's own tables; users reference the rate-limit plugin's tiers. */
 export const appMigrations: MigrationSet = {
@@ -32,5 +33,6 @@ export const appMigrations: MigrationSet = {
     '0003_settings': settingsMigration,
     '0004_posts': postsMigration,
     '0005_users_is_verified': usersVerifiedMigration,
+    '0006_items_fulltext': itemsFulltextMigration,
   },
 };
