@@ -19,6 +19,8 @@ import { withTierDocs } from './routes/tier-docs';
 import { staticRoutes } from './routes/static';
 import { tierRoutes } from './routes/tiers';
 import { exampleRateLimit, type ExampleRateLimitOptions } from './rate-limit';
+import { exampleAdmin } from './admin';
+import type { AdminPlugin } from '@crudsmith/admin';
 import { registerLimiter } from './register-limit';
 import { secretKeyProvider } from './secret-key';
 import { cursorKeyFrom } from './cursor-key';
@@ -68,6 +70,8 @@ export interface BuildOptions {
 export interface ExampleApp extends App {
   auth: AccountPlugin;
   limits: RateLimiter;
+  /** The admin interface at /admin (for the first admin user and tests). */
+  admin: AdminPlugin;
 }
 
 /** The example application, framework-neutral: routes, plugins and migrations. */
@@ -97,6 +101,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     mfa: { issuer: 'crudsmith example', challengeStore: options.challengeStore, required: options.mfaRequiredForSuperusers ? (user) => Boolean(user.is_superuser) : undefined },
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
+  // /admin over items, users, posts, tiers and rate limits, with its own admin users and sessions.
+  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers });
   // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.
   const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);
@@ -110,13 +116,13 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const app = bootstrap({
     // Unversioned and outside the limiter's paths: probes must never be counted or refused as a client.
     routers: [staticRoutes(avatars), healthRoutes({ checks: { database: knexCheck(knex), ...options.readinessChecks }, timeoutMs: options.readinessTimeoutMs, shutdown: options.shutdown })],
-    plugins: [versions, limits, auth, ...(options.requestLog ? [options.requestLog.plugin] : [])],
+    plugins: [versions, limits, auth, panel, ...(options.requestLog ? [options.requestLog.plugin] : [])],
     principal: auth.principal,
     // The plugins' tables come with them; the app's set says it runs after the tiers its users reference.
     migrations: [appMigrations],
     logger: options.logger,
   });
-  return { ...app, auth, limits };
+  return { ...app, auth, limits, admin: panel };
 }
 
 /** The Koa application serving a built app; unknown paths get the JSON 404 every adapter gives. */

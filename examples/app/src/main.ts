@@ -6,6 +6,7 @@ import { serve } from './server';
 import { readSettings } from './config';
 import { openDatabase } from './database';
 import { ensureFirstSuperuser } from './first-superuser';
+import { ensureFirstAdmin } from './admin';
 import { openSessionStore } from './session-store';
 import { RedisChallengeStore } from '@crudsmith/account/redis';
 import { openRateLimitRedis } from './rate-limit';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   });
   await app.start(knex);
   await ensureFirstSuperuser(knex, app.auth, settings.admin);
+  await ensureFirstAdmin(app.admin, settings.admin);
   const server = await serve(app, settings);
   requests.attach(server.server);
   // SIGTERM/SIGINT: /readyz turns 503, requests drain until the deadline, then each client closes in order; a second signal exits at once.

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureFirstAdmin } from '../../examples/app/src/admin';
+import { ENGINES } from '../fixtures/db';
+import { Client as AdminClient } from '../plugins/admin/fixture';
+import { ADMIN_PASSWORD, startExample, type ExampleServer } from './example-server';
+
+// The example's /admin: the first admin user from ADMIN_USERNAME / ADMIN_PASSWORD, its
+// models, and writes that keep the API's rules (hashed passwords the account plugin
+// accepts, sanitized rate-limit paths).
+describe.each(ENGINES)('example app /admin with %s', (engine) => {
+  let ex: ExampleServer;
+  let panel: AdminClient;
+
+  beforeAll(async () => {
+    ex = await startExample(engine);
+    const lines: string[] = [];
+    await ensureFirstAdmin(ex.app.admin, { username: 'admin', password: ADMIN_PASSWORD }, (line) => void lines.push(line));
+    expect(lines).toEqual(['Created the admin user admin for /admin (password from ADMIN_PASSWORD).']);
+    await ensureFirstAdmin(ex.app.admin, { username: 'admin', password: ADMIN_PASSWORD }, (line) => void lines.push(line));
+    expect(lines).toHaveLength(1);
+    panel = new AdminClient(ex.base);
+    expect((await panel.login('admin', ADMIN_PASSWORD)).status).toBe(303);
+  });
+  afterAll(async () => ex?.close());
+
+  it('shows items, users, posts, tiers and rate limits on the dashboard', async () => {
+    const page = await panel.get('/admin/');
+    expect(page.status).toBe(200);
+    for (const model of ['items', 'users', 'posts', 'tiers', 'rate_limits']) expect(page.text).toContain(`href="/admin/${model}/"`);
+  });
+
+  it('creates a user with a hashed password and a tier from a select; the user signs in through /auth', async () => {
+    await ex.db.knex('tiers').insert({ name: 'pro', created_at: new Date() });
+    const tier = await ex.db.knex('tiers').where({ name: 'pro' }).first();
+    const form = await panel.get('/admin/users/create_page');
+    expect(form.text).toMatch(new RegExp(`<option value="${tier.id}">pro</option>`));
+    expect(form.text).not.toContain('hashed_password');
+    const created = await panel.postForm('/admin/users/form_create', {
+      name: 'Zed', username: 'zed', email: 'zed@example.com', password: 'zed has a long password', tier_id: String(tier.id), is_superuser: 'false',
+    });
+    expect(created.status).toBe(303);
+    const row = await ex.db.knex('users').where({ username: 'zed' }).first();
+    expect(row.tier_id).toBe(tier.id);
+    expect(row.hashed_password).toMatch(/^\$2[aby]\$/);
+    expect((await ex.client().login('zed', 'zed has a long password')).status).toBe(200);
+  });
+
+  it('stores a rate-limit path sanitized, as the API does', async () => {
+    const tier = await ex.db.knex('tiers').where({ name: 'pro' }).first();
+    const created = await panel.postForm('/admin/rate_limits/form_create', { tier_id: String(tier.id), name: 'items', path: '/api/v1/items/', limit: '5', period: '60' });
+    expect(created.status).toBe(303);
+    expect((await ex.db.knex('rate_limits').where({ name: 'items' }).first()).path).toBe('api_v1_items');
+  });
+});
