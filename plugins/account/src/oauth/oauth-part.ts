@@ -1,6 +1,5 @@
-import { ConfigurationError, type Migration, type RouteDescriptor } from '@crudsmith/core';
+import { ConfigurationError, ERROR_SCHEMA, type Migration, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
-import { ERROR_SCHEMA } from '@crudsmith/core';
 import { object, ok, text, type RouteDocPart, withAccountDocs } from '../routes/docs';
 import { oauthRoutes } from '../routes/oauth-routes';
 import { OAuthStore, oauthMigration } from './oauth-store';
@@ -24,6 +23,7 @@ export function oauthPart(core: AccountCore, prefix: string): { routes: RouteDes
   for (const path of Object.values(paths)) if (!path.startsWith('/') || !path.includes(':provider')) throw new ConfigurationError(`account: oauthPaths '${path}' must start with / and hold :provider`);
   const base = options.redirectBaseUrl.replace(/\/+$/, '');
   const providers = new Map(configured.map(([name, provider]) => [name, new OidcProvider(name, provider, `${base}${prefix}${paths.callback.replace(':provider', encodeURIComponent(name))}`)]));
+  // Ten minutes from the provider's page back to the callback: enough to sign in there, short for a stolen state.
   const flowSeconds = 600;
   const store = new OAuthStore(options.knex, tables, flowSeconds * 1000);
   const json = options.oauthResponseMode === 'json';
