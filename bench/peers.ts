@@ -1,44 +1,76 @@
 import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ENGINES, openDatabase, type Engine } from './lib/db';
 import type { Suite } from './lib/suite';
 import { formatOps, formatTable, type Column } from './lib/table';
 import type { RequestKind } from './http/load';
-import type { Peer, Side } from './http/protocol';
+import type { Framework, Peer, Side } from './http/protocol';
 import { defaultHttpOptions, measureSides, ratioOf, sideMedians, type SideResult } from './http/rounds';
 import { OPERATIONS, operations, prepare, traced, warmUpAll, type Operation } from './http/scenario';
 import { startServer, stopServers, type ServerProcess } from './http/server';
 
 // The libraries users pick instead of crudsmith, in the same run, on the same data and
 // the same requests (each in its own query syntax), each app written the way its own
-// docs teach: Feathers 5 (@feathersjs/koa + @feathersjs/knex, bench/peers/feathers-app.ts),
-// against crudsmith and the natural floor on Koa. Their packages live in bench/peers with
-// a package.json of their own, installed here on first use, so the repository's `npm ci`
-// never fetches them.
+// docs teach: Feathers 5 (@feathersjs/koa + @feathersjs/knex, bench/peers/feathers-app.ts)
+// against crudsmith on Koa, NestJS 11 with @dataui/crud and TypeORM
+// (bench/peers/nest-app.ts, on Nest's default Express platform) against crudsmith on
+// Express, and the natural floor on Koa as the reference. Their packages live in
+// bench/peers with a package.json of their own, installed here on first use, so the
+// repository's `npm ci` never fetches them.
 
 const PEERS_DIR = join(__dirname, 'peers');
-type PeerSide = Extract<Side, 'crudsmith' | 'natural'> | Peer;
-const PEER_SIDES: readonly PeerSide[] = ['crudsmith', 'natural', 'feathers'];
+type PeerSide = 'crudsmith' | 'natural' | 'crudsmith express' | Peer;
+/** Each server of a row: its framework and what serves the items. */
+const SERVERS: Record<PeerSide, { framework: Framework; side: Side | Peer }> = {
+  crudsmith: { framework: 'koa', side: 'crudsmith' },
+  natural: { framework: 'koa', side: 'natural' },
+  feathers: { framework: 'koa', side: 'feathers' },
+  'crudsmith express': { framework: 'express', side: 'crudsmith' },
+  nest: { framework: 'express', side: 'nest' },
+};
+const PEER_SIDES = Object.keys(SERVERS) as PeerSide[];
 
-/** One row of the peers table: an operation on Koa, crudsmith against the peers and the natural floor. */
+/** One row of the peers table: an operation, crudsmith against each peer on its framework and the natural floor. */
 interface PeerRow {
   engine: string;
   operation: string;
   sides: Record<PeerSide, SideResult>;
-  /** crudsmith ÷ Feathers requests per second: the median of the per-round ratios, and its middle half. */
-  feathers: { ratio: number; ratioRange: [number, number] };
-  /** crudsmith ÷ natural floor requests per second. */
+  /** crudsmith on Koa ÷ Feathers requests per second: the median of the per-round ratios. */
+  feathers: number;
+  /** crudsmith on Express ÷ Nest + @dataui/crud requests per second. */
+  nest: number;
+  /** crudsmith on Koa ÷ the natural floor on Koa. */
   natural: number;
   statements: Record<PeerSide, number>;
 }
 
-/** Installs bench/peers from its lockfile unless it is there already. */
+/** Installs bench/peers from its lockfile unless it is there, and builds the Nest app unless its build is current. */
 function installPeers(): void {
-  if (existsSync(join(PEERS_DIR, 'node_modules', '@feathersjs', 'knex'))) return;
-  console.log('  installing the peers: npm ci in bench/peers');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS_DIR, stdio: 'inherit' });
+  if (!existsSync(join(PEERS_DIR, 'node_modules', '@feathersjs', 'knex')) || !existsSync(join(PEERS_DIR, 'node_modules', '@dataui', 'crud'))) {
+    console.log('  installing the peers: npm ci in bench/peers');
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS_DIR, stdio: 'inherit' });
+  }
+  const built = join(PEERS_DIR, 'dist', 'nest-app.js');
+  if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(PEERS_DIR, 'nest-app.ts')).mtimeMs) {
+    console.log('  building the Nest app: tsc -p bench/peers/tsconfig.build.json');
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(PEERS_DIR, 'tsconfig.build.json')], { stdio: 'inherit' });
+  }
+}
+
+/** crudsmith's list query in @dataui/crud's syntax: `filter=col||$op||value`, `sort=col,DESC`. */
+function nestRequest(request: ReturnType<RequestKind['next']>): ReturnType<RequestKind['next']> {
+  const [path, search] = request.path.split('?');
+  if (search === undefined) return request;
+  const query = new URLSearchParams();
+  for (const [key, value] of new URLSearchParams(search)) {
+    if (key === 'price__gte') query.append('filter', `price||$gte||${value}`);
+    else if (key === 'sort') query.append('sort', `${value.replace(/^-/, '')},${value.startsWith('-') ? 'DESC' : 'ASC'}`);
+    else if (key === 'offset' || key === 'limit') query.append(key, value);
+    else query.append('filter', `${key}||$eq||${value}`);
+  }
+  return { ...request, path: `${path}?${query}` };
 }
 
 /** crudsmith's list query in Feathers' syntax: `price[$gte]`, `$sort`, `$skip`, `$limit`. */
@@ -60,13 +92,13 @@ function feathersRequest(request: ReturnType<RequestKind['next']>): ReturnType<R
 /** An operation's request sequence for one side, in that side's syntax. */
 function kindFor(operation: Operation, side: PeerSide): RequestKind {
   const kind = operation.kind();
-  if (side !== 'feathers') return kind;
-  return { method: kind.method, next: () => feathersRequest(kind.next()) };
+  const translate = side === 'feathers' ? feathersRequest : side === 'nest' ? nestRequest : undefined;
+  return translate ? { method: kind.method, next: () => translate(kind.next()) } : kind;
 }
 
 /** Fails the run unless every side answers success; answers the statements each sent per request. */
 async function checkAnswers(servers: Record<PeerSide, ServerProcess>, operation: Operation, label: string): Promise<Record<PeerSide, number>> {
-  const statements = { crudsmith: 0, natural: 0, feathers: 0 };
+  const statements = Object.fromEntries(PEER_SIDES.map((side) => [side, 0])) as Record<PeerSide, number>;
   const TRIES = 5;
   for (const side of PEER_SIDES) {
     const kind = kindFor(operation, side);
@@ -85,23 +117,27 @@ async function measureEngine(engine: Engine, rows: PeerRow[]): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const ops = operations(await prepare(db.knex, engine));
+    // What the Nest app's own migration declares for its CreateDateColumn (TypeORM inserts
+    // DEFAULT there); the other sides always write the creation time themselves.
+    if (engine === 'postgres') await db.knex.raw('alter table items alter column created_at set default now()');
     const servers = {} as Record<PeerSide, ServerProcess>;
     await Promise.all(PEER_SIDES.map(async (side) => {
-      const server = await startServer({ framework: 'koa', side, engine, connection: db.connection });
+      const server = await startServer({ ...SERVERS[side], engine, connection: db.connection });
       children.push(server.child);
       servers[side] = server;
     }));
     for (const side of PEER_SIDES) await warmUpAll(servers[side], ops.map((op) => ({ kind: () => kindFor(op, side) })));
     for (const operation of ops) {
       if (!OPERATIONS.includes(operation.name.split(' ')[0])) continue;
-      const label = `${engine} koa ${operation.name}`;
+      const label = `${engine} ${operation.name}`;
       const statements = await checkAnswers(servers, operation, label);
       const rounds = await measureSides(servers, (side) => kindFor(operation, side));
-      const feathers = ratioOf(rounds.crudsmith, rounds.feathers);
+      const feathers = ratioOf(rounds.crudsmith, rounds.feathers).ratio;
+      const nest = ratioOf(rounds['crudsmith express'], rounds.nest).ratio;
       const natural = ratioOf(rounds.crudsmith, rounds.natural).ratio;
-      console.log(`  ${label}: ÷ Feathers ${feathers.ratio.toFixed(2)}, ÷ natural ${natural.toFixed(2)}, queries/req ${statements.crudsmith}/${statements.natural}/${statements.feathers}`);
+      console.log(`  ${label}: ÷ Feathers ${feathers.toFixed(2)}, ÷ Nest ${nest.toFixed(2)}, ÷ natural ${natural.toFixed(2)}, queries/req ${queries(statements)}`);
       const sides = Object.fromEntries(PEER_SIDES.map((side) => [side, sideMedians(rounds[side])])) as Record<PeerSide, SideResult>;
-      rows.push({ engine, operation: operation.name, sides, feathers: { ratio: feathers.ratio, ratioRange: feathers.ratioRange }, natural, statements });
+      rows.push({ engine, operation: operation.name, sides, feathers, nest, natural, statements });
     }
   } finally {
     await stopServers(children);
@@ -109,17 +145,23 @@ async function measureEngine(engine: Engine, rows: PeerRow[]): Promise<void> {
   }
 }
 
+/** Statements per request: crudsmith, Feathers, Nest, the natural floor. */
+function queries(statements: Record<PeerSide, number>): string {
+  return `${statements.crudsmith}/${statements.feathers}/${statements.nest}/${statements.natural}`;
+}
+
 const columns: Column<PeerRow>[] = [
   { title: 'engine', value: (r) => r.engine },
   { title: 'operation', value: (r) => r.operation },
-  { title: 'crudsmith req/s', value: (r) => formatOps(r.sides.crudsmith.rps), right: true },
-  { title: 'Feathers req/s', value: (r) => formatOps(r.sides.feathers.rps), right: true },
-  { title: '÷ Feathers', value: (r) => r.feathers.ratio.toFixed(2), right: true },
-  { title: 'middle half', value: (r) => `${r.feathers.ratioRange[0].toFixed(2)}–${r.feathers.ratioRange[1].toFixed(2)}` },
-  { title: 'natural req/s', value: (r) => formatOps(r.sides.natural.rps), right: true },
+  { title: 'crudsmith koa', value: (r) => formatOps(r.sides.crudsmith.rps), right: true },
+  { title: 'Feathers', value: (r) => formatOps(r.sides.feathers.rps), right: true },
+  { title: '÷ Feathers', value: (r) => r.feathers.toFixed(2), right: true },
+  { title: 'crudsmith express', value: (r) => formatOps(r.sides['crudsmith express'].rps), right: true },
+  { title: 'Nest', value: (r) => formatOps(r.sides.nest.rps), right: true },
+  { title: '÷ Nest', value: (r) => r.nest.toFixed(2), right: true },
+  { title: 'natural koa', value: (r) => formatOps(r.sides.natural.rps), right: true },
   { title: '÷ natural', value: (r) => r.natural.toFixed(2), right: true },
-  { title: 'queries/req', value: (r) => `${r.statements.crudsmith}/${r.statements.natural}/${r.statements.feathers}`, right: true },
-  { title: 'cpu/req', value: (r) => `${Math.round(r.sides.crudsmith.cpu)}/${Math.round(r.sides.feathers.cpu)} µs`, right: true },
+  { title: 'queries/req', value: (r) => queries(r.statements), right: true },
 ];
 
 export const peersSuite: Suite<PeerRow> = {
@@ -127,14 +169,14 @@ export const peersSuite: Suite<PeerRow> = {
   table: (rows) => [
     formatTable(columns, rows),
     '',
-    '÷ Feathers: crudsmith req/s ÷ Feathers 5 (@feathersjs/koa + @feathersjs/knex) req/s on Koa, the median of the per-round ratios (target ≥ 1.2)',
-    '÷ natural: crudsmith ÷ the natural hand-written Koa floor; queries/req: statements per request, crudsmith/natural/Feathers',
-    'cpu/req: server CPU time per request, crudsmith/Feathers',
+    'req/s: medians over the rounds; ÷ Feathers: crudsmith on Koa ÷ Feathers 5 (@feathersjs/koa + @feathersjs/knex), target ≥ 1.2;',
+    '÷ Nest: crudsmith on Express ÷ NestJS 11 + @dataui/crud + TypeORM (Express platform), target ≥ 3; ÷ natural: crudsmith ÷ the natural Koa floor',
+    '(each the median of the per-round ratios); queries/req: statements per request, crudsmith/Feathers/Nest/natural (BEGIN and COMMIT count)',
   ].join('\n'),
   async run() {
     installPeers();
     const { rounds, roundSeconds } = defaultHttpOptions;
-    console.log(`  Koa; per row ${rounds} rounds of ${roundSeconds} s per server, the three servers' order rotating`);
+    console.log(`  per row ${rounds} rounds of ${roundSeconds} s per server, the ${PEER_SIDES.length} servers' order rotating`);
     const rows: PeerRow[] = [];
     for (const engine of ENGINES) await measureEngine(engine, rows);
     return rows;

@@ -16,7 +16,7 @@ export const FRAMEWORKS: Framework[] = ALL_FRAMEWORKS.filter((f) => (process.env
 export type Side = 'crudsmith' | 'natural' | 'floor';
 
 /** A library users pick instead of crudsmith, served by an app of bench/peers (the peers suite). */
-export type Peer = 'feathers';
+export type Peer = 'feathers' | 'nest';
 
 /** Every side of an HTTP row, in the order they are started and loaded. */
 export const SIDES: readonly Side[] = ['crudsmith', 'natural', 'floor'];

@@ -22,10 +22,12 @@ const send = (report: Report) => process.send!(report);
 let traced: string[] | undefined;
 // When the last query was sent or answered.
 let lastActivity = 0;
-knex.on('query', (query: { sql: string }) => {
-  traced?.push(query.sql);
+/** Records a statement the server sends (its knex's, or a peer's own client's). */
+function sent(sql: string): void {
+  traced?.push(sql);
   lastActivity = performance.now();
-});
+}
+knex.on('query', (query: { sql: string }) => sent(query.sql));
 knex.on('query-response', () => (lastActivity = performance.now()));
 
 // autocannon drops its connections when a run ends, so some handlers are still working
@@ -34,8 +36,10 @@ knex.on('query-response', () => (lastActivity = performance.now()));
 // awaited in knex's pool, and no query for a while.
 const QUIET_MS = 10;
 const pool = (knex.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool;
+// A peer on a client of its own (Nest's TypeORM) is busy while any request is open.
+let open = 0;
 function whenIdle(): void {
-  const busy = pool.numUsed() + pool.numPendingAcquires() > 0;
+  const busy = pool.numUsed() + pool.numPendingAcquires() + open > 0;
   if (!busy && performance.now() - lastActivity >= QUIET_MS) send({ type: 'idle' });
   else setTimeout(whenIdle, 2);
 }
@@ -59,13 +63,23 @@ process.on('disconnect', () => process.exit(0));
  * computed path, so the repository's typecheck, which leaves that folder out, never reads it.
  */
 async function startPeer(peer: Peer): Promise<Listening> {
-  const app = (await import(join(__dirname, '..', 'peers', `${peer}-app.ts`))) as Record<string, (db: typeof knex) => Promise<Listening>>;
-  return app[`start${peer[0].toUpperCase()}${peer.slice(1)}`](knex);
+  if (peer === 'feathers') {
+    const app = (await import(join(__dirname, '..', 'peers', 'feathers-app.ts'))) as { startFeathers(db: typeof knex): Promise<Listening> };
+    return app.startFeathers(knex);
+  }
+  // Nest runs from tsc's output (decorator metadata), built by the peers suite.
+  const app = (await import(join(__dirname, '..', 'peers', 'dist', 'nest-app.js'))) as { startNest(...args: unknown[]): Promise<Listening> };
+  const listening = await app.startNest(config.engine, config.connection, sent);
+  listening.server.prependListener('request', (_req, res) => {
+    open++;
+    res.once('close', () => open--);
+  });
+  return listening;
 }
 
 const start = config.limited
   ? startLimited(config.limited, knex)
-  : config.side === 'feathers'
+  : config.side === 'feathers' || config.side === 'nest'
     ? startPeer(config.side)
     : config.side === 'crudsmith'
     ? startCrudsmith(config.framework, knex)
