@@ -32,7 +32,7 @@ export class AdminAuth {
   private readonly lockout: Lockout;
 
   constructor(
-    private readonly settings: { mount: string; secretKey: string; secure: boolean; now: () => number },
+    private readonly settings: { mount: string; secretKey: () => Promise<string>; secure: boolean; now: () => number },
     parts: { users: AdminUsers; sessions: SessionManager; passwords: PasswordHasher; lockout: Lockout },
   ) {
     ({ users: this.users, sessions: this.sessions, passwords: this.passwords, lockout: this.lockout } = parts);
@@ -56,18 +56,18 @@ export class AdminAuth {
   }
 
   /** The pre-sign-in cookie value to use (the request's, or a new one) and the form token bound to it. */
-  prelogin(req: NeutralRequest): { value: string; token: string; cookie?: CookieToSet } {
+  async prelogin(req: NeutralRequest): Promise<{ value: string; token: string; cookie?: CookieToSet }> {
     const existing = req.cookies[this.preloginCookie];
     const value = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken(32);
     const cookie = value === existing ? undefined : this.cookie(this.preloginCookie, value, PRELOGIN_TTL);
-    return { value, token: this.preloginToken(value), cookie };
+    return { value, token: await this.preloginToken(value), cookie };
   }
 
   /** Whether a login form's `csrf_token` matches its pre-sign-in cookie. */
-  preloginValid(req: NeutralRequest): boolean {
+  async preloginValid(req: NeutralRequest): Promise<boolean> {
     const value = req.cookies[this.preloginCookie];
     const sent = (req.body as Record<string, unknown> | undefined)?.csrf_token;
-    return typeof value === 'string' && value.length > 0 && typeof sent === 'string' && safeEqual(sent, this.preloginToken(value));
+    return typeof value === 'string' && value.length > 0 && typeof sent === 'string' && safeEqual(sent, await this.preloginToken(value));
   }
 
   /**
@@ -111,8 +111,8 @@ export class AdminAuth {
     return { ...this.cookie(this.preloginCookie, '', 0), expires: new Date(0) };
   }
 
-  private preloginToken(value: string): string {
-    return createHmac('sha256', this.settings.secretKey).update(`crudsmith/admin/login-csrf/v1:${value}`).digest('base64url');
+  private async preloginToken(value: string): Promise<string> {
+    return createHmac('sha256', await this.settings.secretKey()).update(`crudsmith/admin/login-csrf/v1:${value}`).digest('base64url');
   }
 
   private cookie(name: string, value: string, maxAge: number): CookieToSet {

@@ -24,6 +24,26 @@ export interface AdminPlugin extends Plugin {
   countAdminUsers(): Promise<number>;
 }
 
+const SHORT_KEY = "admin() needs secretKey, at least 32 characters (the app's SECRET_KEY)";
+
+// The key, asked for once (a function may read it from where the deployment keeps it).
+function secretKeyOf(given: AdminOptions['secretKey']): () => Promise<string> {
+  if (typeof given === 'string') {
+    if (given.length < 32) throw new AdminDependencyError(SHORT_KEY);
+    return async () => given;
+  }
+  if (typeof given !== 'function') throw new AdminDependencyError(SHORT_KEY);
+  let found: Promise<string> | undefined;
+  return () =>
+    (found ??= Promise.resolve(given()).then((key) => {
+      if (typeof key !== 'string' || key.length < 32) throw new AdminDependencyError(SHORT_KEY);
+      return key;
+    }).catch((error: unknown) => {
+      found = undefined;
+      throw error;
+    }));
+}
+
 function mountOf(path: string | undefined): string {
   const mount = (path ?? '/admin').replace(/\/+$/, '');
   if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(mount)) throw new AdminSchemaError(`admin mountPath must be a path such as /admin, got '${path}'`);
@@ -37,9 +57,7 @@ function mountOf(path: string | undefined): string {
  */
 export function admin(options: AdminOptions): AdminPlugin {
   if (!options || typeof options.knex !== 'function') throw new AdminDependencyError('admin() needs knex: the database its users, sessions and models live in');
-  if (typeof options.secretKey !== 'string' || options.secretKey.length < 32) {
-    throw new AdminDependencyError('admin() needs secretKey, at least 32 characters (the app\'s SECRET_KEY)');
-  }
+  const secretKey = secretKeyOf(options.secretKey);
   if (!options.models || typeof options.models !== 'object') throw new AdminDependencyError('admin() needs models: the model views, by name');
   const mount = mountOf(options.mountPath);
   const knex: Knex = options.knex;
@@ -61,7 +79,7 @@ export function admin(options: AdminOptions): AdminPlugin {
   const passwords = new PasswordHasher({ rounds: options.bcryptRounds ?? 12 }, new HashPool(options.hashing));
   const users = new AdminUsers(knex, tables.users);
   const lockout = new Lockout(knex, tables.loginFailures, options.lockout);
-  const auth = new AdminAuth({ mount, secretKey: options.secretKey, secure, now: Date.now }, { users, sessions, passwords, lockout });
+  const auth = new AdminAuth({ mount, secretKey, secure, now: Date.now }, { users, sessions, passwords, lockout });
   const ctx: AdminContext = {
     knex,
     mount,
@@ -71,6 +89,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     assets: new Assets(),
     views,
     exactCountLimit: options.exactCountLimit ?? 100_000,
+    logger: options.logger ?? { error: (message, error) => console.error(message, error) },
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);
   const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts)];

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { ErrorLogger } from '@crudsmith/core';
 import type { AdminAuth, AdminPrincipal } from './admin-auth';
 import type { Assets } from './assets';
 import type { ResolvedView } from './model-view';
@@ -14,6 +15,7 @@ export interface AdminContext {
   assets: Assets;
   views: Map<string, ResolvedView>;
   exactCountLimit: number;
+  logger: ErrorLogger;
 }
 
 /** What the layout of every page reads. */

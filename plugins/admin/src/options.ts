@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { HashingOptions, LockoutOptions, ModelClass, SchemaLike } from '@crudsmith/core';
+import type { ErrorLogger, HashingOptions, LockoutOptions, ModelClass, SchemaLike } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 
 /** What the admin may do with a model's rows. */
@@ -53,8 +53,8 @@ export interface AdminOptions {
   mountPath?: string;
   /** The models, by the name used in their URLs (`items` → `/admin/items/`). */
   models: Record<string, ModelView>;
-  /** Signs the pre-sign-in CSRF token (at least 32 characters; the app's SECRET_KEY). */
-  secretKey: string;
+  /** Signs the pre-sign-in CSRF token (at least 32 characters; the app's SECRET_KEY), or a function answering it (asked once). */
+  secretKey: string | (() => string | Promise<string>);
   /** Send cookies over HTTPS only (default false; set it in production). */
   secureCookies?: boolean;
   /** Sessions and their limits. */
@@ -69,6 +69,8 @@ export interface AdminOptions {
   theme?: AdminTheme;
   /** Rows past which the dashboard shows an estimated count on PostgreSQL and MariaDB (default 100 000). */
   exactCountLimit?: number;
+  /** Where an error no page expected is reported (its page says nothing of it); default `console`. */
+  logger?: ErrorLogger;
   /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`). */
   tables?: { users?: string; sessions?: string; loginFailures?: string };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
+import { createRequest } from '@crudsmith/core/adapter';
 import { admin, AdminDependencyError, AdminModelTypeError, AdminSchemaError, type AdminOptions, type ModelView } from '@crudsmith/admin';
 import { Gadget, Item, ItemCreate, ItemUpdate, SECRET } from './fixture';
 
@@ -39,5 +40,19 @@ describe('admin() at startup', () => {
   it('refuses missing dependencies: knex, a secret key of 32 characters (AdminDependencyError)', () => {
     expect(() => admin({ secretKey: SECRET, models: { items } } as unknown as AdminOptions)).toThrow(AdminDependencyError);
     expect(() => build({ items }, { secretKey: 'short' })).toThrow(AdminDependencyError);
+  });
+});
+
+describe('admin() secretKey as a function', () => {
+  it('is asked once and checked when first used', async () => {
+    let asked = 0;
+    const plugin = build({ items }, { secretKey: () => (asked++, SECRET) });
+    const login = plugin.routes!.find((r) => r.operation === 'admin_login_page')!;
+    const request = () => createRequest({ method: 'GET', path: '/admin/login', query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' });
+    expect((await login.handler(request())).status).toBe(200);
+    expect((await login.handler(request())).status).toBe(200);
+    expect(asked).toBe(1);
+    const short = build({ items }, { secretKey: async () => 'short' }).routes!.find((r) => r.operation === 'admin_login_page')!;
+    expect((await short.handler(request())).status).toBe(500);
   });
 });

@@ -7,8 +7,8 @@ import { render } from '../templates';
 /** `GET {mount}`, `GET/POST {mount}/login`, `GET {mount}/logout`. */
 export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
   const { mount, auth } = ctx;
-  const loginPage = (req: NeutralRequest, status: number, page: { message?: string; username?: string; headers?: Record<string, string> } = {}) => {
-    const prelogin = auth.prelogin(req);
+  const loginPage = async (req: NeutralRequest, status: number, page: { message?: string; username?: string; headers?: Record<string, string> } = {}) => {
+    const prelogin = await auth.prelogin(req);
     const body = render('login', { ...layoutLocals(ctx, null, 'Sign in'), csrfToken: prelogin.token, message: page.message ?? null, username: page.username ?? '' });
     return html(status, body, { authenticated: false, headers: page.headers, cookies: prelogin.cookie ? [prelogin.cookie] : undefined });
   };
@@ -45,7 +45,7 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
       dependencies: [],
       async handler(req) {
         try {
-          if (!auth.preloginValid(req)) {
+          if (!(await auth.preloginValid(req))) {
             return loginPage(req, 403, { message: 'The sign-in form has expired or did not come from this site; please try again.' });
           }
           const body = (req.body ?? {}) as Record<string, unknown>;

@@ -14,8 +14,9 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
     let env: AdminEnv;
     let client: Client;
     let uids: string[];
+    const logged: string[] = [];
     beforeAll(async () => {
-      env = await startAdminApp(harness, engine);
+      env = await startAdminApp(harness, engine, { logger: { error: (message) => void logged.push(message) } });
       uids = await seed(env.db, 23);
       client = await env.signedIn();
     });
@@ -138,6 +139,7 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
         expect(page.text).toContain('Something went wrong');
         expect(page.text).not.toMatch(/select|gadgets_away|no such table|does not exist/i);
         expect(page.text).not.toContain('0 rows');
+        expect(logged.some((line) => line.startsWith('admin GET /admin/gadgets/ failed'))).toBe(true);
       } finally {
         await env.db.knex.schema.renameTable('gadgets_away', 'gadgets');
       }
