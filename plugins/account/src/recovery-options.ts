@@ -29,6 +29,8 @@ export interface RecoveryOptions {
   tokenSeconds?: { verify?: number; reset?: number; change?: number };
   /** Most calls of the request routes per client address in a window (default 5 an hour); false for none. */
   requestRateLimit?: { limit: number; periodSeconds: number } | false;
+  /** Most deliveries in flight at once (default 100); beyond, a request's message is dropped and logged, its answer unchanged. */
+  maxPendingDeliveries?: number;
   /** Default: console. */
   logger?: RecoveryLogger;
 }

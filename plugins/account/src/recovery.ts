@@ -109,6 +109,11 @@ export class Recovery {
    * kept out of the log; tokens never enter it.
    */
   background(purpose: string, recipient: string, work: () => Promise<void>): void {
+    // Bounded: a flood from many addresses cannot pile up connections to the mail server.
+    if (this.pending.size >= (this.options.maxPendingDeliveries ?? 100)) {
+      this.logger.warn('account: a recovery message was dropped: too many deliveries in flight', { purpose });
+      return;
+    }
     const task = work()
       .catch((error: unknown) => {
         const { code, responseCode } = (error ?? {}) as { code?: unknown; responseCode?: unknown };

@@ -115,6 +115,23 @@ function deliveryTests(harness: AdapterHarness): void {
         expect(await slow.to('sloane@example.com')).toHaveLength(1);
       });
 
+      it('keeps at most maxPendingDeliveries in flight, dropping (and logging) the rest with the same answer', async () => {
+        const dropped: Logged[] = [];
+        const bounded = await startAccountApp(harness, 'sqlite', recovery(slow.transport, dropped, { maxPendingDeliveries: 1 }));
+        try {
+          await bounded.user('bea');
+          const answers = [];
+          for (let i = 0; i < 3; i++) answers.push(await bounded.client().request('POST', '/auth/password/reset-request', { json: { email: 'bea@example.com' } }));
+          expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+          expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+          await bounded.auth.settled();
+          expect(await slow.to('bea@example.com')).toHaveLength(1);
+          expect(dropped.map((d) => d.message)).toEqual(['account: a recovery message was dropped: too many deliveries in flight', 'account: a recovery message was dropped: too many deliveries in flight']);
+        } finally {
+          await bounded.close();
+        }
+      });
+
       it('answers an unreachable server exactly as an unknown account, and logs the failure without token or address', async () => {
         const dead = smtpTransport(`smtp://127.0.0.1:${await closedPort()}`, { timeoutMs: 2000 });
         const failing: Logged[] = [];
