@@ -12,7 +12,9 @@ import { warmUp, type ServerProcess } from './server';
 export const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
 const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
 /** The rows measured, by their first word (`BENCH_HTTP_OPERATIONS=create,update` to run fewer). */
-export const OPERATIONS = (process.env.BENCH_HTTP_OPERATIONS ?? 'read,list,create,update').split(',');
+export const OPERATIONS = (process.env.BENCH_HTTP_OPERATIONS ?? 'read,list,deep,create,update').split(',');
+/** Where the deep offset pages start: nine tenths into the table, in price order. */
+const DEEP = () => Math.floor(ROWS * 0.9);
 
 /** An operation: its row's name, and a factory of its request sequence. */
 export interface Operation {
@@ -20,7 +22,7 @@ export interface Operation {
   kind: () => RequestKind;
 }
 
-/** The four operations, each a factory of request sequences (the same sequence for each side). */
+/** The operations, each a factory of request sequences (the same sequence for each side). */
 export function operations(activeIds: number[]): Operation[] {
   const randomId = (random: () => number) => activeIds[Math.floor(random() * activeIds.length)];
   let created = 0;
@@ -29,6 +31,11 @@ export function operations(activeIds: number[]): Operation[] {
     {
       name: `list ${20} + filter + sort`,
       kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?category=c${n++ % CATEGORIES}${PAGE}` }) }; },
+    },
+    {
+      name: 'deep offset page of 20',
+      // The whole table by price: an offset page costs what it skips, on every side.
+      kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?sort=-price&offset=${DEEP() + (n++ % 10) * 20}&limit=20` }) }; },
     },
     {
       name: 'create',
