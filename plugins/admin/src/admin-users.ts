@@ -61,7 +61,19 @@ export class AdminUsers {
     }
   }
 
-  /** How many admin users there are (the example creates the first one when there is none). */
+  /** Every admin user (at most 1000), by id, with when each was created. */
+  async list(): Promise<(AdminUser & { createdAt: Date })[]> {
+    const rows = await this.knex(this.table).orderBy('id').limit(1000).select('id', 'username', 'created_at');
+    return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), username: String(r.username), createdAt: new Date(Number(r.created_at)) }));
+  }
+
+  /** One admin user by id, or null. */
+  async byId(id: number): Promise<AdminUser | null> {
+    const row = await this.knex(this.table).where({ id }).first('id', 'username');
+    return row ? { id: Number(row.id), username: String(row.username) } : null;
+  }
+
+    /** How many admin users there are (the example creates the first one when there is none). */
   async count(): Promise<number> {
     const row = await this.knex(this.table).count({ n: '*' }).first();
     return Number(row?.n ?? 0);

@@ -11,6 +11,7 @@ import type { AdminOptions } from './options';
 import { authRoutes } from './routes/auth-routes';
 import { bulkDeleteRoute } from './routes/bulk-delete';
 import { formRoutes } from './routes/forms';
+import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
 import { RowCounts } from './row-counts';
 
@@ -92,7 +93,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     logger: options.logger ?? { error: (message, error) => console.error(message, error) },
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);
-  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts)];
+  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts), ...managementRoutes(ctx)];
   for (const view of views.values()) {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
     routes.push(...formRoutes(ctx, view, counts));
@@ -113,7 +114,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     migrations,
     sessionManager: sessions,
     async createAdminUser(username, password) {
-      if ([...normalizePassword(password)].length < 8) throw new AdminSchemaError('An admin password must be at least 8 characters');
+      if ([...normalizePassword(password)].length < ADMIN_PASSWORD_MIN) throw new AdminSchemaError(`An admin password must be at least ${ADMIN_PASSWORD_MIN} characters`);
       return users.insert(username, await passwords.hash(password), Date.now());
     },
     countAdminUsers: () => users.count(),

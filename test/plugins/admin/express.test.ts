@@ -2,6 +2,7 @@ import { expressHarness } from '../../adapters/express-harness';
 import { bulkDeleteArea } from './areas/bulk-delete';
 import { csrfArea } from './areas/csrf';
 import { formsArea } from './areas/forms';
+import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
 
@@ -11,3 +12,4 @@ csrfArea(expressHarness, 'sqlite');
 pagesArea(expressHarness, 'sqlite');
 formsArea(expressHarness, 'sqlite');
 bulkDeleteArea(expressHarness, 'sqlite');
+managementArea(expressHarness, 'sqlite');

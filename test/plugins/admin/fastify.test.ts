@@ -2,6 +2,7 @@ import { fastifyHarness } from '../../adapters/fastify-harness';
 import { bulkDeleteArea } from './areas/bulk-delete';
 import { csrfArea } from './areas/csrf';
 import { formsArea } from './areas/forms';
+import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
 
@@ -11,3 +12,4 @@ csrfArea(fastifyHarness, 'sqlite');
 pagesArea(fastifyHarness, 'sqlite');
 formsArea(fastifyHarness, 'sqlite');
 bulkDeleteArea(fastifyHarness, 'sqlite');
+managementArea(fastifyHarness, 'sqlite');

@@ -3,6 +3,7 @@ import { ENGINES } from '../../fixtures/db';
 import { bulkDeleteArea } from './areas/bulk-delete';
 import { csrfArea } from './areas/csrf';
 import { formsArea } from './areas/forms';
+import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
 
@@ -13,4 +14,5 @@ for (const engine of ENGINES) {
   pagesArea(koaHarness, engine);
   formsArea(koaHarness, engine);
   bulkDeleteArea(koaHarness, engine);
+  managementArea(koaHarness, engine);
 }

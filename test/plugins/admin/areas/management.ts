@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdapterHarness } from '../../../adapters/conformance';
+import type { Engine } from '../../../fixtures/db';
+import { ADMIN, startAdminApp, type AdminEnv, type Client } from '../fixture';
+
+/** The admin's own users and sessions, as pages of the admin. */
+export function managementArea(harness: AdapterHarness, engine: Engine): void {
+  describe(`admin users and sessions pages on ${harness.name} / ${engine}`, () => {
+    let env: AdminEnv;
+    let client: Client;
+    beforeAll(async () => {
+      env = await startAdminApp(harness, engine);
+      client = await env.signedIn();
+    });
+    afterAll(async () => env?.close());
+
+    const base = '/admin/management/admin-users';
+
+    it('lists the admin users with their live sessions', async () => {
+      const page = await client.get(`${base}/`);
+      expect(page.status).toBe(200);
+      expect(page.text).toMatch(new RegExp(`<td>${ADMIN.username}</td><td>[^<]+</td><td><a href="${base}/\\d+/sessions">1</a>`));
+      expect(page.text).not.toMatch(/\$2[aby]\$/);
+    });
+
+    it('adds an admin user who can sign in; a short password is 422, a taken name 409', async () => {
+      expect((await client.postForm(`${base}/`, { username: 'second', password: 'short' })).status).toBe(422);
+      expect((await client.postForm(`${base}/`, { username: 'second', password: 'a second long password' })).status).toBe(303);
+      expect((await client.postForm(`${base}/`, { username: 'SECOND', password: 'a second long password' })).status).toBe(409);
+      expect((await env.client().login('second', 'a second long password')).status).toBe(303);
+    });
+
+    it('ends another session by its handle; that cookie stops working, this one goes on', async () => {
+      const other = await env.signedIn();
+      const [user] = await env.db.knex('admin_users').where({ username: ADMIN.username }).select('id');
+      const page = await client.get(`${base}/${user.id}/sessions`);
+      const handles = [...page.text.matchAll(/<tr data-handle="([^"]+)"/g)].map((m) => m[1]);
+      expect(handles.length).toBeGreaterThanOrEqual(2);
+      expect(page.text).toContain('End (this session)');
+      const ours = /<tr data-handle="([^"]+)">(?:(?!<\/tr>).)*End \(this session\)/.exec(page.text)![1];
+      for (const handle of handles.filter((h) => h !== ours)) {
+        expect((await client.postForm(`${base}/${user.id}/sessions/${handle}/revoke`, {})).status).toBe(303);
+      }
+      expect((await other.get('/admin/')).status).toBe(303);
+      expect((await client.get('/admin/')).status).toBe(200);
+    });
+
+    it('answers 404 for an unknown user or session handle, and 403 without the CSRF token', async () => {
+      expect((await client.get(`${base}/999999/sessions`)).status).toBe(404);
+      const [user] = await env.db.knex('admin_users').where({ username: ADMIN.username }).select('id');
+      expect((await client.postForm(`${base}/${user.id}/sessions/nohandle/revoke`, {})).status).toBe(404);
+      expect((await client.request('POST', `${base}/`, { form: { username: 'third', password: 'a third long password' } })).status).toBe(403);
+    });
+  });
+}
