@@ -88,6 +88,6 @@ export interface DeleteOptions extends WriteOptions {
 /** Options of update. */
 export interface UpdateOptions extends WriteOptions {
   filters: Filters;
-  /** Re-read and answer the updated row(s) in this shape. */
+  /** Answer the updated row(s) in this shape: through RETURNING where the engine has it, else read again. */
   schemaToSelect?: SchemaLike;
 }
