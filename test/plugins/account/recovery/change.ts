@@ -48,6 +48,14 @@ export function changeTests(suite: RecoveryEnv): void {
       expect((await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token } })).status).toBe(400);
     });
 
+    it('takes a bearer token as well (no CSRF header on that path)', async () => {
+      await suite.env.user('bert');
+      const tokens = (await suite.env.client().request('POST', '/auth/token', { form: { username: 'bert', password: PASSWORD } })).body;
+      const res = await suite.env.client().request('POST', '/auth/email/change-request', { json: { new_email: 'bert.new@example.com', password: PASSWORD }, headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect(res.status).toBe(202);
+      expect(await suite.mailsTo('bert.new@example.com')).toHaveLength(1);
+    });
+
     it('answers a taken address exactly as a free one, and mails no link to it', async () => {
       await suite.env.user('taken');
       const { c } = await signedIn('claire');

@@ -1,4 +1,5 @@
 // POST /email/verify-request and /email/verify-confirm.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { clock } from '../fixture';
 import { tokenOf } from './mailboxes';
@@ -37,6 +38,25 @@ export function verifyTests(suite: RecoveryEnv): void {
       // Verified already: no further link is mailed.
       await c.request('POST', '/auth/email/verify-request', { json: { email: 'vince@example.com' } });
       expect(await suite.mailsTo('vince@example.com')).toHaveLength(1);
+    });
+
+    it('stores only a hash of the token, bound to its purpose and account', async () => {
+      const id = await suite.env.user('hasher');
+      await suite.env.client().request('POST', '/auth/email/verify-request', { json: { email: 'hasher@example.com' } });
+      const token = tokenOf((await suite.mailsTo('hasher@example.com'))[0]);
+      const rows = await suite.env.db.knex('account_tokens').where('user_id', String(id));
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ purpose: 'verify', token_hash: createHash('sha256').update(token).digest('hex') });
+      expect(JSON.stringify(rows)).not.toContain(token);
+    });
+
+    it('mails nobody for a soft-deleted account', async () => {
+      const id = await suite.env.user('deleted1');
+      await suite.env.db.knex('users').where('id', id).update({ is_deleted: true });
+      const res = await suite.env.client().request('POST', '/auth/email/verify-request', { json: { email: 'deleted1@example.com' } });
+      expect(res.status).toBe(202);
+      await suite.env.client().request('POST', '/auth/password/reset-request', { json: { email: 'deleted1@example.com' } });
+      expect(await suite.mailsTo('deleted1@example.com')).toEqual([]);
     });
 
     it('drops a redirect_to that could leave the site', async () => {
