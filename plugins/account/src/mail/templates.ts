@@ -2,7 +2,7 @@ import pug from 'pug';
 import { ConfigurationError } from '@crudsmith/core';
 
 /** The e-mails the plugin sends. */
-export type MailKind = 'verify' | 'reset' | 'change' | 'changed';
+export type MailKind = 'verify' | 'reset' | 'change' | 'changed' | 'taken';
 
 /** One e-mail's templates, each pug source: the subject and the text body are plain text (`| line`), the HTML body markup. */
 export interface MailTemplate {
@@ -47,6 +47,11 @@ const DEFAULTS: Record<MailKind, MailTemplate> = {
     subject: '| Your !{appName} e-mail address was changed',
     text: '| Hello !{username},\n|\n| The e-mail address of your account is now !{newAddress}; this address (!{address}) no longer signs in.\n| If you did not make this change, reset your password and contact us.\n',
     html: 'p Hello #{username},\np The e-mail address of your account is now #{newAddress}; this address (#{address}) no longer signs in.\np If you did not make this change, reset your password and contact us.\n',
+  },
+  taken: {
+    subject: '| Someone tried to use your e-mail address at !{appName}',
+    text: '| Hello,\n|\n| Another !{appName} account asked to change its address to !{address}, which is already yours. Nothing changed, and no link was sent.\n| If this was you, sign in to the account that holds this address instead.\n',
+    html: 'p Hello,\np Another #{appName} account asked to change its address to #{address}, which is already yours. Nothing changed, and no link was sent.\np If this was you, sign in to the account that holds this address instead.\n',
   },
 };
 

@@ -31,8 +31,11 @@ export function emailChangeRoutes(core: AccountCore, recovery: Recovery, email: 
       await core.signIn('', password, { row, client: req.clientAddress }).catch((error: unknown) => {
         throw error instanceof UnauthorizedError ? new UnauthorizedError('Current password is incorrect') : error;
       });
-      // A taken address is answered as a free one, and gets no link: nothing tells who holds it.
+      // A taken address is answered as a free one and gets no link, only a notice to its
+      // owner: nothing tells the caller who holds it.
       recovery.background('change', wanted, async () => {
+        const holder = await users.findForLogin(wanted);
+        if (holder && users.idOf(holder) !== users.idOf(row)) return recovery.sendNotice('taken', holder, String(holder[email]), wanted);
         if (await users.taken(email, wanted, users.idOf(row))) return;
         await recovery.sendToken('change', row, wanted, { email: wanted, ...(redirect ? { redirect_to: redirect } : {}) });
       });

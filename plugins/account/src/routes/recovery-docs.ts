@@ -45,7 +45,7 @@ export function recoveryDocs(core: AccountCore, recovery: Recovery, signedIn: Ro
       securitySchemes: signedIn.securitySchemes,
       requestBody: object({ new_email: { ...column(users.columns.email ?? ''), format: 'email' }, password: text({ description: 'The current password' }), redirect_to: redirectTo }, ['new_email', 'password']),
       responses: {
-        '202': ok('A link goes to the new address, unless another account holds it (answered the same)', MESSAGE),
+        '202': ok('A link goes to the new address; when another account holds it (answered the same), its owner gets a notice without a link', MESSAGE),
         '400': error('The account has no password', 'This account has no usable password; use /set-password'),
         '401': error('Not signed in, or the password is wrong (counts toward the lockout)', 'Not authenticated', 'Current password is incorrect'),
         '403': error('A session request without the CSRF header', 'CSRF token missing or invalid'),
