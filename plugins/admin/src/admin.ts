@@ -10,6 +10,7 @@ import { checkReferences, resolveView, type ResolvedView } from './model-view';
 import type { AdminOptions } from './options';
 import { authRoutes } from './routes/auth-routes';
 import { bulkDeleteRoute } from './routes/bulk-delete';
+import { crudApiRoutes } from './routes/crud-api';
 import { formRoutes } from './routes/forms';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
@@ -98,6 +99,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
     routes.push(...formRoutes(ctx, view, counts));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
+    routes.push(...crudApiRoutes(ctx, view, counts));
   }
   const migrations: MigrationSet = {
     name: 'admin',

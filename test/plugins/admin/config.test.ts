@@ -14,7 +14,8 @@ describe('admin() at startup', () => {
     const plugin = build({ items, gadgets: { model: Gadget, allowedActions: ['view'], createSchema: ['label'], updateSchema: ['label'] } });
     const paths = plugin.routes!.map((r) => `${r.method} ${r.path}`);
     expect(paths).toEqual(expect.arrayContaining(['GET /admin/items/', 'POST /admin/items/form_create', 'DELETE /admin/items/bulk-delete', 'GET /admin/gadgets/']));
-    expect(paths.filter((p) => p.includes('/gadgets/'))).toEqual(['GET /admin/gadgets/', 'GET /admin/gadgets/get_model_list']);
+    expect(paths.filter((p) => p.includes(' /admin/gadgets/'))).toEqual(['GET /admin/gadgets/', 'GET /admin/gadgets/get_model_list']);
+    expect(paths.filter((p) => p.includes(' /admin/crud/gadgets')).sort()).toEqual(['GET /admin/crud/gadgets', 'GET /admin/crud/gadgets/:id']);
   });
 
   it('refuses a schema field that is not a column of the model (AdminSchemaError)', () => {
@@ -52,7 +53,9 @@ describe('admin() secretKey as a function', () => {
     expect((await login.handler(request())).status).toBe(200);
     expect((await login.handler(request())).status).toBe(200);
     expect(asked).toBe(1);
-    const short = build({ items }, { secretKey: async () => 'short' }).routes!.find((r) => r.operation === 'admin_login_page')!;
+    const logged: string[] = [];
+    const short = build({ items }, { secretKey: async () => 'short', logger: { error: (message) => void logged.push(message) } }).routes!.find((r) => r.operation === 'admin_login_page')!;
     expect((await short.handler(request())).status).toBe(500);
+    expect(logged).toEqual(['admin GET /admin/login failed']);
   });
 });

@@ -1,5 +1,6 @@
 import { expressHarness } from '../../adapters/express-harness';
 import { bulkDeleteArea } from './areas/bulk-delete';
+import { crudApiArea } from './areas/crud-api';
 import { csrfArea } from './areas/csrf';
 import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
@@ -13,3 +14,4 @@ pagesArea(expressHarness, 'sqlite');
 formsArea(expressHarness, 'sqlite');
 bulkDeleteArea(expressHarness, 'sqlite');
 managementArea(expressHarness, 'sqlite');
+crudApiArea(expressHarness, 'sqlite');

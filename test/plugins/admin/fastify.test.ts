@@ -1,5 +1,6 @@
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { bulkDeleteArea } from './areas/bulk-delete';
+import { crudApiArea } from './areas/crud-api';
 import { csrfArea } from './areas/csrf';
 import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
@@ -13,3 +14,4 @@ pagesArea(fastifyHarness, 'sqlite');
 formsArea(fastifyHarness, 'sqlite');
 bulkDeleteArea(fastifyHarness, 'sqlite');
 managementArea(fastifyHarness, 'sqlite');
+crudApiArea(fastifyHarness, 'sqlite');

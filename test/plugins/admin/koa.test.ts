@@ -1,6 +1,7 @@
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES } from '../../fixtures/db';
 import { bulkDeleteArea } from './areas/bulk-delete';
+import { crudApiArea } from './areas/crud-api';
 import { csrfArea } from './areas/csrf';
 import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
@@ -15,4 +16,5 @@ for (const engine of ENGINES) {
   formsArea(koaHarness, engine);
   bulkDeleteArea(koaHarness, engine);
   managementArea(koaHarness, engine);
+  crudApiArea(koaHarness, engine);
 }
