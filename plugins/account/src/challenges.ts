@@ -19,6 +19,8 @@ export interface ChallengeRecord {
   /** `sign-in`: the account has two-factor; `setup`: it must enroll first (its new secret is `secret`). */
   purpose: 'sign-in' | 'setup';
   intent: SignInIntent;
+  /** The account's token_version when its first factor passed: a password change since kills the challenge. */
+  tokenVersion: number;
   /** Setup challenges: the new TOTP secret, sealed. */
   secret: string | null;
   expiresAt: number;
@@ -79,7 +81,8 @@ export class KnexChallengeStore implements ChallengeStore {
       id_hash: hashSecret(token),
       user_id: record.userId,
       purpose: record.purpose,
-      intent: JSON.stringify(record.intent),
+      // The intent and the token version, as one JSON text.
+      intent: JSON.stringify({ intent: record.intent, tokenVersion: record.tokenVersion }),
       secret: record.secret,
       attempts: 0,
       expires_at: record.expiresAt,
@@ -116,10 +119,12 @@ export class KnexChallengeStore implements ChallengeStore {
 }
 
 function toRecord(row: Record<string, unknown>): ChallengeRecord {
+  const { intent, tokenVersion } = JSON.parse(String(row.intent)) as { intent: SignInIntent; tokenVersion: number };
   return {
     userId: String(row.user_id),
     purpose: row.purpose === 'setup' ? 'setup' : 'sign-in',
-    intent: JSON.parse(String(row.intent)) as SignInIntent,
+    intent,
+    tokenVersion,
     secret: row.secret === null || row.secret === undefined ? null : String(row.secret),
     expiresAt: Number(row.expires_at),
   };

@@ -9,7 +9,7 @@ import { ENGINES, openDatabase, type TestDatabase } from '../../fixtures/db';
 import { describeRedis, testClient, uniquePrefix } from '../rate-limit/redis-fixture';
 
 const NOW = 1_700_000_000_000;
-const record = (userId = '7'): ChallengeRecord => ({ userId, purpose: 'sign-in', intent: { transport: 'bearer', scope: 'items:read' }, secret: null, expiresAt: NOW + 300_000 });
+const record = (userId = '7'): ChallengeRecord => ({ userId, purpose: 'sign-in', intent: { transport: 'bearer', scope: 'items:read' }, tokenVersion: 3, secret: null, expiresAt: NOW + 300_000 });
 
 function contract(store: () => ChallengeStore): void {
   it('finds a challenge by its token only, and peeking counts nothing', async () => {

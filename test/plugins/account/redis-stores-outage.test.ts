@@ -20,7 +20,7 @@ const session: SessionRecord = {
   idHash: 'h'.repeat(64), handle: 'handle', userId: '7', data: {}, createdAt: now, lastSeenAt: now,
   idleExpiresAt: now + 60_000, absoluteExpiresAt: now + 600_000, userAgent: null, ipAddress: null,
 };
-const challenge: ChallengeRecord = { userId: '7', purpose: 'sign-in', intent: { transport: 'bearer', scope: 'items:read' }, secret: null, expiresAt: now + 300_000 };
+const challenge: ChallengeRecord = { userId: '7', purpose: 'sign-in', intent: { transport: 'bearer', scope: 'items:read' }, tokenVersion: 0, secret: null, expiresAt: now + 300_000 };
 
 async function expectUnavailable(run: () => Promise<unknown>): Promise<void> {
   const started = Date.now();

@@ -23,7 +23,7 @@ export async function finishSignIn(core: AccountCore, req: NeutralRequest, row: 
   if (!enabled && !setup) return completeSignIn(core, req, row, intent);
   const now = core.now();
   const challenge = await mfa.challenges.create(
-    { userId: String(core.users.idOf(row)), purpose: setup ? 'setup' : 'sign-in', intent, secret: setup ? await mfa.seal(row, newTotpSecret()) : null, expiresAt: now + mfa.challengeMs },
+    { userId: String(core.users.idOf(row)), purpose: setup ? 'setup' : 'sign-in', intent, tokenVersion: core.users.tokenVersionOf(row), secret: setup ? await mfa.seal(row, newTotpSecret()) : null, expiresAt: now + mfa.challengeMs },
     now,
   );
   const json: Record<string, unknown> = { mfa_required: true, challenge, expires_in: Math.floor(mfa.challengeMs / 1000) };
@@ -53,8 +53,8 @@ export async function verifyChallenge(core: AccountCore, req: NeutralRequest, to
   const record = validToken(token) ? await challenges.attempt(token, core.now()) : null;
   if (!record) throw new BadRequestError(BAD_CHALLENGE);
   const row = await core.users.findById(record.userId);
-  // The account was deleted since the password was checked.
-  if (!row) throw new BadRequestError(BAD_CHALLENGE);
+  // The account was deleted, or its password changed (every sign-in ended), since the first factor passed.
+  if (!row || core.users.tokenVersionOf(row) !== record.tokenVersion) throw new BadRequestError(BAD_CHALLENGE);
   const enrolled = record.purpose === 'setup' && record.secret ? await mfa.enrollFromChallenge(row, record.secret, code) : null;
   if (!enrolled) await mfa.checkCode(row, code);
   if (!(await challenges.consume(token, core.now()))) throw new BadRequestError(BAD_CHALLENGE);

@@ -54,6 +54,13 @@ export function challengeTests(suite: { env: AccountEnv }): void {
       expect((await verify(c, late, await codeNow(secret))).status).toBe(400);
     });
 
+    it('a password change since the challenge began kills it (400)', async () => {
+      const { client, secret } = await enrolledUser(suite.env, 'changedpw');
+      const challenge = await challengeFor(suite.env.client(), 'changedpw');
+      expect((await client.post('/auth/change-password', { current_password: PASSWORD, new_password: 'a different passphrase' })).status).toBe(200);
+      expect((await verify(suite.env.client(), challenge, await codeNow(secret))).status).toBe(400);
+    });
+
     it('a challenge dies after 5 wrong codes', async () => {
       const { secret } = await enrolledUser(suite.env, 'fivewrong');
       const c = suite.env.client();
