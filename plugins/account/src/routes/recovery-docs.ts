@@ -18,7 +18,7 @@ export function recoveryDocs(core: AccountCore, recovery: Recovery, signedIn: Ro
   const limited = { ...error('Too many request-route calls from this address', 'Too many requests from this address; try again later'), headers: RETRY_AFTER };
   const refused = error('Unknown, expired or used token, or one the account has moved past (its password or address changed)', TOKEN_REFUSED);
   const confirmedAnswer = (what: string) => ok(what, object({ message: text(), redirect_to: text({ description: 'The redirect_to of the request, when it had a valid one' }) }, ['message']));
-  const requestBody = object({ [recovery.factor]: factor, redirect_to: redirectTo }, [recovery.factor], { additionalProperties: false });
+  const requestBody = object({ [recovery.factor]: factor, redirect_to: redirectTo }, [recovery.factor]);
   const request = (what: string): RouteDocPart => ({
     requestBody,
     responses: { '202': acceptedAnswer, '422': validation(`the ${recovery.factor} is missing, too long or malformed — ${what}`), '429': limited },
