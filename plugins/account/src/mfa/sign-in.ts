@@ -31,6 +31,20 @@ export async function finishSignIn(core: AccountCore, req: NeutralRequest, row: 
   return { status: 200, headers: NO_STORE, json };
 }
 
+/**
+ * Where a redirecting sign-in (an OAuth callback) sends the browser once `finishSignIn`
+ * answered: `redirectTo`, or for a challenge `redirectTo#mfa_challenge=…&expires_in=…`
+ * (`&setup=1` when the account must enroll). A fragment never reaches a server or a
+ * Referer; the page reads it and posts the code to /mfa/verify.
+ */
+export function signInRedirect(redirectTo: string, answer: NeutralResult): string {
+  const json = (answer.json ?? {}) as Record<string, unknown>;
+  if (json.mfa_required !== true) return redirectTo;
+  const fragment = new URLSearchParams({ mfa_challenge: String(json.challenge), expires_in: String(json.expires_in) });
+  if (json.setup) fragment.set('setup', '1');
+  return `${redirectTo.split('#')[0]}#${fragment.toString()}`;
+}
+
 /** The credential a sign-in started: a new session (cookies and `csrf_token`), or tokens. */
 export async function completeSignIn(core: AccountCore, req: NeutralRequest, row: Row, intent: SignInIntent): Promise<NeutralResult> {
   const echo = intent.redirectTo ? { redirect_to: intent.redirectTo } : {};

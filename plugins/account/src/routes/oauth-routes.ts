@@ -2,6 +2,7 @@ import { BadRequestError, safeEqual, type NeutralRequest, type NeutralResult, ty
 import * as oidc from 'openid-client';
 import type { AccountCore } from '../account-core';
 import { clearCookie, cookie } from '../cookies';
+import { finishSignIn, signInRedirect } from '../mfa/sign-in';
 import { accountFor } from '../oauth/oauth-accounts';
 import { OAuthFlowError } from '../oauth/oauth-options';
 import type { OAuthStore } from '../oauth/oauth-store';
@@ -79,10 +80,12 @@ export function oauthRoutes(core: AccountCore, store: OAuthStore, settings: OAut
           throw new OAuthFlowError('provider_error', flow.redirectTo);
         });
         const row = await accountFor(core, store, { provider: provider.name, identity, redirectTo: flow.redirectTo });
-        const { cookies, csrfToken } = await core.startSession(req, row);
-        cookies.push(clearCookie(flowCookie, { secure: core.secure, httpOnly: true }));
-        if (json) return { status: 200, cookies, headers: { 'Cache-Control': 'no-store' }, json: { csrf_token: csrfToken, redirect_to: flow.redirectTo } };
-        return { status: 307, cookies, redirect: flow.redirectTo };
+        // For an account with two-factor: the challenge instead of a session (in redirect mode,
+        // in the fragment of redirect_to), finished at /mfa/verify.
+        const signedIn = await finishSignIn(core, req, row, { transport: 'session', redirectTo: flow.redirectTo });
+        const cookies = [...(signedIn.cookies ?? []), clearCookie(flowCookie, { secure: core.secure, httpOnly: true })];
+        if (json) return { ...signedIn, cookies };
+        return { status: 307, cookies, headers: { 'Cache-Control': 'no-store' }, redirect: signInRedirect(flow.redirectTo, signedIn) };
       } catch (error) {
         if (error instanceof OAuthFlowError) return failed(error);
         throw error;
