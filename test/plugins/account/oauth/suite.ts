@@ -1,6 +1,6 @@
 // OpenID Connect sign-in against a real provider process: new and linked users, the
 // flow's state, the provider's answers, JSON mode and moved paths.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine } from '../../../fixtures/db';
 import { clock, PASSWORD, startAccountApp, type AccountEnv } from '../fixture';
@@ -19,6 +19,9 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
     afterAll(async () => {
       await env?.close();
       await provider?.stop();
+    });
+    beforeEach(() => {
+      clock.skew = 0;
     });
 
     it('creates a user without a password for a new verified identity, signs it in, and lets it set a first password', async () => {
