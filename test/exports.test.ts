@@ -43,7 +43,7 @@ const entries: [string, object, string[]][] = [
     'Lockout', 'loginFailureMigration', 'loginLockoutsMigration',
   ]],
   ['@crudsmith/core/adapter', coreAdapter, [
-    'adapterSettings', 'bodyLimitOf', 'fallbackAt', 'answer', 'allowedMethods', 'otherMethodResult', 'runFallback',
+    'adapterSettings', 'bodyLimitOf', 'fallbackAt', 'answer', 'allowedMethods', 'otherMethodResult', 'runFallback', 'errorLoggerFor',
     'createRequest', 'runRoute', 'errorToResult',
     'readBody', 'checkJsonDepth', 'flattenHeaders', 'decodePath', 'splitUrl', 'cookiesOf', 'parseQuery',
     'toPayload', 'hasContentType',

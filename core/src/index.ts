@@ -58,7 +58,7 @@ export type { Migration, MigrationSet } from './data/migrations';
 /** The neutral HTTP contract routes are written against. */
 export type { HttpMethod, UploadedFile, Dependency, NeutralRequest, NeutralResult, CookieToSet } from './http/neutral';
 export type { RouteDescriptor, RouteDoc } from './http/route';
-export type { ErrorLogger } from './http/render-error';
+export type { ErrorContext, ErrorLogger } from './http/render-error';
 
 /** Liveness and readiness routes for probes and load balancers. */
 export { healthRoutes, knexCheck } from './http/health';

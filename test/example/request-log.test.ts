@@ -142,6 +142,8 @@ describe.each(['koa', 'express', 'fastify'])('request log of the example on %s',
       const line = await lineOf(res.id);
       expect(line).toMatchObject({ level: ERROR, method: 'GET', route: '/api/v2/items', status: 500 });
       expect(line.err?.message).toContain('no such table');
+      // Once: on the request's line, never also on a line of its own.
+      expect(app.output().split('\n').filter((text) => text.includes('no such table'))).toHaveLength(1);
     } finally {
       await knex.schema.renameTable('items_gone', 'items');
       await knex.destroy();

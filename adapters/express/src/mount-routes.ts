@@ -3,7 +3,7 @@ import type { Application, ErrorRequestHandler, Request, RequestHandler, Respons
 import { Router } from 'express';
 import { BadRequestError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  adapterSettings, allowedMethods, answer, bodyLimitOf, errorToResult, fallbackAt, otherMethodResult, runFallback, runRoute,
+  adapterSettings, allowedMethods, answer, bodyLimitOf, errorLoggerFor, errorToResult, fallbackAt, otherMethodResult, runFallback, runRoute,
   type AdapterOptions, type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import { toNeutralRequest } from './to-neutral-request';
@@ -59,15 +59,17 @@ function exchange(
   { req, res, settings }: { req: Request; res: Response; settings: AdapterSettings },
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<void> {
-  return answer({ read: () => toNeutralRequest(req, res, settings), write: (result) => writeResult(res, result, settings.logger) }, serve, settings.logger);
+  const logger = errorLoggerFor(settings.logger, req.headers);
+  return answer({ read: () => toNeutralRequest(req, res, settings), write: (result) => writeResult(res, result, logger) }, serve, logger);
 }
 
 // Errors the router raises itself before a route runs: a parameter that is not valid
 // percent-encoding (a URIError with status 400). Our own handlers never call next(error).
 function renderRouterError(settings: AdapterSettings): ErrorRequestHandler {
-  return (error, _req, res, next) => {
+  return (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const known = error instanceof URIError ? new BadRequestError('Path is not valid percent-encoded UTF-8') : error;
-    writeResult(res, errorToResult(known, settings.logger), settings.logger);
+    const logger = errorLoggerFor(settings.logger, req.headers);
+    writeResult(res, errorToResult(known, logger), logger);
   };
 }

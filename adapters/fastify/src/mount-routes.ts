@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { NeutralRequest, NeutralResult, RouteDescriptor, Fallback } from '@crudsmith/core';
 import {
-  adapterSettings, allowedMethods, answer, bodyLimitOf, errorToResult, fallbackAt, otherMethodResult, runFallback, runRoute,
+  adapterSettings, allowedMethods, answer, bodyLimitOf, errorLoggerFor, errorToResult, fallbackAt, otherMethodResult, runFallback, runRoute,
   type AdapterOptions, type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import { registerBodyParsers } from './body-parsers';
@@ -28,7 +28,7 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
     const methods = instance.supportedMethods as HTTPMethods[];
     registerBodyParsers(instance, settings.bodyLimit);
     // Errors before our handler (body parsing, the app's hooks): JSON {detail}, never Fastify's own shape.
-    instance.setErrorHandler((error, _request, reply) => writeResult(reply, errorToResult(toKnownError(error), settings.logger)));
+    instance.setErrorHandler((error, request, reply) => writeResult(reply, errorToResult(toKnownError(error), errorLoggerFor(settings.logger, request.raw.headers))));
     // 'slash': a '/' route under the prefix answers `/api/` only, not also `/api`.
     // The body parsers read each route's limit back from request.routeOptions.bodyLimit.
     for (const route of routes) {
@@ -84,5 +84,6 @@ function exchange(
   { request, reply, settings }: { request: FastifyRequest; reply: FastifyReply; settings: AdapterSettings },
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<FastifyReply> {
-  return answer({ read: () => toNeutralRequest(request, settings.clientAddress), write: (result) => writeResult(reply, result) }, serve, settings.logger);
+  const logger = errorLoggerFor(settings.logger, request.raw.headers);
+  return answer({ read: () => toNeutralRequest(request, settings.clientAddress), write: (result) => writeResult(reply, result, logger) }, serve, logger);
 }

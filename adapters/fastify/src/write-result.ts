@@ -1,10 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import { serialize } from 'cookie';
-import type { NeutralResult } from '@crudsmith/core';
+import type { ErrorLogger, NeutralResult } from '@crudsmith/core';
 import { hasContentType, toPayload } from '@crudsmith/core/adapter';
 
-/** Writes a neutral result (status, headers, cookies, redirect, body) onto the Fastify reply. */
-export function writeResult(reply: FastifyReply, result: NeutralResult): FastifyReply {
+/**
+ * Writes a neutral result (status, headers, cookies, redirect, body) onto the Fastify
+ * reply; a body stream that fails is reported to `logger`, as Express's adapter does
+ * (Fastify tells only its own logger, which is off by default).
+ */
+export function writeResult(reply: FastifyReply, result: NeutralResult, logger?: ErrorLogger): FastifyReply {
   // Serialise before touching the reply, so a value that cannot be encoded leaves nothing half-written.
   const payload = toPayload(result);
   const cookies = (result.cookies ?? []).map((cookie) => serialize(cookie));
@@ -19,7 +23,15 @@ export function writeResult(reply: FastifyReply, result: NeutralResult): Fastify
   // Bytes, not a string, unless the type already names its charset (our JSON default):
   // Fastify would add a charset to a JSON type, or a type to plain text.
   const { body } = payload;
-  if (typeof body !== 'string') return reply.send(body);
+  if (typeof body !== 'string') {
+    if (logger && !Buffer.isBuffer(body)) {
+      body.once('error', (error: NodeJS.ErrnoException) => {
+        // A client that went away is not a server error.
+        if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error('Response stream failed', error);
+      });
+    }
+    return reply.send(body);
+  }
   return reply.send(charsetNamed(reply.getHeader('content-type')) ? body : Buffer.from(body));
 }
 

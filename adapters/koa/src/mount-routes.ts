@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import { ConfigurationError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  adapterSettings, answer, bodyLimitOf, fallbackAt, otherMethodResult, runFallback, runRoute, type AdapterOptions, type AdapterSettings,
+  adapterSettings, answer, bodyLimitOf, errorLoggerFor, fallbackAt, otherMethodResult, runFallback, runRoute, type AdapterOptions, type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import type { SessionManager } from '@crudsmith/core/session';
 import { assertKoaSession } from './koa-session';
@@ -58,7 +58,7 @@ function serve(route: RouteDescriptor, settings: AdapterSettings): RouterMiddlew
 }
 
 function exchange(ctx: Koa.Context, settings: AdapterSettings, serve: (req: NeutralRequest) => Promise<NeutralResult>): Promise<void> {
-  return answer({ read: () => toNeutralRequest(ctx as RouterContext, settings), write: (result) => writeResult(ctx, result) }, serve, settings.logger);
+  return answer({ read: () => toNeutralRequest(ctx as RouterContext, settings), write: (result) => writeResult(ctx, result) }, serve, errorLoggerFor(settings.logger, ctx.req.headers));
 }
 
 // Runs when no route matched; a path some route answers with another method is left to

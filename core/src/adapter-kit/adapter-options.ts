@@ -13,7 +13,11 @@ export interface AdapterOptions {
   bodyLimit?: number;
   /** Proxy addresses or CIDR ranges whose `X-Forwarded-For` is believed. Default: none. */
   trustedProxies?: readonly string[];
-  /** Where unexpected errors are reported. Default: console. */
+  /**
+   * Where unexpected errors are reported (a body that could not be read, an answer that
+   * could not be written), with the request's id: `requestLog(...).errors` puts them on
+   * the request's log line. Default: console.
+   */
   logger?: ErrorLogger;
   /** Answers unmatched paths under their prefixes (the bootstrapped app's `fallbacks`). */
   fallbacks?: readonly Fallback[];

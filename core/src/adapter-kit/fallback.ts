@@ -1,6 +1,5 @@
 import type { NeutralRequest, NeutralResult } from '../http/neutral';
-import type { ErrorLogger } from '../http/render-error';
-import { errorToResult } from '../http/render-error';
+import { errorToResult, requestContext, type ErrorLogger } from '../http/render-error';
 import type { Fallback } from '../plugin/plugin';
 
 /**
@@ -23,6 +22,6 @@ export async function runFallback(fallback: Fallback, req: NeutralRequest, logge
   try {
     return await fallback.handler(req);
   } catch (error) {
-    return errorToResult(error, logger);
+    return errorToResult(error, logger, requestContext(req.headers));
   }
 }

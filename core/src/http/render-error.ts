@@ -9,22 +9,29 @@ import type { NeutralResult } from './neutral';
  */
 export const MAX_REPORTED_ISSUES = 100;
 
+/** What is known of the request an unexpected error broke, for the report. */
+export interface ErrorContext {
+  /** The request's `X-Request-Id` (the request log's id when it is attached). */
+  requestId?: string;
+}
+
 /** Where unexpected errors are reported; console by default. */
 export interface ErrorLogger {
-  error(message: string, error: unknown): void;
+  error(message: string, error: unknown, context?: ErrorContext): void;
 }
 
 /**
  * Renders any thrown value as the one error body shape, `{"detail": ...}`. Known errors
  * keep their status and detail; anything else is a 500 whose detail reveals nothing,
- * logged with its stack.
+ * reported to `logger` (with `context`, when the request is known).
  */
-export function errorToResult(error: unknown, logger: ErrorLogger = console): NeutralResult {
+export function errorToResult(error: unknown, logger: ErrorLogger = console, context?: ErrorContext): NeutralResult {
   const known = error instanceof HttpError ? error : mapDatabaseError(error);
   if (known) {
     return { status: known.status, headers: { ...known.headers }, json: { detail: capped(known.detail) } };
   }
-  logger.error('Unhandled error while serving a request', error);
+  if (context) logger.error('Unhandled error while serving a request', error, context);
+  else logger.error('Unhandled error while serving a request', error);
   return { status: 500, json: { detail: 'Internal server error' } };
 }
 
@@ -35,4 +42,10 @@ function capped(detail: ErrorDetail): ErrorDetail {
     ...detail.slice(0, MAX_REPORTED_ISSUES),
     { loc: [], msg: `${omitted} more error${omitted === 1 ? '' : 's'} omitted`, type: 'too_many_errors' },
   ];
+}
+
+/** The context of a request by its headers: its `X-Request-Id` when it has one. */
+export function requestContext(headers: Readonly<Record<string, string | string[] | undefined>>): ErrorContext | undefined {
+  const requestId = headers['x-request-id'];
+  return typeof requestId === 'string' ? { requestId } : undefined;
 }

@@ -1,6 +1,6 @@
 import type { NeutralRequest, NeutralResult } from './neutral';
 import type { RouteDescriptor } from './route';
-import { errorToResult, type ErrorLogger } from './render-error';
+import { errorToResult, requestContext, type ErrorLogger } from './render-error';
 
 /**
  * Serves one request with one route: resolves the route's dependencies in order (unless
@@ -11,6 +11,6 @@ export async function runRoute(route: RouteDescriptor, req: NeutralRequest, logg
     if (!route.resolvesDependencies) for (const dependency of route.dependencies) await req.resolve(dependency);
     return await route.handler(req);
   } catch (error) {
-    return errorToResult(error, logger);
+    return errorToResult(error, logger, requestContext(req.headers));
   }
 }

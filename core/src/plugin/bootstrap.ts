@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/http-error';
 import { migrationSource, orderMigrationSets, type MigrationSet } from '../data/migrations';
 import type { Dependency } from '../http/neutral';
-import { errorToResult, type ErrorLogger } from '../http/render-error';
+import { errorToResult, requestContext, type ErrorLogger } from '../http/render-error';
 import type { RouteDescriptor } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import type { CrudRouter } from '../crud/endpoint-creator';
@@ -21,6 +21,7 @@ export interface BootstrapOptions {
    * first, in plugin order, unless a set's `after`/`before` says otherwise.
    */
   migrations?: MigrationSet[];
+  /** Where errors no route expected are reported, with the request's id (console by default; `requestLog(...).errors` puts them on the request's log line). */
   logger?: ErrorLogger;
 }
 
@@ -123,7 +124,7 @@ function withHooks(route: RouteDescriptor, ctx: { hooks: PluginHooks[]; options:
         }
       } catch (error) {
         for (const onError of onErrors) await onError(req, route, error);
-        result = errorToResult(error, logger);
+        result = errorToResult(error, logger, requestContext(req.headers));
       }
       for (const after of afters) result = (await after(req, route, result)) ?? result;
       return result;

@@ -1,5 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { HttpError } from '../errors/http-error';
+import { mapDatabaseError } from '../errors/database-error';
+import type { ErrorLogger } from '../http/render-error';
 import type { Plugin } from '../plugin/plugin';
 import { newRequestId, requestIdFrom } from './request-id';
 import type { StructuredLogger } from './structured-logger';
@@ -20,22 +23,33 @@ export interface RequestLog {
    * Fastify's `app.server`).
    */
   attach(server: Server): void;
+  /**
+   * Where bootstrap and the adapters report errors no route expected (pass it as their
+   * `logger`): the error becomes the `err` of its request's line, so its stack is written
+   * once, with the request's id; one no request in flight owns gets a line of its own.
+   */
+  errors: ErrorLogger;
 }
 
 /** The header a request id comes in and goes back out as. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-// What the route hooks learn about a request the server listener is timing.
+// What the route hooks and the error reports learn about a request the server listener is timing.
 interface Entry {
   route?: string;
+  /** What the route threw, expected or not. */
   error?: unknown;
+  /** An error reported as unexpected (through `errors`), wherever it was caught. */
+  unexpected?: unknown;
 }
 
 /**
  * One structured line per request: method, route pattern (never the raw path, which may
- * carry ids or tokens), status, duration and request id, at `info` (`warn` for 4xx and
- * aborted requests, `error` for 5xx, with the thrown error). No header, query or body is
- * ever logged, so no password, token or cookie can reach the log.
+ * carry ids or tokens), status, duration and request id, at `info`; `warn` for 4xx,
+ * aborted requests and a 5xx other than 500 that no unexpected error caused (an outage's
+ * 503: the outage itself is logged once a period, a stack per request would flood the
+ * log); `error`, with the error as `err`, for 500s and every unexpected error. No header,
+ * query or body is ever logged, so no password, token or cookie can reach the log.
  *
  * The line is written by a listener on the node server, so every answer has one and
  * carries the id, on every adapter, 404s and the framework's own errors included; the
@@ -84,8 +98,10 @@ export function requestLog(options: RequestLogOptions): RequestLog {
       const status = res.headersSent ? res.statusCode : null;
       const fields: Record<string, unknown> = { requestId: id, method: req.method, route: entry.route ?? null, status, durationMs };
       if (aborted) fields.aborted = true;
-      if (status !== null && status >= 500) {
-        if (entry.error !== undefined) fields.err = entry.error;
+      const unexpected = entry.unexpected ?? (isUnexpected(entry.error) ? entry.error : undefined);
+      if (unexpected !== undefined || status === 500) {
+        const err = unexpected ?? entry.error;
+        if (err !== undefined) fields.err = err;
         logger.error(fields, 'request');
       } else if (status === null || status >= 400 || aborted) logger.warn(fields, 'request');
       else logger.info(fields, 'request');
@@ -94,8 +110,17 @@ export function requestLog(options: RequestLogOptions): RequestLog {
     res.once('close', done);
   }
 
+  const errors: ErrorLogger = {
+    error(message, error, context) {
+      const entry = context?.requestId === undefined ? undefined : inFlight.get(context.requestId);
+      if (entry) entry.unexpected ??= error;
+      else logger.error({ requestId: context?.requestId ?? null, err: error }, message);
+    },
+  };
+
   return {
     plugin,
+    errors,
     // Before the framework's own listener, so the id is in place when it reads the headers.
     attach: (server) => void server.prependListener('request', track),
   };
@@ -109,4 +134,9 @@ function keepHeader(res: ServerResponse, name: string, value: string): void {
     if (!this.hasHeader(name)) this.setHeader(name, value);
     return writeHead.apply(this, args);
   } as ServerResponse['writeHead'];
+}
+
+// An error that no HttpError (or mapped driver failure) accounts for: a fault, not an answer.
+function isUnexpected(error: unknown): boolean {
+  return error !== undefined && !(error instanceof HttpError) && mapDatabaseError(error) === undefined;
 }

@@ -62,7 +62,7 @@ export interface BuildOptions {
   shutdown?: ShutdownState;
   /** One structured line per request (main.ts passes one writing through pino). */
   requestLog?: RequestLog;
-  /** Where errors no route expected are reported (console by default; main.ts writes them through pino). */
+  /** Where errors no route expected are reported (console by default; main.ts puts them on their request's log line). */
   logger?: ErrorLogger;
 }
 
@@ -126,11 +126,11 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
 }
 
 /** The Koa application serving a built app; unknown paths get the JSON 404 every adapter gives. */
-export function createKoaApp(app: App & { auth?: AccountPlugin }, options: { trustedProxies?: string[] } = {}): Koa {
+export function createKoaApp(app: App & { auth?: AccountPlugin }, options: { trustedProxies?: string[]; logger?: ErrorLogger } = {}): Koa {
   const koa = new Koa();
   // On Koa, koa-session carries the account sessions, so the app's own Koa middleware sees the same ctx.session.
   const sessions = app.auth?.sessionManager ? [app.auth.sessionManager] : [];
   for (const manager of sessions) koa.use(createSession(koaSessionOptions(manager), koa));
-  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, sessions, fallbacks: app.fallbacks, jsonNotFound: true });
+  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, logger: options.logger, sessions, fallbacks: app.fallbacks, jsonNotFound: true });
   return koa;
 }

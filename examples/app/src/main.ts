@@ -35,12 +35,13 @@ async function main(): Promise<void> {
   const app = buildApp(knex, {
     // With REDIS_URL, two-factor challenges live in the sessions' Redis too.
     ...settings, sessionStore: sessions?.store, challengeStore: sessions && new RedisChallengeStore(sessions.client), rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks,
-    shutdown, requestLog: requests, logger: { error: (message, err) => logger.error({ err }, message) },
+    // Errors no route expected go on their request's line (one stack, with the request id), not a line of their own.
+    shutdown, requestLog: requests, logger: requests.errors,
   });
   await app.start(knex);
   await ensureFirstSuperuser(knex, app.auth, settings.admin);
   await ensureFirstAdmin(app.admin, settings.admin);
-  const server = await serve(app, settings);
+  const server = await serve(app, { ...settings, logger: requests.errors });
   requests.attach(server.server);
   // SIGTERM/SIGINT: /readyz turns 503, requests drain until the deadline, then each client closes in order; a second signal exits at once.
   gracefulShutdown(server.server, {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import Fastify from 'fastify';
-import type { App } from '@crudsmith/core';
+import type { App, ErrorLogger } from '@crudsmith/core';
 import { mountRoutes as mountExpress } from '@crudsmith/express';
 import { frameworkErrors, mountRoutes as mountFastify } from '@crudsmith/fastify';
 import { createKoaApp } from './app';
@@ -26,14 +26,16 @@ export interface ServeOptions {
   host: string;
   port: number;
   trustedProxies?: string[];
+  /** Where each adapter reports the errors it catches itself (console by default; main.ts passes the request log's). */
+  logger?: ErrorLogger;
 }
 
 /** Serves a built app on the chosen adapter; each answers unknown paths with the same JSON 404 (`jsonNotFound`). */
 export async function serve(app: App, options: ServeOptions): Promise<RunningServer> {
-  const adapterOptions = { trustedProxies: options.trustedProxies, fallbacks: app.fallbacks, jsonNotFound: true };
+  const adapterOptions = { trustedProxies: options.trustedProxies, fallbacks: app.fallbacks, jsonNotFound: true, logger: options.logger };
   switch (options.adapter) {
     case 'koa':
-      return listening(createKoaApp(app, { trustedProxies: options.trustedProxies }).listen(options.port, options.host));
+      return listening(createKoaApp(app, { trustedProxies: options.trustedProxies, logger: options.logger }).listen(options.port, options.host));
     case 'express': {
       const server = express();
       mountExpress(server, app.routes, adapterOptions);
