@@ -47,7 +47,7 @@ export function mfaDocs(docs: Record<string, RouteDocPart>): Record<string, Rout
       requestBody: object({ challenge: CHALLENGE, code: CODE }, ['challenge', 'code']),
       responses: {
         '200': ok('The credential the sign-in started (session cookies and csrf_token, or tokens), plus recovery_codes after a required enrollment', { type: 'object', properties: { csrf_token: text(), access_token: text(), refresh_token: text(), token_type: text(), expires_in: { type: 'integer' }, recovery_codes: RECOVERY_CODES } }),
-        '400': error('An unknown, used or expired challenge, or one that took 5 wrong codes', BAD_CHALLENGE),
+        '400': error('An unknown, used or expired challenge, one that took 5 wrong codes, or one the account moved past (a new password; two-factor turned on or off since)', BAD_CHALLENGE, MFA_ALREADY_ENABLED, MFA_NOT_ENABLED),
         '401': wrongCode,
         '403': error('A sign-in from a page of another site whose origin is not trusted', 'Cross-site sign-in refused'),
         '422': validation('challenge or code missing'),
