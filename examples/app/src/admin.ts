@@ -87,6 +87,8 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
     secureCookies: options.secureCookies,
     bcryptRounds: options.bcryptRounds,
     session: { store: options.sessionStore },
+    // Sign-ins, changes and views, at /admin/management/events.
+    eventIntegration: true,
     models: {
       items: { model: Item, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: ItemCreate, updateSchema: ItemUpdate, displayField: 'name' },
       users: {

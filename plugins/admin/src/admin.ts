@@ -4,6 +4,7 @@ import { KnexSessionStore, SessionManager, sessionTableMigration } from '@crudsm
 import { AdminAuth } from './admin-auth';
 import { AdminUsers, adminUsersMigration } from './admin-users';
 import { Assets } from './assets';
+import { EventLog, adminEventsMigration } from './event-log';
 import type { AdminContext } from './context';
 import { AdminDependencyError, AdminSchemaError } from './errors';
 import { checkReferences, resolveView, type ResolvedView } from './model-view';
@@ -11,6 +12,7 @@ import type { AdminOptions } from './options';
 import { authRoutes } from './routes/auth-routes';
 import { bulkDeleteRoute } from './routes/bulk-delete';
 import { crudApiRoutes } from './routes/crud-api';
+import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
@@ -63,7 +65,7 @@ export function admin(options: AdminOptions): AdminPlugin {
   if (!options.models || typeof options.models !== 'object') throw new AdminDependencyError('admin() needs models: the model views, by name');
   const mount = mountOf(options.mountPath);
   const knex: Knex = options.knex;
-  const tables = { users: 'admin_users', sessions: 'admin_sessions', loginFailures: 'admin_login_failures', ...options.tables };
+  const tables = { users: 'admin_users', sessions: 'admin_sessions', loginFailures: 'admin_login_failures', events: 'admin_events', ...options.tables };
   const views = new Map<string, ResolvedView>(Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view)]));
   checkReferences(views);
   const secure = options.secureCookies ?? false;
@@ -92,9 +94,10 @@ export function admin(options: AdminOptions): AdminPlugin {
     views,
     exactCountLimit: options.exactCountLimit ?? 100_000,
     logger: options.logger ?? { error: (message, error) => console.error(message, error) },
+    events: new EventLog(knex, tables.events, options.eventIntegration ?? false),
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);
-  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts), ...managementRoutes(ctx)];
+  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts), ...managementRoutes(ctx), ...eventRoutes(ctx)];
   for (const view of views.values()) {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
     routes.push(...formRoutes(ctx, view, counts));
@@ -108,6 +111,7 @@ export function admin(options: AdminOptions): AdminPlugin {
       '0002_admin_sessions': sessionTableMigration(tables.sessions),
       '0003_admin_login_failures': loginFailureMigration(tables.loginFailures),
       '0004_admin_login_lockouts': loginLockoutsMigration(tables.loginFailures),
+      '0005_admin_events': adminEventsMigration(tables.events),
     },
   };
   return {

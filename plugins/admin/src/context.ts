@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ErrorLogger } from '@crudsmith/core';
 import type { AdminAuth, AdminPrincipal } from './admin-auth';
 import type { Assets } from './assets';
+import type { EventLog } from './event-log';
 import type { ResolvedView } from './model-view';
 
 /** What every admin route shares. */
@@ -16,6 +17,7 @@ export interface AdminContext {
   views: Map<string, ResolvedView>;
   exactCountLimit: number;
   logger: ErrorLogger;
+  events: EventLog;
 }
 
 /** What the layout of every page reads. */
@@ -29,6 +31,7 @@ export function layoutLocals(ctx: AdminContext, principal: AdminPrincipal | null
     csrf: principal?.csrf ?? '',
     // htmx 2 inherits hx-headers down the tree: set once on <body>, every request sends it.
     hxHeaders: principal ? JSON.stringify({ 'X-CSRF-Token': principal.csrf }) : '',
+    events: ctx.events.enabled,
     models: [...ctx.views.values()].filter((v) => v.allowed.has('view')).map((v) => v.name),
     css: ctx.assets.url(ctx.mount, 'admin.css'),
     htmx: ctx.assets.url(ctx.mount, 'htmx.min.js'),

@@ -24,6 +24,8 @@ export interface ResolvedView {
   enums: Map<string, unknown[]>;
   password?: PasswordTransformer;
   displayField: string;
+  /** Fields never shown or logged: the password field and the column of its hash. */
+  hidden: ReadonlySet<string>;
 }
 
 /**
@@ -58,7 +60,7 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
   const updateFields = check('updateSchema', fieldsOf(view.updateSchema));
   if (view.updateInternalSchema) check('updateInternalSchema', fieldsOf(view.updateInternalSchema));
   if (view.deleteSchema) check('deleteSchema', fieldsOf(view.deleteSchema));
-  const hidden = new Set([password?.column, password?.field].filter(Boolean));
+  const hidden = new Set([password?.column, password?.field].filter((f): f is string => Boolean(f)));
   const selected = view.selectSchema ? check('selectSchema', fieldsOf(view.selectSchema)) : [...info.columns.keys()];
   const listColumns = selected.filter((c) => !hidden.has(c) && info.columns.has(c)).map((c) => info.columns.get(c)!);
   const displayField = view.displayField ?? info.idColumn;
@@ -86,6 +88,7 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
     enums,
     password,
     displayField,
+    hidden,
   };
 }
 

@@ -69,10 +69,12 @@ export interface AdminOptions {
   theme?: AdminTheme;
   /** Rows past which the dashboard shows an estimated count on PostgreSQL and MariaDB (default 100 000). */
   exactCountLimit?: number;
+  /** Record sign-ins, failed sign-ins, sign-outs, creates, updates (a before/after diff), deletes and list views in `admin_events`, shown at `{mount}/management/events` (default false). */
+  eventIntegration?: boolean;
   /** Where an error no page expected is reported (its page says nothing of it); default `console`. */
   logger?: ErrorLogger;
-  /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`). */
-  tables?: { users?: string; sessions?: string; loginFailures?: string };
+  /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`, `admin_events`). */
+  tables?: { users?: string; sessions?: string; loginFailures?: string; events?: string };
 }
 
 /** The admin's own sessions. */

@@ -117,7 +117,8 @@ export const appMigrations: MigrationSet = {
           t.increments('id');
           t.string('username', 20).notNullable().unique();
           t.string('hashed_password', 100).notNullable();
-          t.integer('tier_id').nullable().references('id').inTable('tiers');
+          // unsigned: MariaDB's increments() is an unsigned int, and a foreign key must match it.
+          t.integer('tier_id').unsigned().nullable().references('id').inTable('tiers');
         });
       },
       async down(knex) {

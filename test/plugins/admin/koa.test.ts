@@ -3,6 +3,7 @@ import { ENGINES } from '../../fixtures/db';
 import { bulkDeleteArea } from './areas/bulk-delete';
 import { crudApiArea } from './areas/crud-api';
 import { csrfArea } from './areas/csrf';
+import { eventsArea } from './areas/events';
 import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
@@ -17,4 +18,5 @@ for (const engine of ENGINES) {
   bulkDeleteArea(koaHarness, engine);
   managementArea(koaHarness, engine);
   crudApiArea(koaHarness, engine);
+  eventsArea(koaHarness, engine);
 }

@@ -53,8 +53,10 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
           const password = typeof body.password === 'string' ? body.password : '';
           const outcome = await auth.signIn(req, username, password);
           if (outcome.ok) {
+            await ctx.events.record(req, outcome.principal, [{ type: 'sign_in' }]);
             return { status: 303, redirect: `${mount}/`, headers: { 'Cache-Control': 'no-store' }, cookies: [outcome.cookie, auth.clearPrelogin()] };
           }
+          await ctx.events.record(req, { username: username.slice(0, 100) }, [{ type: 'sign_in_failed', details: 'retryAfter' in outcome ? { locked: true } : undefined }]);
           if ('retryAfter' in outcome) {
             const error = auth.lockedError(outcome.retryAfter);
             return loginPage(req, 429, { message: error.message, username, headers: error.headers });
@@ -68,7 +70,10 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
     },
     open('GET', `${mount}/logout`, 'admin_logout', async (req) => {
       const principal = await auth.current(req);
-      if (principal) await auth.sessions.revoke(principal.session);
+      if (principal) {
+        await auth.sessions.revoke(principal.session);
+        await ctx.events.record(req, principal, [{ type: 'sign_out' }]);
+      }
       return { status: 303, redirect: `${mount}/login`, headers: { 'Cache-Control': 'no-store' }, cookies: [auth.sessions.clearCookie(), auth.clearPrelogin()] };
     }),
   ];

@@ -1,6 +1,7 @@
 import { DuplicateValueError, NotFoundError, ValidationError, mapDatabaseError, validateBody, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
+import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
 import { guarded } from '../guard';
 import { parseId } from '../ids';
@@ -10,6 +11,12 @@ import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 
 type Mode = 'create' | 'update';
+
+/** What the event log keeps of a write: the row's key, and the record (create) or the changes (update). */
+interface LoggedWrite {
+  recordId: string | number;
+  details: unknown;
+}
 
 /** What a form page shows: its mode, the values, the messages by field (`_form` for the form), the row's id. */
 interface FormState {
@@ -43,7 +50,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   };
 
   // Validates the posted fields, hashes a password, and writes; a 422 or 409 re-renders the form.
-  const submit = async (req: NeutralRequest, principal: AdminPrincipal, target: { mode: Mode; id?: string }, write: (values: Record<string, unknown>) => Promise<void>) => {
+  const submit = async (req: NeutralRequest, principal: AdminPrincipal, target: { mode: Mode; id?: string }, write: (values: Record<string, unknown>) => Promise<LoggedWrite | undefined>) => {
     const { mode, id } = target;
     const body = (req.body ?? {}) as Record<string, unknown>;
     const fields = mode === 'create' ? view.createFields : view.updateFields;
@@ -59,9 +66,10 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         values[password.column] = await ctx.auth.passwords.bounded(req.clientAddress, () => (password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain)));
       }
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
-      await write(values);
+      const logged = await write(values);
       counts.forget(view.name);
       await view.view.afterWrite?.(mode);
+      if (logged) await ctx.events.record(req, principal, [{ type: mode, model: view.name, ...logged }]);
       return seeOther(req, `${base}/`);
     } catch (error) {
       if (error instanceof ValidationError) return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id });
@@ -76,7 +84,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       guarded(ctx, { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` }, async (_req, principal) => page(principal, 200, { mode: 'create', values: {} })),
       guarded(ctx, { method: 'POST', path: `${base}/form_create`, operation: `admin_${view.name}_form_create` }, (req, principal) =>
         submit(req, principal, { mode: 'create' }, async (values) => {
-          await view.repository.create(ctx.knex, values);
+          const created = await view.repository.create(ctx.knex, values);
+          return { recordId: created[view.info.idColumn] as string | number, details: { record: scrub(created, view.hidden) } };
         }),
       ),
     );
@@ -94,10 +103,12 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         return page(principal, 200, { mode: 'update', values: row, id: req.params.id });
       }),
       guarded(ctx, { method: 'POST', path: `${base}/form_update/:id`, operation: `admin_${view.name}_form_update` }, async (req, principal) => {
-        const { id } = await load(req);
+        const { id, row: before } = await load(req);
         return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
-          if (Object.keys(values).length === 0) return;
+          if (Object.keys(values).length === 0) return undefined;
           await view.repository.update(ctx.knex, values, { filters: { [view.info.idColumn]: id } });
+          const after = (await view.repository.get(ctx.knex, { [view.info.idColumn]: id })) ?? {};
+          return { recordId: id, details: { changes: diff(before, after, view.hidden) } };
         });
       }),
     );

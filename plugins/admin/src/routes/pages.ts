@@ -83,7 +83,11 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
 export function listRoutes(ctx: AdminContext, view: ResolvedView): RouteDescriptor[] {
   const base = `${ctx.mount}/${view.name}`;
   return [
-    guarded(ctx, { method: 'GET', path: `${base}/`, operation: `admin_${view.name}_list` }, async (req, principal) => html(200, render('list', await listLocals(ctx, view, req, principal)))),
+    guarded(ctx, { method: 'GET', path: `${base}/`, operation: `admin_${view.name}_list` }, async (req, principal) => {
+      const locals = await listLocals(ctx, view, req, principal);
+      await ctx.events.record(req, principal, [{ type: 'view', model: view.name }]);
+      return html(200, render('list', locals));
+    }),
     guarded(ctx, { method: 'GET', path: `${base}/get_model_list`, operation: `admin_${view.name}_list_content` }, async (req, principal) =>
       html(200, render('list-content', await listLocals(ctx, view, req, principal))),
     ),

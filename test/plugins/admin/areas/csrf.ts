@@ -46,5 +46,9 @@ export function csrfArea(harness: AdapterHarness, engine: Engine): void {
       expect(header.status).toBe(303);
       expect(await count()).toBe(5);
     });
+
+    it('keeps no event log unless eventIntegration is on', async () => {
+      expect(Number((await env.db.knex('admin_events').count({ n: '*' }).first())!.n)).toBe(0);
+    });
   });
 }

@@ -1,0 +1,173 @@
+import type { Knex } from 'knex';
+import { ValidationError, type Migration, type NeutralRequest } from '@crudsmith/core';
+import type { AdminPrincipal } from './admin-auth';
+
+/** What the event log records. */
+export const EVENT_TYPES = ['sign_in', 'sign_in_failed', 'sign_out', 'create', 'update', 'delete', 'view'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** One recorded event as the events page shows it. */
+export interface AdminEvent {
+  id: number;
+  type: EventType;
+  username: string | null;
+  model: string | null;
+  recordId: string | null;
+  details: unknown;
+  ipAddress: string | null;
+  userAgent: string | null;
+  at: Date;
+}
+
+/** The event table (created whether or not the log is on, so turning it on needs no migration). */
+export function adminEventsMigration(table: string): Migration {
+  return {
+    async up(knex) {
+      await knex.schema.createTable(table, (t) => {
+        t.increments('id');
+        t.string('event_type', 32).notNullable();
+        t.integer('admin_user_id').nullable();
+        t.string('username', 100).nullable().index();
+        t.string('model', 64).nullable();
+        t.string('record_id', 64).nullable();
+        t.text('details').nullable();
+        t.string('ip_address', 64).nullable();
+        t.string('user_agent', 255).nullable();
+        t.bigInteger('created_at').notNullable().index();
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable(table);
+    },
+  };
+}
+
+// Keys whose values never reach the log, whatever the model calls them.
+const SECRET = /pass(word)?|secret|token|hash|otp|mfa/i;
+
+/** A copy of a record without its secrets (and the given password fields), dates as ISO text. */
+export function scrub(record: Record<string, unknown>, hidden: ReadonlySet<string> = new Set()): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (hidden.has(key) || SECRET.test(key)) continue;
+    out[key] = value instanceof Date ? value.toISOString() : value;
+  }
+  return out;
+}
+
+/** The fields whose values differ, each as `{ before, after }`, without secrets. */
+export function diff(before: Record<string, unknown>, after: Record<string, unknown>, hidden: ReadonlySet<string> = new Set()): Record<string, { before: unknown; after: unknown }> {
+  const a = scrub(before, hidden);
+  const b = scrub(after, hidden);
+  const changes: Record<string, { before: unknown; after: unknown }> = {};
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) changes[key] = { before: a[key] ?? null, after: b[key] ?? null };
+  }
+  return changes;
+}
+
+/** The events page's filters, checked. */
+export interface EventFilter {
+  type?: EventType;
+  username?: string;
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  to?: number;
+  page: number;
+}
+
+const DAY_MS = 86_400_000;
+
+function one(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[value.length - 1] : value) ?? '';
+}
+
+/** Reads `type`, `username`, `from` and `to` (YYYY-MM-DD, UTC, both days included) and `page`; a bad one is a 422. */
+export function parseEventFilter(query: NeutralRequest['query']): EventFilter {
+  const filter: EventFilter = { page: 1 };
+  const type = one(query.type);
+  if (type) {
+    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw ValidationError.of(['query', 'type'], `One of ${EVENT_TYPES.join(', ')}`, 'enum');
+    filter.type = type as EventType;
+  }
+  const username = one(query.username).trim();
+  if (username.length > 100) throw ValidationError.of(['query', 'username'], 'At most 100 characters', 'string_too_long');
+  if (username) filter.username = username.toLowerCase();
+  for (const key of ['from', 'to'] as const) {
+    const text = one(query[key]);
+    if (!text) continue;
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : NaN;
+    if (!Number.isFinite(day)) throw ValidationError.of(['query', key], 'A date as YYYY-MM-DD', 'date_parsing');
+    filter[key] = key === 'to' ? day + DAY_MS : day;
+  }
+  const page = one(query.page);
+  if (page) {
+    if (!/^\d{1,6}$/.test(page) || Number(page) < 1) throw ValidationError.of(['query', 'page'], 'A positive integer', 'int_parsing');
+    filter.page = Number(page);
+  }
+  return filter;
+}
+
+/** Events per page of the events page. */
+export const EVENTS_PER_PAGE = 25;
+
+/** The admin's event log in the database: who did what, when, from where. */
+export class EventLog {
+  constructor(
+    private readonly knex: Knex,
+    private readonly table: string,
+    readonly enabled: boolean,
+  ) {}
+
+  /** Records events (one per entry) for the request's admin, address and browser; nothing when the log is off. */
+  async record(req: NeutralRequest, who: AdminPrincipal | { username: string } | null, entries: { type: EventType; model?: string; recordId?: string | number; details?: unknown }[]): Promise<void> {
+    if (!this.enabled || entries.length === 0) return;
+    const user = who && 'user' in who ? who.user : null;
+    const username = user ? user.username : who && 'username' in who ? who.username.slice(0, 100) : null;
+    const now = Date.now();
+    const rows = entries.map((entry) => ({
+      event_type: entry.type,
+      admin_user_id: user?.id ?? null,
+      username,
+      model: entry.model ?? null,
+      record_id: entry.recordId === undefined ? null : String(entry.recordId).slice(0, 64),
+      details: entry.details === undefined ? null : JSON.stringify(entry.details),
+      ip_address: req.clientAddress.slice(0, 64),
+      user_agent: req.headers['user-agent']?.slice(0, 255) ?? null,
+      created_at: now,
+    }));
+    // Bounded batches: a bulk delete of many rows must not build one enormous statement.
+    for (let i = 0; i < rows.length; i += 200) await this.knex(this.table).insert(rows.slice(i, i + 200));
+  }
+
+  /** A page of events, newest first, and how many match. */
+  async list(filter: EventFilter): Promise<{ events: AdminEvent[]; total: number }> {
+    const where = (q: Knex.QueryBuilder) => {
+      if (filter.type) q.where('event_type', filter.type);
+      if (filter.username) q.where('username', filter.username);
+      if (filter.from !== undefined) q.where('created_at', '>=', filter.from);
+      if (filter.to !== undefined) q.where('created_at', '<', filter.to);
+      return q;
+    };
+    const rows = await where(this.knex(this.table).select('*'))
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .limit(EVENTS_PER_PAGE)
+      .offset((filter.page - 1) * EVENTS_PER_PAGE);
+    const counted = await where(this.knex(this.table).count({ n: '*' })).first();
+    return {
+      total: Number(counted?.n ?? 0),
+      events: rows.map((r: Record<string, unknown>) => ({
+        id: Number(r.id),
+        type: r.event_type as EventType,
+        username: (r.username as string | null) ?? null,
+        model: (r.model as string | null) ?? null,
+        recordId: (r.record_id as string | null) ?? null,
+        details: typeof r.details === 'string' ? JSON.parse(r.details) : null,
+        ipAddress: (r.ip_address as string | null) ?? null,
+        userAgent: (r.user_agent as string | null) ?? null,
+        at: new Date(Number(r.created_at)),
+      })),
+    };
+  }
+}

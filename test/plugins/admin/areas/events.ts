@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdapterHarness } from '../../../adapters/conformance';
+import type { Engine } from '../../../fixtures/db';
+import { ADMIN, seed, startAdminApp, type AdminEnv, type Client } from '../fixture';
+
+/** The event log: who signed in, changed, deleted and viewed what, and its page. */
+export function eventsArea(harness: AdapterHarness, engine: Engine): void {
+  describe(`admin event log on ${harness.name} / ${engine}`, () => {
+    let env: AdminEnv;
+    let client: Client;
+    beforeAll(async () => {
+      env = await startAdminApp(harness, engine, { eventIntegration: true });
+      await seed(env.db, 3);
+      await env.client().login(ADMIN.username, 'a wrong password here');
+      client = await env.signedIn();
+    });
+    afterAll(async () => env?.close());
+
+    const events = async (type: string) =>
+      (await env.db.knex('admin_events').where({ event_type: type }).orderBy('id')).map((e) => ({ ...e, details: e.details ? JSON.parse(e.details) : null }));
+
+    it('records sign-ins and failed sign-ins with the user, address and browser', async () => {
+      const [failed] = await events('sign_in_failed');
+      expect(failed).toMatchObject({ username: ADMIN.username, admin_user_id: null, ip_address: expect.stringContaining('127.0.0.1') });
+      const signIns = await events('sign_in');
+      expect(signIns.at(-1)).toMatchObject({ username: ADMIN.username, admin_user_id: expect.anything(), user_agent: expect.any(String) });
+    });
+
+    it('records a create with the record, an update with a before/after diff, a delete with the record as it was, and list views', async () => {
+      expect((await client.postForm('/admin/items/form_create', { name: 'logged', price: '4' })).status).toBe(303);
+      const [created] = await events('create');
+      expect(created).toMatchObject({ model: 'items', details: { record: { name: 'logged', price: 4 } } });
+      const id = created.record_id;
+      expect((await client.postForm(`/admin/items/form_update/${id}`, { price: '6' })).status).toBe(303);
+      const [updated] = await events('update');
+      expect(updated.details.changes.price).toEqual({ before: 4, after: 6 });
+      expect(updated.details.changes).not.toHaveProperty('name');
+      const deleted = await client.request('DELETE', '/admin/items/bulk-delete', { json: { ids: [Number(id)] }, headers: { 'x-csrf-token': client.csrf } });
+      expect(deleted.status).toBe(200);
+      const [removed] = await events('delete');
+      expect(removed).toMatchObject({ model: 'items', record_id: String(id), details: { record: { name: 'logged', price: 6 } } });
+      await client.get('/admin/items/');
+      expect((await events('view')).some((e) => e.model === 'items')).toBe(true);
+    });
+
+    it('never logs a password or its hash', async () => {
+      expect((await client.postForm('/admin/users/form_create', { username: 'carol', password: 'carol secret passphrase' })).status).toBe(303);
+      const [user] = await env.db.knex('app_users').where({ username: 'carol' });
+      expect((await client.postForm(`/admin/users/form_update/${user.id}`, { password: 'carol new passphrase' })).status).toBe(303);
+      const text = JSON.stringify(await env.db.knex('admin_events').select('*'));
+      expect(text).not.toContain('passphrase');
+      expect(text).not.toContain(user.hashed_password);
+      expect(text).not.toContain('hashed_password');
+    });
+
+    it('lists events newest first, filtered by type, admin user and dates, and records sign-outs', async () => {
+      const page = await client.get('/admin/management/events');
+      expect(page.status).toBe(200);
+      const ids = [...page.text.matchAll(/<tr data-event="(\d+)"/g)].map((m) => Number(m[1]));
+      expect(ids.length).toBeGreaterThan(3);
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      const creates = await client.get('/admin/management/events?type=create');
+      expect([...creates.text.matchAll(/<td>create<\/td>/g)]).toHaveLength(2);
+      expect([...(await client.get('/admin/management/events?username=nobody')).text.matchAll(/<tr data-event/g)]).toHaveLength(0);
+      expect([...(await client.get('/admin/management/events?from=2999-01-01')).text.matchAll(/<tr data-event/g)]).toHaveLength(0);
+      const today = new Date().toISOString().slice(0, 10);
+      expect([...(await client.get(`/admin/management/events?from=${today}&to=${today}&type=create`)).text.matchAll(/<tr data-event/g)]).toHaveLength(2);
+      expect((await client.get('/admin/management/events?type=bogus')).status).toBe(422);
+      expect((await client.get('/admin/management/events?from=yesterday')).status).toBe(422);
+      await client.get('/admin/logout');
+      expect((await events('sign_out')).at(-1)).toMatchObject({ username: ADMIN.username });
+    });
+  });
+}
