@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gracefulShutdown, ShutdownState, type GracefulShutdown } from '@crudsmith/core';
+import { ConfigurationError, gracefulShutdown, ShutdownState, type GracefulShutdown } from '@crudsmith/core';
+import { rawConnection, statusOf } from '../fixtures/raw-connection';
 
 // The shutdown helper on a plain node server in this process, called directly rather than by a signal
 // (the example's suite sends real signals on every adapter).
@@ -68,6 +69,30 @@ describe('gracefulShutdown', () => {
     expect(res.headers.get('connection')).toBe('close');
     expect(await res.text()).toBe('late');
     expect(await done).toBe(0);
+  });
+
+  it('keeps accepting new connections for preStopDelayMs while reporting not ready, then stops accepting', async () => {
+    const state = new ShutdownState();
+    const url = await listening((_req, res) => void res.end(state.draining ? 'draining' : 'ready'));
+    installed = gracefulShutdown(server, { state, signals: [], preStopDelayMs: 1000 });
+    const started = Date.now();
+    const done = installed.shutdown();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A connection opened after the signal is still accepted and served.
+    const late = await rawConnection(url);
+    late.write('GET /readyz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n');
+    const answer = await late.answer();
+    expect(statusOf(answer)).toBe(200);
+    expect(answer.endsWith('draining')).toBe(true);
+    expect(server.listening).toBe(true);
+    expect(await done).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(server.listening).toBe(false);
+  });
+
+  it('refuses a pre-stop delay that is not a whole number of milliseconds', async () => {
+    await listening();
+    for (const preStopDelayMs of [-1, 1.5, Number.NaN]) expect(() => gracefulShutdown(server, { signals: [], preStopDelayMs })).toThrow(ConfigurationError);
   });
 
   it('is one shutdown however often it is asked', async () => {

@@ -75,6 +75,22 @@ describe.each(['koa', 'express', 'fastify'])('graceful shutdown of the example o
     expect(await Promise.race([cut, sleep(5000).then(() => 'still open')])).toBe('closed');
   }, 60_000);
 
+  it('keeps accepting for SHUTDOWN_PRE_STOP_DELAY_MS with /readyz at 503, then drains and exits 0', async () => {
+    app = await spawnApp({ ADAPTER: adapter, SHUTDOWN_PRE_STOP_DELAY_MS: '2000' });
+    const signalled = Date.now();
+    app.signal('SIGTERM');
+    await sleep(500);
+    // New connections (fetch opens one for this process) are still served, and the probe says not ready.
+    const ready = await fetch(`${app.url}/readyz`, { headers: { connection: 'close' } });
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ detail: 'Not ready: shutting down' });
+    const items = await fetch(`${app.url}/api/v1/items`, { headers: { connection: 'close' } });
+    expect(items.status).toBe(200);
+    expect(await exitWithin(0)).toBe('running');
+    expect(await app.exited).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1900);
+  }, 60_000);
+
   it('exits at once on a second signal', async () => {
     app = await spawnApp({ ADAPTER: adapter, SHUTDOWN_TIMEOUT_MS: '60000' });
     const half = await open();

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ConfigurationError } from '../errors/http-error';
 import { ShutdownState } from './shutdown-state';
 import type { StructuredLogger } from './structured-logger';
 
@@ -7,7 +8,13 @@ export type Closer = () => unknown;
 
 /** What `gracefulShutdown` takes; every field is optional. */
 export interface GracefulShutdownOptions {
-  /** Longest wait for in-flight requests before the remaining connections are cut (default 10 000 ms). */
+  /**
+   * How long the server keeps accepting and serving after the first signal, with `/readyz`
+   * already answering 503, before it stops accepting (default 0): the time a load balancer
+   * needs to notice and stop sending, so no client meets a refused connection.
+   */
+  preStopDelayMs?: number;
+  /** Longest wait for in-flight requests, once the server stopped accepting, before the remaining connections are cut (default 10 000 ms). */
   timeoutMs?: number;
   /** What to release after the drain, in this order, by name (`{ plugins: () => app.close(), database: () => knex.destroy() }`). */
   close?: Record<string, Closer>;
@@ -35,7 +42,8 @@ type Outcome = 'ok' | 'failed' | 'timeout';
 
 /**
  * Installs a graceful shutdown on a node `http.Server` (any adapter's): at the first
- * SIGTERM or SIGINT it reports not-ready, stops accepting connections, lets in-flight
+ * SIGTERM or SIGINT it reports not-ready, keeps serving for `preStopDelayMs` while a load
+ * balancer notices, then stops accepting connections, lets in-flight
  * requests finish until `timeoutMs`, then cuts every connection still open (a client
  * holding a half-sent request or an idle keep-alive connection cannot keep the process
  * alive), runs the closers in order and exits 0 (1 when a closer failed). A second signal
@@ -47,6 +55,7 @@ export function gracefulShutdown(server: Server, options: GracefulShutdownOption
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const { logger } = options;
+  const preStopDelayMs = checkedDelay(options.preStopDelayMs ?? 0);
   const open = new Set<ServerResponse>();
 
   // Node serves further requests on a kept-alive connection after close(): every answer
@@ -66,13 +75,15 @@ export function gracefulShutdown(server: Server, options: GracefulShutdownOption
       exit(1);
       return;
     }
-    logger?.info({ signal, timeoutMs: options.timeoutMs ?? 10_000 }, 'shutting down: draining in-flight requests');
+    logger?.info({ signal, preStopDelayMs, timeoutMs: options.timeoutMs ?? 10_000 }, 'shutting down: not ready, then draining in-flight requests');
     void shutdown().then(exit);
   };
   for (const signal of signals) process.on(signal, onSignal);
 
   async function drainThenClose(): Promise<number> {
     state.begin();
+    // Still accepting: /readyz answers 503 and the balancer stops sending before connections are refused.
+    if (preStopDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, preStopDelayMs));
     for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close');
     // close() stops accepting and drops idle connections; its callback runs once every connection has ended.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -99,6 +110,11 @@ export function gracefulShutdown(server: Server, options: GracefulShutdownOption
       server.off('request', track);
     },
   };
+}
+
+function checkedDelay(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new ConfigurationError(`preStopDelayMs must be a whole number of milliseconds, got ${ms}`);
+  return ms;
 }
 
 // Whether a promise settles (resolves: 'ok', rejects: 'failed') before the time is up.

@@ -57,6 +57,8 @@ export interface Settings {
   logLevel: string;
   /** Longest wait for in-flight requests after SIGTERM or SIGINT, in ms (SHUTDOWN_TIMEOUT_MS, default 10 000). */
   shutdownTimeoutMs: number;
+  /** How long the server keeps accepting after SIGTERM or SIGINT with /readyz at 503, in ms (SHUTDOWN_PRE_STOP_DELAY_MS, default 0). */
+  shutdownPreStopDelayMs: number;
 }
 
 /** The levels LOG_LEVEL takes, most severe first. */
@@ -71,6 +73,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`LOG_LEVEL=${logLevel} is unknown; use one of ${LOG_LEVELS.join(', ')}`);
   const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS || 10_000);
   if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new Error(`SHUTDOWN_TIMEOUT_MS=${env.SHUTDOWN_TIMEOUT_MS} must be a whole number of milliseconds`);
+  const shutdownPreStopDelayMs = Number(env.SHUTDOWN_PRE_STOP_DELAY_MS || 0);
+  if (!Number.isSafeInteger(shutdownPreStopDelayMs) || shutdownPreStopDelayMs < 0) {
+    throw new Error(`SHUTDOWN_PRE_STOP_DELAY_MS=${env.SHUTDOWN_PRE_STOP_DELAY_MS} must be a whole number of milliseconds`);
+  }
   return {
     host: env.HOST ?? '127.0.0.1',
     port: Number(env.PORT ?? 8000),
@@ -102,6 +108,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     logLevel,
     shutdownTimeoutMs,
+    shutdownPreStopDelayMs,
   };
 }
 

@@ -43,9 +43,10 @@ async function main(): Promise<void> {
   await ensureFirstAdmin(app.admin, settings.admin);
   const server = await serve(app, { ...settings, logger: requests.errors });
   requests.attach(server.server);
-  // SIGTERM/SIGINT: /readyz turns 503, requests drain until the deadline, then each client closes in order; a second signal exits at once.
+  // SIGTERM/SIGINT: /readyz turns 503 (still accepting for the pre-stop delay), requests drain until the deadline, then each client closes in order; a second signal exits at once.
   gracefulShutdown(server.server, {
     state: shutdown,
+    preStopDelayMs: settings.shutdownPreStopDelayMs,
     timeoutMs: settings.shutdownTimeoutMs,
     logger,
     close: { plugins: () => app.close(), sessions: () => sessions?.close(), rateLimitRedis: () => counters?.close(), database: () => knex.destroy() },
