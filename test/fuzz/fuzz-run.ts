@@ -111,6 +111,7 @@ export async function fuzzOperations(target: FuzzTarget, operations: Operation[]
         count(op, answer.status);
         if (answer.status === 401 && req.caller.who !== 'anonymous' && Object.keys(req.forged).length === 0) target.callers.refused(req.caller);
         learnCursor(target.known, answer);
+        learnCreated(target.known, op, answer);
         const problem = answerProblem(op, answer, settings.slowMs);
         if (problem) throw new Error(`${describe(op, req)}\n  ${problem}\n  body: ${answer.text.slice(0, 600)}`);
       });
@@ -137,6 +138,22 @@ function learnCursor(known: KnownValues, answer: Received): void {
   const cursors = (known.cursor ??= []);
   if (!cursors.includes(match[1])) cursors.push(match[1], `${match[1].slice(0, -2)}A${match[1].slice(-1)}`);
   if (cursors.length > 40) cursors.splice(0, cursors.length - 40);
+}
+
+// A row a create answered (201 with an id) becomes a known value of the parameter that
+// names it in the collection's item path (`/items` → `/items/{id}`), so later requests
+// reach live rows rather than only the few made at start.
+function learnCreated(known: KnownValues, op: Operation, answer: Received): void {
+  if (op.method !== 'POST' || answer.status !== 201) return;
+  const id = /^\{"id":(\d{1,15})[,}]/.exec(answer.text)?.[1] ?? /"id":(\d{1,15})[,}]/.exec(answer.text)?.[1];
+  if (!id) return;
+  const collection = op.path.replace(/\/$/, '');
+  const itemPath = Object.keys(op.root.paths ?? {}).find((path) => path.startsWith(`${collection}/{`) && path.indexOf('}') === path.length - 1);
+  const name = itemPath?.slice(collection.length + 2, -1);
+  if (!name) return;
+  const values = (known[name] ??= []);
+  if (!values.includes(id)) values.push(id);
+  if (values.length > 40) values.splice(0, values.length - 40);
 }
 
 function describe(op: Operation, req: FuzzRequest): string {
