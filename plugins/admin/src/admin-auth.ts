@@ -77,7 +77,7 @@ export class AdminAuth {
    */
   async signIn(req: NeutralRequest, username: string, password: string): Promise<SignInOutcome> {
     if ([...username].length > USERNAME_MAX * 2 || [...password].length > this.passwords.maxLength) return { ok: false };
-    const key = `admin:${hashSecret(foldUsername(username))}`;
+    const key = this.lockoutKey(username);
     return this.passwords.bounded(req.clientAddress, async () => {
       const now = this.settings.now();
       const attempt = await this.lockout.attempt(key, now);
@@ -99,6 +99,16 @@ export class AdminAuth {
       });
       return { ok: true, principal: { user: { id: user.id, username: user.username }, session: issued.session, csrf }, cookie: issued.cookie };
     });
+  }
+
+  /** Lifts an admin user's sign-in lockout and forgets its failures. */
+  async unlock(username: string): Promise<void> {
+    await this.lockout.succeed(this.lockoutKey(username));
+  }
+
+  // The lockout's key: a hash of the folded name, so unknown names lock exactly like real ones.
+  private lockoutKey(username: string): string {
+    return `admin:${hashSecret(foldUsername(username))}`;
   }
 
   /** The 429 of a locked account. */

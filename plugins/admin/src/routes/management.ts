@@ -51,6 +51,12 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
       }
       return seeOther(req, `${base}/`);
     }),
+    guarded(ctx, { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock' }, async (req, principal) => {
+      const user = await userOf(req.params.id);
+      await auth.unlock(user.username);
+      await ctx.events.record(req, principal, [{ type: 'unlock', model: 'admin_users', recordId: user.id }]);
+      return seeOther(req, `${base}/`);
+    }),
     guarded(ctx, { method: 'GET', path: `${base}/:id/sessions`, operation: 'admin_management_sessions' }, async (req, principal) => {
       const user = await userOf(req.params.id);
       const sessions = (await auth.sessions.list(user.id)).map((s) => ({

@@ -45,6 +45,17 @@ export function managementArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.get('/admin/')).status).toBe(200);
     });
 
+    it('lifts a sign-in lockout of an admin user', async () => {
+      await env.plugin.createAdminUser('forgetful', 'forgetful long password');
+      for (let i = 0; i < 3; i++) expect((await env.client().login('forgetful', 'a wrong password')).status).toBe(401);
+      expect((await env.client().login('forgetful', 'forgetful long password')).status).toBe(429);
+      const [user] = await env.db.knex('admin_users').where({ username: 'forgetful' }).select('id');
+      expect((await client.request('POST', `${base}/${user.id}/unlock`, { form: {} })).status).toBe(403);
+      expect((await env.client().login('forgetful', 'forgetful long password')).status).toBe(429);
+      expect((await client.postForm(`${base}/${user.id}/unlock`, {})).status).toBe(303);
+      expect((await env.client().login('forgetful', 'forgetful long password')).status).toBe(303);
+    });
+
     it('answers 404 for an unknown user or session handle, and 403 without the CSRF token', async () => {
       expect((await client.get(`${base}/999999/sessions`)).status).toBe(404);
       const [user] = await env.db.knex('admin_users').where({ username: ADMIN.username }).select('id');
