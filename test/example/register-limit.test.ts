@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADAPTERS } from '../../examples/app/src/server';
 import { ADAPTER_ENGINES, startExample, type ExampleServer } from './example-server';
 
 const LIMIT = 3;
@@ -39,5 +40,31 @@ describe.each(ADAPTER_ENGINES)('account creation through POST /api/v1/users/ on 
   it('documents the 429 on the operation', async () => {
     const doc = (await ex.client().get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(Object.keys(doc.paths['/api/v1/users/'].post.responses)).toEqual(expect.arrayContaining(['201', '409', '422', '429', '503']));
+  });
+});
+
+// The creation hashes the password as a sign-in does: within the per-address bound of the
+// hash pool (429 beyond), not only the overall one, which one address could fill alone.
+describe.each(ADAPTERS)('password hashing of POST /api/v1/users/ on %s', (adapter) => {
+  let ex: ExampleServer;
+  beforeAll(async () => {
+    // Cost 10: each hash takes long enough for the burst to overlap.
+    ex = await startExample('sqlite', { adapter, build: { registerRateLimit: 100, bcryptRounds: 10 }, trustedProxies: ['127.0.0.1'] });
+  });
+  afterAll(async () => {
+    await ex?.close();
+  });
+
+  it('answers 429 with Retry-After beyond the hashes one address may have in flight, never 503', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+      ex.client().request('POST', '/api/v1/users/', {
+        json: { name: `burst${i}`, username: `burst${i}`, email: `burst${i}@example.com`, password: 'a perfectly fine passphrase' },
+        headers: { 'x-forwarded-for': '10.9.0.1' },
+      })));
+    const statuses = answers.map((answer) => answer.status).sort();
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused.length, JSON.stringify(statuses)).toBeGreaterThanOrEqual(1);
+    for (const answer of refused) expect(answer.headers.get('retry-after')).toBe('1');
+    expect(statuses.filter((status) => status !== 201 && status !== 429), JSON.stringify(statuses)).toEqual([]);
   });
 });

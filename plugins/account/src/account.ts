@@ -39,8 +39,12 @@ export interface AccountPlugin extends Plugin {
   requireFreshSignIn(): Dependency<AccountUser>;
   /** The plugin's tables (sessions, refresh tokens, sign-in failures), to list at bootstrap. */
   migrations: MigrationSet;
-  /** Creates a user as /register does (policy, lengths, duplicates); flags only from here. */
-  createUser(input: NewUser, flags?: { superuser?: boolean; verified?: boolean }): Promise<AccountUser>;
+  /**
+   * Creates a user as /register does (policy, lengths, duplicates); flags only from here.
+   * Pass `client`, the caller's address (`req.clientAddress`), when a request asks for it:
+   * its concurrent hashing is then bounded per client as at /register (429 beyond), not only overall.
+   */
+  createUser(input: NewUser, flags?: { superuser?: boolean; verified?: boolean }, options?: { client?: string }): Promise<AccountUser>;
   /** Ends every session and refresh token of a user, and kills their access tokens. */
   signOutEverywhere(userId: string | number): Promise<void>;
   /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
@@ -111,7 +115,7 @@ export function account(options: AccountOptions): AccountPlugin {
         ...oauth.migrations,
       },
     },
-    createUser: (input, flags) => createUser(core, input, flags),
+    createUser: (input, flags, options) => createUser(core, input, flags, options?.client),
     async signOutEverywhere(userId) {
       await core.signOutEverywhere(userId);
       await core.users.bumpTokenVersion(userId);

@@ -74,7 +74,8 @@ export async function createUser(
 
   if (await users.taken(columns.username, input.username)) throw new DuplicateValueError('Username already registered');
   if (columns.email && input.email && (await users.taken(columns.email, input.email))) throw new DuplicateValueError('Email already registered');
-  // `client` (the caller's address at /register) bounds its concurrent hashing; the app's own calls only overall.
+  // `client` (the caller's address, at /register or a request's createUser) bounds its
+  // concurrent hashing; the app's own calls (a first superuser) only overall.
   values[columns.passwordHash] = await core.passwords.bounded(client, () => core.passwords.hash(input.password));
   if (columns.isSuperuser) values[columns.isSuperuser] = flags.superuser ?? false;
   if (columns.isVerified) values[columns.isVerified] = flags.verified ?? false;

@@ -78,8 +78,8 @@ export interface UserAccess {
    * hash) would still tell them something about it.
    */
   list(req: NeutralRequest, options: { count: boolean }): Promise<{ rows: Row[]; total?: number; page: number; perPage: number }>;
-  /** Creates a user from a validated UserCreate body (409 for a taken name or e-mail). */
-  create(body: Record<string, unknown>): Promise<AccountUser>;
+  /** Creates a user from a validated UserCreate body (409 for a taken name or e-mail), hashing within `client`'s bound (429 beyond). */
+  create(body: Record<string, unknown>, client: string): Promise<AccountUser>;
   /** PATCH: that user or a superuser, a UserUpdate body, 409 on a taken name or e-mail; the updated row. */
   update(req: NeutralRequest): Promise<Row>;
   /** Soft delete by that user or a superuser; signs the user out everywhere. */
@@ -115,7 +115,7 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
       return { rows: data, total: total_count, page: page.page, perPage: page.itemsPerPage };
     },
 
-    create: (body) => auth.createUser(body as { username: string; email: string; password: string; name: string }),
+    create: (body, client) => auth.createUser(body as { username: string; email: string; password: string; name: string }, {}, { client }),
 
     async update(req) {
       await mayChange(req);

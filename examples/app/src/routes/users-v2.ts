@@ -26,7 +26,7 @@ export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarSto
     route('POST / create', [users.signedIn], async (req) => {
       // accept_terms is checked (true) by the schema; it is not a column.
       const { accept_terms: _accepted, ...fields } = await validateBody(UserCreateV2, req.body);
-      const user = await users.create(fields);
+      const user = await users.create(fields, req.clientAddress);
       return { status: 201, json: await readOne(await users.get(user.id)) };
     }),
 

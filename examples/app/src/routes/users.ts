@@ -18,7 +18,7 @@ export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
 
   return [
     route('POST / create', [registerLimit], async (req) => {
-      const user = await users.create(await validateBody(UserCreate, req.body));
+      const user = await users.create(await validateBody(UserCreate, req.body), req.clientAddress);
       return { status: 201, json: toUserRead(user) };
     }),
 
