@@ -4,8 +4,7 @@
 // quadratic time (`a@` and 120,000 dots: about 25 s of one core, every request waiting).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { looksLikeEmail } from '../../../plugins/account/src/registration';
-import { koaHarness } from '../../adapters/koa-harness';
-import { ENGINES } from '../../fixtures/db';
+import { ADAPTER_RUNS } from './adapter-runs';
 import { PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 
 const KB120 = 120_000;
@@ -37,11 +36,11 @@ describe('account: the e-mail check is linear', () => {
   });
 });
 
-for (const engine of ENGINES) {
-  describe(`account: long adversarial client text on koa / ${engine}`, () => {
+for (const [adapter, engine, harness] of ADAPTER_RUNS) {
+  describe(`account: long adversarial client text on ${adapter} / ${engine}`, () => {
     let env: AccountEnv;
     beforeAll(async () => {
-      env = await startAccountApp(koaHarness, engine);
+      env = await startAccountApp(harness, engine);
       await env.user('victim');
     });
     afterAll(async () => env?.close());

@@ -3,10 +3,12 @@
 // (overall) at once instead of queueing without limit. Before, bcrypt ran on the event
 // loop: 20 bogus sign-ins made a one-row read take 4 s.
 import { afterEach, describe, expect, it } from 'vitest';
+import { HttpError } from '@crudsmith/core';
 import { koaHarness } from '../../adapters/koa-harness';
+import { HARNESSES } from './adapter-runs';
 import { PASSWORD, startAccountApp, type AccountEnv, type Answer } from './fixture';
 
-describe('account: password hashing off the event loop, with bounds', () => {
+describe.each(HARNESSES)('account: password hashing off the event loop, with bounds, on $name', (harness) => {
   let env: AccountEnv | undefined;
   afterEach(async () => {
     await env?.close();
@@ -18,7 +20,7 @@ describe('account: password hashing off the event loop, with bounds', () => {
 
   it('answers a cheap request at once while sign-ins hash', async () => {
     // Cost 10: about 170 ms a hash here; 12 of them are seconds of CPU.
-    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 10 }, hashing: { perClient: 100, maxPending: 100 }, lockout: { threshold: 10 } });
+    env = await startAccountApp(harness, 'sqlite', { password: { bcryptRounds: 10 }, hashing: { perClient: 100, maxPending: 100 }, lockout: { threshold: 10 } });
     await env.user('hasher');
     const burst = Promise.all([...wrongSignIns(6), ...wrongSignIns(6, 'someone-else')]);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -37,7 +39,7 @@ describe('account: password hashing off the event loop, with bounds', () => {
   const statuses = (answers: Answer[]) => answers.map((a) => a.status).sort();
 
   it('answers 429 with Retry-After beyond the hashes one client may have in flight, and does not count them as attempts', async () => {
-    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 2, maxPending: 100 }, lockout: { threshold: 10 } });
+    env = await startAccountApp(harness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 2, maxPending: 100 }, lockout: { threshold: 10 } });
     const id = await env.user('hasher');
     const answers = await Promise.all(wrongSignIns(8));
     const refused = answers.filter((a) => a.status === 429);
@@ -56,7 +58,7 @@ describe('account: password hashing off the event loop, with bounds', () => {
   });
 
   it('answers 503 with Retry-After beyond the hashes in flight overall, registration included', async () => {
-    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 100, maxPending: 2 } });
+    env = await startAccountApp(harness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 100, maxPending: 2 } });
     const answers = await Promise.all([
       ...wrongSignIns(4, 'nobody'),
       ...Array.from({ length: 4 }, (_, i) =>
@@ -70,5 +72,29 @@ describe('account: password hashing off the event loop, with bounds', () => {
       expect(res.body).toEqual({ detail: 'The server is busy checking passwords; try again shortly' });
     }
     for (const res of answers) expect([201, 401, 503]).toContain(res.status);
+  });
+});
+
+// No HTTP here: createUser called by the app's own route, which passes the caller's address.
+describe('account: createUser within the hashing bounds', () => {
+  let env: AccountEnv | undefined;
+  afterEach(async () => {
+    await env?.close();
+    env = undefined;
+  });
+
+  const creations = (count: number, options?: { client?: string }) =>
+    Promise.allSettled(Array.from({ length: count }, (_, i) =>
+      env!.auth.createUser({ username: `made${options?.client ? 'c' : 'a'}${i}`, email: `made${options?.client ? 'c' : 'a'}${i}@example.com`, password: PASSWORD }, {}, options)));
+
+  it('bounds the hashing of creations a request asks for per client address: 429 beyond', async () => {
+    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 2, maxPending: 100 } });
+    const outcomes = await creations(6, { client: '198.51.100.7' });
+    const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+    for (const error of refused) expect(error).toMatchObject({ status: 429, headers: { 'Retry-After': '1' } });
+    for (const error of refused) expect(error).toBeInstanceOf(HttpError);
+    // The app's own creations (no client) are bound only overall.
+    expect((await creations(6)).map((outcome) => outcome.status)).toEqual(Array(6).fill('fulfilled'));
   });
 });

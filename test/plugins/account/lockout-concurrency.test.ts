@@ -4,22 +4,21 @@
 // Before, 30 concurrent wrong passwords were all checked, and their failures doubled the
 // lock once each: about 16 requests locked any account for 24 hours.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { koaHarness } from '../../adapters/koa-harness';
-import { ENGINES } from '../../fixtures/db';
+import { ADAPTER_RUNS } from './adapter-runs';
 import { PASSWORD, clock, startAccountApp, type AccountEnv, type Answer } from './fixture';
 
 const THRESHOLD = 5;
 const BASE = 30;
 const BURST = 30;
 
-for (const engine of ENGINES) {
-  describe(`account: lockout under concurrent sign-ins on koa / ${engine}`, () => {
+for (const [adapter, engine, harness] of ADAPTER_RUNS) {
+  describe(`account: lockout under concurrent sign-ins on ${adapter} / ${engine}`, () => {
     let env: AccountEnv;
     beforeAll(async () => {
       // bcrypt cost 6: each check takes long enough for the burst to overlap, as in production.
       // The hashing bounds are opened wide: the lockout must hold by itself (a burst may come
       // from many addresses), so every request of the burst reaches it.
-      env = await startAccountApp(koaHarness, engine, {
+      env = await startAccountApp(harness, engine, {
         password: { bcryptRounds: 6 },
         lockout: { threshold: THRESHOLD, baseSeconds: BASE },
         hashing: { perClient: 1000, maxPending: 1000 },
