@@ -4,7 +4,7 @@ import { ENGINES, openDatabase, type Engine } from './lib/db';
 import type { Suite } from './lib/suite';
 import { CONNECTIONS, type RequestKind } from './http/load';
 import { FRAMEWORKS, SIDES, type Framework, type Side } from './http/protocol';
-import { defaultHttpOptions, httpTable, measureSides, ratioOf, sideMedians, type HttpRow, type Statements } from './http/rounds';
+import { defaultHttpOptions, httpTable, measureSides, ratioOf, sideMedians, type HttpRow, type SideResult, type Statements } from './http/rounds';
 import { OPERATIONS, operations, prepare, traced, warmUpAll, type Operation } from './http/scenario';
 import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, type ServerProcess } from './http/server';
 
@@ -22,23 +22,51 @@ import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, type Serv
  * side sent per request.
  */
 async function checkSame(servers: Record<Side, ServerProcess>, operation: Operation, label: string): Promise<Statements> {
-  const kinds = Object.fromEntries(SIDES.map((side) => [side, operation.kind()])) as Record<Side, RequestKind>;
-  const statements = { crudsmith: 0, natural: 0, floor: 0 };
+  const sides = sidesOf(operation);
+  const kinds = Object.fromEntries(sides.map((side) => [side, kindFor(operation, side)])) as Record<Side, RequestKind>;
+  const statements: Statements = { crudsmith: 0, natural: 0 };
   const TRIES = 5;
   for (let i = 0; i < TRIES; i++) {
     const answers = {} as Record<Side, { status: number; json: unknown; sql: string[] }>;
-    for (const side of SIDES) {
+    for (const side of sides) {
       answers[side] = await traced(servers[side], { method: kinds[side].method, ...kinds[side].next() });
-      statements[side] += answers[side].sql.length / TRIES;
-      if (operation.name === 'create') for (const key of ['id', 'name', 'created_at']) delete (answers[side].json as Record<string, unknown>)[key];
+      statements[side] = (statements[side] ?? 0) + answers[side].sql.length / TRIES;
+      const json = answers[side].json as Record<string, unknown>;
+      if (operation.name === 'create') for (const key of ['id', 'name', 'created_at']) delete json[key];
+      // Each side's cursor is its own: the page's rows and whether more follow must agree.
+      if (operation.keyset) json.next_cursor = json.next_cursor !== null;
     }
-    deepStrictEqual(answers.crudsmith.sql, answers.floor.sql, `${label}: crudsmith and the same-SQL floor send different SQL`);
-    for (const side of ['natural', 'floor'] as const) {
+    if (answers.floor) deepStrictEqual(answers.crudsmith.sql, answers.floor.sql, `${label}: crudsmith and the same-SQL floor send different SQL`);
+    for (const side of sides.filter((s) => s !== 'crudsmith')) {
       const { status, json } = answers[side];
       deepStrictEqual({ status: answers.crudsmith.status, json: answers.crudsmith.json }, { status, json }, `${label}: crudsmith and the ${side} floor answer differently`);
     }
   }
   return statements;
+}
+
+/** The sides of a row: the same-SQL floor has no keyset pages. */
+function sidesOf(operation: Operation): Side[] {
+  return operation.keyset ? ['crudsmith', 'natural'] : [...SIDES];
+}
+
+/** A side's requests: the natural floor's keyset pages take the last id seen (`after`), not crudsmith's signed cursor. */
+function kindFor(operation: Operation, side: Side): RequestKind {
+  const kind = operation.kind();
+  if (!operation.keyset || side !== 'natural') return kind;
+  return {
+    method: kind.method,
+    next: () => {
+      const request = kind.next();
+      const [path, search] = request.path.split('?');
+      const query = new URLSearchParams(search);
+      const cursor = query.get('cursor') ?? '';
+      query.delete('cursor');
+      // crudsmith's cursor is the last row's sort values (here its id) as base64url JSON, then its signature.
+      query.set('after', cursor === '' ? '' : String((JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8')) as unknown[])[0]));
+      return { ...request, path: `${path}?${query}` };
+    },
+  };
 }
 
 async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
@@ -63,10 +91,11 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
         if (!OPERATIONS.includes(operation.name.split(' ')[0])) continue;
         const label = `${engine} ${framework} ${operation.name}`;
         const statements = await checkSame(pair, operation, label);
-        const rounds = await measureSides(pair, operation.kind);
-        const result = { ...ratioOf(rounds.crudsmith, rounds.natural), sameSqlRatio: ratioOf(rounds.crudsmith, rounds.floor).ratio };
-        console.log(`  ${label}: ratio ${result.ratio.toFixed(2)} (same-SQL ${result.sameSqlRatio.toFixed(2)}), queries/req ${statements.crudsmith}/${statements.natural}/${statements.floor}`);
-        rows.push({ engine, framework, operation: operation.name, crudsmith: sideMedians(rounds.crudsmith), natural: sideMedians(rounds.natural), floor: sideMedians(rounds.floor), statements, ...result });
+        const targets = Object.fromEntries(sidesOf(operation).map((side) => [side, pair[side]])) as Record<Side, ServerProcess>;
+        const rounds: Partial<Record<Side, SideResult[]>> = await measureSides(targets, (side) => kindFor(operation, side));
+        const result = { ...ratioOf(rounds.crudsmith!, rounds.natural!), sameSqlRatio: rounds.floor && ratioOf(rounds.crudsmith!, rounds.floor).ratio };
+        console.log(`  ${label}: ratio ${result.ratio.toFixed(2)} (same-SQL ${result.sameSqlRatio?.toFixed(2) ?? '—'}), queries/req ${statements.crudsmith}/${statements.natural}/${statements.floor ?? '—'}`);
+        rows.push({ engine, framework, operation: operation.name, crudsmith: sideMedians(rounds.crudsmith!), natural: sideMedians(rounds.natural!), floor: rounds.floor && sideMedians(rounds.floor), statements, ...result });
       }
     }
   } finally {

@@ -39,6 +39,9 @@ class ItemRead {
   @IsOptional() @IsDateString() updated_at!: string | null;
 }
 
+/** Signs keyset cursors in every crudsmith server, so each accepts a cursor the bench made. */
+export const CURSOR_KEY = 'crudsmith bench cursors';
+
 /** The fields reads answer, in order: the floor selects the same ones. */
 export const READ_FIELDS = ['id', 'name', 'description', 'category', 'price', 'last_sold', 'created_at', 'updated_at'] as const;
 
@@ -53,6 +56,7 @@ export function itemRoutes(knex: Knex): RouteDescriptor[] {
     isDeletedColumn: 'is_deleted',
     deletedAtColumn: 'deleted_at',
     filterConfig: { category: null, price__gte: null, price__lte: null, name__startswith: null },
+    cursorKey: CURSOR_KEY,
   }).routes;
 }
 

@@ -27,6 +27,15 @@ export function naturalHandlers(knex: Knex, engine: Engine): FloorHandlers {
     async list(query) {
       const asked = listQuery(query);
       if ('status' in asked) return asked;
+      if (query.after !== undefined) {
+        // A keyset page: the rows after the last id the client saw, one more to tell whether others follow.
+        const after = query.after === '' ? undefined : idOf(String(query.after));
+        const page = knex('items').select(columns).where('is_deleted', false);
+        if (after !== undefined) page.where('id', '>', after);
+        const found = (await page.orderBy('id').limit(asked.limit + 1)) as Row[];
+        const data = found.slice(0, asked.limit).map(map);
+        return { status: 200, json: { data, next_cursor: found.length > asked.limit ? String(data[data.length - 1].id) : null } };
+      }
       const { category, min, sort, offset, limit } = asked;
       const matching = () => {
         const qb = knex('items').where('is_deleted', false);

@@ -25,7 +25,7 @@ export interface SideResult {
 }
 
 /** Statements sent per request, by side (counted from each server's knex 'query' events). */
-export type Statements = Record<'crudsmith' | 'natural' | 'floor', number>;
+export type Statements = { crudsmith: number; natural: number; floor?: number };
 
 /** One row of the HTTP table: an operation through one adapter against its two floors. */
 export interface HttpRow {
@@ -35,8 +35,8 @@ export interface HttpRow {
   crudsmith: SideResult;
   /** The natural floor: what a person writes by hand (one statement per write). */
   natural: SideResult;
-  /** The same-SQL floor: by hand, sending crudsmith's own statements. */
-  floor: SideResult;
+  /** The same-SQL floor: by hand, sending crudsmith's own statements (none for keyset pages). */
+  floor?: SideResult;
   /** crudsmith ÷ natural floor requests per second: the median of the per-round ratios. */
   ratio: number;
   /** First and third quartile of the per-round ratios. */
@@ -44,7 +44,7 @@ export interface HttpRow {
   /** Natural floor ÷ crudsmith server CPU per request: the median of the per-round ratios. */
   cpuRatio: number;
   /** crudsmith ÷ same-SQL floor requests per second: framework and library overhead alone. */
-  sameSqlRatio: number;
+  sameSqlRatio?: number;
   statements: Statements;
 }
 
@@ -121,9 +121,9 @@ const columns: Column<HttpRow>[] = [
   { title: 'natural req/s', value: (r) => formatOps(r.natural.rps), right: true },
   { title: 'ratio', value: (r) => r.ratio.toFixed(2), right: true },
   { title: 'middle half', value: (r) => `${r.ratioRange[0].toFixed(2)}–${r.ratioRange[1].toFixed(2)}` },
-  { title: 'same-SQL req/s', value: (r) => formatOps(r.floor.rps), right: true },
-  { title: 'same-SQL ratio', value: (r) => r.sameSqlRatio.toFixed(2), right: true },
-  { title: 'queries/req', value: (r) => `${r.statements.crudsmith}/${r.statements.natural}/${r.statements.floor}`, right: true },
+  { title: 'same-SQL req/s', value: (r) => (r.floor ? formatOps(r.floor.rps) : '—'), right: true },
+  { title: 'same-SQL ratio', value: (r) => r.sameSqlRatio?.toFixed(2) ?? '—', right: true },
+  { title: 'queries/req', value: (r) => `${r.statements.crudsmith}/${r.statements.natural}/${r.statements.floor ?? '—'}`, right: true },
   { title: 'crudsmith p99', value: (r) => ms(r.crudsmith.p99), right: true },
   { title: 'natural p99', value: (r) => ms(r.natural.p99), right: true },
   { title: 'cpu/req', value: (r) => `${Math.round(r.crudsmith.cpu)}/${Math.round(r.natural.cpu)} µs`, right: true },

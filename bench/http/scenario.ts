@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
+import { CrudRepository } from '@crudsmith/core';
 import type { Engine } from '../lib/db';
-import { CATEGORIES, createItems, prng, seedItems } from '../lib/items';
+import { CATEGORIES, createItems, Item, prng, seedItems } from '../lib/items';
+import { CURSOR_KEY } from './crudsmith-apps';
 import type { RequestKind } from './load';
 import type { Command } from './protocol';
 import { warmUp, type ServerProcess } from './server';
@@ -12,7 +14,7 @@ import { warmUp, type ServerProcess } from './server';
 export const ROWS = Number(process.env.BENCH_HTTP_ROWS) || 10_000;
 const PAGE = '&price__gte=10&sort=-price&offset=40&limit=20';
 /** The rows measured, by their first word (`BENCH_HTTP_OPERATIONS=create,update` to run fewer). */
-export const OPERATIONS = (process.env.BENCH_HTTP_OPERATIONS ?? 'read,list,deep,create,update').split(',');
+export const OPERATIONS = (process.env.BENCH_HTTP_OPERATIONS ?? 'read,list,deep,cursor,create,update').split(',');
 /** Where the deep offset pages start: nine tenths into the table, in price order. */
 const DEEP = () => Math.floor(ROWS * 0.9);
 
@@ -20,10 +22,21 @@ const DEEP = () => Math.floor(ROWS * 0.9);
 export interface Operation {
   name: string;
   kind: () => RequestKind;
+  /**
+   * A keyset (cursor) page: served by crudsmith and the natural floor only (the same-SQL
+   * floor and the peers have none), and compared by its rows and whether more follow.
+   */
+  keyset?: boolean;
+}
+
+/** The seeded table: the live rows' ids, and a cursor nine tenths into them in id order. */
+export interface Seeded {
+  ids: number[];
+  deepCursor: string;
 }
 
 /** The operations, each a factory of request sequences (the same sequence for each side). */
-export function operations(activeIds: number[]): Operation[] {
+export function operations({ ids: activeIds, deepCursor }: Seeded): Operation[] {
   const randomId = (random: () => number) => activeIds[Math.floor(random() * activeIds.length)];
   let created = 0;
   return [
@@ -37,6 +50,8 @@ export function operations(activeIds: number[]): Operation[] {
       // The whole table by price: an offset page costs what it skips, on every side.
       kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?sort=-price&offset=${DEEP() + (n++ % 10) * 20}&limit=20` }) }; },
     },
+    { name: 'cursor page 1', keyset: true, kind: () => ({ method: 'GET', next: () => ({ path: '/items?cursor=&limit=20' }) }) },
+    { name: 'cursor page deep', keyset: true, kind: () => ({ method: 'GET', next: () => ({ path: `/items?cursor=${deepCursor}&limit=20` }) }) },
     {
       name: 'create',
       // Category `bench`: created rows never show in the listed categories.
@@ -79,14 +94,17 @@ export function warmUpAll(server: ServerProcess, ops: { kind: () => RequestKind 
   return warmUp(server, mixed);
 }
 
-export async function prepare(knex: Knex, engine: Engine): Promise<number[]> {
+export async function prepare(knex: Knex, engine: Engine): Promise<Seeded> {
   const started = Date.now();
   // What a deployment on SQLite would use; each server process opens the file on its own.
   if (engine === 'sqlite') await knex.raw('PRAGMA journal_mode = WAL');
   await createItems(knex);
   await seedItems(knex, ROWS);
   await knex.raw(engine === 'postgres' ? 'VACUUM ANALYZE items' : 'ANALYZE');
-  const ids = (await knex('items').where('is_deleted', false).pluck('id')) as number[];
+  const ids = ((await knex('items').where('is_deleted', false).pluck('id')) as number[]).sort((a, b) => a - b);
+  // The cursor a client holds after paging nine tenths of the way through, made as
+  // crudsmith makes it: the next_cursor of a one-row page ending on that row.
+  const deep = await new CrudRepository(Item, { cursorKey: CURSOR_KEY }).getMultiByCursor(knex, { filters: { id__gte: ids[Math.floor(ids.length * 0.9)] }, limit: 1 });
   console.log(`  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return ids;
+  return { ids, deepCursor: deep.next_cursor! };
 }
