@@ -40,13 +40,21 @@ export class RecoveryCodes {
     private readonly secret: () => Promise<Buffer>,
   ) {}
 
-  /** Replaces every code of the user with new ones and answers them (the only time they are shown). */
-  async replace(userId: string, now: number, db: Knex = this.knex): Promise<string[]> {
+  /**
+   * New codes for the user, hashed ahead: `store(db)` replaces every code of the user with
+   * them and answers them (the only time they are shown). Run it in a transaction that
+   * serializes replacements of the user, or two of them leave both sets.
+   */
+  async prepare(userId: string, now: number): Promise<{ store(db: Knex): Promise<string[]> }> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
     const rows = await Promise.all(codes.map(async (code) => ({ user_id: userId, code_hash: await this.hash(userId, normalizeRecoveryCode(code)!), created_at: now })));
-    await db(this.table).where({ user_id: userId }).delete();
-    await db(this.table).insert(rows);
-    return codes;
+    return {
+      store: async (db) => {
+        await db(this.table).where({ user_id: userId }).delete();
+        await db(this.table).insert(rows);
+        return codes;
+      },
+    };
   }
 
   /** Uses a code up: true for exactly one caller when the code is the user's and unused. */

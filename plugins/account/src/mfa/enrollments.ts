@@ -66,8 +66,17 @@ export class Enrollments {
     return Number(done) === 1;
   }
 
-  async remove(userId: string): Promise<void> {
-    await this.knex(this.table).where({ user_id: userId }).delete();
+  /**
+   * Locks the confirmed enrollment's row for the rest of `trx` (SQLite's write
+   * transactions are serial already); false when the account has none.
+   */
+  async lockEnabled(userId: string, trx: Knex.Transaction): Promise<boolean> {
+    const row = await trx(this.table).where({ user_id: userId }).whereNotNull('enabled_at').forUpdate().first('user_id');
+    return row !== undefined;
+  }
+
+  async remove(userId: string, db: Knex = this.knex): Promise<void> {
+    await db(this.table).where({ user_id: userId }).delete();
   }
 
   private async insert(row: Record<string, unknown>): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { BadRequestError, ForbiddenError, RateLimitError, UnauthorizedError } from '@crudsmith/core';
+import type { Knex } from 'knex';
 import type { AccountCore } from '../account-core';
 import { KnexChallengeStore, challengeMigration, type ChallengeStore } from '../challenges';
 import { RecoveryCodes, recoveryCodeMigration } from '../recovery-codes';
@@ -35,6 +36,7 @@ export class TwoFactor {
   readonly tables: { enrollments: string; recoveryCodes: string; challenges: string };
   private readonly box: SecretBox;
   private readonly issuer: string;
+  private readonly knex: Knex;
 
   constructor(
     private readonly core: AccountCore,
@@ -42,7 +44,8 @@ export class TwoFactor {
   ) {
     const secret = core.secret;
     this.tables = { enrollments: 'account_mfa', recoveryCodes: 'account_mfa_recovery_codes', challenges: 'account_mfa_challenges', ...options.tables };
-    const knex = core.options.knex;
+    this.knex = core.options.knex;
+    const knex = this.knex;
     this.box = new SecretBox(secret, 'totp-secret');
     this.enrollments = new Enrollments(knex, this.tables.enrollments);
     this.recoveryCodes = new RecoveryCodes(knex, this.tables.recoveryCodes, () => secret().then((s) => createHmac('sha256', s).update('crudsmith/account/recovery-codes').digest()));
@@ -96,7 +99,7 @@ export class TwoFactor {
     if (!(await this.enrollments.confirm(userId, enrollment.secret, step, this.core.now()))) {
       throw new BadRequestError('The two-factor setup changed meanwhile; start again with /mfa/totp/setup');
     }
-    return this.recoveryCodes.replace(userId, this.core.now());
+    return this.newRecoveryCodes(userId);
   }
 
   /** Enrolls with the secret a setup challenge carried, once its first code is right; answers the recovery codes. */
@@ -104,7 +107,7 @@ export class TwoFactor {
     const userId = this.idOf(row);
     const step = await this.guarded(userId, async () => matchTotp(await this.box.open(sealed, userId), code, this.seconds()));
     if (!(await this.enrollments.enroll(userId, sealed, step, this.core.now()))) throw new BadRequestError(MFA_ALREADY_ENABLED);
-    return this.recoveryCodes.replace(userId, this.core.now());
+    return this.newRecoveryCodes(userId);
   }
 
   /** Turns two-factor off with a code: 403 while it is required, 400 when it is off, 401 for a wrong code. */
@@ -112,14 +115,27 @@ export class TwoFactor {
     if (this.isRequired(row)) throw new ForbiddenError('Two-factor authentication is required for this account');
     await this.checkCode(row, code);
     const userId = this.idOf(row);
-    await this.enrollments.remove(userId);
-    await this.recoveryCodes.clear(userId);
+    await this.knex.transaction(async (trx) => {
+      await this.enrollments.remove(userId, trx);
+      await this.recoveryCodes.clear(userId, trx);
+    });
   }
 
   /** New recovery codes (the old ones stop working), with a code. */
   async regenerate(row: Row, code: string): Promise<string[]> {
     await this.checkCode(row, code);
-    return this.recoveryCodes.replace(this.idOf(row), this.core.now());
+    return this.newRecoveryCodes(this.idOf(row));
+  }
+
+  // Replaces the codes in one transaction holding the enrollment's row lock: concurrent
+  // replacements run one after the other, each deleting what the one before inserted, so
+  // exactly one set of codes stays. 400 when two-factor was turned off meanwhile.
+  private async newRecoveryCodes(userId: string): Promise<string[]> {
+    const codes = await this.recoveryCodes.prepare(userId, this.core.now());
+    return this.knex.transaction(async (trx) => {
+      if (!(await this.enrollments.lockEnabled(userId, trx))) throw new BadRequestError(MFA_NOT_ENABLED);
+      return codes.store(trx);
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-// GET /mfa, /mfa/totp/setup, /confirm, /disable and /recovery-codes/regenerate.
+// GET /mfa, /mfa/totp/setup, /confirm, /disable and /recovery-codes/regenerate (also when concurrent).
 import { describe, expect, it } from 'vitest';
 import { clock, PASSWORD, type AccountEnv } from '../fixture';
 import { codeNow, enrolledUser, nextStep } from './helpers';
@@ -113,6 +113,23 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
       nextStep();
       expect((await client.post('/auth/mfa/recovery-codes/regenerate', { code: recoveryCodes[0] })).status).toBe(401);
       expect((await client.post('/auth/mfa/recovery-codes/regenerate', { code: res.body.recovery_codes[0] })).status).toBe(200);
+    });
+
+    it('regenerate: concurrent calls, each with its own code, leave exactly one set of 10 codes', async () => {
+      const { client, recoveryCodes } = await enrolledUser(suite.env, 'regenrace');
+      const answers = await Promise.all(recoveryCodes.slice(0, 4).map((code) => client.post('/auth/mfa/recovery-codes/regenerate', { code })));
+      // A call that checks its code after another replaced the set finds it gone: 401.
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.every((status) => status === 200 || status === 401) && statuses.includes(200)).toBe(true);
+      expect((await client.get('/auth/mfa')).body.recovery_codes_remaining).toBe(10);
+      const [user] = await suite.env.db.knex('users').where({ username: 'regenrace' });
+      const [{ n }] = await suite.env.db.knex('account_mfa_recovery_codes').where({ user_id: String(user.id) }).count({ n: '*' });
+      expect(Number(n)).toBe(10);
+      // The set that stays is one of the answered ones, whole: its first code still works.
+      const sets = answers.filter((a) => a.status === 200).map((a) => a.body.recovery_codes as string[]);
+      const live = [];
+      for (const set of sets) if ((await client.post('/auth/mfa/recovery-codes/regenerate', { code: set[0] })).status === 200) live.push(set);
+      expect(live).toHaveLength(1);
     });
   });
 }
