@@ -95,6 +95,32 @@ export function routeMatching(env: SuiteEnv): void {
         }
       });
 
+      it('answers methods outside the common ones (WebDAV, SSDP) on a served path with the same JSON 405 with Allow', async () => {
+        for (const method of ['PROPFIND', 'PROPPATCH', 'MKCOL', 'LOCK', 'SEARCH', 'M-SEARCH', 'PURGE']) {
+          for (const [path, allow] of [['/api/items/1', 'GET, HEAD'], ['/api/echo', 'POST']]) {
+            const res = await raw(`${env.base.url}${path}`, method);
+            expect(res.status, `${method} ${path} ${res.text}`).toBe(405);
+            expect(res.headers.allow, `${method} ${path}`).toBe(allow);
+            expect(JSON.parse(res.text)).toEqual({ detail: 'Method Not Allowed' });
+          }
+        }
+        // With a body, as a PROPFIND has one.
+        const withBody = await raw(`${env.base.url}/api/items/1`, 'PROPFIND', '{"prop":"all"}');
+        expect(withBody.status).toBe(405);
+        expect(JSON.parse(withBody.text)).toEqual({ detail: 'Method Not Allowed' });
+      });
+
+      it('answers such a method on a path no route has like any other: the fallback, the JSON 404, or the app', async () => {
+        const fallback = await raw(`${env.base.url}/api/fb/no/such`, 'PROPFIND', '{"a":1}');
+        expect(fallback.status).toBe(404);
+        expect(fallback.headers['x-fallback']).toBe('/fb');
+        expect(JSON.parse(fallback.text)).toMatchObject({ detail: 'Nothing here', method: 'PROPFIND', body: { a: 1 } });
+        const strict = await raw(`${env.strict.url}/api/nothing-here`, 'MKCOL');
+        expect(strict.status).toBe(404);
+        expect(JSON.parse(strict.text)).toEqual({ detail: 'Not Found' });
+        expect((await raw(`${env.base.url}/api/nothing-here`, 'PROPFIND')).status).toBe(404);
+      });
+
       it('answers TRACE on a path no route has as any method: the fallback, the JSON 404, or the app', async () => {
         const fallback = await raw(`${env.base.url}/api/fb/no/such`, 'TRACE');
         expect(fallback.status).toBe(404);

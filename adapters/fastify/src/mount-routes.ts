@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { NeutralRequest, NeutralResult, RouteDescriptor, Fallback } from '@crudsmith/core';
 import {
@@ -22,11 +23,12 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
   const settings = adapterSettings(options);
 
   fastify.register(async (instance) => {
-    // Every method this Fastify routes (TRACE and QUERY by default, and any the app added
-    // with addHttpMethod) reaches a route, its 405 or a fallback, as every method does on
-    // Koa and Express. HEAD comes with GET, on Fastify as on Koa.
+    // Every method node parses (PROPFIND, MKCOL, SEARCH... as well as Fastify's own) reaches
+    // a route, its 405 or a fallback, as every method does on Koa and Express; Fastify would
+    // answer its own 404 for a method it does not route. HEAD comes with GET, on Fastify as on Koa.
+    routeEveryMethod(instance);
     const methods = instance.supportedMethods as HTTPMethods[];
-    registerBodyParsers(instance, settings.bodyLimit);
+    registerBodyParsers(instance, settings.bodyLimit, settings.maxBodyValues);
     // Errors before our handler (body parsing, the app's hooks): JSON {detail}, never Fastify's own shape.
     instance.setErrorHandler((error, request, reply) => writeResult(reply, errorToResult(toKnownError(error), errorLoggerFor(settings.logger, request.raw.headers))));
     // 'slash': a '/' route under the prefix answers `/api/` only, not also `/api`.
@@ -44,6 +46,18 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
     }
     for (const fallback of settings.fallbacks) registerFallback(instance, fallback, { settings, routes, methods });
   }, { prefix: options.prefix });
+}
+
+/**
+ * Makes Fastify route every method node's parser accepts (CONNECT aside, which node never
+ * hands to a request listener). Fastify keeps one table of methods per app: the app's own
+ * routes may use them too, and its paths answer them with its 404 as before. They may
+ * carry a body, as on Koa and Express, which read a body by its type whatever the method.
+ */
+function routeEveryMethod(instance: FastifyInstance): void {
+  for (const method of METHODS) {
+    if (method !== 'CONNECT' && !instance.supportedMethods.includes(method)) instance.addHttpMethod(method, { hasBody: true });
+  }
 }
 
 function serve(route: RouteDescriptor, settings: AdapterSettings) {
