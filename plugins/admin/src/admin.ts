@@ -14,6 +14,7 @@ import { bulkDeleteRoute } from './routes/bulk-delete';
 import { crudApiRoutes } from './routes/crud-api';
 import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
+import { hasTrash, trashRoutes } from './routes/trash';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
 import { RowCounts } from './row-counts';
@@ -102,6 +103,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
     routes.push(...formRoutes(ctx, view, counts));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
+    if (hasTrash(view)) routes.push(...trashRoutes(ctx, view, counts));
     routes.push(...crudApiRoutes(ctx, view, counts));
   }
   const migrations: MigrationSet = {

@@ -7,6 +7,7 @@ import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
+import { trashArea } from './areas/trash';
 
 // The same admin areas over a real Fastify server; the engines are covered on Koa, so SQLite here.
 signInArea(fastifyHarness, 'sqlite');
@@ -17,3 +18,4 @@ bulkDeleteArea(fastifyHarness, 'sqlite');
 managementArea(fastifyHarness, 'sqlite');
 crudApiArea(fastifyHarness, 'sqlite');
 eventsArea(fastifyHarness, 'sqlite');
+trashArea(fastifyHarness, 'sqlite');

@@ -8,6 +8,7 @@ import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
+import { trashArea } from './areas/trash';
 
 // The admin over a real Koa server, on every engine the run has.
 for (const engine of ENGINES) {
@@ -19,4 +20,5 @@ for (const engine of ENGINES) {
   managementArea(koaHarness, engine);
   crudApiArea(koaHarness, engine);
   eventsArea(koaHarness, engine);
+  trashArea(koaHarness, engine);
 }

@@ -1,0 +1,86 @@
+import type { Knex } from 'knex';
+import { BadRequestError, NotFoundError, ValidationError, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import { layoutLocals, type AdminContext } from '../context';
+import { scrub } from '../event-log';
+import { guarded } from '../guard';
+import { parseIds } from '../ids';
+import type { ResolvedView } from '../model-view';
+import { html, seeOther } from '../page';
+import type { RowCounts } from '../row-counts';
+import { render } from '../templates';
+
+const FLAG = 'is_deleted';
+const DELETED_AT = 'deleted_at';
+const PER_PAGE = 25;
+
+/** Whether a view's model soft-deletes (it has the flag column the repository uses). */
+export function hasTrash(view: ResolvedView): boolean {
+  return view.allowed.has('delete') && view.info.columns.get(FLAG)?.kind === 'boolean';
+}
+
+// The ids of a trash form: `ids` as one value or several, each of the key's type.
+function idsOf(view: ResolvedView, req: NeutralRequest): (string | number)[] {
+  const raw = (req.body as Record<string, unknown> | undefined)?.ids;
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  if (list.length === 0) throw new BadRequestError('No rows chosen');
+  return [...new Set(parseIds(view, list))];
+}
+
+/**
+ * The trash of a soft-delete model: the deleted rows, newest deletion first, and two
+ * actions on the chosen ones, all or nothing: restore (the flag and deletion time cleared)
+ * and permanent delete. Plain forms, so it works without JavaScript.
+ */
+export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
+  const base = `${ctx.mount}/${view.name}/trash`;
+  const { table, idColumn } = view.info;
+  const hasDeletedAt = view.info.columns.has(DELETED_AT);
+
+  // Runs `change` on the chosen deleted rows in one transaction; a chosen row that is not in the trash undoes it all (404).
+  const onChosen = async (req: NeutralRequest, change: (chosen: Knex.QueryBuilder) => Promise<number>) => {
+    const ids = idsOf(view, req);
+    return ctx.knex.transaction(async (trx) => {
+      const rows = await trx(table).whereIn(idColumn, ids).where(FLAG, true).select('*');
+      if (rows.length !== ids.length) throw new NotFoundError(`${ids.length - rows.length} of the rows are not in the trash; nothing was changed`);
+      const changed = await change(trx(table).whereIn(idColumn, ids).where(FLAG, true));
+      if (changed !== ids.length) throw new NotFoundError('The rows changed meanwhile; nothing was changed');
+      return rows as Record<string, unknown>[];
+    });
+  };
+
+  return [
+    guarded(ctx, { method: 'GET', path: `${base}`, operation: `admin_${view.name}_trash` }, async (req, principal) => {
+      const pageText = req.query.page;
+      const page = typeof pageText === 'string' && /^\d{1,6}$/.test(pageText) && Number(pageText) >= 1 ? Number(pageText) : pageText === undefined ? 1 : NaN;
+      if (!Number.isFinite(page)) throw ValidationError.of(['query', 'page'], 'A positive integer', 'int_parsing');
+      const order = hasDeletedAt ? [{ column: DELETED_AT, order: 'desc' as const }, { column: idColumn, order: 'desc' as const }] : [{ column: idColumn, order: 'desc' as const }];
+      const rows = await ctx.knex(table).where(FLAG, true).orderBy(order).limit(PER_PAGE).offset((page - 1) * PER_PAGE).select('*');
+      const total = Number((await ctx.knex(table).where(FLAG, true).count({ n: '*' }).first())?.n ?? 0);
+      const columns = view.listColumns.map((c) => c.name);
+      const text = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v));
+      return html(200, render('trash', {
+        ...layoutLocals(ctx, principal, `${view.name}: trash`),
+        view: { name: view.name, base: `${ctx.mount}/${view.name}` },
+        trash: base,
+        columns,
+        rows: rows.map((row: Record<string, unknown>) => ({ id: text(row[idColumn]), cells: columns.map((c) => text(row[c])) })),
+        total,
+        page,
+        pages: Math.max(1, Math.ceil(total / PER_PAGE)),
+      }));
+    }),
+    guarded(ctx, { method: 'POST', path: `${base}/restore`, operation: `admin_${view.name}_trash_restore` }, async (req, principal) => {
+      const rows = await onChosen(req, (chosen) => chosen.update({ [FLAG]: false, ...(hasDeletedAt ? { [DELETED_AT]: null } : {}) }));
+      counts.forget(view.name);
+      await view.view.afterWrite?.('update');
+      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: row[idColumn] as string | number })));
+      return seeOther(req, base);
+    }),
+    guarded(ctx, { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge` }, async (req, principal) => {
+      const rows = await onChosen(req, (chosen) => chosen.delete());
+      await view.view.afterWrite?.('delete');
+      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'purge' as const, model: view.name, recordId: row[idColumn] as string | number, details: { record: scrub(row, view.hidden) } })));
+      return seeOther(req, base);
+    }),
+  ];
+}
