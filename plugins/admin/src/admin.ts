@@ -14,6 +14,7 @@ import { bulkDeleteRoute } from './routes/bulk-delete';
 import { crudApiRoutes } from './routes/crud-api';
 import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
+import { revertRoute } from './routes/revert';
 import { hasTrash, trashRoutes } from './routes/trash';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
@@ -98,7 +99,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     events: new EventLog(knex, tables.events, options.eventIntegration ?? false),
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);
-  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts), ...managementRoutes(ctx), ...eventRoutes(ctx)];
+  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts), ...managementRoutes(ctx), ...eventRoutes(ctx), revertRoute(ctx, counts)];
   for (const view of views.values()) {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
     routes.push(...formRoutes(ctx, view, counts));

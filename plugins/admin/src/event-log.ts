@@ -141,6 +141,12 @@ export class EventLog {
     for (let i = 0; i < rows.length; i += 200) await this.knex(this.table).insert(rows.slice(i, i + 200));
   }
 
+  /** One event by id, or null. */
+  async get(id: number): Promise<AdminEvent | null> {
+    const row = await this.knex(this.table).where({ id }).first();
+    return row ? toEvent(row) : null;
+  }
+
   /** A page of events, newest first, and how many match. */
   async list(filter: EventFilter): Promise<{ events: AdminEvent[]; total: number }> {
     const where = (q: Knex.QueryBuilder) => {
@@ -157,17 +163,21 @@ export class EventLog {
     const counted = await where(this.knex(this.table).count({ n: '*' })).first();
     return {
       total: Number(counted?.n ?? 0),
-      events: rows.map((r: Record<string, unknown>) => ({
-        id: Number(r.id),
-        type: r.event_type as EventType,
-        username: (r.username as string | null) ?? null,
-        model: (r.model as string | null) ?? null,
-        recordId: (r.record_id as string | null) ?? null,
-        details: typeof r.details === 'string' ? JSON.parse(r.details) : null,
-        ipAddress: (r.ip_address as string | null) ?? null,
-        userAgent: (r.user_agent as string | null) ?? null,
-        at: new Date(Number(r.created_at)),
-      })),
+      events: rows.map(toEvent),
     };
   }
+}
+
+function toEvent(r: Record<string, unknown>): AdminEvent {
+  return {
+    id: Number(r.id),
+    type: r.event_type as EventType,
+    username: (r.username as string | null) ?? null,
+    model: (r.model as string | null) ?? null,
+    recordId: (r.record_id as string | null) ?? null,
+    details: typeof r.details === 'string' ? JSON.parse(r.details) : null,
+    ipAddress: (r.ip_address as string | null) ?? null,
+    userAgent: (r.user_agent as string | null) ?? null,
+    at: new Date(Number(r.created_at)),
+  };
 }

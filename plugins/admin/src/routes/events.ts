@@ -25,7 +25,7 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
           base,
           types: EVENT_TYPES,
           query: { type: one('type'), username: one('username'), from: one('from'), to: one('to') },
-          events: events.map((e) => ({ ...e, at: e.at.toISOString(), details: e.details === null ? '' : JSON.stringify(e.details) })),
+          events: events.map((e) => ({ ...e, at: e.at.toISOString(), details: e.details === null ? '' : JSON.stringify(e.details), revertible: e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')) })),
           total,
           page: filter.page,
           pages,

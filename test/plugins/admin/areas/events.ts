@@ -43,6 +43,20 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await events('view')).some((e) => e.model === 'items')).toBe(true);
     });
 
+    it('reverts an update from its event, writing back the values it replaced, and logs the revert', async () => {
+      expect((await client.postForm('/admin/items/form_update/1', { name: 'renamed', price: '50' })).status).toBe(303);
+      const update = (await events('update')).at(-1)!;
+      expect(update.details.changes.name).toEqual({ before: 'item-01', after: 'renamed' });
+      expect((await client.request('POST', `/admin/management/events/${update.id}/revert`, { form: {} })).status).toBe(403);
+      expect((await client.postForm(`/admin/management/events/${update.id}/revert`, {})).status).toBe(303);
+      expect(await env.db.knex('items').where({ id: 1 }).first()).toMatchObject({ name: 'item-01', price: 1 });
+      const revert = (await events('update')).at(-1)!;
+      expect(revert.details).toMatchObject({ revertOf: update.id, changes: { name: { before: 'renamed', after: 'item-01' } } });
+      const [signIn] = await events('sign_in');
+      expect((await client.postForm(`/admin/management/events/${signIn.id}/revert`, {})).status).toBe(400);
+      expect((await client.postForm('/admin/management/events/99999999/revert', {})).status).toBe(404);
+    });
+
     it('never logs a password or its hash', async () => {
       expect((await client.postForm('/admin/users/form_create', { username: 'carol', password: 'carol secret passphrase' })).status).toBe(303);
       const [user] = await env.db.knex('app_users').where({ username: 'carol' });
