@@ -181,11 +181,14 @@ export interface Answer {
 
 /** A browser-like client: keeps cookies, never follows redirects. */
 export class Client {
-  readonly jar = new Map<string, string>();
   /** The session's CSRF token, read off the last page that showed it. */
   csrf = '';
 
-  constructor(readonly base: string) {}
+  /** `jar` may be another client's, to carry its cookies to another server (another process). */
+  constructor(
+    readonly base: string,
+    readonly jar = new Map<string, string>(),
+  ) {}
 
   async request(method: string, path: string, options: { form?: Record<string, string | string[]>; json?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
