@@ -8,6 +8,7 @@ import { refreshTokenMigration } from './refresh-tokens';
 import { createUser, type NewUser } from './registration';
 import { bearerRoutes } from './routes/bearer-routes';
 import { commonRoutes } from './routes/common-routes';
+import { jsonBodiesOnly } from './json-only';
 import { accountDocs, withAccountDocs } from './routes/docs';
 import { sessionRoutes } from './routes/session-routes';
 import { recoveryPart } from './recovery-part';
@@ -82,7 +83,7 @@ export function account(options: AccountOptions): AccountPlugin {
     // The two-factor routes' docs, and /login and /token whose answer may be a challenge.
     Object.assign(docs, mfaDocs(docs));
   }
-  const mfa = core.mfa ? withAccountDocs(mfaRoutes(core, core.mfa), docs) : [];
+  const mfa = core.mfa ? jsonBodiesOnly(withAccountDocs(mfaRoutes(core, core.mfa), docs)) : [];
   const common = [...withAccountDocs(commonRoutes(core, registerFields), docs), ...mfa, ...recovery.routes];
   const session = core.sessions ? [...withAccountDocs(sessionRoutes(core, options.trustedOrigins ?? []), docs), ...oauth.routes] : [];
   // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.

@@ -1,6 +1,7 @@
 import type { Migration, RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore } from './account-core';
 import { accountTokenMigration } from './account-tokens';
+import { jsonBodiesOnly } from './json-only';
 import { Recovery } from './recovery';
 import { type RouteDocPart, withAccountDocs } from './routes/docs';
 import { emailChangeRoutes } from './routes/email-change-routes';
@@ -27,7 +28,7 @@ export function recoveryPart(core: AccountCore, table: string, signedIn: RouteDo
   const email = core.users.columns.email;
   const routes = [...emailRoutes(core, recovery), ...(email && recovery.mail ? emailChangeRoutes(core, recovery, email) : [])];
   return {
-    routes: withAccountDocs(routes, recoveryDocs(core, recovery, signedIn)),
+    routes: jsonBodiesOnly(withAccountDocs(routes, recoveryDocs(core, recovery, signedIn))),
     migrations,
     settled: () => recovery.settled(),
     async close() {

@@ -33,7 +33,12 @@ describe('two-factor route docs', () => {
     for (const route of MFA_ROUTES) {
       const doc = docs.get(route);
       expect(doc, route).toMatchObject({ operationId: expect.stringMatching(/^account_mfa/), summary: expect.any(String), tags: ['auth'] });
-      if (route.startsWith('POST')) expect(() => ajv.compile(doc!.requestBody!), route).not.toThrow();
+      if (route.startsWith('POST')) {
+        expect(() => ajv.compile(doc!.requestBody!), route).not.toThrow();
+        // JSON only: no form content type, and the 415 a form gets.
+        expect(doc!.requestBodyContentTypes, route).toBeUndefined();
+        expect(doc!.responses!['415']!.schema?.examples, route).toEqual([{ detail: 'Send the body as JSON (Content-Type: application/json)' }]);
+      }
       for (const [code, response] of Object.entries(doc!.responses ?? {})) {
         expect(() => ajv.compile(response.schema ?? {}), `${route} ${code}`).not.toThrow();
         if (code.startsWith('4')) expect(response.schema?.required, `${route} ${code}`).toEqual(['detail']);

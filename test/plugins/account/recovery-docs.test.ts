@@ -42,6 +42,9 @@ describe('recovery route docs', () => {
       expect(() => ajv.compile(doc.requestBody!), r.operation).not.toThrow();
       for (const [code, response] of Object.entries(doc.responses ?? {})) if (code.startsWith('4')) expect(response.schema?.required, `${r.operation} ${code}`).toEqual(['detail']);
       expect(Object.keys(doc.responses ?? {}), r.operation).toContain('422');
+      // JSON only: no form content type, and the 415 a form gets.
+      expect(doc.requestBodyContentTypes, r.operation).toBeUndefined();
+      expect(doc.responses!['415']!.schema?.examples, r.operation).toEqual([{ detail: 'Send the body as JSON (Content-Type: application/json)' }]);
       if (r.operation === 'account_change_request') {
         expect(doc.security!.flatMap((s) => Object.keys(s)).sort()).toEqual(['accountBearer', 'accountCsrf', 'accountSession']);
         expect(Object.keys(doc.securitySchemes!).sort()).toEqual(['accountBearer', 'accountCsrf', 'accountSession']);

@@ -115,6 +115,19 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
       expect((await client.post('/auth/mfa/recovery-codes/regenerate', { code: res.body.recovery_codes[0] })).status).toBe(200);
     });
 
+    it('the two-factor routes take JSON bodies only: a form is 415, signed in or not', async () => {
+      const { client } = await enrolledUser(suite.env, 'formfiller');
+      const paths = ['/mfa/verify', '/mfa/challenge', '/mfa/totp/setup', '/mfa/totp/confirm', '/mfa/totp/disable', '/mfa/recovery-codes/regenerate'];
+      const form = { challenge: 'x', code: '123456', password: PASSWORD };
+      for (const c of [client, suite.env.client()]) {
+        for (const path of paths) {
+          const res = await c.request('POST', `/auth${path}`, { form, headers: { 'x-csrf-token': c.jar.get('cs_csrf') ?? '' } });
+          expect({ path, status: res.status, detail: res.body?.detail }).toEqual({ path, status: 415, detail: 'Send the body as JSON (Content-Type: application/json)' });
+        }
+      }
+      expect((await client.get('/auth/mfa')).body).toMatchObject({ enabled: true, recovery_codes_remaining: 10 });
+    });
+
     it('regenerate: concurrent calls, each with its own code, leave exactly one set of 10 codes', async () => {
       const { client, recoveryCodes } = await enrolledUser(suite.env, 'regenrace');
       const answers = await Promise.all(recoveryCodes.slice(0, 4).map((code) => client.post('/auth/mfa/recovery-codes/regenerate', { code })));

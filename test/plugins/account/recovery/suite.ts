@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine } from '../../../fixtures/db';
 import { clock, startAccountApp, type AccountEnv } from '../fixture';
+import { bodyTests } from './bodies';
 import { outboxMailbox, smtpMailbox, type Mailbox, type Received } from './mailboxes';
 import { changeTests } from './change';
 import { resetTests } from './reset';
@@ -54,5 +55,6 @@ export function recoverySuite(harness: AdapterHarness, engine: Engine, mail: 'sm
     verifyTests(suite);
     resetTests(suite);
     changeTests(suite);
+    bodyTests(suite);
   });
 }
