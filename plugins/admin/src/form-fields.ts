@@ -14,6 +14,8 @@ export interface FormField {
   /** The current value as the input shows it (never a password). */
   value: string;
   checked?: boolean;
+  /** The content types a file input offers. */
+  accept?: string;
 }
 
 const DATETIME_LOCAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d{1,3})?)?$/;
@@ -54,6 +56,7 @@ export function formFields(
 ): FormField[] {
   return fields.map((name) => {
     if (name === view.password?.field) return { name, label: name, input: 'password', required: false, value: '' };
+    if (view.view.files?.[name]) return { name, label: name, input: 'file', required: false, value: String(values[name] ?? ''), accept: view.view.files[name].types?.join(',') };
     const column = view.info.columns.get(name)!;
     const options = choices.get(name) ?? view.enums.get(name)?.map((v) => ({ value: String(v), label: String(v) }));
     const input = options ? 'select' : inputFor(column, view);
@@ -86,7 +89,7 @@ export function formValues(view: ResolvedView, fields: string[], body: Record<st
   const values: Record<string, unknown> = {};
   const issues: ValidationIssue[] = [];
   for (const name of fields) {
-    if (!(name in body)) continue;
+    if (!(name in body) || view.view.files?.[name]) continue;
     const raw = last(body[name]);
     if (typeof raw !== 'string') continue;
     if (name === view.password?.field) {

@@ -13,7 +13,7 @@ const UNSAFE = new Set<HttpMethod>(['POST', 'PUT', 'PATCH', 'DELETE']);
  * page (303), an htmx request gets 401 with `HX-Redirect`, a JSON one 401 JSON. An unsafe
  * request without the session's CSRF token is a 403 and runs nothing.
  */
-export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: string; operation: string }, handler: Handler): RouteDescriptor {
+export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: string; operation: string; bodyLimit?: number }, handler: Handler): RouteDescriptor {
   const { method } = route;
   return {
     ...route,

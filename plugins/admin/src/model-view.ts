@@ -65,6 +65,10 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
   const listColumns = selected.filter((c) => !hidden.has(c) && info.columns.has(c)).map((c) => info.columns.get(c)!);
   const displayField = view.displayField ?? info.idColumn;
   if (!info.columns.has(displayField)) throw new AdminSchemaError(`Admin model '${name}': displayField '${displayField}' is not a column of ${view.model.name}`);
+  for (const column of Object.keys(view.files ?? {})) {
+    if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': files column '${column}' is not a column of ${view.model.name}`);
+    if (typeof view.files![column].store !== 'function') throw new AdminSchemaError(`Admin model '${name}': files.${column} needs a store function`);
+  }
   for (const column of Object.keys(view.references ?? {})) {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`);
   }

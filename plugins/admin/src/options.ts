@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ErrorLogger, HashingOptions, LockoutOptions, ModelClass, SchemaLike } from '@crudsmith/core';
+import type { ErrorLogger, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 
 /** What the admin may do with a model's rows. */
@@ -13,6 +13,16 @@ export interface PasswordTransformer {
   column: string;
   /** Hashes a plain password (default: the admin's bcrypt, the one the account plugin uses). */
   hash?: (plain: string) => Promise<string>;
+}
+
+/** A column filled by a file upload: the form has a file input, the column stores what `store` answers (a URL or path). */
+export interface FileField {
+  /** Largest file in bytes; larger is a 413 (default 2 MiB). */
+  maxBytes?: number;
+  /** Accepted content types (default: any); another is a 400. */
+  types?: readonly string[];
+  /** Keeps the file and answers what the column stores. */
+  store: (file: UploadedFile) => Promise<string>;
 }
 
 /** A model's page set in the admin. */
@@ -39,6 +49,8 @@ export interface ModelView {
   displayField?: string;
   /** Foreign-key columns shown as a select of another view's rows: column → view name. */
   references?: Record<string, string>;
+  /** Columns filled by file uploads (the forms become multipart): column → how the file is checked and kept. */
+  files?: Record<string, FileField>;
   /** Adjusts checked values before a create or update is written (the example stores rate-limit paths sanitized). */
   beforeWrite?: (values: Record<string, unknown>, action: 'create' | 'update') => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Runs after a create, update or delete was written (the example drops every process's rate-limit caches). */

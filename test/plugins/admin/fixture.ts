@@ -50,6 +50,7 @@ export class Gadget extends Model {
     properties: {
       uid: { type: 'string', format: 'uuid', maxLength: 36 },
       label: { type: 'string', maxLength: 40 },
+      manual: { type: ['string', 'null'], maxLength: 200 },
     },
   };
   static override get idColumn() {
@@ -108,6 +109,7 @@ export const appMigrations: MigrationSet = {
         await knex.schema.createTable('gadgets', (t) => {
           t.string('uid', 36).primary();
           t.string('label', 40).notNullable();
+          t.string('manual', 200).nullable();
         });
         await knex.schema.createTable('tiers', (t) => {
           t.increments('id');
@@ -147,7 +149,13 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
     lockout: { threshold: 3, baseSeconds: 30 },
     models: {
       items: { model: Item, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: ItemCreate, updateSchema: ItemUpdate, displayField: 'name' },
-      gadgets: { model: Gadget, allowedActions: ['view', 'update', 'delete'], createSchema: ['uid', 'label'], updateSchema: ['label'] },
+      gadgets: {
+        model: Gadget,
+        allowedActions: ['view', 'update', 'delete'],
+        createSchema: ['uid', 'label'],
+        updateSchema: ['label', 'manual'],
+        files: { manual: { maxBytes: 1000, types: ['text/plain'], store: async (file) => `stored:${file.filename}:${file.size}` } },
+      },
       users: {
         model: AppUser,
         allowedActions: ['view', 'create', 'update'],
@@ -190,10 +198,16 @@ export class Client {
     readonly jar = new Map<string, string>(),
   ) {}
 
-  async request(method: string, path: string, options: { form?: Record<string, string | string[]>; json?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+  async request(
+    method: string,
+    path: string,
+    options: { form?: Record<string, string | string[]>; json?: unknown; multipart?: FormData; headers?: Record<string, string> } = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
-    let body: string | undefined;
-    if (options.form) {
+    let body: string | FormData | undefined;
+    if (options.multipart) {
+      body = options.multipart;
+    } else if (options.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       const params = new URLSearchParams();
       for (const [key, value] of Object.entries(options.form)) for (const one of [value].flat()) params.append(key, one);

@@ -9,6 +9,7 @@ import type { ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+import { formBodyLimit, storeUploads } from '../uploads';
 
 type Mode = 'create' | 'update';
 
@@ -46,7 +47,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, await choices());
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const title = mode === 'create' ? `New ${view.name}` : `Edit ${view.name} ${id}`;
-    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null }));
+    const multipart = fields.some((f) => f.input === 'file');
+    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null, multipart }));
   };
 
   // Validates the posted fields, hashes a password, and writes; a 422 or 409 re-renders the form.
@@ -65,6 +67,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         delete values[password.field];
         values[password.column] = await ctx.auth.passwords.bounded(req.clientAddress, () => (password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain)));
       }
+      Object.assign(values, await storeUploads(view, req));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       const logged = await write(values);
       counts.forget(view.name);
@@ -82,7 +85,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   if (view.allowed.has('create')) {
     routes.push(
       guarded(ctx, { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` }, async (_req, principal) => page(principal, 200, { mode: 'create', values: {} })),
-      guarded(ctx, { method: 'POST', path: `${base}/form_create`, operation: `admin_${view.name}_form_create` }, (req, principal) =>
+      guarded(ctx, { method: 'POST', path: `${base}/form_create`, operation: `admin_${view.name}_form_create`, bodyLimit: formBodyLimit(view) }, (req, principal) =>
         submit(req, principal, { mode: 'create' }, async (values) => {
           const created = await view.repository.create(ctx.knex, values);
           return { recordId: created[view.info.idColumn] as string | number, details: { record: scrub(created, view.hidden) } };
@@ -102,7 +105,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         const { row } = await load(req);
         return page(principal, 200, { mode: 'update', values: row, id: req.params.id });
       }),
-      guarded(ctx, { method: 'POST', path: `${base}/form_update/:id`, operation: `admin_${view.name}_form_update` }, async (req, principal) => {
+      guarded(ctx, { method: 'POST', path: `${base}/form_update/:id`, operation: `admin_${view.name}_form_update`, bodyLimit: formBodyLimit(view) }, async (req, principal) => {
         const { id, row: before } = await load(req);
         return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
           if (Object.keys(values).length === 0) return undefined;

@@ -79,6 +79,25 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.get('/admin/gadgets/update/not-a-uuid')).status).toBe(404);
     });
 
+    it('takes a file upload on a multipart form: checked for size (413) and type (400), kept by the view, unchanged without one', async () => {
+      const form = await client.get(`/admin/gadgets/update/${uids[1]}`);
+      expect(form.text).toContain('enctype="multipart/form-data"');
+      expect(form.text).toMatch(/<input id="f-manual" type="file" name="manual" accept="text\/plain">/);
+      const upload = (content: string, type = 'text/plain') => {
+        const data = new FormData();
+        data.append('csrf_token', client.csrf);
+        data.append('label', 'with manual');
+        data.append('manual', new Blob([content], { type }), 'manual.txt');
+        return client.request('POST', `/admin/gadgets/form_update/${uids[1]}`, { multipart: data });
+      };
+      expect((await upload('hello')).status).toBe(303);
+      expect(await env.db.knex('gadgets').where({ uid: uids[1] }).first()).toMatchObject({ label: 'with manual', manual: 'stored:manual.txt:5' });
+      expect((await upload('x'.repeat(1001))).status).toBe(413);
+      expect((await upload('<b>hi</b>', 'text/html')).status).toBe(400);
+      expect((await client.postForm(`/admin/gadgets/form_update/${uids[1]}`, { label: 'relabelled' })).status).toBe(303);
+      expect(await env.db.knex('gadgets').where({ uid: uids[1] }).first()).toMatchObject({ label: 'relabelled', manual: 'stored:manual.txt:5' });
+    });
+
     it('hashes a password field on create, never shows it, and keeps it when left empty on update', async () => {
       expect((await client.postForm('/admin/users/form_create', { username: 'alice', password: 'a long enough secret' })).status).toBe(303);
       const row = await env.db.knex('app_users').where({ username: 'alice' }).first();
