@@ -78,13 +78,13 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
     expect(other.body).toEqual({ detail: 'Not Found' });
   });
 
-  it('publishes one valid OpenAPI 3.1 document per version, each with its own routes only', async () => {
+  it('publishes one valid OpenAPI 3.1 document per version, each with its own routes and the /auth routes', async () => {
     for (const version of ['v1', 'v2']) {
       const doc = docs[version];
       await expectValidOpenApi(doc);
       expect(doc.openapi).toBe('3.1.0');
       const paths = Object.keys(doc.paths);
-      expect(paths.every((path) => path.startsWith(`/api/${version}/`)), paths.join(' ')).toBe(true);
+      expect(paths.every((path) => path.startsWith(`/api/${version}/`) || path.startsWith('/auth/')), paths.join(' ')).toBe(true);
       expect(paths).toEqual(expect.arrayContaining([`/api/${version}/items`, `/api/${version}/items/{id}`, `/api/${version}/posts/`]));
       const ids = Object.values<any>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.operationId));
       expect(new Set(ids).size).toBe(ids.length);
@@ -92,6 +92,41 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
     expect(Object.keys(docs.v1.paths)).toEqual(expect.arrayContaining(['/api/v1/users/', '/api/v1/tiers']));
     expect(Object.values<any>(docs.v1.paths['/api/v1/items']).every((op) => op.deprecated === true)).toBe(true);
     expect(docs.v2.paths['/api/v2/items'].get.deprecated).toBeUndefined();
+  });
+
+  it('lists every /auth route in each document with its body, errors and security schemes, never deprecated', async () => {
+    const routes = ex.app.auth.router;
+    expect(routes.length).toBeGreaterThan(20);
+    for (const version of ['v1', 'v2']) {
+      const doc = docs[version];
+      for (const route of routes) {
+        const where = `${version}: ${route.method} ${route.path}`;
+        const operation = doc.paths[route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')]?.[route.method.toLowerCase()];
+        expect(operation, where).toBeDefined();
+        expect(operation.operationId, where).toBe(route.doc!.operationId);
+        expect(operation.deprecated, where).toBeUndefined();
+        if (route.doc!.requestBody) expect(Object.keys(operation.requestBody.content).sort(), where).toEqual([...(route.doc!.requestBodyContentTypes ?? ['application/json'])].sort());
+        for (const [status, response] of Object.entries(route.doc!.responses ?? {})) {
+          expect(operation.responses[status]?.description, `${where} ${status}`).toBe(response.description);
+        }
+        expect(operation.security, where).toEqual(route.doc!.security);
+        for (const name of Object.keys(route.doc!.securitySchemes ?? {})) expect(doc.components.securitySchemes[name], `${where} ${name}`).toEqual(route.doc!.securitySchemes![name]);
+      }
+    }
+    const mfaVerify = docs.v2.paths['/auth/mfa/verify'].post;
+    expect(Object.keys(mfaVerify.requestBody.content)).toEqual(['application/json']);
+    expect(mfaVerify.responses['415'].content['application/json'].schema.examples).toEqual([{ detail: 'Send the body as JSON (Content-Type: application/json)' }]);
+    expect(Object.keys(docs.v2.paths['/auth/login'].post.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+
+    // Real answers of /auth validate against the documents.
+    const checker = openApiChecker(docs.v2);
+    const c = ex.client();
+    checker.check('POST', '/auth/login', await c.request('POST', '/auth/login', { form: { username: 'ann', password: 'wrong password' } }));
+    checker.check('POST', '/auth/mfa/verify', await c.request('POST', '/auth/mfa/verify', { form: { challenge: 'x', code: '123456' } }));
+    checker.check('POST', '/auth/password/reset-request', await c.request('POST', '/auth/password/reset-request', { json: { email: 'nobody@example.com' } }));
+    checker.check('GET', '/auth/me', await c.get('/auth/me'));
+    checker.check('GET', '/auth/me', await ann.get('/auth/me'));
+    expect(checker.checks).toBe(5);
   });
 
   it('documents query parameters, bodies without excluded fields, security and error bodies', async () => {

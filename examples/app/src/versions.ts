@@ -16,7 +16,8 @@ export interface ExampleVersionRouters {
  * The example's API versions: /api/v1 as it always was,
  * deprecated with a sunset date; /api/v2 current. Both publish an OpenAPI document and a
  * docs page; routes that need a login say so in the documents (a session cookie with its
- * CSRF header for unsafe methods, or a bearer token), and limited routes document 429.
+ * CSRF header for unsafe methods, or a bearer token), limited routes document 429, and
+ * both list the unversioned /auth routes.
  */
 export function exampleVersions(routers: ExampleVersionRouters, options: { auth: AccountPlugin; sunset?: string }): VersioningPlugin {
   const { auth } = options;
@@ -42,6 +43,8 @@ export function exampleVersions(routers: ExampleVersionRouters, options: { auth:
         dependencies: [auth.currentUser(), auth.currentUser({ superuser: true })],
       },
       errorResponses: (route) => (LIMITED_PATHS.some((path) => route.path === path || route.path.startsWith(`${path}/`)) ? [429] : []),
+      // /auth is unversioned: every version's document lists its routes, so a client of either version (and the fuzz) finds them.
+      unversioned: auth.router,
     },
   });
 }

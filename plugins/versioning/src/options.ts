@@ -48,6 +48,12 @@ export interface DocsOptions {
   security?: SecurityDocs;
   /** Error statuses a route may answer beside its own doc's (429 where a limiter guards it). */
   errorResponses?: (route: RouteDescriptor) => number[];
+  /**
+   * Routes served outside the versions (an account router at `/auth`) that every version's
+   * document lists too, at their own paths and never marked deprecated, so a client of
+   * any version finds them (default none).
+   */
+  unversioned?: readonly RouteDescriptor[];
 }
 
 /** Options of `versioning()`. */

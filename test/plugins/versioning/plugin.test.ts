@@ -211,6 +211,27 @@ describe('versioning() at startup', () => {
     expect(doc.paths['/api/v2/own'].post.responses['422'].description).toBe('Its own');
   });
 
+  it('lists the unversioned routes docs.unversioned names in every version, at their own paths, never deprecated', async () => {
+    const signIn: RouteDescriptor = {
+      ...route('POST /auth/sign-in', () => ({ status: 200, json: null })),
+      operation: 'sign_in',
+      doc: { operationId: 'sign_in', requestBody: { type: 'object' }, responses: { '401': { description: 'Wrong password' } }, security: [{ key: [] }], securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+    };
+    const o = options();
+    o.docs = { unversioned: [signIn] };
+    const plugin = versioning(o);
+    for (const version of plugin.versions) {
+      const operation = version.openapi!.paths['/auth/sign-in'].post;
+      expect(operation, version.label).toMatchObject({ operationId: 'sign_in', security: [{ key: [] }], responses: { '401': { description: 'Wrong password' } } });
+      expect(operation.deprecated, version.label).toBeUndefined();
+      expect(version.openapi!.components.securitySchemes.key).toEqual({ type: 'apiKey', in: 'header', name: 'X-Key' });
+      await expectValidOpenApi(version.openapi);
+    }
+    expect(plugin.versions[0].openapi!.paths['/api/v1/things/{id}'].get.deprecated).toBe(true);
+    // Documented, not served: the app mounts those routes itself.
+    expect((plugin.routes ?? []).some((r) => r.path === '/auth/sign-in')).toBe(false);
+  });
+
   it('points the docs Link under the mount path an adapter prefix or proxy adds', () => {
     const plugin = versioning({ ...options(), docs: { mountPath: '/service/' } });
     expect(plugin.versions[0].headers.Link).toBe('</service/api/v1/docs>; rel="deprecation"; type="text/html", </service/api/v1/docs>; rel="sunset"; type="text/html"');

@@ -1,7 +1,8 @@
 import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA, columnJsonSchema, type JsonSchema, type RouteDescriptor, type RouteDoc } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
 
-// OpenAPI information of the account routes (published by the docs plugin), in core's
+// OpenAPI information of the account routes (an app publishes it, for example in every
+// version's document through the versioning plugin's `docs.unversioned`), in core's
 // RouteDoc shape: bodies, responses with their `detail` errors, and security.
 
 /** The parts of a RouteDoc a route adds beside its operationId, summary and tags. */

@@ -15,7 +15,8 @@ export interface VersionDocInput {
 }
 
 /**
- * The OpenAPI 3.1 document of one version, from its routes' `doc`: one operation per route
+ * The OpenAPI 3.1 document of one version, from its routes' `doc` and those of the
+ * unversioned routes `docs.unversioned` names: one operation per route
  * (operationIds unique, or startup fails), path parameters declared, request bodies and
  * response schemas as the routes describe them, security where the route needs a login,
  * and the error responses with their body schemas.
@@ -27,7 +28,9 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
   const operationIds = new Map<string, string>();
   const tags = new Set<string>();
 
-  for (const route of input.routes) {
+  // The version's own routes, then the unversioned ones its clients call too (never deprecated).
+  const documented = [...input.routes.map((route) => ({ route, versioned: true })), ...(docs.unversioned ?? []).map((route) => ({ route, versioned: false }))];
+  for (const { route, versioned } of documented) {
     const doc: RouteDoc = route.doc ?? { operationId: route.operation };
     const where = `${route.method} ${route.path}`;
     const clash = operationIds.get(doc.operationId);
@@ -41,7 +44,7 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
       operationId: doc.operationId,
       ...(doc.summary ? { summary: doc.summary } : {}),
       ...(doc.tags?.length ? { tags: doc.tags } : {}),
-      ...(input.deprecated ? { deprecated: true } : {}),
+      ...(input.deprecated && versioned ? { deprecated: true } : {}),
       parameters: parameters(route.path, doc),
       ...(doc.requestBody ? { requestBody: requestBody(doc) } : {}),
       responses: responses(route, { doc, secured: Boolean(security?.length), docs }),
