@@ -3,8 +3,8 @@ import { Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Context } from 'koa';
 import type { CreateSessionOptions } from 'koa-session';
-import { ConfigurationError, randomToken } from '@crudsmith/core';
-import { errorToResult } from '@crudsmith/core/adapter';
+import { ConfigurationError, randomToken, type ErrorLogger } from '@crudsmith/core';
+import { errorLoggerFor, errorToResult } from '@crudsmith/core/adapter';
 import type { Session, SessionCarrier, SessionManager } from '@crudsmith/core/session';
 import { writeResult } from './write-result';
 
@@ -130,14 +130,14 @@ export function koaSessionOptions(manager: SessionManager): KoaSessionOptions {
     async set(_id: string, data: Data, _maxAge: number, { ctx }: { ctx?: Context }): Promise<void> {
       const session = carrierOf(ctx!)?.current;
       // No session behind this request (anonymous, or revoked meanwhile): nothing is stored, nothing revived.
-      if (session) await answerFailure(ctx!, manager.save({ ...session, data: withoutBookkeeping(data) }));
+      if (session) await answerFailure(ctx!, manager, manager.save({ ...session, data: withoutBookkeeping(data) }));
     },
     async destroy(_id: string, { ctx }: { ctx?: Context }): Promise<void> {
       const carrier = carrierOf(ctx!);
       const session = carrier?.current;
       if (!carrier || !session) return;
       carrier.current = null;
-      await answerFailure(ctx!, manager.revoke(session));
+      await answerFailure(ctx!, manager, manager.revoke(session));
     },
     [MANAGER]: manager,
   };
@@ -189,12 +189,21 @@ export function assertKoaSession(app: Koa<any, any>, manager: SessionManager): v
 
 // koa-session saves after the routes answered, outside their error rendering: a failed
 // write replaces the answer with the JSON error every route gives (a 503 for a store that is down).
-async function answerFailure(ctx: Context, write: Promise<unknown>): Promise<void> {
+async function answerFailure(ctx: Context, manager: SessionManager, write: Promise<unknown>): Promise<void> {
   try {
     await write;
   } catch (error) {
-    writeResult(ctx, errorToResult(error));
+    writeResult(ctx, errorToResult(error, errorLoggerFor(reporters.get(manager) ?? console, ctx.req.headers)));
   }
+}
+
+// The logger of the routes that carry each manager: an unexpected failure of a save or a
+// sign-out after the routes goes where their own errors go, with the request's id.
+const reporters = new WeakMap<SessionManager, ErrorLogger>();
+
+/** Reports what koa-session's saves of `manager`'s sessions fail with unexpectedly to `logger` (mountRoutes' own). */
+export function reportSessionErrors(manager: SessionManager, logger: ErrorLogger): void {
+  reporters.set(manager, logger);
 }
 
 function plain(data: Data): Data {

@@ -5,7 +5,7 @@ import {
   adapterSettings, answer, bodyLimitOf, errorLoggerFor, fallbackAt, otherMethodResult, runFallback, runRoute, type AdapterOptions, type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import type { SessionManager } from '@crudsmith/core/session';
-import { assertKoaSession } from './koa-session';
+import { assertKoaSession, reportSessionErrors } from './koa-session';
 import { toNeutralRequest } from './to-neutral-request';
 import { writeResult } from './write-result';
 
@@ -35,6 +35,7 @@ export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: re
   for (const manager of options.sessions ?? []) {
     if (isRouter(target)) throw new ConfigurationError('sessions: mount on the Koa app itself, so that koa-session can be checked to run before the routes');
     assertKoaSession(target, manager);
+    reportSessionErrors(manager, settings.logger);
   }
   if (isRouter(target)) {
     // @koa/router runs use() middleware only when a route matched, so it cannot host a fallback.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Koa from 'koa';
 import { createSession } from 'koa-session';
 import { ConfigurationError, bootstrap, hashSecret, type App, type ErrorLogger, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
-import { type SessionManager } from '@crudsmith/core/session';
+import { MemorySessionStore, type SessionChanges, type SessionManager } from '@crudsmith/core/session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
 import { listen } from '../../adapters/koa-harness';
@@ -265,6 +265,51 @@ describe('koa-session setup is checked at startup', () => {
       expect(logged.map(String).join()).toMatch(/carried by koa-session, which did not run before this route/);
     } finally {
       await server.close();
+    }
+  });
+});
+
+// koa-session saves after the routes, outside their error rendering: a save that fails
+// unexpectedly is still the JSON 500, reported where mountRoutes reports, with the request's id.
+describe('koa-session: a save failing unexpectedly after the routes', () => {
+  class BrokenStore extends MemorySessionStore {
+    broken = false;
+    override async update(idHash: string, changes: SessionChanges): Promise<boolean> {
+      if (this.broken) throw new Error('the store has a bug');
+      return super.update(idHash, changes);
+    }
+  }
+
+  it('answers the JSON 500 and reports the error to the logger of mountRoutes, with the request id', async () => {
+    const db = await openDatabase('sqlite');
+    const store = new BrokenStore();
+    const auth = account({ knex: db.knex, userModel: User, secretKey: SECRET, path: '/auth', session: { store }, password: { bcryptRounds: 4 } });
+    const app = bootstrap({ plugins: [auth], migrations: [userMigrations] });
+    await app.start(db.knex);
+    await auth.createUser({ username: 'kim', email: 'kim@example.com', password: PASSWORD });
+    const koa = new Koa();
+    koa.use(createSession(koaSessionOptions(auth.sessionManager!), koa));
+    // The app's own middleware writes to the session once the route answered, and the store fails then.
+    koa.use(async (ctx, next) => {
+      await next();
+      if (!ctx.get('x-write-after')) return;
+      store.broken = true;
+      ctx.session!.theme = 'dark';
+    });
+    const reported: { error: unknown; context: unknown }[] = [];
+    mountRoutes(koa, app.routes, { sessions: [auth.sessionManager!], logger: { error: (_message, error, context) => void reported.push({ error, context }) } });
+    const server = await listen(koa);
+    try {
+      const c = new Client(server.url);
+      expect((await c.login('kim', PASSWORD)).status).toBe(200);
+      const res = await c.request('GET', '/auth/me', { headers: { 'x-write-after': '1', 'x-request-id': 'koa-save-1' } });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ detail: 'Internal server error' });
+      expect(reported).toEqual([{ error: expect.objectContaining({ message: 'the store has a bug' }), context: { requestId: 'koa-save-1' } }]);
+    } finally {
+      await server.close();
+      await app.close();
+      await db.destroy();
     }
   });
 });
