@@ -1,0 +1,202 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expressHarness } from '../../adapters/express-harness';
+import { fastifyHarness } from '../../adapters/fastify-harness';
+import { koaHarness } from '../../adapters/koa-harness';
+import { watchedContext, type WatchedContext } from './browser-watch';
+import { ADMIN, seed, startAdminApp, type AdminEnv } from './fixture';
+
+// The admin walked through in a real browser: Debian's chromium (never one a package
+// downloads), driven by playwright-core, one browser for every adapter, one context per
+// walk. Without chromium the suite is skipped locally and fails under CI.
+const CHROMIUM = '/usr/bin/chromium';
+const ci = process.env.CI === 'true' || process.env.CI === '1';
+const present = existsSync(CHROMIUM);
+if (!present && ci) throw new Error(`CI=true and ${CHROMIUM} is missing: install it with apt-get install -y chromium (.ci/run does)`);
+
+let browser: Browser;
+beforeAll(async () => {
+  if (present) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+});
+afterAll(async () => browser?.close());
+
+/** The ids of the rows the list (or trash) shows, in order. */
+const shownIds = (page: Page) => page.$$eval('table.rows tbody tr', (rows) => rows.map((row) => row.getAttribute('data-id')));
+
+describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('the admin in Chromium on $name / sqlite', (harness) => {
+  let env: AdminEnv;
+  let w: WatchedContext;
+  let page: Page;
+  const items = () => env.db.knex('items').orderBy('id').select('*');
+  const deleted = async () => (await items()).filter((row) => Boolean(row.is_deleted)).map((row) => row.id);
+
+  beforeAll(async () => {
+    env = await startAdminApp(harness, 'sqlite', { eventIntegration: true });
+    await seed(env.db, 25);
+    w = await watchedContext(browser, env.server.url, harness.name);
+    page = w.page;
+  });
+  afterAll(async () => {
+    await w?.context.close();
+    await env?.close();
+  });
+
+  it('signs in through the login form, the page carrying its strict CSP', async () => {
+    const answer = await page.goto('/admin/');
+    expect(answer?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe('/admin/login');
+    const policy = (await answer?.headerValue('content-security-policy')) ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    await w.screenshot('login');
+    await page.fill('#username', ADMIN.username);
+    await page.fill('#password', ADMIN.password);
+    await Promise.all([page.waitForURL('**/admin/'), page.click('form.login button[type=submit]')]);
+    expect(await page.textContent('header .who')).toBe(ADMIN.username);
+    expect(w.problems).toEqual([]);
+  });
+
+  it('shows the dashboard: every model with its row count and a link to its list', async () => {
+    const rows = await page.$$eval('#dashboard-content tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())));
+    expect(rows).toContainEqual(['items', '25']);
+    expect(rows).toContainEqual(['gadgets', '2']);
+    // htmx ran: it was loaded from the admin's own static route and processed the page.
+    expect(await page.evaluate('typeof window.htmx')).toBe('object');
+    await w.screenshot('dashboard');
+    expect(w.problems).toEqual([]);
+  });
+
+  it('lists the rows, searches and pages through htmx partials', async () => {
+    await Promise.all([page.waitForURL('**/admin/items/'), page.click('#dashboard-content a[href="/admin/items/"]')]);
+    expect(await shownIds(page)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    expect(await page.textContent('.pager span')).toContain('25 rows · page 1 of 3');
+    await w.screenshot('list');
+
+    const next = page.waitForResponse((r) => r.url().includes('/admin/items/get_model_list') && r.url().includes('page=2'));
+    await page.click('.pager a:has-text("Next")');
+    const paged = await next;
+    expect(paged.status()).toBe(200);
+    expect(paged.request().headers()['hx-request']).toBe('true');
+    await page.waitForSelector('.pager span:has-text("page 2 of 3")');
+    expect(await shownIds(page)).toEqual(['11', '12', '13', '14', '15', '16', '17', '18', '19', '20']);
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    await w.screenshot('list-page-2');
+
+    await page.selectOption('select[name="column-to-search"]', 'name');
+    await page.fill('input[name="search"]', 'ITEM-2');
+    const searched = page.waitForResponse((r) => r.url().includes('/admin/items/get_model_list') && r.url().includes('search=ITEM-2'));
+    await page.click('form.search button[type=submit]');
+    expect((await searched).request().headers()['hx-request']).toBe('true');
+    await page.waitForSelector('.pager span:has-text("6 rows")');
+    expect(await shownIds(page)).toEqual(['20', '21', '22', '23', '24', '25']);
+    await w.screenshot('list-search');
+    expect(w.problems).toEqual([]);
+  });
+
+  it('creates a row through the generated form', async () => {
+    await page.goto('/admin/items/');
+    await Promise.all([page.waitForURL('**/admin/items/create_page'), page.click('a.button:has-text("New items")')]);
+    expect(await page.getAttribute('#f-name', 'required')).not.toBeNull();
+    await page.fill('#f-name', 'made in chromium');
+    await page.fill('#f-category', 'browser');
+    await page.fill('#f-price', '12.5');
+    await page.check('#f-in_stock');
+    await w.screenshot('create');
+    await Promise.all([page.waitForURL('**/admin/items/'), page.click('form.record button[type=submit]')]);
+    const made = (await items()).find((row) => row.name === 'made in chromium');
+    expect(made).toMatchObject({ id: 26, category: 'browser', price: 12.5 });
+    expect(Boolean(made.in_stock)).toBe(true);
+    expect(w.problems).toEqual([]);
+  });
+
+  it('updates only the changed field of a row', async () => {
+    await page.goto('/admin/items/?page=3&rows-per-page-select=10');
+    await Promise.all([page.waitForURL('**/admin/items/update/26'), page.click('tr[data-id="26"] a:has-text("Edit")')]);
+    expect(await page.inputValue('#f-name')).toBe('made in chromium');
+    await page.fill('#f-name', 'changed in chromium');
+    await w.screenshot('update');
+    await Promise.all([page.waitForURL('**/admin/items/'), page.click('form.record button[type=submit]')]);
+    expect((await items()).find((row) => row.id === 26)).toMatchObject({ name: 'changed in chromium', category: 'browser', price: 12.5 });
+    expect(w.problems).toEqual([]);
+  });
+
+  it('deletes the selected rows with one request carrying the CSRF header, and shows the refreshed list', async () => {
+    await page.goto('/admin/items/');
+    for (const id of ['1', '2', '3']) await page.check(`tr[data-id="${id}"] input.select-row`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    const answered = page.waitForResponse((r) => r.url().includes('/admin/items/bulk-delete'));
+    await page.click('button.bulk-delete');
+    const answer = await answered;
+    expect(answer.request().method()).toBe('DELETE');
+    expect(answer.request().headers()['x-csrf-token']).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(answer.request().postDataJSON()).toEqual({ ids: ['1', '2', '3'] });
+    expect(answer.status()).toBe(200);
+    await page.waitForSelector('tr[data-id="1"]', { state: 'detached' });
+    expect(await shownIds(page)).toEqual(['4', '5', '6', '7', '8', '9', '10', '11', '12', '13']);
+    expect(await deleted()).toEqual([1, 2, 3]);
+    await w.screenshot('bulk-delete');
+    expect(w.problems).toEqual([]);
+  });
+
+  it('shows the soft-deleted rows in the trash and restores the chosen ones', async () => {
+    await Promise.all([page.waitForURL('**/admin/items/trash'), page.click('#list-content a:has-text("Trash")')]);
+    expect([...(await shownIds(page))].sort()).toEqual(['1', '2', '3']);
+    await w.screenshot('trash');
+    await page.check('tr[data-id="1"] input[name="ids"]');
+    await page.check('tr[data-id="2"] input[name="ids"]');
+    const restored = page.waitForResponse((r) => r.url().endsWith('/admin/items/trash/restore'));
+    await page.click('button:has-text("Restore chosen")');
+    expect((await restored).status()).toBe(303);
+    await page.waitForURL('**/admin/items/trash');
+    expect(await shownIds(page)).toEqual(['3']);
+    expect(await deleted()).toEqual([3]);
+    await w.screenshot('trash-restored');
+    expect(w.problems).toEqual([]);
+  });
+
+  it("shows the event log: this session's sign-in and writes, newest first", async () => {
+    await Promise.all([page.waitForURL('**/admin/management/events'), page.click('header a:has-text("Events")')]);
+    const types = await page.$$eval('tbody tr[data-event]', (rows) => rows.map((row) => row.children[1].textContent));
+    for (const type of ['sign_in', 'create', 'update', 'delete', 'restore']) expect(types).toContain(type);
+    expect(types.indexOf('restore')).toBeLessThan(types.indexOf('sign_in'));
+    expect(await page.textContent('tbody')).not.toContain(ADMIN.password);
+    await w.screenshot('events');
+    expect(w.problems).toEqual([]);
+  });
+
+  it('refuses a form posted without its CSRF token (403) and writes nothing', async () => {
+    const before = await items();
+    const seen = w.problems.length;
+    await page.goto('/admin/items/create_page');
+    await page.$eval('form.record input[name="csrf_token"]', (input) => input.remove());
+    await page.fill('#f-name', 'forged');
+    const posted = page.waitForResponse((r) => r.url().endsWith('/admin/items/form_create'));
+    await page.click('form.record button[type=submit]');
+    const answer = await posted;
+    expect(answer.status()).toBe(403);
+    expect(answer.request().postData()).not.toContain('csrf_token');
+    await page.waitForLoadState();
+    expect(await page.textContent('main')).toContain('did not come from this site');
+    expect(await items()).toEqual(before);
+    await w.screenshot('forged-form-refused');
+    // Chromium logs every 4xx document it loads; this one refusal is the expected one, and the only one.
+    expect(w.problems.splice(seen)).toEqual(['console: Failed to load resource: the server responded with a status of 403 (Forbidden)']);
+  });
+
+  it('signs out: the session ends and the pages send back to the login', async () => {
+    await page.goto('/admin/');
+    await Promise.all([page.waitForURL('**/admin/login'), page.click('header a.signout')]);
+    await w.screenshot('signed-out');
+    await page.goto('/admin/items/');
+    expect(new URL(page.url()).pathname).toBe('/admin/login');
+    expect(await env.db.knex('admin_events').where({ event_type: 'sign_out' }).first()).toBeDefined();
+  });
+
+  it('asked no other host, blocked nothing by the CSP, and sent the CSP with every page', () => {
+    expect(w.elsewhere()).toEqual([]);
+    expect(w.requested.some((url) => url.includes('/admin/static/'))).toBe(true);
+    expect(w.withoutCsp).toEqual([]);
+    expect(w.problems).toEqual([]);
+  });
+});
