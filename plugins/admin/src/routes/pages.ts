@@ -10,6 +10,9 @@ import { html } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 
+/** How many of the latest events the dashboard shows. */
+const LATEST_EVENTS = 10;
+
 /** A cell's text: dates as ISO 8601, objects as JSON, null as empty. */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -23,7 +26,9 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
   const content = async () => {
     const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
     const rows = await Promise.all(views.map(async (v) => ({ name: v.name, count: await counts.of(v) })));
-    return { rows };
+    // The latest events, when the log is on: one small indexed query.
+    const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
+    return { rows, latest: latest.map((e) => ({ at: e.at.toISOString(), type: e.type, username: e.username ?? '', model: e.model ?? '', recordId: e.recordId ?? '' })) };
   };
   return [
     guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (_req, principal) =>

@@ -57,6 +57,12 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.postForm('/admin/management/events/99999999/revert', {})).status).toBe(404);
     });
 
+    it('shows the latest events on the dashboard', async () => {
+      const page = await client.get('/admin/');
+      expect(page.text).toContain('Latest events');
+      expect(page.text).toMatch(/<tr><td>[^<]+<\/td><td>(view|update|delete|create)<\/td><td>root<\/td><td>items<\/td>/);
+    });
+
     it('never logs a password or its hash', async () => {
       expect((await client.postForm('/admin/users/form_create', { username: 'carol', password: 'carol secret passphrase' })).status).toBe(303);
       const [user] = await env.db.knex('app_users').where({ username: 'carol' });

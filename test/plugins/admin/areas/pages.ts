@@ -31,6 +31,7 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
       expect(partial.status).toBe(200);
       expect(partial.text.startsWith('<section id="dashboard-content"')).toBe(true);
       expect(partial.text).not.toContain('<html');
+      expect(page.text).not.toContain('Latest events');
     });
 
     it('lists 10 rows by default, each carrying its primary key in data-id', async () => {
