@@ -8,6 +8,7 @@ import type { SessionManager } from '@crudsmith/core/session';
 export interface MountOptions {
   prefix?: string;
   bodyLimit?: number;
+  maxBodyValues?: number;
   trustedProxies?: string[];
   logger?: ErrorLogger;
   fallbacks?: Fallback[];
@@ -47,7 +48,7 @@ export function route(
 export interface SuiteEnv {
   /** Routes under `/api`, with fallbacks under `/api/fb` and `/api/fb/deeper`. */
   base: MountedServer;
-  /** A body limit of 1000 bytes. */
+  /** A body limit of 1000 bytes, and of 50 values. */
   small: MountedServer;
   /** 127.0.0.1 and 10.0.0.0/8 trusted as proxies. */
   proxied: MountedServer;

@@ -104,6 +104,29 @@ export function requestTranslation(env: SuiteEnv): void {
         expect(huge.status).toBe(400);
       });
 
+      it('answers 413 naming the cap for a JSON body of more than 10,000 values, counted at every depth, and accepts 10,000', async () => {
+        const json = (body: unknown) => api('/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const over = await json({ list: Array.from({ length: 5000 }, () => ({})), more: Array(4999).fill(0) });
+        expect(over.status).toBe(413);
+        expect((await readJson(over)).detail).toBe('Request body holds more than 10000 values (keys and array items, counted at every depth)');
+        expect((await json({ list: Array.from({ length: 5000 }, () => ({})), more: Array(4998).fill(0) })).status).toBe(200);
+        expect((await json(Array(10_001).fill([]))).status).toBe(413);
+      });
+
+      it("takes the adapter's maxBodyValues for JSON, urlencoded and multipart bodies", async () => {
+        const post = (body: string | FormData | URLSearchParams, type?: string) =>
+          fetch(`${env.small.url}/echo`, { method: 'POST', headers: type ? { 'content-type': type } : {}, body });
+        expect((await post(JSON.stringify(Array(50).fill(1)), 'application/json')).status).toBe(200);
+        expect((await post(JSON.stringify(Array(51).fill(1)), 'application/json')).status).toBe(413);
+        expect((await post(new URLSearchParams(Array.from({ length: 50 }, (_, i): [string, string] => [`f${i}`, 'v'])))).status).toBe(200);
+        expect((await post(new URLSearchParams(Array.from({ length: 50 }, (): [string, string] => ['tag', 'v'])))).status).toBe(413);
+        const form = new FormData();
+        for (let i = 0; i < 51; i++) form.append(`f${i}`, 'v');
+        const refused = await post(form);
+        expect(refused.status).toBe(413);
+        expect(typeof (await readJson(refused)).detail).toBe('string');
+      });
+
       it('answers 413 with a JSON detail for a body over the limit', async () => {
         const res = await postJson(env.small, JSON.stringify({ text: 'x'.repeat(2000) }));
         expect(res.status).toBe(413);

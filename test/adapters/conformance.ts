@@ -22,7 +22,7 @@ export function runAdapterSuite(harness: AdapterHarness): void {
 
     beforeAll(async () => {
       env.base = await harness.mount(routes(), { prefix: '/api', logger, fallbacks: [fallback('/fb'), fallback('/fb/deeper')] });
-      env.small = await harness.mount(routes(), { bodyLimit: 1000, logger });
+      env.small = await harness.mount(routes(), { bodyLimit: 1000, maxBodyValues: 50, logger });
       env.proxied = await harness.mount(routes(), { trustedProxies: ['127.0.0.1', '10.0.0.0/8'], logger });
       env.strict = await harness.mount(routes(), { prefix: '/api', logger, fallbacks: [fallback('/fb')], jsonNotFound: true });
     });

@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
 import { crudEnv } from './kit';
+import { describeBodyCost } from './suite-body-cost';
 import { describeConfig } from './suite-config';
 import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
@@ -25,5 +26,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeRelations(env);
     describeCustomRoutes(env);
     describeBadInput(env);
+    describeBodyCost(env);
   });
 }

@@ -122,9 +122,9 @@ export function describeBadInput(env: CrudEnv): void {
       expect(late.body.data.map((row: { last_sold: string }) => row.last_sold)).toEqual(['9999-12-31T23:59:59.000Z']);
     });
 
-    it('a body of 60,000 unknown keys answers a small 422: 100 entries and how many more', async () => {
+    it('a body of 9,000 unknown keys answers a small 422: 100 entries and how many more', async () => {
       env.logged.length = 0;
-      const body = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 1]));
+      const body = Object.fromEntries(Array.from({ length: 9_000 }, (_, i) => [`k${i}`, 1]));
       const started = performance.now();
       const res = await fetch(`${api.url}/api/items`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
       const text = await res.text();
@@ -134,7 +134,7 @@ export function describeBadInput(env: CrudEnv): void {
       const { detail } = JSON.parse(text);
       expect(detail).toHaveLength(101);
       expect(detail[0]).toEqual({ loc: ['body', 'k0'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
-      expect(detail[100]).toEqual({ loc: [], msg: '59900 more errors omitted', type: 'too_many_errors' });
+      expect(detail[100]).toEqual({ loc: [], msg: '8900 more errors omitted', type: 'too_many_errors' });
       // Generous for a loaded machine; the uncapped answer took the validator alone ~0.5 s.
       expect(elapsed).toBeLessThan(3000);
       expect(env.logged).toEqual([]);

@@ -5,11 +5,11 @@ import {
 } from '@crudsmith/core/adapter';
 
 /** Reads an Express request (path, params, query, headers, cookies, body) into the neutral shape. */
-export async function toNeutralRequest(req: Request, res: Response, settings: Pick<AdapterSettings, 'bodyLimit' | 'clientAddress'>): Promise<NeutralRequest> {
+export async function toNeutralRequest(req: Request, res: Response, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): Promise<NeutralRequest> {
   // originalUrl, not url: a router mounted under a path sees only the rest in req.url.
   const [rawPath, rawQuery] = splitUrl(req.originalUrl);
   const path = decodePath(rawPath);
-  const { body, files } = await bodyOf(req, settings.bodyLimit);
+  const { body, files } = await bodyOf(req, settings);
   const headers = flattenHeaders(req.headers);
   return createRequest({
     method: req.method as HttpMethod,
@@ -29,15 +29,16 @@ export async function toNeutralRequest(req: Request, res: Response, settings: Pi
 }
 
 /** The body by content type (req.is() answers null when there is no body); other types stay unread. */
-async function bodyOf(req: Request, limit: number): Promise<{ body: unknown; files: UploadedFile[] }> {
+async function bodyOf(req: Request, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>): Promise<{ body: unknown; files: UploadedFile[] }> {
+  const { bodyLimit: limit, maxBodyValues: values } = settings;
   // An app-wide parser (express.json()) already read the stream: keep what it found.
-  if (req.readableEnded) return { body: checkJsonDepth(req.body), files: [] };
+  if (req.readableEnded) return { body: checkJsonDepth(req.body, values), files: [] };
   // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
   if (req.headers['content-type'] === undefined) return { body: undefined, files: [] };
   // JSON first: it is most bodies, and each look-up parses the Content-Type again.
-  if (req.is(['json', '+json'])) return { body: await readBody.json(req, limit), files: [] };
-  if (req.is('multipart/form-data')) return readBody.multipart(req, limit);
-  if (req.is('urlencoded')) return { body: await readBody.form(req, limit), files: [] };
+  if (req.is(['json', '+json'])) return { body: await readBody.json(req, limit, values), files: [] };
+  if (req.is('multipart/form-data')) return readBody.multipart(req, limit, values);
+  if (req.is('urlencoded')) return { body: await readBody.form(req, limit, values), files: [] };
   return { body: undefined, files: [] };
 }
 

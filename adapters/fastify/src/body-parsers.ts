@@ -16,18 +16,18 @@ export function filesOf(request: FastifyRequest): UploadedFile[] {
 /**
  * Replaces Fastify's parsers, inside the adapter's own encapsulated plugin only, with the
  * readers every adapter shares: JSON, urlencoded and multipart within the route's
- * `bodyLimit` (`limit` when it has none); any other type is left unread, as on Koa, where
- * Fastify would answer 415.
+ * `bodyLimit` (`limit` when it has none), holding at most `maxValues` values; any other
+ * type is left unread, as on Koa, where Fastify would answer 415.
  */
-export function registerBodyParsers(instance: FastifyInstance, limit: number): void {
+export function registerBodyParsers(instance: FastifyInstance, limit: number, maxValues?: number): void {
   instance.removeAllContentTypeParsers();
   const limitOf = (request: FastifyRequest) => request.routeOptions.bodyLimit ?? limit;
   // request.raw rather than the payload argument: co-body reads the request's own headers
   // (length, encoding), so a preParsing hook that swaps the payload stream is not applied.
-  for (const type of ['application/json', JSON_SUFFIX]) instance.addContentTypeParser(type, (request: FastifyRequest) => readBody.json(request.raw, limitOf(request)));
-  instance.addContentTypeParser('application/x-www-form-urlencoded', (request: FastifyRequest) => readBody.form(request.raw, limitOf(request)));
+  for (const type of ['application/json', JSON_SUFFIX]) instance.addContentTypeParser(type, (request: FastifyRequest) => readBody.json(request.raw, limitOf(request), maxValues));
+  instance.addContentTypeParser('application/x-www-form-urlencoded', (request: FastifyRequest) => readBody.form(request.raw, limitOf(request), maxValues));
   instance.addContentTypeParser('multipart/form-data', async (request: FastifyRequest) => {
-    const { body, files } = await readBody.multipart(request.raw, limitOf(request));
+    const { body, files } = await readBody.multipart(request.raw, limitOf(request), maxValues);
     uploads.set(request, files);
     return body;
   });

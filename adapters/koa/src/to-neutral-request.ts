@@ -4,9 +4,9 @@ import type { HttpMethod, NeutralRequest, UploadedFile } from '@crudsmith/core';
 import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, type AdapterSettings } from '@crudsmith/core/adapter';
 
 /** Reads a Koa request (path, params, query, headers, cookies, body) into the neutral shape. */
-export async function toNeutralRequest(ctx: RouterContext, settings: Pick<AdapterSettings, 'bodyLimit' | 'clientAddress'>): Promise<NeutralRequest> {
+export async function toNeutralRequest(ctx: RouterContext, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): Promise<NeutralRequest> {
   const path = decodePath(ctx.path);
-  const { body, files } = await bodyOf(ctx, settings.bodyLimit);
+  const { body, files } = await bodyOf(ctx, settings);
   const headers = flattenHeaders(ctx.req.headers);
   return createRequest({
     method: ctx.method as HttpMethod,
@@ -24,12 +24,13 @@ export async function toNeutralRequest(ctx: RouterContext, settings: Pick<Adapte
 }
 
 /** The body by content type (ctx.is() answers null when there is no body); other types stay unread. */
-async function bodyOf(ctx: Context, limit: number): Promise<{ body: unknown; files: UploadedFile[] }> {
+async function bodyOf(ctx: Context, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>): Promise<{ body: unknown; files: UploadedFile[] }> {
+  const { bodyLimit: limit, maxBodyValues: values } = settings;
   // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
   if (ctx.req.headers['content-type'] === undefined) return { body: undefined, files: [] };
   // JSON first: it is most bodies, and each look-up parses the Content-Type again.
-  if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit), files: [] };
-  if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit);
-  if (ctx.is('urlencoded')) return { body: await readBody.form(ctx.req, limit), files: [] };
+  if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit, values), files: [] };
+  if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit, values);
+  if (ctx.is('urlencoded')) return { body: await readBody.form(ctx.req, limit, values), files: [] };
   return { body: undefined, files: [] };
 }

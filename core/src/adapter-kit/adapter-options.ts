@@ -2,6 +2,7 @@ import { ConfigurationError, NotFoundError } from '../errors/http-error';
 import { createAddressResolver, type AddressResolver } from '../http/client-address';
 import type { ErrorLogger } from '../http/render-error';
 import type { RouteDescriptor } from '../http/route';
+import { DEFAULT_MAX_BODY_VALUES } from '../http/wire/read-body';
 import type { Fallback } from '../plugin/plugin';
 import { fallbackFor } from './fallback';
 
@@ -11,6 +12,12 @@ export interface AdapterOptions {
   prefix?: string;
   /** Largest accepted request body in bytes (JSON, form or multipart); larger is 413. Default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Most values (keys and array items, at any depth; a form's fields and repeated values)
+   * a request body may hold; more is 413. It bounds the work of validating one body.
+   * Default 10,000.
+   */
+  maxBodyValues?: number;
   /** Proxy addresses or CIDR ranges whose `X-Forwarded-For` is believed. Default: none. */
   trustedProxies?: readonly string[];
   /**
@@ -32,6 +39,7 @@ export interface AdapterOptions {
 export interface AdapterSettings {
   prefix: string;
   bodyLimit: number;
+  maxBodyValues: number;
   clientAddress: AddressResolver;
   logger: ErrorLogger;
   /** The given fallbacks, and the JSON 404 covering everything when `jsonNotFound` is set. */
@@ -54,6 +62,7 @@ export function adapterSettings(options: AdapterOptions): AdapterSettings {
   return {
     prefix: options.prefix ?? '',
     bodyLimit: checkedLimit(options.bodyLimit ?? DEFAULT_BODY_LIMIT),
+    maxBodyValues: checkedCount(options.maxBodyValues ?? DEFAULT_MAX_BODY_VALUES),
     clientAddress: createAddressResolver(options.trustedProxies ?? []),
     logger: options.logger ?? console,
     fallbacks: options.jsonNotFound ? [...fallbacks, notFound] : fallbacks,
@@ -69,6 +78,11 @@ export function bodyLimitOf(route: RouteDescriptor, settings: AdapterSettings): 
 export function fallbackAt(settings: AdapterSettings, path: string): Fallback | undefined {
   if (settings.fallbacks.length === 0 || !path.startsWith(settings.prefix)) return undefined;
   return fallbackFor(settings.fallbacks, path.slice(settings.prefix.length));
+}
+
+function checkedCount(values: number): number {
+  if (!Number.isSafeInteger(values) || values < 1) throw new ConfigurationError(`maxBodyValues must be a positive whole number, got ${values}`);
+  return values;
 }
 
 function checkedLimit(bytes: number): number {

@@ -8,29 +8,32 @@ import { readMultipart } from './read-multipart';
 /** Deeper JSON is refused: it only serves to make validators recurse. */
 const MAX_JSON_DEPTH = 64;
 
+/** The default of `maxBodyValues`: far above any real form, far below what stalls validation. */
+export const DEFAULT_MAX_BODY_VALUES = 10_000;
+
 /**
  * The body readers every adapter shares, one per content type, each within `limit` bytes
  * (co-body for JSON and forms, busboy for multipart), so every adapter parses the same
  * bytes the same way. An empty body gives `undefined`. Failures are HttpErrors.
  */
 export const readBody = {
-  /** A JSON body (any JSON value; deeper than 64 levels is 400). */
-  async json(req: IncomingMessage, limit: number): Promise<unknown> {
+  /** A JSON body (any JSON value; deeper than 64 levels is 400, more than `maxValues` values 413). */
+  async json(req: IncomingMessage, limit: number, maxValues = DEFAULT_MAX_BODY_VALUES): Promise<unknown> {
     const body: unknown = await guard(req, limit, () => coBody.json(req, { limit, strict: false }));
     if (body === '') return undefined;
-    return checkJsonDepth(body);
+    return checkJsonDepth(body, maxValues);
   },
 
   /** A urlencoded form, parsed flat like the query string (a repeated name gives an array). */
-  async form(req: IncomingMessage, limit: number): Promise<Record<string, string | string[]> | undefined> {
+  async form(req: IncomingMessage, limit: number, maxValues = DEFAULT_MAX_BODY_VALUES): Promise<Record<string, string | string[]> | undefined> {
     const text = await guard(req, limit, () => coBody.text(req, { limit }));
-    return text === '' ? undefined : checkFields(groupEntries(new URLSearchParams(text)));
+    return text === '' ? undefined : checkFields(groupEntries(new URLSearchParams(text)), maxValues);
   },
 
   /** A multipart/form-data body: its fields as a record, and its files. */
-  async multipart(req: IncomingMessage, limit: number): Promise<{ body: Record<string, string | string[]>; files: UploadedFile[] }> {
+  async multipart(req: IncomingMessage, limit: number, maxValues = DEFAULT_MAX_BODY_VALUES): Promise<{ body: Record<string, string | string[]>; files: UploadedFile[] }> {
     const { fields, files } = await guard(req, limit, () => readMultipart(req, limit));
-    return { body: checkFields(groupEntries(fields)), files };
+    return { body: checkFields(groupEntries(fields), maxValues), files };
   },
 };
 
@@ -47,18 +50,22 @@ export function groupEntries(entries: Iterable<[string, string]>): Record<string
 }
 
 /**
- * Refuses JSON nested deeper than 64 levels (400), and a key or string no engine can
- * store (NUL, a lone surrogate: 422 naming where). Ours and a parser other than ours
- * (express.json()) both answer through it, so every route sees the same rule.
+ * Refuses JSON nested deeper than 64 levels (400), JSON holding more than `maxValues`
+ * values (413), and a key or string no engine can store (NUL, a lone surrogate: 422
+ * naming where). Ours and a parser other than ours (express.json()) both answer through
+ * it, so every route sees the same rule.
  */
-export function checkJsonDepth(body: unknown): unknown {
-  if (tooDeep(body, 1)) throw new BadRequestError(`JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
+export function checkJsonDepth(body: unknown, maxValues = DEFAULT_MAX_BODY_VALUES): unknown {
+  checkShape(body, maxValues);
   const where = badText(body, ['body']);
   if (where) throw ValidationError.of(where.loc, where.msg, where.type);
   return body;
 }
 
-function checkFields(fields: Record<string, string | string[]>): Record<string, string | string[]> {
+function checkFields(fields: Record<string, string | string[]>, maxValues: number): Record<string, string | string[]> {
+  let values = 0;
+  for (const value of Object.values(fields)) values += Array.isArray(value) ? 1 + value.length : 1;
+  if (values > maxValues) throw tooManyValues(maxValues);
   for (const [name, value] of Object.entries(fields)) {
     const where = badText(name, ['body']) ?? badText(value, ['body', name]);
     if (where) throw ValidationError.of(where.loc, where.msg, where.type);
@@ -104,11 +111,26 @@ async function guard<T>(req: IncomingMessage, limit: number, read: () => Promise
   }
 }
 
-function tooDeep(value: unknown, depth: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (depth > MAX_JSON_DEPTH) return true;
-  for (const child of Object.values(value)) if (tooDeep(child, depth + 1)) return true;
-  return false;
+// Validating a body costs time for every value in it (class-transformer copies each one,
+// declared or not, at some microseconds apiece), so a 1 MiB body of tiny objects or arrays
+// held the thread for a second or more. The values (keys and array items, at any depth)
+// are counted here first, and the walk stops at the first value past `maxValues`, so the
+// count costs no more than the cap whatever the body. Depth is checked in the same walk.
+function checkShape(body: unknown, maxValues: number): void {
+  let values = 0;
+  const walk = (value: unknown, depth: number): void => {
+    if (value === null || typeof value !== 'object') return;
+    if (depth > MAX_JSON_DEPTH) throw new BadRequestError(`JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
+    for (const child of Object.values(value)) {
+      if (++values > maxValues) throw tooManyValues(maxValues);
+      walk(child, depth + 1);
+    }
+  };
+  walk(body, 1);
+}
+
+function tooManyValues(maxValues: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`Request body holds more than ${maxValues} values (keys and array items, counted at every depth)`);
 }
 
 // co-body reports raw-body's errors (size, aborts, unknown encodings) with a status, JSON
