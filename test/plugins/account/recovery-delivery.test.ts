@@ -1,6 +1,7 @@
 // How the recovery routes deliver: the outbox's files, pug templates, a slow or dead SMTP
 // server (the answer neither waits nor tells), the per-address limit, and the phone
-// factor with its text messages. Each over Koa, Express and Fastify (SQLite).
+// factor with its text messages. Each over Koa, Express and Fastify (SQLite); the phone
+// factor's look-ups on every engine over Koa too.
 import { readdir, stat } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import type { AdapterHarness } from '../../adapters/conformance';
-import { openDatabase } from '../../fixtures/db';
+import { ENGINES, openDatabase, type Engine } from '../../fixtures/db';
 import { Client, PASSWORD, SECRET, User, startAccountApp, userMigrations, type AccountEnv } from './fixture';
 import { outboxMailbox, smtpMailbox, tokenOf, type Received } from './recovery/mailboxes';
 
@@ -170,67 +171,73 @@ function deliveryTests(harness: AdapterHarness): void {
         }
       });
     });
+  });
+}
 
-    describe('the phone factor', () => {
-      const texts: { dir?: string; read?: () => Promise<Received[]> } = {};
-      let close: () => Promise<void>;
-      let client: () => Client;
-      let knex: Awaited<ReturnType<typeof openDatabase>>['knex'];
-      let settled: () => Promise<void>;
-      beforeAll(async () => {
-        const db = await openDatabase('sqlite');
-        knex = db.knex;
-        const box = await outboxMailbox();
-        texts.read = box.all;
-        const auth = account({
-          knex: db.knex,
-          userModel: PhoneUser,
-          secretKey: SECRET,
-          path: '/auth',
-          password: { bcryptRounds: 4 },
-          recovery: { factor: 'phone', messages: outbox(box.dir), publicUrl: 'http://127.0.0.1:8000' },
-        });
-        const app = bootstrap({ plugins: [auth], principal: auth.principal, migrations: [userMigrations, phoneMigrations] });
-        await app.start(db.knex);
-        const server = await harness.mount(app.routes, { sessions: auth.sessionManager ? [auth.sessionManager] : [] });
-        const user = await auth.createUser({ username: 'phil', email: 'phil@example.com', password: PASSWORD });
-        await db.knex('users').where('id', user.id).update({ phone: '+4915112345678' });
-        client = () => new Client(server.url);
-        settled = () => auth.settled();
-        close = async () => {
-          await server.close();
-          await app.close();
-          await db.destroy();
-          await box.close();
-        };
+// The phone factor looks accounts up by their phone column: every engine on Koa, SQLite on the others.
+function phoneFactorTests(harness: AdapterHarness, engine: Engine): void {
+  describe(`account: the phone factor on ${harness.name} / ${engine}`, () => {
+    const texts: { dir?: string; read?: () => Promise<Received[]> } = {};
+    let close: () => Promise<void>;
+    let client: () => Client;
+    let knex: Awaited<ReturnType<typeof openDatabase>>['knex'];
+    let settled: () => Promise<void>;
+    beforeAll(async () => {
+      const db = await openDatabase(engine);
+      knex = db.knex;
+      const box = await outboxMailbox();
+      texts.read = box.all;
+      const auth = account({
+        knex: db.knex,
+        userModel: PhoneUser,
+        secretKey: SECRET,
+        path: '/auth',
+        password: { bcryptRounds: 4 },
+        recovery: { factor: 'phone', messages: outbox(box.dir), publicUrl: 'http://127.0.0.1:8000' },
       });
-      afterAll(async () => close?.());
+      const app = bootstrap({ plugins: [auth], principal: auth.principal, migrations: [userMigrations, phoneMigrations] });
+      await app.start(db.knex);
+      const server = await harness.mount(app.routes, { sessions: auth.sessionManager ? [auth.sessionManager] : [] });
+      const user = await auth.createUser({ username: 'phil', email: 'phil@example.com', password: PASSWORD });
+      await db.knex('users').where('id', user.id).update({ phone: '+4915112345678' });
+      client = () => new Client(server.url);
+      settled = () => auth.settled();
+      close = async () => {
+        await server.close();
+        await app.close();
+        await db.destroy();
+        await box.close();
+      };
+    });
+    afterAll(async () => close?.());
 
-      it('verifies and resets by text message, with the same uniform answers; the body takes phone', async () => {
-        const c = client();
-        const known = await c.request('POST', '/auth/email/verify-request', { json: { phone: '+49 151 1234-5678' } });
-        const unknown = await c.request('POST', '/auth/email/verify-request', { json: { phone: '+4915100000000' } });
-        expect(known.status).toBe(202);
-        expect({ status: unknown.status, body: unknown.body }).toEqual({ status: known.status, body: known.body });
-        expect((await c.request('POST', '/auth/email/verify-request', { json: { email: 'phil@example.com' } })).status).toBe(422);
-        expect((await c.request('POST', '/auth/email/verify-request', { json: { phone: '0151 12345678' } })).status).toBe(422);
-        await settled();
-        const [text] = await texts.read!();
-        expect(Object.keys(text).sort()).toEqual(['text', 'to']);
-        expect(text.to).toBe('+4915112345678');
-        expect((await c.request('POST', '/auth/email/verify-confirm', { json: { token: tokenOf(text) } })).status).toBe(200);
-        expect(Boolean((await knex('users').where('username', 'phil').first()).is_verified)).toBe(true);
+    it('verifies and resets by text message, with the same uniform answers; the body takes phone', async () => {
+      const c = client();
+      const known = await c.request('POST', '/auth/email/verify-request', { json: { phone: '+49 151 1234-5678' } });
+      const unknown = await c.request('POST', '/auth/email/verify-request', { json: { phone: '+4915100000000' } });
+      expect(known.status).toBe(202);
+      expect({ status: unknown.status, body: unknown.body }).toEqual({ status: known.status, body: known.body });
+      expect((await c.request('POST', '/auth/email/verify-request', { json: { email: 'phil@example.com' } })).status).toBe(422);
+      expect((await c.request('POST', '/auth/email/verify-request', { json: { phone: '0151 12345678' } })).status).toBe(422);
+      await settled();
+      const [text] = await texts.read!();
+      expect(Object.keys(text).sort()).toEqual(['text', 'to']);
+      expect(text.to).toBe('+4915112345678');
+      expect((await c.request('POST', '/auth/email/verify-confirm', { json: { token: tokenOf(text) } })).status).toBe(200);
+      expect(Boolean((await knex('users').where('username', 'phil').first()).is_verified)).toBe(true);
 
-        await c.request('POST', '/auth/password/reset-request', { json: { phone: '+4915112345678' } });
-        await settled();
-        const reset = (await texts.read!()).at(-1);
-        expect(reset?.text).toContain('/reset-password?token=');
-        expect((await c.request('POST', '/auth/password/reset-confirm', { json: { token: tokenOf(reset), new_password: 'reset by text message' } })).status).toBe(200);
-        expect((await client().login('phil', 'reset by text message')).status).toBe(200);
-        expect(await texts.read!()).toHaveLength(2);
-      });
+      await c.request('POST', '/auth/password/reset-request', { json: { phone: '+4915112345678' } });
+      await settled();
+      const reset = (await texts.read!()).at(-1);
+      expect(reset?.text).toContain('/reset-password?token=');
+      expect((await c.request('POST', '/auth/password/reset-confirm', { json: { token: tokenOf(reset), new_password: 'reset by text message' } })).status).toBe(200);
+      expect((await client().login('phil', 'reset by text message')).status).toBe(200);
+      expect(await texts.read!()).toHaveLength(2);
     });
   });
 }
 
 for (const harness of [koaHarness, expressHarness, fastifyHarness]) deliveryTests(harness);
+for (const engine of ENGINES) phoneFactorTests(koaHarness, engine);
+phoneFactorTests(expressHarness, 'sqlite');
+phoneFactorTests(fastifyHarness, 'sqlite');
