@@ -18,6 +18,7 @@ export {
 } from './errors/http-error';
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
 export { mapDatabaseError, DatabaseUnavailableError } from './errors/database-error';
+export { MissingFulltextIndexError } from './data/fulltext-index';
 
 /** Decorators (each with its plain-function twin) and the registry that compiles them. */
 export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import { assertFulltextIndexes } from '../data/fulltext-index';
 import { ConfigurationError } from '../errors/http-error';
 import type { Dependency, HttpMethod, NeutralRequest, NeutralResult } from '../http/neutral';
 import type { RouteDescriptor, RouteDoc } from '../http/route';
@@ -13,6 +15,12 @@ export interface CrudRouter {
   readonly path: string;
   readonly tags: string[];
   readonly routes: RouteDescriptor[];
+  /**
+   * Checks what the routes need that only the database can tell: on MySQL/MariaDB, a
+   * FULLTEXT index on every column a `match` filter searches (MissingFulltextIndexError
+   * otherwise). `bootstrap`'s `start` runs it after the migrations.
+   */
+  checkDatabase?(knex: Knex): Promise<void>;
 }
 
 /** A route added next to the generated ones, with a path relative to the router's. */
@@ -115,7 +123,10 @@ export class EndpointCreator {
   get router(): CrudRouter {
     const routes = orderBySpecificity(this.routeList);
     assertNoRouteClash(routes);
-    return { path: this.path, tags: this.tags, routes };
+    const { ctx } = this;
+    const matched = ctx.filters.filter((filter) => filter.op === 'match')
+      .map((filter) => ({ model: filter.owner.model.name, table: filter.owner.table, column: filter.column.name }));
+    return { path: this.path, tags: this.tags, routes, checkDatabase: (knex) => assertFulltextIndexes(ctx.fixedSession ?? knex, matched) };
   }
 
   /** The model's name in operation ids: the mount path's last segment, or the table. */

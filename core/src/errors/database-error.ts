@@ -1,5 +1,5 @@
 import { KnexTimeoutError } from 'knex';
-import { ConflictError, DuplicateValueError, HttpError, ServiceUnavailableError, ValidationError } from './http-error';
+import { BadRequestError, ConflictError, DuplicateValueError, HttpError, ServiceUnavailableError, ValidationError } from './http-error';
 
 // The one place where driver errors become HTTP errors. Each engine reports the same
 // failure differently (objection wraps some as db-errors classes, better-sqlite3 throws
@@ -7,6 +7,10 @@ import { ConflictError, DuplicateValueError, HttpError, ServiceUnavailableError,
 const UNIQUE = { pg: '23505', mysql: 1062, sqlite: ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'] };
 const FOREIGN_KEY = { pg: '23503', mysql: [1451, 1452, 1216, 1217], sqlite: ['SQLITE_CONSTRAINT_FOREIGNKEY'] };
 const NOT_NULL = { pg: '23502', mysql: [1048, 1364], sqlite: ['SQLITE_CONSTRAINT_NOTNULL'] };
+// MATCH ... AGAINST over a column with no FULLTEXT index of its own (bootstrap refuses such a
+// `match` filter at startup; a router mounted without bootstrap, or a repository called
+// directly, still gets here).
+const NO_FULLTEXT_INDEX = { mysql: 1191 };
 const BAD_VALUE = { pg: ['22001', '22003', '22007', '22008', '22P02'], mysql: [1264, 1265, 1292, 1366, 1406] };
 // The database cannot be reached or did not answer in time: the client's request was fine,
 // so a 503 it may retry, never a 500. Socket errors as Node reports them; PostgreSQL's
@@ -70,6 +74,9 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
   if (pg === NOT_NULL.pg || NOT_NULL.mysql.includes(errno as number) || NOT_NULL.sqlite.includes(code)) {
     const column = root?.column ?? (error as any)?.column;
     return new ValidationError([{ loc: ['body', ...(column ? [column] : [])], msg: 'A required value is missing', type: 'missing' }], { cause: error });
+  }
+  if (errno === NO_FULLTEXT_INDEX.mysql) {
+    return new BadRequestError("The 'match' filter needs a full-text index on its column, which this database lacks; use 'contains' or 'ilike' there", { cause: error });
   }
   if ((pg && BAD_VALUE.pg.includes(pg)) || BAD_VALUE.mysql.includes(errno as number)) {
     return new ValidationError([{ loc: ['body'], msg: 'A value does not fit its column', type: 'value_error' }], { cause: error });

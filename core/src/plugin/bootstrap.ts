@@ -31,7 +31,7 @@ export interface App {
   fallbacks: Fallback[];
   /** Every migration set (plugins' and the app's), in the order `start` runs them. */
   migrations: MigrationSet[];
-  /** Runs the migrations, then each plugin's init. */
+  /** Runs the migrations, checks each CRUD router against the database (`checkDatabase`), then runs each plugin's init. */
   start(knex: Knex): Promise<void>;
   /** Each plugin's close, in reverse order. */
   close(): Promise<void>;
@@ -60,6 +60,8 @@ export function bootstrap(options: BootstrapOptions): App {
     migrations,
     async start(knex) {
       if (migrations.length) await knex.migrate.latest({ migrationSource: migrationSource(...migrations) });
+      // After the migrations, which create what the routers need (a FULLTEXT index, say).
+      for (const router of options.routers ?? []) if (!Array.isArray(router)) await router.checkDatabase?.(knex);
       for (const plugin of plugins) await plugin.init?.();
     },
     async close() {
