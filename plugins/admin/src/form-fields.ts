@@ -10,7 +10,7 @@ export interface FormField {
   required: boolean;
   maxLength?: number;
   step?: string;
-  options?: { value: string; label: string }[];
+  options?: { value: string; label: string; selected?: boolean }[];
   /** The current value as the input shows it (never a password). */
   value: string;
   checked?: boolean;
@@ -56,6 +56,13 @@ export function formFields(
 ): FormField[] {
   return fields.map((name) => {
     if (name === view.password?.field) return { name, label: name, input: 'password', required: false, value: '' };
+    const multi = view.arrays.get(name);
+    if (multi) {
+      const current = Array.isArray(values[name]) ? (values[name] as unknown[]).map(String) : typeof values[name] === 'string' ? parseList(values[name] as string) : [];
+      return multi.options
+        ? { name, label: name, input: 'multiselect', required: false, value: '', options: multi.options.map((o) => ({ value: String(o), label: String(o), selected: current.includes(String(o)) })) }
+        : { name, label: name, input: 'lines', required: false, value: current.join('\n') };
+    }
     if (view.view.files?.[name]) return { name, label: name, input: 'file', required: false, value: String(values[name] ?? ''), accept: view.view.files[name].types?.join(',') };
     const column = view.info.columns.get(name)!;
     const options = choices.get(name) ?? view.enums.get(name)?.map((v) => ({ value: String(v), label: String(v) }));
@@ -90,6 +97,10 @@ export function formValues(view: ResolvedView, fields: string[], body: Record<st
   const issues: ValidationIssue[] = [];
   for (const name of fields) {
     if (!(name in body) || view.view.files?.[name]) continue;
+    if (view.arrays.has(name)) {
+      values[name] = listValue(view, name, body[name], issues);
+      continue;
+    }
     const raw = last(body[name]);
     if (typeof raw !== 'string') continue;
     if (name === view.password?.field) {
@@ -122,6 +133,32 @@ export function formValues(view: ResolvedView, fields: string[], body: Record<st
   }
   if (issues.length > 0) throw new ValidationError(issues);
   return values;
+}
+
+/** Most values one multi-value field takes. */
+export const MULTI_MAX = 100;
+
+// A stored list as a form echoes it: JSON text (MariaDB answers JSON columns as text) or one value a line.
+function parseList(text: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (Array.isArray(parsed)) return parsed.map(String);
+  } catch {
+    // not JSON: one value a line
+  }
+  return text.split('\n').map((v) => v.trim()).filter(Boolean);
+}
+
+// The values of a multi-value field: the chosen options of a multiple select (each one
+// the schema lists), or the lines of a text area; at most MULTI_MAX.
+function listValue(view: ResolvedView, name: string, sent: unknown, issues: ValidationIssue[]): string[] {
+  const options = view.arrays.get(name)!.options;
+  const raw = [sent].flat().filter((v): v is string => typeof v === 'string');
+  const list = (options ? raw : raw.flatMap((text) => text.split('\n'))).map((v) => v.trim()).filter(Boolean);
+  if (list.length > MULTI_MAX) issues.push({ loc: ['body', name], msg: `At most ${MULTI_MAX} values`, type: 'too_long' });
+  const unknown = options ? list.filter((v) => !options.map(String).includes(v)) : [];
+  if (unknown.length > 0) issues.push({ loc: ['body', name], msg: `Not a choice: ${unknown[0].slice(0, 50)}`, type: 'enum' });
+  return list;
 }
 
 /** A ValidationError's messages by field, for the form. */

@@ -22,6 +22,8 @@ export interface ResolvedView {
   /** The JSON-schema format of each column (`uuid`, `email`...), and its enum values. */
   formats: Map<string, string>;
   enums: Map<string, unknown[]>;
+  /** Multi-value (array) columns: the values they may hold, when the schema lists them. */
+  arrays: Map<string, { options?: unknown[] }>;
   password?: PasswordTransformer;
   displayField: string;
   /** Fields never shown or logged: the password field and the column of its hash. */
@@ -72,12 +74,14 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
   for (const column of Object.keys(view.references ?? {})) {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`);
   }
-  const properties = (view.model.jsonSchema as { properties: Record<string, { format?: string; enum?: unknown[] }> }).properties;
+  const properties = (view.model.jsonSchema as { properties: Record<string, { format?: string; enum?: unknown[]; type?: string | string[]; items?: { enum?: unknown[] } }> }).properties;
+  const arrays = new Map<string, { options?: unknown[] }>();
   const formats = new Map<string, string>();
   const enums = new Map<string, unknown[]>();
   for (const [column, property] of Object.entries(properties)) {
     if (typeof property.format === 'string') formats.set(column, property.format);
     if (Array.isArray(property.enum)) enums.set(column, property.enum.filter((v) => v !== null));
+    if ([property.type].flat().includes('array')) arrays.set(column, { options: Array.isArray(property.items?.enum) ? property.items.enum : undefined });
   }
   return {
     name,
@@ -90,6 +94,7 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
     updateFields,
     formats,
     enums,
+    arrays,
     password,
     displayField,
     hidden,

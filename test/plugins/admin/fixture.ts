@@ -4,7 +4,7 @@
 // keeps cookies, does not follow redirects, and reads the CSRF tokens off the pages.
 import { randomUUID } from 'node:crypto';
 import { Model } from 'objection';
-import { IsBoolean, IsNumber, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsArray, IsBoolean, IsNumber, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { bootstrap, type MigrationSet } from '@crudsmith/core';
 import { admin, type AdminOptions, type AdminPlugin } from '@crudsmith/admin';
 import type { AdapterHarness, MountedServer } from '../../adapters/conformance';
@@ -15,12 +15,14 @@ export class ItemCreate {
   @IsOptional() @IsString() @MaxLength(40) category?: string | null;
   @IsOptional() @IsNumber() price?: number | null;
   @IsOptional() @IsBoolean() in_stock?: boolean;
+  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
 }
 export class ItemUpdate {
   @IsOptional() @IsString() @MaxLength(40) name?: string;
   @IsOptional() @IsString() @MaxLength(40) category?: string | null;
   @IsOptional() @IsNumber() price?: number | null;
   @IsOptional() @IsBoolean() in_stock?: boolean;
+  @IsOptional() @IsArray() @IsString({ each: true }) tags?: string[];
 }
 
 const datetime = { type: ['string', 'null'], format: 'date-time' };
@@ -35,6 +37,7 @@ export class Item extends Model {
       category: { type: ['string', 'null'], maxLength: 40 },
       price: { type: ['number', 'null'] },
       in_stock: { type: 'boolean' },
+      tags: { type: ['array', 'null'], items: { type: 'string', enum: ['red', 'green', 'blue'] } },
       created_at: { type: 'string', format: 'date-time' },
       updated_at: datetime,
       is_deleted: { type: 'boolean' },
@@ -101,6 +104,7 @@ export const appMigrations: MigrationSet = {
           t.string('category', 40).nullable();
           t.double('price').nullable();
           t.boolean('in_stock').notNullable().defaultTo(false);
+          t.json('tags').nullable();
           t.datetime('created_at', { precision: 3 }).notNullable();
           t.datetime('updated_at', { precision: 3 }).nullable();
           t.boolean('is_deleted').notNullable().defaultTo(false);

@@ -35,6 +35,17 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       expect(row.created_at).toBeTruthy();
     });
 
+    it('takes a multi-value field as a multiple select of the values the schema lists', async () => {
+      const page = await client.get('/admin/items/create_page');
+      expect(page.text).toMatch(/<input type="hidden" name="tags" value=""><select id="f-tags" name="tags" multiple size="3"><option value="red">red<\/option>/);
+      expect((await client.postForm('/admin/items/form_create', { name: 'tagged', tags: ['', 'red', 'blue'] })).status).toBe(303);
+      const row = await env.db.knex('items').where({ name: 'tagged' }).first();
+      expect(typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags).toEqual(['red', 'blue']);
+      const edit = await client.get(`/admin/items/update/${row.id}`);
+      expect(edit.text).toContain('<option value="red" selected>red</option><option value="green">green</option><option value="blue" selected>blue</option>');
+      expect((await client.postForm('/admin/items/form_create', { name: 'bad tag', tags: ['purple'] })).status).toBe(422);
+    });
+
     it('answers htmx with HX-Redirect instead of a 303', async () => {
       const answer = await client.request('POST', '/admin/items/form_create', { form: { csrf_token: client.csrf, name: 'via htmx' }, headers: { 'HX-Request': 'true' } });
       expect(answer.status).toBe(200);
