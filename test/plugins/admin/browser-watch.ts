@@ -2,7 +2,7 @@
 // request Chromium makes (so a request to another host shows), console errors, uncaught
 // page errors, Content-Security-Policy violations, and the CSP header of every document.
 // It also keeps a screenshot of each page under test-artifacts/admin/{adapter}/.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
@@ -25,7 +25,7 @@ export interface WatchedContext {
   screenshot(name: string): Promise<void>;
 }
 
-/** Opens a fresh context (its own cookies) on `origin` with one watched page. */
+/** Opens a fresh context (its own cookies) on `origin` with one watched page; one per adapter, as it empties the adapter's screenshot folder. */
 export async function watchedContext(browser: Browser, origin: string, adapter: string): Promise<WatchedContext> {
   const context = await browser.newContext({ baseURL: origin });
   const page = await context.newPage();
@@ -33,6 +33,8 @@ export async function watchedContext(browser: Browser, origin: string, adapter: 
   const problems: string[] = [];
   const withoutCsp: string[] = [];
   const folder = join(ARTIFACTS, adapter);
+  // The walk's own screenshots only: an earlier run's, numbered otherwise, would mislead.
+  rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
   let shots = 0;
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,8 @@ import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { watchedContext, type WatchedContext } from './browser-watch';
-import { ADMIN, seed, startAdminApp, type AdminEnv } from './fixture';
+import type { AdminOptions } from '@crudsmith/admin';
+import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, seed, startAdminApp, type AdminEnv } from './fixture';
 
 // The admin walked through in a real browser: Debian's chromium (never one a package
 // downloads), driven by playwright-core, one browser for every adapter, one context per
@@ -21,6 +23,31 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
+/** What the gadgets view's file store kept, by the value it answered for the column. */
+const kept = new Map<string, Buffer>();
+
+// Items (soft delete) and gadgets (UUID keys) that the admin also creates, with a file field.
+const models: AdminOptions['models'] = {
+  items: { model: Item, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: ItemCreate, updateSchema: ItemUpdate, displayField: 'name' },
+  gadgets: {
+    model: Gadget,
+    allowedActions: ['view', 'create', 'update'],
+    createSchema: ['uid', 'label', 'manual'],
+    updateSchema: ['label', 'manual'],
+    files: {
+      manual: {
+        maxBytes: 1000,
+        types: ['text/plain'],
+        store: async (file) => {
+          const key = `kept/${kept.size + 1}/${file.size}`;
+          kept.set(key, file.data);
+          return key;
+        },
+      },
+    },
+  },
+};
+
 /** The ids of the rows the list (or trash) shows, in order. */
 const shownIds = (page: Page) => page.$$eval('table.rows tbody tr', (rows) => rows.map((row) => row.getAttribute('data-id')));
 
@@ -32,7 +59,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
   const deleted = async () => (await items()).filter((row) => Boolean(row.is_deleted)).map((row) => row.id);
 
   beforeAll(async () => {
-    env = await startAdminApp(harness, 'sqlite', { eventIntegration: true });
+    env = await startAdminApp(harness, 'sqlite', { eventIntegration: true, models });
     await seed(env.db, 25);
     w = await watchedContext(browser, env.server.url, harness.name);
     page = w.page;
@@ -107,6 +134,25 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     const made = (await items()).find((row) => row.name === 'made in chromium');
     expect(made).toMatchObject({ id: 26, category: 'browser', price: 12.5 });
     expect(Boolean(made.in_stock)).toBe(true);
+    expect(w.problems).toEqual([]);
+  });
+
+  it('creates a row with a file upload, sent as a multipart form and kept by the view', async () => {
+    await page.goto('/admin/gadgets/');
+    await Promise.all([page.waitForURL('**/admin/gadgets/create_page'), page.click('a.button:has-text("New gadgets")')]);
+    expect(await page.getAttribute('form.record', 'enctype')).toBe('multipart/form-data');
+    const uid = randomUUID();
+    await page.fill('#f-uid', uid);
+    await page.fill('#f-label', 'with a manual');
+    await page.setInputFiles('#f-manual', { name: 'manual.txt', mimeType: 'text/plain', buffer: Buffer.from('read me first\n') });
+    await w.screenshot('create-with-file');
+    const posted = page.waitForRequest((r) => r.url().endsWith('/admin/gadgets/form_create'));
+    await Promise.all([page.waitForURL('**/admin/gadgets/'), page.click('form.record button[type=submit]')]);
+    expect((await posted).headers()['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    const row = await env.db.knex('gadgets').where({ uid }).first();
+    expect(row).toMatchObject({ label: 'with a manual', manual: expect.stringMatching(/^kept\/\d+\/14$/) });
+    expect(kept.get(row.manual)?.toString()).toBe('read me first\n');
+    expect(await page.textContent(`tr[data-id="${uid}"]`)).toContain(row.manual);
     expect(w.problems).toEqual([]);
   });
 
