@@ -50,14 +50,16 @@ describe('mountRoutes (Express specifics)', () => {
     expect(await (await fetch(`${url}/tenant`)).json()).toBe('acme');
   });
 
-  it('uses the body an app-wide express.json() already parsed, still refusing deep JSON', async () => {
+  it('uses the body an app-wide express.json() already parsed, still refusing deep JSON and more values than maxBodyValues', async () => {
     const app = express();
     app.use(express.json());
-    mountRoutes(app, [route('POST /echo', (req) => ({ status: 200, json: req.body ?? '<none>' }))]);
+    mountRoutes(app, [route('POST /echo', (req) => ({ status: 200, json: req.body ?? '<none>' }))], { maxBodyValues: 100 });
     const { url } = await start(app);
     const post = (body: string) => fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(await (await post('{"a":[1]}')).json()).toEqual({ a: [1] });
     expect((await post('['.repeat(65) + ']'.repeat(65))).status).toBe(400);
+    expect((await post(JSON.stringify(Array(100).fill({})))).status).toBe(200);
+    expect((await post(JSON.stringify(Array(101).fill({})))).status).toBe(413);
   });
 
   it('answers a known path with another method 405 with Allow and a JSON detail, and OPTIONS with Allow', async () => {
