@@ -59,14 +59,16 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
   };
   const pages = Math.max(1, Math.ceil(total / query.rowsPerPage));
   const base = `${ctx.mount}/${view.name}`;
-  const state = (page: number) =>
+  const state = (page: number, sort = query.sort ? `${query.descending ? '-' : ''}${query.sort}` : '') =>
     new URLSearchParams({
       page: String(page),
       'rows-per-page-select': String(query.rowsPerPage),
       ...(query.column ? { 'column-to-search': query.column } : {}),
       ...(query.search ? { search: query.search } : {}),
-      ...(query.sort ? { sort: `${query.descending ? '-' : ''}${query.sort}` } : {}),
+      ...(sort ? { sort } : {}),
     }).toString();
+  // A column's header sorts by it (descending when it already sorts ascending), keeping the search.
+  const sortLinks = Object.fromEntries(view.listColumns.map((c) => [c.name, `${base}/?${state(1, query.sort === c.name && !query.descending ? `-${c.name}` : c.name)}`]));
   return {
     ...layoutLocals(ctx, principal, view.name),
     view: { name: view.name, base, canCreate: view.allowed.has('create'), canUpdate: view.allowed.has('update'), canDelete: view.allowed.has('delete'), hasTrash: hasTrash(view) },
@@ -82,6 +84,7 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
     prevPartial: query.page > 1 ? `${base}/get_model_list?${state(query.page - 1)}` : null,
     nextPartial: query.page < pages ? `${base}/get_model_list?${state(query.page + 1)}` : null,
     listState: state(query.page),
+    sortLinks,
   };
 }
 

@@ -52,6 +52,8 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
       const sorted = await client.get('/admin/items/?sort=-price&rows-per-page-select=10');
       const ids = rowIds(sorted.text).map(Number);
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      const searched = await client.get('/admin/items/?column-to-search=name&search=item&sort=price');
+      expect(searched.text).toContain('<a href="/admin/items/?page=1&amp;rows-per-page-select=10&amp;column-to-search=name&amp;search=item&amp;sort=-price">price</a>');
     });
 
     it('refuses a bad page, rows-per-page or column with 422 and an unknown sort column with 400', async () => {
