@@ -59,3 +59,14 @@ describe('admin() secretKey as a function', () => {
     expect(logged).toEqual(['admin GET /admin/login failed']);
   });
 });
+
+describe('admin() with secureCookies', () => {
+  it('marks every cookie Secure, with __Secure- names limited to the mount path', async () => {
+    const plugin = build({ items }, { secureCookies: true, mountPath: '/panel' });
+    expect(plugin.sessionManager.cookieName).toBe('__Secure-cs_admin');
+    const login = plugin.routes!.find((r) => r.operation === 'admin_login_page')!;
+    const page = await login.handler(createRequest({ method: 'GET', path: '/panel/login', query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' }));
+    expect(page.cookies).toEqual([expect.objectContaining({ name: '__Secure-cs_admin_login', secure: true, httpOnly: true, sameSite: 'strict', path: '/panel' })]);
+    expect(plugin.sessionManager.clearCookie()).toMatchObject({ secure: true, path: '/panel', sameSite: 'strict' });
+  });
+});
