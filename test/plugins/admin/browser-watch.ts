@@ -21,8 +21,8 @@ export interface WatchedContext {
   withoutCsp: string[];
   /** The requests Chromium made to a host other than `origin`. */
   elsewhere(): string[];
-  /** Saves a full-page screenshot named `name` (numbered in order). */
-  screenshot(name: string): Promise<void>;
+  /** Saves a full-page screenshot of `of` (the watched page by default) named `name`, numbered in order. */
+  screenshot(name: string, of?: Page): Promise<void>;
 }
 
 /** Opens a fresh context (its own cookies) on `origin` with one watched page; one per adapter, as it empties the adapter's screenshot folder. */
@@ -62,9 +62,9 @@ export async function watchedContext(browser: Browser, origin: string, adapter: 
     problems,
     withoutCsp,
     elsewhere: () => requested.filter((url) => !url.startsWith('data:') && new URL(url).origin !== origin),
-    async screenshot(name) {
+    async screenshot(name, of = page) {
       shots += 1;
-      await page.screenshot({ path: join(folder, `${String(shots).padStart(2, '0')}-${name}.png`), fullPage: true });
+      await of.screenshot({ path: join(folder, `${String(shots).padStart(2, '0')}-${name}.png`), fullPage: true });
     },
   };
 }

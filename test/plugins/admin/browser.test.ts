@@ -6,6 +6,7 @@ import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { watchedContext, type WatchedContext } from './browser-watch';
+import { startForgedSite } from './forged-site';
 import type { AdminOptions } from '@crudsmith/admin';
 import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, seed, startAdminApp, type AdminEnv } from './fixture';
 
@@ -55,6 +56,8 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
   let env: AdminEnv;
   let w: WatchedContext;
   let page: Page;
+  /** The origin of the forging page, the one other host the walk opens on purpose. */
+  let forger = '';
   const items = () => env.db.knex('items').orderBy('id').select('*');
   const deleted = async () => (await items()).filter((row) => Boolean(row.is_deleted)).map((row) => row.id);
 
@@ -230,6 +233,28 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(w.problems.splice(seen)).toEqual(['console: Failed to load resource: the server responded with a status of 403 (Forbidden)']);
   });
 
+  it("refuses another site's forged form, posted with the admin's cookies, with 403 and writes nothing", async () => {
+    const before = await items();
+    const site = await startForgedSite(`${env.server.url}/admin/items/form_create`, { name: 'forged elsewhere' });
+    forger = site.origin;
+    try {
+      const other = await w.context.newPage();
+      await other.goto(site.origin);
+      const posted = other.waitForResponse((r) => r.url().endsWith('/admin/items/form_create'));
+      await other.click('button');
+      const answer = await posted;
+      // Same site (another port), so the SameSite cookies went along: the token alone refused it.
+      expect((await answer.request().allHeaders()).cookie).toBeTruthy();
+      expect(answer.status()).toBe(403);
+      await other.waitForLoadState();
+      await w.screenshot('forged-site-refused', other);
+      await other.close();
+    } finally {
+      await site.close();
+    }
+    expect(await items()).toEqual(before);
+  });
+
   it('signs out: the session ends and the pages send back to the login', async () => {
     await page.goto('/admin/');
     await Promise.all([page.waitForURL('**/admin/login'), page.click('header a.signout')]);
@@ -239,8 +264,8 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(await env.db.knex('admin_events').where({ event_type: 'sign_out' }).first()).toBeDefined();
   });
 
-  it('asked no other host, blocked nothing by the CSP, and sent the CSP with every page', () => {
-    expect(w.elsewhere()).toEqual([]);
+  it('asked no other host but the forging page, blocked nothing by the CSP, and sent the CSP with every page', () => {
+    expect(w.elsewhere()).toEqual([`${forger}/`]);
     expect(w.requested.some((url) => url.includes('/admin/static/'))).toBe(true);
     expect(w.withoutCsp).toEqual([]);
     expect(w.problems).toEqual([]);
