@@ -6,7 +6,7 @@ import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query
 import { referenceLabels } from '../reference-labels';
 import { hasTrash } from './trash';
 import type { ResolvedView } from '../model-view';
-import { html } from '../page';
+import { html, isHtmx } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 
@@ -97,8 +97,11 @@ export function listRoutes(ctx: AdminContext, view: ResolvedView): RouteDescript
       await ctx.events.record(req, principal, [{ type: 'view', model: view.name }]);
       return html(200, render('list', locals));
     }),
-    guarded(ctx, { method: 'GET', path: `${base}/get_model_list`, operation: `admin_${view.name}_list_content` }, async (req, principal) =>
-      html(200, render('list-content', await listLocals(ctx, view, req, principal))),
-    ),
+    guarded(ctx, { method: 'GET', path: `${base}/get_model_list`, operation: `admin_${view.name}_list_content` }, async (req, principal) => {
+      const locals = await listLocals(ctx, view, req, principal);
+      // htmx keeps the full page's address (never the partial's) in the history, so a reload shows the whole page.
+      const headers = isHtmx(req) ? { 'HX-Push-Url': `${base}/?${String(locals.listState)}` } : undefined;
+      return html(200, render('list-content', locals), { headers });
+    }),
   ];
 }

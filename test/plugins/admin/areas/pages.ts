@@ -44,6 +44,8 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
     });
 
     it('pages with page and rows-per-page-select, and sorts by a column', async () => {
+      const viaHtmx = await client.get('/admin/items/get_model_list?page=2&search=item&column-to-search=name', { 'HX-Request': 'true' });
+      expect(viaHtmx.headers.get('hx-push-url')).toBe('/admin/items/?page=2&rows-per-page-select=10&column-to-search=name&search=item');
       const third = await client.get('/admin/items/get_model_list?page=3&rows-per-page-select=10');
       expect(rowIds(third.text)).toHaveLength(3);
       expect(third.text).not.toContain('<html');
