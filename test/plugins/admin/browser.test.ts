@@ -204,13 +204,18 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(w.problems).toEqual([]);
   });
 
-  it("shows the event log: this session's sign-in and writes, newest first", async () => {
+  it("shows the event log: this session's sign-in and writes, newest first, filtered by type", async () => {
     await Promise.all([page.waitForURL('**/admin/management/events'), page.click('header a:has-text("Events")')]);
     const types = await page.$$eval('tbody tr[data-event]', (rows) => rows.map((row) => row.children[1].textContent));
     for (const type of ['sign_in', 'create', 'update', 'delete', 'restore']) expect(types).toContain(type);
     expect(types.indexOf('restore')).toBeLessThan(types.indexOf('sign_in'));
     expect(await page.textContent('tbody')).not.toContain(ADMIN.password);
     await w.screenshot('events');
+    await page.selectOption('select[name="type"]', 'restore');
+    await Promise.all([page.waitForURL('**/admin/management/events?type=restore*'), page.click('form.search button[type=submit]')]);
+    const restores = await page.$$eval('tbody tr[data-event]', (rows) => rows.map((row) => `${row.children[1].textContent}:${row.children[4].textContent}`));
+    expect(restores.sort()).toEqual(['restore:1', 'restore:2']);
+    await w.screenshot('events-restores');
     expect(w.problems).toEqual([]);
   });
 
