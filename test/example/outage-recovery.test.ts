@@ -5,7 +5,7 @@
 // process crashes, no request hangs past the timeouts, every answer is a success or a
 // JSON 503, no write is half done or doubled, and the answers recover without a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { openDatabase, SERVER_ENGINES, type TestDatabase } from '../fixtures/db';
 import { TcpProxy } from '../fixtures/tcp-proxy';
 import { Client } from '../plugins/account/fixture';
 import { describeRedis, REDIS, uniquePrefix } from '../plugins/rate-limit/redis-fixture';
@@ -22,7 +22,6 @@ const WORKERS = 6;
 
 interface Outcome { op: string; status: number | 'hang'; ms: number; at: number; detail?: unknown; name?: string }
 
-const SERVER_ENGINES = ENGINES.filter((engine) => engine !== 'sqlite');
 const DEFAULT_PORTS: Record<string, number> = { postgres: 5432, mysql: 3306 };
 
 describeRedis('two example processes under load while their database and Redis go away and come back', () => describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('on %s', (engine) => {
