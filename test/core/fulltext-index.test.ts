@@ -40,6 +40,13 @@ describe.each(ENGINES)('full-text indexes of match filters on %s', (engine) => {
     await expect(started).rejects.toMatchObject({ name: 'MissingFulltextIndexError', model: 'Author', column: 'name' });
   });
 
+  it('checks a route a plugin copied under a path of its own, as versioning does', async () => {
+    const routes = crudRouter({ session: db.knex, model: Item, path: '/rows', filterConfig: { name__match: null }, includedMethods: ['readMulti'] }).routes;
+    const started = bootstrap({ plugins: [{ name: 'v1', routes: routes.map((route) => ({ ...route, path: `/v1${route.path}` })) }] }).start(db.knex);
+    if (engine !== 'mysql') return void (await expect(started).resolves.toBeUndefined());
+    await expect(started).rejects.toMatchObject({ name: 'MissingFulltextIndexError', model: 'Item', column: 'name' });
+  });
+
   it('a match query on a column without an index is a 400 with a clear detail, never a 500', async () => {
     const items = new CrudRepository(Item);
     const query = items.getMulti(db.knex, { filters: { name__match: 'alpha' } });

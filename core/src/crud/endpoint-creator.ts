@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { assertFulltextIndexes } from '../data/fulltext-index';
 import { ConfigurationError } from '../errors/http-error';
 import type { Dependency, HttpMethod, NeutralRequest, NeutralResult } from '../http/neutral';
@@ -15,12 +14,6 @@ export interface CrudRouter {
   readonly path: string;
   readonly tags: string[];
   readonly routes: RouteDescriptor[];
-  /**
-   * Checks what the routes need that only the database can tell: on MySQL/MariaDB, a
-   * FULLTEXT index on every column a `match` filter searches (MissingFulltextIndexError
-   * otherwise). `bootstrap`'s `start` runs it after the migrations.
-   */
-  checkDatabase?(knex: Knex): Promise<void>;
 }
 
 /** A route added next to the generated ones, with a path relative to the router's. */
@@ -102,7 +95,9 @@ export class EndpointCreator {
     const path = [this.path, segment, WITH_ID.includes(op) ? ':id' : ''].filter(Boolean).join('/') || '/';
     const deps = this.options[`${op}Deps` as const] ?? [];
     const doc = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });
-    return { method: METHODS[op], path, operation: doc.operationId, dependencies: [...deps], handler: HANDLERS[op](this.ctx), doc };
+    const route: RouteDescriptor = { method: METHODS[op], path, operation: doc.operationId, dependencies: [...deps], handler: HANDLERS[op](this.ctx), doc };
+    if (op === 'readMulti') route.checkDatabase = fulltextCheck(this.ctx);
+    return route;
   }
 
   /** Adds a custom route beside the generated ones. */
@@ -123,16 +118,20 @@ export class EndpointCreator {
   get router(): CrudRouter {
     const routes = orderBySpecificity(this.routeList);
     assertNoRouteClash(routes);
-    const { ctx } = this;
-    const matched = ctx.filters.filter((filter) => filter.op === 'match')
-      .map((filter) => ({ model: filter.owner.model.name, table: filter.owner.table, column: filter.column.name }));
-    return { path: this.path, tags: this.tags, routes, checkDatabase: (knex) => assertFulltextIndexes(ctx.fixedSession ?? knex, matched) };
+    return { path: this.path, tags: this.tags, routes };
   }
 
   /** The model's name in operation ids: the mount path's last segment, or the table. */
   protected get docName(): string {
     return (this.path.split('/').filter(Boolean).pop() ?? this.ctx.info.table).replace(/[^a-zA-Z0-9]+/g, '_');
   }
+}
+
+/** The check that every column a `match` filter of the list searches has its FULLTEXT index (MySQL/MariaDB). */
+function fulltextCheck(ctx: CrudContext): RouteDescriptor['checkDatabase'] {
+  const matched = ctx.filters.filter((filter) => filter.op === 'match')
+    .map((filter) => ({ model: filter.owner.model.name, table: filter.owner.table, column: filter.column.name }));
+  return (knex) => assertFulltextIndexes(ctx.fixedSession ?? knex, matched);
 }
 
 /** Builds a model's CRUD routes in one call (FastCRUD's `crud_router`). */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Dependency, HttpMethod, NeutralRequest, NeutralResult } from './neutral';
 
 /** OpenAPI information a route carries, for the docs to publish. */
@@ -45,4 +46,11 @@ export interface RouteDescriptor {
    * `bodyLimit` (an upload route may need more than JSON routes, or less).
    */
   bodyLimit?: number;
+  /**
+   * Checks what the route needs that only the database can tell (a generated list: on
+   * MySQL/MariaDB, a FULLTEXT index on each column its `match` filters search). It travels
+   * with the route through plugins that copy it, and `bootstrap`'s `start` runs each one
+   * once, after the migrations; a failure stops the start.
+   */
+  checkDatabase?(knex: Knex): Promise<void>;
 }

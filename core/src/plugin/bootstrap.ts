@@ -31,7 +31,7 @@ export interface App {
   fallbacks: Fallback[];
   /** Every migration set (plugins' and the app's), in the order `start` runs them. */
   migrations: MigrationSet[];
-  /** Runs the migrations, checks each CRUD router against the database (`checkDatabase`), then runs each plugin's init. */
+  /** Runs the migrations, then each route's `checkDatabase`, then each plugin's init. */
   start(knex: Knex): Promise<void>;
   /** Each plugin's close, in reverse order. */
   close(): Promise<void>;
@@ -60,8 +60,9 @@ export function bootstrap(options: BootstrapOptions): App {
     migrations,
     async start(knex) {
       if (migrations.length) await knex.migrate.latest({ migrationSource: migrationSource(...migrations) });
-      // After the migrations, which create what the routers need (a FULLTEXT index, say).
-      for (const router of options.routers ?? []) if (!Array.isArray(router)) await router.checkDatabase?.(knex);
+      // After the migrations, which create what the routes need (a FULLTEXT index, say);
+      // once per check, as versions and copies of a route share it.
+      for (const check of new Set(routes.flatMap((route) => (route.checkDatabase ? [route.checkDatabase] : [])))) await check(knex);
       for (const plugin of plugins) await plugin.init?.();
     },
     async close() {
