@@ -66,7 +66,7 @@ export class HashPool {
   acquire(client?: string): () => void {
     const held = client === undefined ? 0 : (this.byClient.get(client) ?? 0);
     if (client !== undefined && held >= this.perClient) {
-      throw new RateLimitError('Too many sign-in attempts in progress from this address; try again shortly', { retryAfter: 1 });
+      throw new RateLimitError('Too many password checks in progress from this address; try again shortly', { retryAfter: 1 });
     }
     if (this.pending >= this.maxPending) {
       throw new HttpError(503, 'The server is busy checking passwords; try again shortly', { headers: { 'Retry-After': '1' } });
