@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DuplicateValueError, ValidationError, mapDatabaseError, normalizePassword, type Migration } from '@crudsmith/core';
+import { DuplicateValueError, ValidationError, dialectOf, mapDatabaseError, normalizePassword, type Migration } from '@crudsmith/core';
 
 /** Longest admin username, in characters. */
 export const USERNAME_MAX = 50;
@@ -52,7 +52,9 @@ export class AdminUsers {
       throw ValidationError.of(['body', 'username'], `Username must be 1 to ${USERNAME_MAX} characters`, 'string_too_long');
     }
     try {
-      const [id] = await this.knex(this.table).insert({ username: name, hashed_password: hashedPassword, created_at: now }, ['id']);
+      const row = { username: name, hashed_password: hashedPassword, created_at: now };
+      // PostgreSQL answers the id only through RETURNING; MariaDB and SQLite answer it as the insert id (and warn on RETURNING).
+      const [id] = dialectOf(this.knex) === 'pg' ? await this.knex(this.table).insert(row, ['id']) : await this.knex(this.table).insert(row);
       return Number(typeof id === 'object' ? (id as { id: number }).id : id);
     } catch (error) {
       const mapped = mapDatabaseError(error);
