@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdminOptions } from '@crudsmith/admin';
 import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { watchedContext, type WatchedContext } from './browser-watch';
 import { startForgedSite } from './forged-site';
-import type { AdminOptions } from '@crudsmith/admin';
 import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, seed, startAdminApp, type AdminEnv } from './fixture';
 
 // The admin walked through in a real browser: Debian's chromium (never one a package
