@@ -114,8 +114,8 @@ async function guard<T>(req: IncomingMessage, limit: number, read: () => Promise
 // Validating a body costs time for every value in it (class-transformer copies each one,
 // declared or not, at some microseconds apiece), so a 1 MiB body of tiny objects or arrays
 // held the thread for a second or more. The values (keys and array items, at any depth)
-// are counted here first, and the walk stops at the first value past `maxValues`, so the
-// count costs no more than the cap whatever the body. Depth is checked in the same walk.
+// are counted here first, before any validation, and the walk stops at the first value
+// past `maxValues`, so it stays cheap whatever the body. Depth is checked in the same walk.
 function checkShape(body: unknown, maxValues: number): void {
   let values = 0;
   const walk = (value: unknown, depth: number): void => {
