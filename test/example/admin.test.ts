@@ -45,6 +45,18 @@ describe.each(ENGINES)('example app /admin with %s', (engine) => {
     expect((await ex.client().login('zed', 'zed has a long password')).status).toBe(200);
   });
 
+  it('soft-deletes a user through bulk delete, which signs that user out everywhere', async () => {
+    const zed = await ex.db.knex('users').where({ username: 'zed' }).first();
+    const session = ex.client();
+    expect((await session.login('zed', 'zed has a long password')).status).toBe(200);
+    expect((await session.get('/auth/me')).status).toBe(200);
+    const removed = await panel.request('DELETE', '/admin/users/bulk-delete', { json: { ids: [zed.id] }, headers: { 'x-csrf-token': panel.csrf } });
+    expect(removed.status).toBe(200);
+    expect(Boolean((await ex.db.knex('users').where({ id: zed.id }).first()).is_deleted)).toBe(true);
+    expect((await session.get('/auth/me')).status).toBe(401);
+    expect((await ex.client().login('zed', 'zed has a long password')).status).toBe(401);
+  });
+
   it('stores a rate-limit path sanitized, as the API does', async () => {
     const tier = await ex.db.knex('tiers').where({ name: 'pro' }).first();
     const created = await panel.postForm('/admin/rate_limits/form_create', { tier_id: String(tier.id), name: 'items', path: '/api/v1/items/', limit: '5', period: '60' });
