@@ -90,6 +90,19 @@ export function describeConfig(env: CrudEnv): void {
       expect(await storedRow(env.knex, 'items', 1)).toMatchObject({ is_deleted: false });
     });
 
+    it('restore is generated for a soft-delete model and dropped like any operation (deletedMethods, includedMethods)', async () => {
+      const id = (await (await env.serve(crudRouter(itemOptions(env.knex, { path: '/restorable' })))).post('/restorable', { name: 'R' })).body.id;
+      await env.knex('items').where({ id }).update({ is_deleted: true });
+      const without = await env.serve(crudRouter(itemOptions(env.knex, { path: '/norestore', deletedMethods: ['restore'] })));
+      expect([404, 405]).toContain((await without.post(`/norestore/${id}/restore`, {})).status);
+      const only = await env.serve(crudRouter(itemOptions(env.knex, { path: '/onlyread', includedMethods: ['read'] })));
+      expect([404, 405]).toContain((await only.post(`/onlyread/${id}/restore`, {})).status);
+      expect(await storedRow(env.knex, 'items', id)).toMatchObject({ is_deleted: true });
+      const renamed = await env.serve(crudRouter(itemOptions(env.knex, { path: '/renamed', endpointNames: { restore: 'undelete' } })));
+      expect((await renamed.post(`/renamed/${id}/undelete`)).status).toBe(200);
+      expect(await storedRow(env.knex, 'items', id)).toMatchObject({ is_deleted: false });
+    });
+
     it('path sets the mount path (slashes trimmed); tags reach every route\'s documentation', async () => {
       const router = crudRouter(itemOptions(env.knex, { path: 'goods/', tags: ['Goods'] }));
       expect(router.path).toBe('/goods');

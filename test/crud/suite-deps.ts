@@ -52,6 +52,15 @@ export function describeDependencies(env: CrudEnv): void {
       for (const [op, call] of calls) expect((await call(admin)).status, op).toBeLessThan(300);
     });
 
+    it('guards restore with deleteDeps unless restoreDeps is given', async () => {
+      await env.knex('items').where({ id: 4 }).update({ is_deleted: true });
+      expect((await guarded.post('/items/4/restore', undefined, user)).status).toBe(403);
+      expect(await storedRow(env.knex, 'items', 4)).toMatchObject({ is_deleted: true });
+      const open = await env.serve(crudRouter(itemOptions(env.knex, { path: '/opened', deleteDeps: [requireAdmin], restoreDeps: [] })));
+      expect((await open.post('/opened/4/restore')).status).toBe(200);
+      expect(await storedRow(env.knex, 'items', 4)).toMatchObject({ is_deleted: false });
+    });
+
     it('runs the dependencies before the body is validated', async () => {
       expect((await guarded.post('/items', { price: 'not a number' })).status).toBe(401);
       expect((await guarded.patch('/items/abc', { price: 'x' })).status).toBe(401);

@@ -1,5 +1,5 @@
 // The generated endpoints: the operation table, the answers of create, read, update,
-// delete and db_delete, and their errors.
+// delete, db_delete and restore, and their errors.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter } from '@crudsmith/core';
 import { Book } from '../fixtures/models';
@@ -243,6 +243,50 @@ export function describeEndpoints(env: CrudEnv): void {
         expect(res.body).toBeNull();
         expect(await storedRow(env.knex, 'books', bookId)).toBeUndefined();
         expect((await books.del(`/books/${bookId}`)).status).toBe(404);
+      });
+    });
+
+    describe('restore: POST /{model}/{id}/restore', () => {
+      it('brings a soft-deleted row back: 200 with the row, flag and deletion time cleared, readable again', async () => {
+        const id = (await api.post('/items', { name: 'Back', price: 3 })).body.id;
+        expect((await api.del(`/items/${id}`)).status).toBe(200);
+        const res = await api.post(`/items/${id}/restore`);
+        expect(res.status).toBe(200);
+        expect(Object.keys(res.body).sort()).toEqual([...ITEM_READ_FIELDS].sort());
+        expect(res.body).toMatchObject({ id, name: 'Back', price: 3 });
+        expect(await storedRow(env.knex, 'items', id)).toMatchObject({ is_deleted: false, deleted_at: null });
+        expect(await api.get(`/items/${id}`)).toMatchObject({ status: 200, body: res.body });
+      });
+
+      it('answers 404 for a row that is not deleted, changing nothing', async () => {
+        const id = (await api.post('/items', { name: 'Alive' })).body.id;
+        expect(await api.post(`/items/${id}/restore`)).toMatchObject({ status: 404, body: { detail: 'Item not found' } });
+        expect(await storedRow(env.knex, 'items', id)).toMatchObject({ is_deleted: false, deleted_at: null });
+      });
+
+      it('answers 404 for a missing id, and for a second restore of the same row', async () => {
+        expect(await api.post('/items/424242/restore')).toMatchObject({ status: 404, body: { detail: 'Item not found' } });
+        const id = (await api.post('/items', { name: 'Twice' })).body.id;
+        await api.del(`/items/${id}`);
+        expect((await api.post(`/items/${id}/restore`)).status).toBe(200);
+        expect((await api.post(`/items/${id}/restore`)).status).toBe(404);
+      });
+
+      it('lets exactly one of two concurrent restores of a row succeed', async () => {
+        const id = (await api.post('/items', { name: 'Raced' })).body.id;
+        await api.del(`/items/${id}`);
+        const answers = await Promise.all([api.post(`/items/${id}/restore`), api.post(`/items/${id}/restore`)]);
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 404]);
+      });
+
+      it('answers 422 for an id of the wrong type', async () => {
+        expect((await api.post('/items/abc/restore')).status).toBe(422);
+      });
+
+      it('has no restore route on a model without the soft-delete flag', async () => {
+        const [{ id: bookId }] = await env.knex('books').select('id').limit(1);
+        expect([404, 405]).toContain((await books.post(`/books/${bookId}/restore`, {})).status);
+        expect(crudRouter({ session: env.knex, model: Book, path: '/books', createSchema: BookCreate, updateSchema: BookUpdate }).routes.map((r) => r.path)).not.toContain('/books/:id/restore');
       });
     });
   });

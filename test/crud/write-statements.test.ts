@@ -215,6 +215,20 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       expect(again.sql).toHaveLength(1);
     });
 
+    it('restore is one UPDATE whose WHERE holds the flag (and one read on MariaDB); a second one is a 404', async () => {
+      const id = await seed('restored', { is_deleted: true, deleted_at: new Date() });
+      const restored = await call('POST', `/notes/${id}/restore`);
+      expect(restored).toMatchObject({ status: 200, body: { id, title: 'restored', is_deleted: false } });
+      expect(Object.keys(restored.body).sort()).toEqual([...NOTE_READ].sort());
+      expect(restored.sql).toHaveLength(engine === 'mysql' ? 2 : 1);
+      expect(restored.sql[0]).toMatch(/^update .* where .*is_deleted/i);
+      expect(transactional(restored.sql)).toBe(false);
+      expect(await db.knex('notes').where({ id }).first()).toMatchObject({ deleted_at: null });
+      const again = await call('POST', `/notes/${id}/restore`);
+      expect(again.status).toBe(404);
+      expect(again.sql).toHaveLength(1);
+    });
+
     it('the row-level scope goes in the WHERE of every write: another scope\'s row is a 404 and stays', async () => {
       const theirs = await seed('theirs', { org: 'b' });
       const mine = { 'x-org': 'a' };
@@ -222,6 +236,10 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       expect((await call('DELETE', `/scoped/${theirs}`, undefined, mine)).status).toBe(404);
       expect((await call('DELETE', `/scoped/db_delete/${theirs}`, undefined, mine)).status).toBe(404);
       expect(await db.knex('notes').where({ id: theirs }).first()).toMatchObject({ price: null, title: 'theirs' });
+      await db.knex('notes').where({ id: theirs }).update({ is_deleted: true });
+      expect((await call('POST', `/scoped/${theirs}/restore`, undefined, mine)).status).toBe(404);
+      expect(await db.knex('notes').where({ id: theirs }).first()).toMatchObject({ is_deleted: expect.anything() });
+      await db.knex('notes').where({ id: theirs }).update({ is_deleted: false });
       const updated = await call('PATCH', `/scoped/${theirs}`, { price: 1 }, { 'x-org': 'b' });
       expect(updated.status).toBe(200);
       expect(updated.sql).toHaveLength(1);

@@ -27,9 +27,11 @@ export interface CustomRoute {
 }
 
 const METHODS: Record<OperationKey, HttpMethod> = {
-  create: 'POST', read: 'GET', readMulti: 'GET', update: 'PATCH', delete: 'DELETE', dbDelete: 'DELETE',
+  create: 'POST', read: 'GET', readMulti: 'GET', update: 'PATCH', delete: 'DELETE', dbDelete: 'DELETE', restore: 'POST',
 };
 const WITH_ID: OperationKey[] = ['read', 'update', 'delete', 'dbDelete'];
+// The restore segment follows the id (`POST /items/{id}/restore`): it acts on that row.
+const ID_FIRST: OperationKey[] = ['restore'];
 const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['handler']> = {
   create: operations.createHandler,
   read: operations.readHandler,
@@ -37,6 +39,7 @@ const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['hand
   update: operations.updateHandler,
   delete: operations.deleteHandler,
   dbDelete: operations.dbDeleteHandler,
+  restore: operations.restoreHandler,
 };
 
 function keysOf(list: string[] | undefined, option: string): Set<string> | undefined {
@@ -80,6 +83,8 @@ export class EndpointCreator {
     const exclude = keysOf(options.deletedMethods, 'deletedMethods');
     this.included = new Set(OPERATION_KEYS.filter((op) => (include ? include.has(op) : !exclude?.has(op))));
     if (!options.deleteSchema) this.included.delete('dbDelete');
+    // Only a soft-deleting model has rows to restore.
+    if (!this.ctx.repo.softDelete) this.included.delete('restore');
     if (this.included.has('create') && !options.createSchema) throw new ConfigurationError('createSchema is required for the create endpoint');
     if (this.included.has('update') && !options.updateSchema) throw new ConfigurationError('updateSchema is required for the update endpoint');
   }
@@ -92,8 +97,9 @@ export class EndpointCreator {
   /** The route of one operation; override to change a single endpoint. */
   protected route(op: OperationKey): RouteDescriptor {
     const segment = this.names[op];
-    const path = [this.path, segment, WITH_ID.includes(op) ? ':id' : ''].filter(Boolean).join('/') || '/';
-    const deps = this.options[`${op}Deps` as const] ?? [];
+    const parts = ID_FIRST.includes(op) ? [this.path, ':id', segment] : [this.path, segment, WITH_ID.includes(op) ? ':id' : ''];
+    const path = parts.filter(Boolean).join('/') || '/';
+    const deps = this.options[`${op}Deps` as const] ?? (op === 'restore' ? this.options.deleteDeps : undefined) ?? [];
     const doc = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });
     const route: RouteDescriptor = { method: METHODS[op], path, operation: doc.operationId, dependencies: [...deps], handler: HANDLERS[op](this.ctx), doc };
     if (op === 'readMulti') route.checkDatabase = fulltextCheck(this.ctx);

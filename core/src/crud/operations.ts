@@ -99,3 +99,11 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
     return ok(before);
   };
 }
+
+/** POST /:id/restore: clears a soft-deleted row's deletion; 200 with the row, 404 when none is deleted. */
+export function restoreHandler(ctx: CrudContext): Handler {
+  return async (req) => {
+    const filters = await rowFilters(ctx, req);
+    return ok(await ctx.repo.restore(await sessionOf(ctx, req), filters, readOptions(ctx)));
+  };
+}

@@ -10,7 +10,7 @@ import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } fro
 import type { FilterConfig, FilterValue } from './filter-config';
 
 /** The generated operations. */
-export const OPERATION_KEYS = ['create', 'read', 'readMulti', 'update', 'delete', 'dbDelete'] as const;
+export const OPERATION_KEYS = ['create', 'read', 'readMulti', 'update', 'delete', 'dbDelete', 'restore'] as const;
 export type OperationKey = (typeof OPERATION_KEYS)[number];
 
 /** FastCRUD's snake_case spellings, accepted beside the camelCase keys. */
@@ -28,7 +28,7 @@ export function operationKey(name: string): OperationKey | 'readPaginated' | und
 
 /** Path segment of each operation when `endpointNames` does not change it. */
 export const DEFAULT_ENDPOINT_NAMES: Record<OperationKey, string> = {
-  create: '', read: '', readMulti: '', update: '', delete: '', dbDelete: 'db_delete',
+  create: '', read: '', readMulti: '', update: '', delete: '', dbDelete: 'db_delete', restore: 'restore',
 };
 
 /** Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase). */
@@ -73,6 +73,11 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
   updateDeps?: Dependency[];
   deleteDeps?: Dependency[];
   dbDeleteDeps?: Dependency[];
+  /**
+   * Dependencies of the restore endpoint; without them it runs `deleteDeps`, so whoever
+   * may not delete a row may not bring it back either.
+   */
+  restoreDeps?: Dependency[];
   /** Largest `limit` / `itemsPerPage` (default 1000). */
   maxLimit?: number;
   /** Rows answered without pagination parameters (default 100). */

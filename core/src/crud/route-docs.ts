@@ -87,6 +87,10 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       doc.requestBody = schemaToJsonSchema(ctx.updateSchema!, { info: ctx.info, exclude: ctx.updateConfig.forbidden });
       doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422) };
       break;
+    case 'restore':
+      doc.parameters = [idParameter(ctx)];
+      doc.responses = { '200': { description: 'The restored item', schema: item }, ...errors(404, 409, 422) };
+      break;
     default:
       doc.parameters = [idParameter(ctx)];
       doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422) };

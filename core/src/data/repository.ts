@@ -207,6 +207,46 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     );
   }
 
+  /**
+   * Brings back the matching soft-deleted row (flag cleared, deletion time emptied) and
+   * answers it; 404 when no soft-deleted row matches, or the model does not soft-delete.
+   * A row named by its id is one conditional UPDATE whose WHERE holds the flag, so two
+   * concurrent restores cannot both succeed.
+   */
+  async restore(db: Knex, filters: Filters, options: ReadOptions = {}): Promise<Row> {
+    const { deletedFlag } = this.ctx;
+    if (!deletedFlag) throw new NotFoundError('Item not found');
+    const values: Row = { [deletedFlag]: false };
+    const at = this.options.deletedAtColumn ?? 'deleted_at';
+    if (this.info.columns.has(at)) values[at] = null;
+    const deleted = { ...filters, [deletedFlag]: true };
+    // Read back as it is now, deleted again or not; a row purged meanwhile is a 404.
+    const reread = async (conn: Knex, id: unknown) => {
+      const row = await this.get(conn, { [this.info.idColumn]: id }, { ...options, includeDeleted: true });
+      if (!row) throw new NotFoundError('Item not found');
+      return row;
+    };
+    if (writesInOneStatement(this.info, filters, false) && this.joins(options).length === 0) {
+      const target = { db, ctx: this.ctx, filters: deleted, includeDeleted: true };
+      return this.guard(async () => {
+        if (!returnsRows(db)) {
+          found(await updateWhere(target, values, true));
+          return reread(db, filters[this.info.idColumn]);
+        }
+        const rows = await updateReturning(target, values, selectedFields(this.info, options.schemaToSelect));
+        found(rows.length);
+        return this.shape(rows, options)[0];
+      });
+    }
+    return this.guard(() =>
+      db.transaction(async (trx) => {
+        const [id] = await this.matchingIds(trx, deleted, { includeDeleted: true });
+        found(Number(await reuseCompiledSql(trx(this.info.table).where(this.info.idColumn, id as any).where(deletedFlag, true).update(values))));
+        return reread(trx, id);
+      }),
+    );
+  }
+
   /** Removes the matching row for good, soft-deleted or not. */
   async dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
     const includeDeleted = !(options as { onlyActive?: boolean }).onlyActive;
