@@ -28,8 +28,8 @@ function idsOf(view: ResolvedView, req: NeutralRequest): (string | number)[] {
 
 /**
  * The trash of a soft-delete model: the deleted rows, newest deletion first, and two
- * actions on the chosen ones, all or nothing: restore (the flag and deletion time cleared)
- * and permanent delete. Plain forms, so it works without JavaScript.
+ * actions on the chosen ones, all or nothing: restore (the repository's, as the API's
+ * restore endpoint) and permanent delete. Plain forms, so it works without JavaScript.
  */
 export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const base = `${ctx.mount}/${view.name}/trash`;
@@ -70,7 +70,21 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
       }));
     }),
     guarded(ctx, { method: 'POST', path: `${base}/restore`, operation: `admin_${view.name}_trash_restore` }, async (req, principal) => {
-      const rows = await onChosen(req, (chosen) => chosen.update({ [FLAG]: false, ...(hasDeletedAt ? { [DELETED_AT]: null } : {}) }));
+      // The repository's restore, one conditional UPDATE per row, in one transaction: a
+      // chosen row that is not in the trash (404) undoes them all.
+      const ids = idsOf(view, req);
+      const rows = await ctx.knex.transaction(async (trx) => {
+        const restored: Record<string, unknown>[] = [];
+        for (const id of ids) {
+          try {
+            restored.push(await view.repository.restore(trx, { [idColumn]: id }));
+          } catch (error) {
+            if (error instanceof NotFoundError) throw new NotFoundError(`Row ${id} is not in the trash; nothing was changed`);
+            throw error;
+          }
+        }
+        return restored;
+      });
       counts.forget(view.name);
       await view.view.afterWrite?.('update');
       await ctx.events.record(req, principal, rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: row[idColumn] as string | number })));
