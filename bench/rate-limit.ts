@@ -11,10 +11,12 @@ import { compare, type Operation } from './lib/measure';
 import { BENCH_PERIOD, flexiblePlugin } from './lib/reference-limiters';
 import type { ResultRow, Suite } from './lib/suite';
 import { formatOps, formatTable, type Column } from './lib/table';
+import { countCommands, type CommandCounter } from './lib/redis-commands';
 import type { RequestKind } from './http/load';
 import { connected, crudsmithLimiter, guardedApp, LIMITED_PREFIX } from './http/limited-apps';
-import type { Guard } from './http/protocol';
+import { FRAMEWORKS, type Framework, type Guard } from './http/protocol';
 import { compareServers, defaultHttpOptions } from './http/rounds';
+import { traced } from './http/scenario';
 import { startServer, stopServers, warmUp, type ServerProcess } from './http/server';
 
 // What the rate limiter costs on a read: GET /api/v1/items/{id} guarded by rateLimit()
@@ -22,59 +24,54 @@ import { startServer, stopServers, warmUp, type ServerProcess } from './http/ser
 // the same route guarded by rate-limiter-flexible's RateLimiterRedis doing the same job
 // (one counter per client and path, a fixed window, a 429 past the limit, the same five
 // headers on every answer).
-// Over HTTP as the HTTP suite measures: every server in its own process on Koa, loaded by
-// autocannon from here, 8 connections (throughput) and 1 (one request's latency), on SQLite
-// and PostgreSQL. In process (the bootstrapped route's handler called with a neutral
-// request) on SQLite, where the machine's noise is smaller.
+// The floor is the natural one: the same read and limit written by hand in the framework
+// (one Redis round trip, one statement; http/limited-floor.ts).
+// Over HTTP as the HTTP suite measures: every server in its own process on Koa, Express
+// and Fastify, loaded by autocannon from here, 8 connections (throughput) and 1 (one
+// request's latency), on SQLite and PostgreSQL. In process (the bootstrapped route's
+// handler called with a neutral request) on SQLite, where the machine's noise is smaller.
 // The limit is never reached: every request is counted and served. "A" is the first
 // server named in a comparison and "B" the second.
-// Targets: limiter ÷ none ≥ 0.90, crudsmith Redis ÷ rate-limiter-flexible ≥ 1.00, and at
-// most one Redis round trip per request (checked before measuring; the run stops otherwise).
+// Targets: Redis limiter ÷ the floor ≥ 0.95, memory limiter ÷ none ≥ 0.90, crudsmith Redis
+// ÷ rate-limiter-flexible ≥ 1.00, and one statement and at most one Redis round trip per
+// request (counted on every server before measuring, printed; the run stops otherwise).
 
 const ROWS = 1000;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A row of the suite: a comparison, and the server CPU per request of each side over HTTP (µs). */
 export interface RateLimitRow extends ResultRow {
+  framework?: Framework;
   cpu?: [number, number];
+  /** Statements and Redis round trips per request of each side, as printed (`1 + 1 / 1 + 0`). */
+  perRequest?: string;
 }
 
-// The reference rows: a bare PING before each read, no limiter. Any limiter counting in
-// Redis waits one round trip per request, so no such limiter can beat this ratio; it shows
-// how much of the Redis rows' gap is the round trip, not the code.
-const REFERENCE = 'one PING per request ÷ no limiter';
-
-/** The HTTP comparisons: the guard of each side, how many connections, the name of the row. */
-const HTTP_ROWS: { a: Guard; b: Guard; connections: number; needsRedis: boolean }[] = [
-  { a: 'memory', b: 'none', connections: 8, needsRedis: false },
-  { a: 'ping', b: 'none', connections: 8, needsRedis: true },
+/**
+ * The HTTP comparisons: the guard of each side, how many connections, the row's target
+ * (none: a reference row; a bare PING shows what the round trip alone costs a read, and
+ * the Redis limiter ÷ no limiter what the whole limiter costs crudsmith's own read).
+ */
+const HTTP_ROWS: { a: Guard; b: Guard; connections: number; needsRedis: boolean; target?: number }[] = [
+  { a: 'redis', b: 'floor', connections: 8, needsRedis: true, target: 0.95 },
+  { a: 'redis', b: 'flexible', connections: 8, needsRedis: true, target: 1 },
+  { a: 'memory', b: 'none', connections: 8, needsRedis: false, target: 0.9 },
   { a: 'redis', b: 'none', connections: 8, needsRedis: true },
-  { a: 'redis', b: 'flexible', connections: 8, needsRedis: true },
-  { a: 'ping', b: 'none', connections: 1, needsRedis: true },
-  { a: 'redis', b: 'none', connections: 1, needsRedis: true },
+  { a: 'ping', b: 'none', connections: 8, needsRedis: true },
+  { a: 'redis', b: 'floor', connections: 1, needsRedis: true, target: 0.95 },
 ];
 
 const GUARD_NAMES: Record<Guard, string> = {
   none: 'no limiter', memory: 'memory limiter', redis: 'Redis limiter', flexible: 'rate-limiter-flexible', ping: 'one PING per request',
+  floor: 'floor',
 };
 
 function rowName(a: Guard, b: Guard, connections: number): string {
   return `HTTP ×${connections}: ${GUARD_NAMES[a]} ÷ ${GUARD_NAMES[b]}`;
 }
 
-/** Counts the commands a client sends (each of these limiters sends one per request, never pipelined). */
-function countCommands(client: Redis): { count: () => number } {
-  let sent = 0;
-  const original = client.sendCommand.bind(client);
-  client.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
-    sent++;
-    return original(...args);
-  }) as Redis['sendCommand'];
-  return { count: () => sent };
-}
-
 /** Fails the run unless `n` requests through `read` cost at most `n` commands on the counter. */
-async function checkRoundTrips(name: string, read: Operation, counter: { count: () => number }): Promise<void> {
+async function checkRoundTrips(name: string, read: Operation, counter: CommandCounter): Promise<void> {
   const n = 200;
   const before = counter.count();
   for (let i = 0; i < n; i++) await read();
@@ -136,39 +133,78 @@ async function checkAnswers(servers: Partial<Record<Guard, ServerProcess>>, id: 
   }
 }
 
-/** The HTTP rows on one engine: one server process per guard, each pair compared in rounds. */
-async function measureHttp(engine: Engine, withRedis: boolean, prefix: string, rows: RateLimitRow[]): Promise<void> {
-  const db = await openDatabase(engine);
-  if (!db) return;
+/** Statements and Redis commands per request of each server, over a few traced reads; fails the run past one of each. */
+async function countPerRequest(servers: Partial<Record<Guard, ServerProcess>>, ids: number[]): Promise<Partial<Record<Guard, string>>> {
+  const n = 5;
+  const counts: Partial<Record<Guard, string>> = {};
+  for (const [guard, server] of Object.entries(servers) as [Guard, ServerProcess][]) {
+    let statements = 0;
+    let commands = 0;
+    for (let i = 0; i < n; i++) {
+      const answer = await traced(server, { method: 'GET', path: `${LIMITED_PREFIX}/${ids[i]}` });
+      if (answer.status !== 200) throw new Error(`${guard}: a read answered ${answer.status}`);
+      statements += answer.sql.length;
+      commands += answer.redis;
+    }
+    const [sql, redis] = [statements / n, commands / n];
+    if (sql > 1 || redis > 1) throw new Error(`${guard}: ${sql} statements and ${redis} Redis round trips per read (target: at most one of each)`);
+    counts[guard] = `${sql} + ${redis}`;
+  }
+  return counts;
+}
+
+/** Where the HTTP rows of an engine run: its database, the live ids, whether Redis answers, the Redis key prefix. */
+interface HttpSetup {
+  engine: Engine;
+  connection: string;
+  ids: number[];
+  withRedis: boolean;
+  prefix: string;
+}
+
+/** The HTTP rows of one framework on one engine: one server process per guard, each pair compared in rounds. */
+async function measureFramework(framework: Framework, { engine, connection, ids, withRedis, prefix }: HttpSetup, rows: RateLimitRow[]): Promise<void> {
   const children: ChildProcess[] = [];
   try {
-    if (engine === 'sqlite') await db.knex.raw('PRAGMA journal_mode = WAL');
-    await createItems(db.knex);
-    await seedItems(db.knex, ROWS);
-    const ids = (await db.knex('items').where('is_deleted', false).pluck('id')) as number[];
     const kind = reads(ids);
-    const guards: Guard[] = withRedis ? ['none', 'memory', 'redis', 'flexible', 'ping'] : ['none', 'memory'];
+    const guards: Guard[] = withRedis ? ['none', 'memory', 'redis', 'flexible', 'ping', 'floor'] : ['none', 'memory'];
     const servers: Partial<Record<Guard, ServerProcess>> = {};
     // One at a time: each runs the limiter's migrations on start, and SQLite takes one writer.
     for (const guard of guards) {
-      const server = await startServer({ framework: 'koa', side: 'crudsmith', engine, connection: db.connection, limited: { guard, redisUrl: REDIS_URL, redisPrefix: prefix } });
+      const server = await startServer({ framework, side: 'crudsmith', engine, connection, limited: { guard, redisUrl: REDIS_URL, redisPrefix: prefix } });
       children.push(server.child);
       servers[guard] = server;
     }
     await checkAnswers(servers, ids[0]);
+    const perRequest = await countPerRequest(servers, ids);
+    console.log(`  ${engine} ${framework} statements + Redis round trips per read: ${guards.map((g) => `${g} ${perRequest[g]}`).join(', ')}`);
     for (const guard of guards) await warmUp(servers[guard]!, kind());
     for (const { a, b, connections, needsRedis } of HTTP_ROWS) {
       if (needsRedis && !withRedis) continue;
       const result = await compareServers({ crudsmith: servers[a]!, floor: servers[b]! }, kind, { ...defaultHttpOptions, connections });
       const operation = rowName(a, b, connections);
-      console.log(`  ${engine} ${operation}: ${result.ratio.toFixed(2)}`);
+      console.log(`  ${engine} ${framework} ${operation}: ${result.ratio.toFixed(2)}`);
       rows.push({
-        suite: 'rate-limit', engine, operation, crudsmith: result.crudsmith.rps, knex: result.floor.rps,
-        ratio: result.ratio, ratioRange: result.ratioRange, cpu: [result.crudsmith.cpu, result.floor.cpu],
+        suite: 'rate-limit', engine, framework, operation, crudsmith: result.crudsmith.rps, knex: result.floor.rps,
+        ratio: result.ratio, ratioRange: result.ratioRange, cpu: [result.crudsmith.cpu, result.floor.cpu], perRequest: `${perRequest[a]} / ${perRequest[b]}`,
       });
     }
   } finally {
     await stopServers(children);
+  }
+}
+
+/** The HTTP rows on one engine, framework after framework, over the same seeded table. */
+async function measureHttp(engine: Engine, withRedis: boolean, prefix: string, rows: RateLimitRow[]): Promise<void> {
+  const db = await openDatabase(engine);
+  if (!db) return;
+  try {
+    if (engine === 'sqlite') await db.knex.raw('PRAGMA journal_mode = WAL');
+    await createItems(db.knex);
+    await seedItems(db.knex, ROWS);
+    const ids = (await db.knex('items').where('is_deleted', false).pluck('id')) as number[];
+    for (const framework of FRAMEWORKS) await measureFramework(framework, { engine, connection: db.connection, ids, withRedis, prefix }, rows);
+  } finally {
     await db.close();
   }
 }
@@ -215,9 +251,10 @@ async function measureInProcess(withRedis: boolean, prefix: string, rows: RateLi
   }
 }
 
-/** A row's target: ≥ 1.00 against rate-limiter-flexible, ≥ 0.90 against no limiter, none for the reference rows. */
+/** A row's target: its HTTP comparison's (none for the reference rows); in process, ≥ 1.00 against rate-limiter-flexible and ≥ 0.90 against no limiter. */
 function targetOf(row: RateLimitRow): number | undefined {
-  if (row.operation.endsWith(REFERENCE)) return undefined;
+  const http = HTTP_ROWS.find(({ a, b, connections }) => rowName(a, b, connections) === row.operation);
+  if (http) return http.target;
   return row.operation.includes('flexible') ? 1 : 0.9;
 }
 
@@ -229,12 +266,14 @@ function targetCell(row: RateLimitRow): string {
 
 const columns: Column<RateLimitRow>[] = [
   { title: 'engine', value: (r) => r.engine },
+  { title: 'framework', value: (r) => r.framework ?? '' },
   { title: 'comparison (A ÷ B)', value: (r) => r.operation },
   { title: 'A ops/s', value: (r) => formatOps(r.crudsmith), right: true },
   { title: 'B ops/s', value: (r) => formatOps(r.knex), right: true },
   { title: 'ratio', value: (r) => r.ratio.toFixed(2), right: true },
   { title: 'middle half', value: (r) => `${r.ratioRange[0].toFixed(2)}–${r.ratioRange[1].toFixed(2)}` },
   { title: 'cpu/req A/B', value: (r) => (r.cpu ? `${Math.round(r.cpu[0])}/${Math.round(r.cpu[1])} µs` : ''), right: true },
+  { title: 'sql + redis/req A / B', value: (r) => r.perRequest ?? '' },
   { title: 'target', value: targetCell },
 ];
 
@@ -243,7 +282,9 @@ export const rateLimitSuite: Suite<RateLimitRow> = {
   table: (rows) => [
     formatTable(columns, rows),
     '',
-    'HTTP ×n: each server in its own process on Koa, loaded by autocannon over n connections; ×8 measures throughput, ×1 one request\'s latency',
+    'HTTP ×n: each server in its own process on the framework, loaded by autocannon over n connections; ×8 measures throughput, ×1 one request\'s latency',
+    'floor: the read and its limit by hand in the same framework, one Redis round trip (a script: INCR, EXPIRE on a window\'s first request) and one statement',
+    'sql + redis/req: the statements and Redis round trips each side sent per read (counted over five traced reads)',
     'cpu/req: the server process\'s CPU time per request (median over the rounds); in process: the handler called directly, no HTTP',
   ].join('\n'),
   async run() {
@@ -258,7 +299,7 @@ export const rateLimitSuite: Suite<RateLimitRow> = {
     } finally {
       if (withRedis) await deleteKeys(prefix);
     }
-    console.log('  targets: limiter ÷ no limiter ≥ 0.90; Redis limiter ÷ rate-limiter-flexible ≥ 1.00; ≤ 1 Redis round trip per request');
+    console.log('  targets: Redis limiter ÷ floor ≥ 0.95; Redis limiter ÷ rate-limiter-flexible ≥ 1.00; memory limiter ÷ no limiter ≥ 0.90; one statement and ≤ 1 Redis round trip per request');
     return rows;
   },
 };

@@ -5,6 +5,7 @@ import Koa from 'koa';
 import type { Knex } from 'knex';
 import { IsDateString, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
 import { crudRouter, type RouteDescriptor } from '@crudsmith/core';
+import type { AdapterOptions } from '@crudsmith/core/adapter';
 import { mountRoutes as mountExpress } from '@crudsmith/express';
 import { mountRoutes as mountFastify } from '@crudsmith/fastify';
 import { mountRoutes as mountKoa } from '@crudsmith/koa';
@@ -61,22 +62,26 @@ export function itemRoutes(knex: Knex): RouteDescriptor[] {
 }
 
 /** Starts the framework's app with the generated item routes on 127.0.0.1 (a port the system picks). */
-export async function startCrudsmith(framework: Framework, knex: Knex): Promise<Listening> {
-  const routes = itemRoutes(knex);
+export function startCrudsmith(framework: Framework, knex: Knex): Promise<Listening> {
+  return serveRoutes(framework, itemRoutes(knex));
+}
+
+/** Mounts `routes` (with `fallbacks`) by the framework's adapter on a bare app, listening on 127.0.0.1. */
+export async function serveRoutes(framework: Framework, routes: readonly RouteDescriptor[], fallbacks: AdapterOptions['fallbacks'] = []): Promise<Listening> {
   switch (framework) {
     case 'koa': {
       const app = new Koa();
-      mountKoa(app, routes);
+      mountKoa(app, routes, { fallbacks });
       return listen(app.listen(0, '127.0.0.1'));
     }
     case 'express': {
       const app = express();
-      mountExpress(app, routes);
+      mountExpress(app, routes, { fallbacks });
       return listen(app.listen(0, '127.0.0.1'));
     }
     case 'fastify': {
       const app = Fastify();
-      mountFastify(app, routes);
+      mountFastify(app, routes, { fallbacks });
       await app.listen({ port: 0, host: '127.0.0.1' });
       return { server: app.server, close: () => app.close() };
     }

@@ -34,12 +34,16 @@ export interface ServerConfig {
   engine: Engine;
   /** The SQLite file or PostgreSQL URL (see lib/db.ts `connect`). */
   connection: string;
-  /** Set by the rate-limit suite: the read route on Koa, guarded by this limiter (see limited-apps.ts). */
+  /** Set by the rate-limit suite: the read route on `framework`, guarded by this limiter (see limited-apps.ts). */
   limited?: LimitedConfig;
 }
 
-/** What guards the rate-limit suite's read: nothing, a limiter, or one Redis PING (the reference). */
-export type Guard = 'none' | 'memory' | 'redis' | 'flexible' | 'ping';
+/**
+ * What guards the rate-limit suite's read: nothing, a crudsmith limiter, rate-limiter-flexible,
+ * one Redis PING (a reference), or `floor`: the read and its limit written by hand in the
+ * framework, one Redis round trip per request (limited-floor.ts).
+ */
+export type Guard = 'none' | 'memory' | 'redis' | 'flexible' | 'ping' | 'floor';
 
 /** A rate-limit suite server: its guard, and the Redis it counts in (keys under `redisPrefix`). */
 export interface LimitedConfig {
@@ -55,5 +59,8 @@ export interface LimitedConfig {
  */
 export type Command = { type: 'trace'; on: boolean } | { type: 'idle' } | { type: 'cpu' };
 
-/** Server → parent: its port once it listens, the statements recorded by a trace, idle, its CPU time so far (µs). */
-export type Report = { type: 'listening'; port: number } | { type: 'traced'; sql: string[] } | { type: 'idle' } | { type: 'cpu'; micros: number };
+/**
+ * Server → parent: its port once it listens, the statements recorded by a trace (and the
+ * Redis commands sent meanwhile), idle, its CPU time so far (µs).
+ */
+export type Report = { type: 'listening'; port: number } | { type: 'traced'; sql: string[]; redis: number } | { type: 'idle' } | { type: 'cpu'; micros: number };

@@ -67,8 +67,8 @@ export function operations({ ids: activeIds, deepCursor }: Seeded): Operation[] 
   ];
 }
 
-/** Answers the SQL a server sent while serving one request, and the request's answer. */
-export async function traced(server: ServerProcess, request: { method: string; path: string; body?: unknown }): Promise<{ status: number; json: unknown; sql: string[] }> {
+/** Answers the SQL (and the count of Redis commands) a server sent while serving one request, and the request's answer. */
+export async function traced(server: ServerProcess, request: { method: string; path: string; body?: unknown }): Promise<{ status: number; json: unknown; sql: string[]; redis: number }> {
   server.child.send({ type: 'trace', on: true } satisfies Command);
   const response = await fetch(`http://127.0.0.1:${server.port}${request.path}`, {
     method: request.method,
@@ -76,8 +76,8 @@ export async function traced(server: ServerProcess, request: { method: string; p
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
   });
   const json = await response.json();
-  const { sql } = await server.ask({ type: 'trace', on: false }, 'traced');
-  return { status: response.status, json, sql: sql.sort() };
+  const { sql, redis } = await server.ask({ type: 'trace', on: false }, 'traced');
+  return { status: response.status, json, sql: sql.sort(), redis };
 }
 
 /** Every operation in turn on one server, untimed. */

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connect } from '../lib/db';
+import { redisCommandsSent } from '../lib/redis-commands';
 import { startCrudsmith } from './crudsmith-apps';
 import { startFloor } from './floor-apps';
 import { floorHandlers } from './floor';
@@ -20,6 +21,8 @@ const knex = connect(config.engine, config.connection);
 const send = (report: Report) => process.send!(report);
 
 let traced: string[] | undefined;
+// The Redis commands sent before the trace began.
+let redisBefore = 0;
 // When the last query was sent or answered.
 let lastActivity = 0;
 /** Records a statement the server sends (its knex's, or a peer's own client's). */
@@ -50,9 +53,11 @@ process.on('message', (command: Command) => {
     const { user, system } = process.cpuUsage();
     send({ type: 'cpu', micros: user + system });
   }
-  else if (command.on) traced = [];
-  else {
-    send({ type: 'traced', sql: traced ?? [] });
+  else if (command.on) {
+    traced = [];
+    redisBefore = redisCommandsSent();
+  } else {
+    send({ type: 'traced', sql: traced ?? [], redis: redisCommandsSent() - redisBefore });
     traced = undefined;
   }
 });
@@ -78,7 +83,7 @@ async function startPeer(peer: Peer): Promise<Listening> {
 }
 
 const start = config.limited
-  ? startLimited(config.limited, knex)
+  ? startLimited(config, knex)
   : config.side === 'feathers' || config.side === 'nest'
     ? startPeer(config.side)
     : config.side === 'crudsmith'
