@@ -57,6 +57,29 @@ describe.each(ENGINES)('example app /admin with %s', (engine) => {
     expect((await ex.client().login('zed', 'zed has a long password')).status).toBe(401);
   });
 
+  it('lifts an API user\'s sign-in lockout from the users view (the account plugin\'s unlock), and logs it', async () => {
+    const created = await panel.postForm('/admin/users/form_create', {
+      name: 'Lok', username: 'lok', email: 'lok@example.com', password: 'lok has a long password', is_superuser: 'false',
+    });
+    expect(created.status).toBe(303);
+    const lok = await ex.db.knex('users').where({ username: 'lok' }).first();
+    let status = 0;
+    for (let i = 0; i < 12 && status !== 429; i++) status = (await ex.client().login('lok', 'a wrong password here')).status;
+    expect(status).toBe(429);
+    expect((await ex.client().login('lok', 'lok has a long password')).status).toBe(429);
+    const page = await panel.get(`/admin/users/update/${lok.id}`);
+    expect(page.text).toContain(`action="/admin/users/unlock/${lok.id}"`);
+    expect((await panel.request('POST', `/admin/users/unlock/${lok.id}`, { form: {} })).status).toBe(403);
+    expect((await ex.client().login('lok', 'lok has a long password')).status).toBe(429);
+    expect((await panel.postForm('/admin/users/unlock/424242', {})).status).toBe(404);
+    const unlocked = await panel.postForm(`/admin/users/unlock/${lok.id}`, {});
+    expect(unlocked.status).toBe(303);
+    expect(unlocked.headers.get('location')).toBe(`/admin/users/update/${lok.id}`);
+    expect((await ex.client().login('lok', 'lok has a long password')).status).toBe(200);
+    const events = await ex.db.knex('admin_events').where({ event_type: 'unlock', model: 'users' }).select('record_id');
+    expect(events.map((e) => String(e.record_id))).toEqual([String(lok.id)]);
+  });
+
   it('stores a rate-limit path sanitized, as the API does', async () => {
     const tier = await ex.db.knex('tiers').where({ name: 'pro' }).first();
     const created = await panel.postForm('/admin/rate_limits/form_create', { tier_id: String(tier.id), name: 'items', path: '/api/v1/items/', limit: '5', period: '60' });

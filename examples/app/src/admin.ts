@@ -71,6 +71,8 @@ export interface ExampleAdminOptions {
   sessionStore?: SessionStore;
   /** Tier and limit writes through the admin drop every process's limit caches, as the API's do. */
   tiers: TierService;
+  /** Lifts an API user's sign-in lockout (the account plugin's `unlock`): the users view's Unlock button. */
+  unlockUser?: (id: string | number) => Promise<void>;
 }
 
 /**
@@ -100,6 +102,7 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         passwordTransformer: { field: 'password', column: 'hashed_password' },
         displayField: 'username',
         references: { tier_id: 'tiers' },
+        unlock: options.unlockUser,
       },
       posts: {
         model: Post,

@@ -155,6 +155,11 @@ export class AccountCore {
     });
   }
 
+  /** Lifts a user's sign-in lockout and forgets its failures (the key `signIn` counts a known account under). */
+  async unlock(userId: string | number): Promise<void> {
+    await this.lockout.succeed(`user:${userId}`);
+  }
+
   /** Starts a session for a signed-in user, replacing the one the request came with. */
   async startSession(req: NeutralRequest, row: Row): Promise<{ cookies: CookieToSet[]; csrfToken: string }> {
     const sessions = this.requireSessions();

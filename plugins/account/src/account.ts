@@ -34,6 +34,8 @@ export interface AccountPlugin extends Plugin {
   /** The caller as a core Principal, for `bootstrap({ principal })`. */
   principal: Dependency<Principal | null>;
   sudo: Sudo;
+  /** Lifts the sign-in lockout of the user with this id (the admin's Unlock button on the users view). */
+  unlock(userId: string | number): Promise<void>;
   /** A dependency that answers 403 unless the caller elevated with `sudo.elevate` recently. */
   requireSudo(): Dependency<AccountUser>;
   /** A dependency that answers 403 unless the caller signed in within `freshSignInSeconds`. */
@@ -101,6 +103,7 @@ export function account(options: AccountOptions): AccountPlugin {
     sessionManager: core.sessions,
     currentUser: currentUserFactory(core),
     principal: principalDependency(core),
+    unlock: (userId) => core.unlock(userId),
     sudo,
     requireSudo,
     requireFreshSignIn: freshSignInGate(core),

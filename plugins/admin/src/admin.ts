@@ -16,6 +16,7 @@ import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
 import { revertRoute } from './routes/revert';
 import { hasTrash, trashRoutes } from './routes/trash';
+import { unlockRoute } from './routes/unlock';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
 import { RowCounts } from './row-counts';
@@ -105,6 +106,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     routes.push(...formRoutes(ctx, view, counts));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
     if (hasTrash(view)) routes.push(...trashRoutes(ctx, view, counts));
+    if (view.view.unlock) routes.push(unlockRoute(ctx, view, view.view.unlock));
     routes.push(...crudApiRoutes(ctx, view, counts));
   }
   const migrations: MigrationSet = {

@@ -53,6 +53,12 @@ export interface ModelView {
   files?: Record<string, FileField>;
   /** Adjusts checked values before a create or update is written (the example stores rate-limit paths sanitized). */
   beforeWrite?: (values: Record<string, unknown>, action: 'create' | 'update') => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * Lifts the sign-in lockout of the row's account (the API users' view: the account
+   * plugin's `unlock`), so the admin needs no import of the account plugin. When given, the
+   * row's update page has an Unlock button, and each unlock is in the event log.
+   */
+  unlock?: (id: string | number) => Promise<void>;
   /** Runs after a create, update or delete was written (the example drops every process's rate-limit caches). */
   afterWrite?: (action: 'create' | 'update' | 'delete') => void | Promise<void>;
 }

@@ -8,6 +8,7 @@ import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
 import { trashArea } from './areas/trash';
+import { unlockArea } from './areas/unlock';
 
 // The same admin areas over a real Express server; the engines are covered on Koa, so SQLite here.
 signInArea(expressHarness, 'sqlite');
@@ -19,3 +20,4 @@ managementArea(expressHarness, 'sqlite');
 crudApiArea(expressHarness, 'sqlite');
 eventsArea(expressHarness, 'sqlite');
 trashArea(expressHarness, 'sqlite');
+unlockArea(expressHarness, 'sqlite');

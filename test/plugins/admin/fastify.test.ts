@@ -8,6 +8,7 @@ import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
 import { trashArea } from './areas/trash';
+import { unlockArea } from './areas/unlock';
 
 // The same admin areas over a real Fastify server; the engines are covered on Koa, so SQLite here.
 signInArea(fastifyHarness, 'sqlite');
@@ -19,3 +20,4 @@ managementArea(fastifyHarness, 'sqlite');
 crudApiArea(fastifyHarness, 'sqlite');
 eventsArea(fastifyHarness, 'sqlite');
 trashArea(fastifyHarness, 'sqlite');
+unlockArea(fastifyHarness, 'sqlite');

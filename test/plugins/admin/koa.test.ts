@@ -9,6 +9,7 @@ import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
 import { signInArea } from './areas/sign-in';
 import { trashArea } from './areas/trash';
+import { unlockArea } from './areas/unlock';
 
 // The admin over a real Koa server, on every engine the run has.
 for (const engine of ENGINES) {
@@ -21,4 +22,5 @@ for (const engine of ENGINES) {
   crudApiArea(koaHarness, engine);
   eventsArea(koaHarness, engine);
   trashArea(koaHarness, engine);
+  unlockArea(koaHarness, engine);
 }

@@ -48,7 +48,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const title = mode === 'create' ? `New ${view.name}` : `Edit ${view.name} ${id}`;
     const multipart = fields.some((f) => f.input === 'file');
-    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null, multipart }));
+    const unlockAction = mode === 'update' && view.view.unlock ? `${base}/unlock/${encodeURIComponent(id!)}` : null;
+    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null, multipart, unlockAction }));
   };
 
   // Validates the posted fields, hashes a password, and writes; a 422 or 409 re-renders the form.
