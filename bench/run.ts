@@ -3,6 +3,7 @@ import { repositorySuite } from './repository';
 import { versioningSuite } from './versioning';
 import { rateLimitSuite } from './rate-limit';
 import { peersSuite } from './peers';
+import { adminSuite } from './admin';
 import { resultTable, type Suite } from './lib/suite';
 
 // `npm run bench` runs every suite in order and prints one table per suite;
@@ -13,6 +14,7 @@ const suites: Suite<any>[] = [
   httpSuite,
   peersSuite,
   rateLimitSuite,
+  adminSuite,
 ];
 
 async function main(): Promise<void> {
