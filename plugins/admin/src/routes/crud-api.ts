@@ -1,5 +1,8 @@
-import { ForbiddenError, UnauthorizedError, crudRouter, type Dependency, type OperationKey, type RouteDescriptor } from '@crudsmith/core';
+import { ForbiddenError, UnauthorizedError, crudRouter, type Dependency, type NeutralRequest, type NeutralResult, type OperationKey, type RouteDescriptor } from '@crudsmith/core';
+import type { AdminPrincipal } from '../admin-auth';
 import type { AdminContext } from '../context';
+import { diff, scrub } from '../event-log';
+import { parseId } from '../ids';
 import type { ResolvedView } from '../model-view';
 import type { AdminAction } from '../options';
 import type { RowCounts } from '../row-counts';
@@ -18,6 +21,8 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
  * format) under the admin session and its CSRF header, limited to the view's allowed
  * actions. A view that hashes a password or adjusts values before writing (passwordTransformer,
  * beforeWrite) offers no create or update here: the generated routes would skip that step.
+ * Its writes are in the event log as the form writes are: a create with the record, an
+ * update with its before/after diff, a delete with the row as it was.
  */
 export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const transforms = Boolean(view.password || view.view.beforeWrite);
@@ -31,13 +36,33 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     path: `${ctx.mount}/crud/${view.name}`,
     includedMethods: actions.flatMap((a) => OPERATIONS[a]),
   });
+  // The admitted request's admin user, for its event records.
+  const principals = new WeakMap<NeutralRequest, AdminPrincipal>();
+  const idColumn = view.info.idColumn;
+  const rowOf = async (req: NeutralRequest) => {
+    const id = parseId(view, req.params.id);
+    return id === undefined ? null : view.repository.get(ctx.knex, { [idColumn]: id });
+  };
   return router.routes.map((route) => {
     const unsafe = !SAFE.has(route.method);
+    const action = route.method === 'DELETE' ? 'delete' : route.method === 'POST' ? 'create' : 'update';
     // First of the route's dependencies, so nothing of the request is read before it passes.
     const admitted: Dependency = async (req) => {
       const principal = await ctx.auth.current(req);
       if (!principal) throw new UnauthorizedError('Not authenticated');
       if (unsafe && !ctx.auth.csrfValid(req, principal)) throw new ForbiddenError('Missing or wrong X-CSRF-Token header');
+      principals.set(req, principal);
+    };
+    // Runs the write and answers its event: the row before it (update, delete) and after it.
+    const logged = async (req: NeutralRequest): Promise<{ result: NeutralResult; entry: { recordId?: string | number; details: unknown } }> => {
+      const before = action === 'create' ? null : await rowOf(req);
+      const result = await route.handler(req);
+      if (action === 'delete') return { result, entry: { recordId: before?.[idColumn] as string | number, details: { record: before ? scrub(before, view.hidden) : null } } };
+      if (action === 'update') return { result, entry: { recordId: before?.[idColumn] as string | number, details: { changes: diff(before ?? {}, (await rowOf(req)) ?? {}, view.hidden) } } };
+      // Without a select schema the create answers null: its record is then what was sent.
+      const answered = result.json && typeof result.json === 'object' ? (result.json as Record<string, unknown>) : null;
+      const record = answered ?? ((req.body ?? {}) as Record<string, unknown>);
+      return { result, entry: { recordId: answered?.[idColumn] as string | number | undefined, details: { record: scrub(record, view.hidden) } } };
     };
     return {
       ...route,
@@ -45,10 +70,12 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
       dependencies: [admitted, ...route.dependencies],
       doc: undefined,
       async handler(req) {
-        const result = await route.handler(req);
-        if (unsafe && result.status < 400) {
+        if (!unsafe) return route.handler(req);
+        const { result, entry } = await logged(req);
+        if (result.status < 400) {
           counts.forget(view.name);
-          await view.view.afterWrite?.(route.method === 'DELETE' ? 'delete' : route.method === 'POST' ? 'create' : 'update');
+          await view.view.afterWrite?.(action);
+          await ctx.events.record(req, principals.get(req) ?? null, [{ type: action, model: view.name, ...entry }]);
         }
         return result;
       },
