@@ -1,7 +1,8 @@
 // How many statements each generated write sends, counted per request from knex's 'query'
 // events, with the answers and errors they must keep: a write of one row is one
 // conditional statement (PostgreSQL and SQLite answer the created row with RETURNING,
-// MariaDB reads it once), and a model with objection hooks keeps its transaction.
+// MariaDB reads it once, and not at all when the route answers null), and a model with
+// objection hooks keeps its transaction.
 import 'reflect-metadata';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -138,10 +139,11 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       expect(read.body).toEqual(created.body);
     });
 
-    it('create without a selectSchema answers 201 null after the same statements', async () => {
+    it('create without a selectSchema answers 201 null after one INSERT on every engine (no read back on MariaDB)', async () => {
       const created = await call('POST', '/plain', { title: 'plain' });
       expect(created).toMatchObject({ status: 201, body: null });
-      expect(created.sql).toHaveLength(engine === 'mysql' ? 2 : 1);
+      expect(created.sql).toHaveLength(1);
+      expect(created.sql[0]).toMatch(/^insert into/i);
       expect(await db.knex('notes').where({ title: 'plain' })).toHaveLength(1);
     });
 

@@ -24,9 +24,11 @@ export function createHandler(ctx: CrudContext): Handler {
     const body = await validateBody(ctx.createSchema!, req.body, { forbidden: ctx.createConfig.forbidden });
     const auto = await ctx.createConfig.values(req);
     const answersItem = Boolean(ctx.selectSchema || ctx.joins);
-    const stored = await ctx.repo.create(await sessionOf(ctx, req), { ...body, ...auto }, answersItem ? readOptions(ctx) : {});
-    if (answersItem || Object.keys(ctx.createConfig.autoFields).length > 0) return ok(stored, 201);
-    return ok(null, 201);
+    const answersRow = answersItem || Object.keys(ctx.createConfig.autoFields).length > 0;
+    // An answer of null needs no stored row read back (MariaDB then sends the INSERT alone).
+    const options = answersItem ? readOptions(ctx) : { returnRow: answersRow };
+    const stored = await ctx.repo.create(await sessionOf(ctx, req), { ...body, ...auto }, options);
+    return ok(answersRow ? stored : null, 201);
   };
 }
 

@@ -59,15 +59,17 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /**
    * Inserts a row and answers it as stored: in one statement where the engine returns the
    * row (PostgreSQL, SQLite), the insert and one read on MariaDB; in a transaction when
-   * objection writes it or joins are read with it.
+   * objection writes it or joins are read with it. With `returnRow: false` the caller needs
+   * no row, so none is read back (one statement on MariaDB too) and only its key is answered.
    */
-  async create(db: Knex, data: Row, options: ReadOptions = {}): Promise<Row> {
+  async create(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean } = {}): Promise<Row> {
     const values = writeValues(this.info, data);
     const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
     if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     if (direct && this.joins(options).length === 0) {
       return this.guard(async () => {
+        if (options.returnRow === false) return { [this.info.idColumn]: await insertDirectly(db, this.info, values) };
         if (returnsRows(db)) return this.shape([await insertReturning(db, this.info, values, selectedFields(this.info, options.schemaToSelect))], options)[0];
         const id = await insertDirectly(db, this.info, values);
         return (await this.get(db, { [this.info.idColumn]: id }, { ...options, includeDeleted: true })) as Row;
