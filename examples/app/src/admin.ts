@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
-import { randomToken } from '@crudsmith/core';
+import { randomToken, type HashPool } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import { admin, type AdminPlugin } from '@crudsmith/admin';
 import { RateLimit, Tier, sanitizePath, type TierService } from '@crudsmith/rate-limit';
@@ -71,6 +71,8 @@ export interface ExampleAdminOptions {
   sessionStore?: SessionStore;
   /** Tier and limit writes through the admin drop every process's limit caches, as the API's do. */
   tiers: TierService;
+  /** The bcrypt pool the account plugin uses too. */
+  hashPool?: HashPool;
   /** Lifts an API user's sign-in lockout (the account plugin's `unlock`): the users view's Unlock button. */
   unlockUser?: (id: string | number) => Promise<void>;
 }
@@ -88,6 +90,7 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
     secretKey: options.secretKey,
     secureCookies: options.secureCookies,
     bcryptRounds: options.bcryptRounds,
+    hashPool: options.hashPool,
     session: { store: options.sessionStore },
     // Sign-ins, changes and views, at /admin/management/events.
     eventIntegration: true,

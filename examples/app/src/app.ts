@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { bootstrap, createRegistry, healthRoutes, knexCheck, type App, type ErrorLogger, type HealthCheck, type RequestLog, type ShutdownState } from '@crudsmith/core';
+import { HashPool, bootstrap, createRegistry, healthRoutes, knexCheck, type App, type ErrorLogger, type HealthCheck, type RequestLog, type ShutdownState } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
@@ -82,8 +82,11 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const items = createRegistry([Item]).compile({ session: knex, defaults: { cursorKey } });
   // /auth with both transports; every /api/* route takes a session cookie or a bearer token.
   const mail = options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' });
+  // One bcrypt worker pool for the account plugin and the admin: one bound on hashing per process.
+  const hashPool = new HashPool();
   const auth = account({
     knex,
+    hashPool,
     userModel: User,
     secretKey,
     path: '/auth',
@@ -102,7 +105,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   // /admin over items, users, posts, tiers and rate limits, with its own admin users and sessions.
-  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers, unlockUser: auth.unlock });
+  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers, unlockUser: auth.unlock, hashPool });
   // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.
   const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);
@@ -122,7 +125,15 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     migrations: [appMigrations],
     logger: options.logger,
   });
-  return { ...app, auth, limits, admin: panel };
+  // The shared pool is the app's: ended after the plugins that use it.
+  const close = async () => {
+    try {
+      await app.close();
+    } finally {
+      await hashPool.close();
+    }
+  };
+  return { ...app, close, auth, limits, admin: panel };
 }
 
 /** The Koa application serving a built app; unknown paths get the JSON 404 every adapter gives. */

@@ -62,6 +62,8 @@ export class AccountCore {
   readonly users: UserTable;
   readonly passwords: Passwords;
   readonly lockout: Lockout;
+  /** Whether the bcrypt pool is the plugin's own (ended with it) rather than one the app shares. */
+  readonly ownsPool: boolean;
   readonly sessions: SessionManager | null;
   readonly csrf: boolean;
   readonly csrfCookie: string;
@@ -85,7 +87,8 @@ export class AccountCore {
     this.now = options.now ?? Date.now;
     this.secure = options.secureCookies ?? false;
     this.users = new UserTable(options.knex, options.userModel, resolveColumns(options.userModel, options.columns));
-    this.passwords = new Passwords(options.password, new HashPool(options.hashing));
+    this.ownsPool = !options.hashPool;
+    this.passwords = new Passwords(options.password, options.hashPool ?? new HashPool(options.hashing));
     this.lockout = new Lockout(options.knex, tables.loginFailures, options.lockout);
     const session = options.session === false ? null : (options.session ?? {});
     this.sessions = session

@@ -132,7 +132,7 @@ export function account(options: AccountOptions): AccountPlugin {
     },
     async close() {
       await recovery.close();
-      await core.passwords.pool.close();
+      if (core.ownsPool) await core.passwords.pool.close();
     },
   };
 }

@@ -4,7 +4,7 @@ import type { SessionStore } from '@crudsmith/core/session';
 import type { RecoveryOptions } from './recovery-options';
 import type { OidcProviderOptions } from './oauth/oauth-options';
 import type { MfaOptions } from './mfa/mfa-options';
-import type { HashingOptions, LockoutOptions } from '@crudsmith/core';
+import type { HashPool, HashingOptions, LockoutOptions } from '@crudsmith/core';
 
 /** Which columns of the app's user model hold what the account plugin needs. */
 export interface UserColumns {
@@ -102,6 +102,12 @@ export interface AccountOptions {
   trustedOrigins?: string[];
   /** bcrypt's worker threads and the bounds on concurrent hashing (per client address: 429; overall: 503). */
   hashing?: HashingOptions;
+  /**
+   * A bcrypt pool shared with other plugins (the admin's `hashPool`), so the process runs
+   * one set of worker threads and one bound on concurrent hashing. Default: a pool of the
+   * plugin's own from `hashing`, ended with the plugin; a given pool is the app's to close.
+   */
+  hashPool?: HashPool;
   /** Table names of the plugin's own tables. */
   tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string; tokens?: string; oauthFlows?: string; identities?: string };
   /** The e-mail factor (or a phone factor): mounts verification, password reset and address change. */

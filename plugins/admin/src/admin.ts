@@ -83,7 +83,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     absoluteTimeoutSeconds: session.absoluteTimeoutSeconds ?? 12 * 3600,
     maxSessionsPerUser: session.maxSessionsPerUser ?? 5,
   });
-  const passwords = new PasswordHasher({ rounds: options.bcryptRounds ?? 12 }, new HashPool(options.hashing));
+  const passwords = new PasswordHasher({ rounds: options.bcryptRounds ?? 12 }, options.hashPool ?? new HashPool(options.hashing));
   const users = new AdminUsers(knex, tables.users);
   const lockout = new Lockout(knex, tables.loginFailures, options.lockout);
   const auth = new AdminAuth({ mount, secretKey, secure, now: Date.now }, { users, sessions, passwords, lockout });
@@ -130,7 +130,8 @@ export function admin(options: AdminOptions): AdminPlugin {
     },
     countAdminUsers: () => users.count(),
     async close() {
-      await passwords.pool.close();
+      // A pool the app passed is the app's to end.
+      if (!options.hashPool) await passwords.pool.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ErrorLogger, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
+import type { ErrorLogger, HashPool, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 
 /** What the admin may do with a model's rows. */
@@ -83,6 +83,12 @@ export interface AdminOptions {
   bcryptRounds?: number;
   /** bcrypt's worker threads and the bounds on concurrent hashing. */
   hashing?: HashingOptions;
+  /**
+   * A bcrypt pool shared with the account plugin (its `hashPool`), so the process runs one
+   * set of worker threads and one bound on concurrent hashing. Default: a pool of the
+   * admin's own from `hashing`, ended with the plugin; a given pool is the app's to close.
+   */
+  hashPool?: HashPool;
   /** Page title and stylesheet choice. */
   theme?: AdminTheme;
   /** Rows past which the dashboard shows an estimated count on PostgreSQL and MariaDB (default 100 000). */

@@ -3,7 +3,7 @@
 // (overall) at once instead of queueing without limit. Before, bcrypt ran on the event
 // loop: 20 bogus sign-ins made a one-row read take 4 s.
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpError } from '@crudsmith/core';
+import { HashPool, HttpError } from '@crudsmith/core';
 import { koaHarness } from '../../adapters/koa-harness';
 import { HARNESSES } from './adapter-runs';
 import { PASSWORD, startAccountApp, type AccountEnv, type Answer } from './fixture';
@@ -96,5 +96,24 @@ describe('account: createUser within the hashing bounds', () => {
     for (const error of refused) expect(error).toBeInstanceOf(HttpError);
     // The app's own creations (no client) are bound only overall.
     expect((await creations(6)).map((outcome) => outcome.status)).toEqual(Array(6).fill('fulfilled'));
+  });
+
+  it('hashes in a pool the app shares (hashPool): its bounds hold across plugins, and closing the plugin leaves it running', async () => {
+    const pool = new HashPool({ threads: 1, perClient: 4, maxPending: 1 });
+    try {
+      env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashPool: pool });
+      await env.user('shared');
+      // The app (another plugin) holds the pool's only slot: this plugin's sign-in is refused overall.
+      const release = pool.acquire();
+      expect((await env.client().login('shared', PASSWORD)).status).toBe(503);
+      release();
+      expect((await env.client().login('shared', PASSWORD)).status).toBe(200);
+      const inFlight = pool.hash('still hashing', 10);
+      await env.close();
+      env = undefined;
+      expect(await inFlight).toMatch(/^\$2[aby]\$10\$/);
+    } finally {
+      await pool.close();
+    }
   });
 });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
+import { HashPool } from '@crudsmith/core';
 import { createRequest } from '@crudsmith/core/adapter';
 import { admin, AdminDependencyError, AdminModelTypeError, AdminSchemaError, type AdminOptions, type ModelView } from '@crudsmith/admin';
-import { Gadget, Item, ItemCreate, ItemUpdate, SECRET } from './fixture';
+import { koaHarness } from '../../adapters/koa-harness';
+import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, SECRET, startAdminApp } from './fixture';
 
 // Model views and settings are checked at startup: each mistake is a typed error naming it.
 const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
@@ -68,5 +70,24 @@ describe('admin() with secureCookies', () => {
     const page = await login.handler(createRequest({ method: 'GET', path: '/panel/login', query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' }));
     expect(page.cookies).toEqual([expect.objectContaining({ name: '__Secure-cs_admin_login', secure: true, httpOnly: true, sameSite: 'strict', path: '/panel' })]);
     expect(plugin.sessionManager.clearCookie()).toMatchObject({ secure: true, path: '/panel', sameSite: 'strict' });
+  });
+});
+
+describe('admin() with hashPool', () => {
+  it('hashes in the pool the app shares: its bounds hold across plugins, and closing the admin leaves it running', async () => {
+    const pool = new HashPool({ threads: 1, perClient: 4, maxPending: 1 });
+    try {
+      const env = await startAdminApp(koaHarness, 'sqlite', { hashPool: pool });
+      // Another plugin holds the pool's only slot: the admin's sign-in is refused overall.
+      const release = pool.acquire();
+      expect((await env.client().login(ADMIN.username, ADMIN.password)).status).toBe(503);
+      release();
+      expect((await env.client().login(ADMIN.username, ADMIN.password)).status).toBe(303);
+      const inFlight = pool.hash('still hashing', 10);
+      await env.close();
+      expect(await inFlight).toMatch(/^\$2[aby]\$10\$/);
+    } finally {
+      await pool.close();
+    }
   });
 });
