@@ -4,19 +4,17 @@
 // adapters give, never Koa's plain-text error: the load (before the route), a save of what
 // the app's middleware wrote, and a sign-out through `ctx.session = null` (after it).
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import Koa from 'koa';
 import { Redis } from 'ioredis';
-import { createSession } from 'koa-session';
-import { bootstrap, type RouteDescriptor } from '@crudsmith/core';
-import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
-import { account } from '@crudsmith/account';
+import type { RouteDescriptor } from '@crudsmith/core';
+import { mountRoutes } from '@crudsmith/koa';
 import { RedisSessionStore } from '@crudsmith/account/redis';
 import { listen } from '../../adapters/koa-harness';
 import type { MountedServer } from '../../adapters/conformance';
 import { openDatabase, type TestDatabase } from '../../fixtures/db';
 import { TcpProxy } from '../../fixtures/tcp-proxy';
 import { describeRedis, REDIS, uniquePrefix } from '../rate-limit/redis-fixture';
-import { Client, PASSWORD, SECRET, User, userMigrations, type Answer } from './fixture';
+import { Client, PASSWORD, type Answer } from './fixture';
+import { koaSessionApp } from './koa-session-app';
 
 function expectJson503(answer: Answer): void {
   expect(answer.status).toBe(503);
@@ -37,30 +35,23 @@ describeRedis('koa-session with its store gone', () => {
     redis = new Redis({ host: '127.0.0.1', port: proxy.port, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
     redis.on('error', () => {});
     await new Promise((ready) => redis.once('ready', ready));
-    const auth = account({
-      knex: db.knex, userModel: User, secretKey: SECRET, path: '/auth', password: { bcryptRounds: 4 },
-      session: { store: new RedisSessionStore(redis, { prefix: uniquePrefix(), commandTimeoutMs: 500 }) },
-    });
-    const routes: RouteDescriptor[] = [
-      { method: 'GET', path: '/api/plain', operation: 'plain', dependencies: [], handler: async () => ({ status: 200, json: { ok: true } }) },
-      { method: 'GET', path: '/api/me', operation: 'me', dependencies: [auth.currentUser()], handler: async () => ({ status: 200, json: { ok: true } }) },
-    ];
-    const app = bootstrap({ routers: [routes], plugins: [auth], migrations: [userMigrations] });
-    await app.start(db.knex);
-    await auth.createUser({ username: 'kim', email: 'kim@example.com', password: PASSWORD });
-    const koa = new Koa();
-    koa.use(createSession(koaSessionOptions(auth.sessionManager!), koa));
-    // The app's own middleware: the store goes away after koa-session loaded the session, then the app writes or signs out.
-    koa.use(async (ctx, next) => {
-      await next();
-      if (ctx.get('x-cut-then-write')) {
-        await proxy.set('refuse');
-        ctx.session!.theme = 'dark';
-      }
-      if (ctx.get('x-cut-then-sign-out')) {
-        await proxy.set('refuse');
-        ctx.session = null;
-      }
+    const { auth, app, koa } = await koaSessionApp(db, {
+      store: new RedisSessionStore(redis, { prefix: uniquePrefix(), commandTimeoutMs: 500 }),
+      routes: (plugin): RouteDescriptor[] => [
+        { method: 'GET', path: '/api/plain', operation: 'plain', dependencies: [], handler: async () => ({ status: 200, json: { ok: true } }) },
+        { method: 'GET', path: '/api/me', operation: 'me', dependencies: [plugin.currentUser()], handler: async () => ({ status: 200, json: { ok: true } }) },
+      ],
+      // The app's own middleware: the store goes away after koa-session loaded the session, then the app writes or signs out.
+      async after(ctx) {
+        if (ctx.get('x-cut-then-write')) {
+          await proxy.set('refuse');
+          ctx.session!.theme = 'dark';
+        }
+        if (ctx.get('x-cut-then-sign-out')) {
+          await proxy.set('refuse');
+          ctx.session = null;
+        }
+      },
     });
     mountRoutes(koa, app.routes, { sessions: [auth.sessionManager!] });
     server = await listen(koa);

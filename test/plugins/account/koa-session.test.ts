@@ -12,6 +12,7 @@ import { listen } from '../../adapters/koa-harness';
 import type { MountedServer } from '../../adapters/conformance';
 import { ENGINES, openDatabase, type TestDatabase } from '../../fixtures/db';
 import { Client, PASSWORD, SECRET, User, userMigrations } from './fixture';
+import { koaSessionApp } from './koa-session-app';
 
 type Data = Record<string, unknown>;
 
@@ -283,18 +284,14 @@ describe('koa-session: a save failing unexpectedly after the routes', () => {
   it('answers the JSON 500 and reports the error to the logger of mountRoutes, with the request id', async () => {
     const db = await openDatabase('sqlite');
     const store = new BrokenStore();
-    const auth = account({ knex: db.knex, userModel: User, secretKey: SECRET, path: '/auth', session: { store }, password: { bcryptRounds: 4 } });
-    const app = bootstrap({ plugins: [auth], migrations: [userMigrations] });
-    await app.start(db.knex);
-    await auth.createUser({ username: 'kim', email: 'kim@example.com', password: PASSWORD });
-    const koa = new Koa();
-    koa.use(createSession(koaSessionOptions(auth.sessionManager!), koa));
-    // The app's own middleware writes to the session once the route answered, and the store fails then.
-    koa.use(async (ctx, next) => {
-      await next();
-      if (!ctx.get('x-write-after')) return;
-      store.broken = true;
-      ctx.session!.theme = 'dark';
+    const { auth, app, koa } = await koaSessionApp(db, {
+      store,
+      // The app's own middleware writes to the session once the route answered, and the store fails then.
+      after(ctx) {
+        if (!ctx.get('x-write-after')) return;
+        store.broken = true;
+        ctx.session!.theme = 'dark';
+      },
     });
     const reported: { error: unknown; context: unknown }[] = [];
     mountRoutes(koa, app.routes, { sessions: [auth.sessionManager!], logger: { error: (_message, error, context) => void reported.push({ error, context }) } });
