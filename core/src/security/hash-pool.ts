@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { HttpError, RateLimitError } from '../errors/http-error';
+import { RateLimitError, ServiceUnavailableError } from '../errors/http-error';
 
 /** Bounds of password hashing (the account plugin's and the admin's `hashing` option). */
 export interface HashingOptions {
@@ -69,7 +69,7 @@ export class HashPool {
       throw new RateLimitError('Too many password checks in progress from this address; try again shortly', { retryAfter: 1 });
     }
     if (this.pending >= this.maxPending) {
-      throw new HttpError(503, 'The server is busy checking passwords; try again shortly', { headers: { 'Retry-After': '1' } });
+      throw new ServiceUnavailableError('The server is busy checking passwords; try again shortly', { retryAfter: 1 });
     }
     this.pending += 1;
     if (client !== undefined) this.byClient.set(client, held + 1);

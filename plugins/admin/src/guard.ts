@@ -49,7 +49,9 @@ export function unauthenticated(ctx: AdminContext, req: NeutralRequest): Neutral
 export function errorResult(ctx: AdminContext, req: NeutralRequest, principal: AdminPrincipal | null, error: unknown): NeutralResult {
   const mapped = mapDatabaseError(error);
   const status = mapped?.status ?? 500;
-  if (status >= 500) ctx.logger.error(`admin ${req.method} ${req.path} failed`, error);
+  // A 503 is a refusal the server chose (busy hashing, a database outage the app logs once
+  // a period), not a fault: only an unexpected error is logged, with its stack.
+  if (status >= 500 && status !== 503) ctx.logger.error(`admin ${req.method} ${req.path} failed`, error);
   const message = mapped && typeof mapped.detail === 'string' && status !== 500 ? mapped.detail : 'Something went wrong; the error has been noted.';
   const headers = { ...(mapped?.headers ?? {}) };
   if (wantsJson(req)) return { status, headers: { ...headers, 'Cache-Control': 'no-store' }, json: { detail: mapped?.detail && status !== 500 ? mapped.detail : message } };
