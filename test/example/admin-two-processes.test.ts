@@ -3,9 +3,9 @@
 // Express. An admin session made on A works on B and ends on both at sign-out; a lockout
 // earned on A holds on B. The first admin user comes from ADMIN_USERNAME / ADMIN_PASSWORD.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { ENGINES, type TestDatabase } from '../fixtures/db';
 import { Client } from '../plugins/admin/fixture';
-import { spawnApp, type AppProcess } from './spawn-app';
+import { startTwoApps, stopTwoApps, type AppProcess } from './spawn-app';
 
 const ADMIN = { username: 'chief', password: 'chief admin passphrase' };
 
@@ -17,16 +17,9 @@ suite('example /admin in two processes sharing PostgreSQL', () => {
   let b: AppProcess;
 
   beforeAll(async () => {
-    db = await openDatabase('postgres');
-    const env = { DATABASE_URL: db.url!, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password };
-    a = await spawnApp({ ...env, ADAPTER: 'koa' }, 60_000);
-    b = await spawnApp({ ...env, ADAPTER: 'express' }, 60_000);
+    ({ db, a, b } = await startTwoApps((url) => ({ DATABASE_URL: url, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password })));
   }, 150_000);
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopTwoApps({ db, a, b }));
 
   it('creates the first admin user once, from ADMIN_USERNAME / ADMIN_PASSWORD', async () => {
     expect((await db.knex('admin_users').select('username')).map((r) => r.username)).toEqual([ADMIN.username]);

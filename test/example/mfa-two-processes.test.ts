@@ -4,10 +4,10 @@
 // codes sent to either count toward one limit. A is Koa, B Express.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../plugins/account/src/totp';
-import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { ENGINES, type TestDatabase } from '../fixtures/db';
 import { Client } from '../plugins/account/fixture';
 import { describeRedis, REDIS, uniquePrefix } from '../plugins/rate-limit/redis-fixture';
-import { spawnApp, type AppProcess } from './spawn-app';
+import { startTwoApps, stopTwoApps, type AppProcess } from './spawn-app';
 
 const PASSWORD = 'two processes, one second factor';
 // spawnApp's first superuser.
@@ -41,16 +41,11 @@ suite('two-factor across two example-app processes', () => {
   const verifyOn = (client: Client, challenge: string, value: string) => client.request('POST', '/auth/mfa/verify', { json: { challenge, code: value } });
 
   beforeAll(async () => {
-    db = await openDatabase('postgres');
-    const env = { DATABASE_URL: db.url!, REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`, REDIS_SESSION_PREFIX: `${uniquePrefix()}session:`, MFA_REQUIRED_FOR_SUPERUSERS: 'true' };
-    a = await spawnApp({ ...env, ADAPTER: 'koa' }, 60_000);
-    b = await spawnApp({ ...env, ADAPTER: 'express' }, 60_000);
+    ({ db, a, b } = await startTwoApps((url) => ({
+      DATABASE_URL: url, REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`, REDIS_SESSION_PREFIX: `${uniquePrefix()}session:`, MFA_REQUIRED_FOR_SUPERUSERS: 'true',
+    })));
   }, 150_000);
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopTwoApps({ db, a, b }));
 
   it('a challenge from A is finished on B, and the session works on both', async () => {
     const { secret } = await enrolled('mfatwin');

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { openDatabase, type TestDatabase } from '../fixtures/db';
 
 // Runs the example application as `npm start` does, in a process of its own, for the
 // tests that need several processes or the real entry point.
@@ -72,4 +73,30 @@ function stopProcess(child: ChildProcess): Promise<void> {
     });
     child.kill('SIGTERM');
   });
+}
+
+/** Two example processes sharing one fresh PostgreSQL database. */
+export interface TwoApps {
+  db: TestDatabase;
+  a: AppProcess;
+  b: AppProcess;
+}
+
+/**
+ * Starts a Koa process, then a `second` one, on a fresh PostgreSQL database with `env(url)`
+ * added. One after the other: A migrates and keeps the generated secret key; B finds both.
+ */
+export async function startTwoApps(env: (databaseUrl: string) => Record<string, string>, second: 'express' | 'fastify' = 'express'): Promise<TwoApps> {
+  const db = await openDatabase('postgres');
+  const shared = env(db.url!);
+  const a = await spawnApp({ ...shared, ADAPTER: 'koa' }, 60_000);
+  const b = await spawnApp({ ...shared, ADAPTER: second }, 60_000);
+  return { db, a, b };
+}
+
+/** Stops what startTwoApps started (any part of it may be missing after a failed start). */
+export async function stopTwoApps(apps: Partial<TwoApps>): Promise<void> {
+  await apps.a?.stop();
+  await apps.b?.stop();
+  await apps.db?.destroy();
 }

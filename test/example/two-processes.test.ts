@@ -4,10 +4,10 @@
 // both, and a sign-out, a password change or a revocation on one is refused on the other
 // at once. SECRET_KEY is unset, so both also share the key kept in the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { ENGINES, type TestDatabase } from '../fixtures/db';
 import { Client } from '../plugins/account/fixture';
 import { describeRedis, REDIS, uniquePrefix } from '../plugins/rate-limit/redis-fixture';
-import { spawnApp, type AppProcess } from './spawn-app';
+import { startTwoApps, stopTwoApps, type AppProcess } from './spawn-app';
 
 const PASSWORD = 'two processes, one deployment';
 const NEW_PASSWORD = 'a brand new passphrase here';
@@ -36,19 +36,11 @@ suite('two example-app processes sharing PostgreSQL and Redis', () => {
   const bearer = (base: string, access: string) => new Client(base).get('/auth/me', { authorization: `Bearer ${access}` });
 
   beforeAll(async () => {
-    db = await openDatabase('postgres');
-    const env = { DATABASE_URL: db.url!, REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`, REDIS_SESSION_PREFIX: `${uniquePrefix()}session:` };
-    // One after the other: A migrates and keeps the generated secret key; B finds both.
-    a = await spawnApp({ ...env, ADAPTER: 'koa' }, 60_000);
-    b = await spawnApp({ ...env, ADAPTER: 'express' }, 60_000);
+    ({ db, a, b } = await startTwoApps((url) => ({ DATABASE_URL: url, REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`, REDIS_SESSION_PREFIX: `${uniquePrefix()}session:` })));
     const res = await new Client(a.url).request('POST', '/auth/register', { json: { username: 'twin', email: 'twin@example.com', password: PASSWORD } });
     expect(res.status).toBe(201);
   }, 150_000);
-  afterAll(async () => {
-    await a?.stop();
-    await b?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopTwoApps({ db, a, b }));
 
   it('keeps sessions in Redis, not in the database', async () => {
     const { onA } = browser();
