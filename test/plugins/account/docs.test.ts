@@ -2,15 +2,13 @@
 // responses with their `detail` errors, and security. Checked as data, then against
 // real answers: each answer's status is documented, and its body fits the schema.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import knexFactory, { type Knex } from 'knex';
 import type { RouteDescriptor, RouteDoc } from '@crudsmith/core';
 import { account, type AccountOptions } from '@crudsmith/account';
 import { koaHarness } from '../../adapters/koa-harness';
 import { Client, PASSWORD, SECRET, User, startAccountApp, type AccountEnv } from './fixture';
+import { ajv, expectFits } from './doc-fit';
 
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 const BODIES = new Set(['account_register', 'account_login', 'account_token', 'account_refresh', 'account_set_password', 'account_change_password']);
 
 function routesOf(knex: Knex, options: Partial<AccountOptions>): RouteDescriptor[] {
@@ -129,14 +127,7 @@ describe('account route docs against real answers', () => {
   afterAll(async () => env?.close());
 
   /** The answer's status is documented for the route, and its body fits that response's schema. */
-  const fits = (route: string, res: { status: number; body: unknown }) => {
-    const response = docs.get(route)?.responses?.[String(res.status)];
-    expect(response, `${route} ${res.status} undocumented: ${JSON.stringify(res.body)}`).toBeDefined();
-    const validate = ajv.compile(response!.schema ?? {});
-    expect(validate(res.body), `${route} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
-    const examples = response!.schema?.examples as { detail: string }[] | undefined;
-    if (examples && res.status !== 422) expect(examples.map((e) => e.detail), route).toContain((res.body as { detail: string }).detail);
-  };
+  const fits = (route: string, res: { status: number; body: unknown }) => expectFits(docs, route, res, { examples: true });
 
   it('fits the answers of the session routes', async () => {
     const c = env.client();

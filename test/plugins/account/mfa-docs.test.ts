@@ -1,14 +1,12 @@
 // The OpenAPI information of the two-factor routes, checked as data and against real
 // answers: each answer's status is documented and its body fits the schema.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { RouteDoc } from '@crudsmith/core';
 import { koaHarness } from '../../adapters/koa-harness';
 import { PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 import { challengeFor, codeNow, nextStep, verify } from './mfa/helpers';
+import { ajv, expectFits } from './doc-fit';
 
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 const MFA_ROUTES = ['POST /auth/mfa/verify', 'POST /auth/mfa/challenge', 'GET /auth/mfa', 'POST /auth/mfa/totp/setup', 'POST /auth/mfa/totp/confirm', 'POST /auth/mfa/totp/disable', 'POST /auth/mfa/recovery-codes/regenerate'];
 
 describe('two-factor route docs', () => {
@@ -20,14 +18,7 @@ describe('two-factor route docs', () => {
   });
   afterAll(async () => env?.close());
 
-  const fits = (route: string, res: { status: number; body: unknown }) => {
-    const response = docs.get(route)?.responses?.[String(res.status)];
-    expect(response, `${route} ${res.status} undocumented: ${JSON.stringify(res.body)}`).toBeDefined();
-    const validate = ajv.compile(response!.schema ?? {});
-    expect(validate(res.body), `${route} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
-    const examples = response!.schema?.examples as { detail: string }[] | undefined;
-    if (examples && res.status !== 422) expect(examples.map((e) => e.detail), route).toContain((res.body as { detail: string }).detail);
-  };
+  const fits = (route: string, res: { status: number; body: unknown }) => expectFits(docs, route, res, { examples: true });
 
   it('documents every two-factor route: body, success, `detail` errors and security', () => {
     for (const route of MFA_ROUTES) {

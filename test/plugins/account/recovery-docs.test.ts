@@ -1,14 +1,12 @@
 // The OpenAPI information of the e-mail and recovery routes: bodies, security, and every
 // answer the routes give documented with a body that fits its schema.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { RouteDoc } from '@crudsmith/core';
 import { koaHarness } from '../../adapters/koa-harness';
 import { PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 import { outboxMailbox, tokenOf } from './recovery/mailboxes';
+import { ajv, expectFits } from './doc-fit';
 
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 const OPERATIONS = ['verify_request', 'verify_confirm', 'reset_request', 'reset_confirm', 'change_request', 'change_confirm'];
 
 describe('recovery route docs', () => {
@@ -26,12 +24,7 @@ describe('recovery route docs', () => {
   });
 
   /** The answer's status is documented for the route, and its body fits that response's schema. */
-  const fits = (route: string, res: { status: number; body: unknown }) => {
-    const response = docs.get(route)?.responses?.[String(res.status)];
-    expect(response, `${route} ${res.status} undocumented: ${JSON.stringify(res.body)}`).toBeDefined();
-    const validate = ajv.compile(response!.schema ?? {});
-    expect(validate(res.body), `${route} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
-  };
+  const fits = (route: string, res: { status: number; body: unknown }) => expectFits(docs, route, res);
 
   it('documents a JSON body, a success and `detail` errors for each route; change-request needs a credential', () => {
     const routes = env.auth.router.filter((r) => OPERATIONS.includes(r.operation.replace(/^account_/, '')));
