@@ -1,23 +1,14 @@
-import { httpSuite } from './http';
-import { repositorySuite } from './repository';
-import { versioningSuite } from './versioning';
-import { rateLimitSuite } from './rate-limit';
-import { peersSuite } from './peers';
-import { adminSuite } from './admin';
-import { resultTable, type Suite } from './lib/suite';
+import { assertBuiltPackages, ensureFreshBuild } from './lib/built';
+import { resultTable } from './lib/suite';
 
 // `npm run bench` runs every suite in order and prints one table per suite;
-// `npm run bench -- repository` runs only the suites named.
-const suites: Suite<any>[] = [
-  repositorySuite,
-  versioningSuite,
-  httpSuite,
-  peersSuite,
-  rateLimitSuite,
-  adminSuite,
-];
+// `npm run bench -- repository` runs only the suites named. It measures the built
+// packages: the suites, which load @crudsmith/*, are imported only once dist/ is current.
 
 async function main(): Promise<void> {
+  ensureFreshBuild();
+  const { suites } = await import('./suites.js');
+  assertBuiltPackages('the bench process');
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((name) => !suites.some((s) => s.name === name));
   if (unknown.length > 0) {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { assertBuiltPackages } from '../lib/built';
 import { connect } from '../lib/db';
 import { redisCommandsSent } from '../lib/redis-commands';
 import { startCrudsmith } from './crudsmith-apps';
@@ -91,10 +92,12 @@ const start = config.limited
     : startFloor(config.framework, (config.side === 'natural' ? naturalHandlers : floorHandlers)(knex, config.engine));
 start.then(
   ({ server }) => {
+    // Checked once the app is up, so every module it loads is in: a server that ran a
+    // package's src/ would measure the sources, so it stops the suite instead.
+    assertBuiltPackages(`the ${config.limited ? `${config.limited.guard}-guarded` : `${config.side} ${config.framework}`} server`);
     send({ type: 'listening', port: (server.address() as AddressInfo).port });
   },
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+).catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -20,8 +20,9 @@ export async function startServer(config: ServerConfig): Promise<ServerProcess> 
   const child = fork(join(__dirname, 'server-process.ts'), [JSON.stringify(config)], {
     // BENCH_SERVER_NODE_ARGS adds node flags to every server (`--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them).
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
-    // tsx reads the tsconfig of the working directory otherwise: decorators need the root one.
-    env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', '..', 'tsconfig.json') },
+    // tsx reads the tsconfig of the working directory otherwise: decorators need the root's
+    // settings, and bench/tsconfig.json drops its source `paths`, so @crudsmith/* loads from dist/.
+    env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', 'tsconfig.json') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const name = config.limited ? `${config.limited.guard}-guarded` : `${config.side} ${config.framework}`;

@@ -1,0 +1,17 @@
+import { httpSuite } from './http';
+import { repositorySuite } from './repository';
+import { versioningSuite } from './versioning';
+import { rateLimitSuite } from './rate-limit';
+import { peersSuite } from './peers';
+import { adminSuite } from './admin';
+import type { Suite } from './lib/suite';
+
+/** Every suite of `npm run bench`, in the order it runs them. */
+export const suites: Suite<any>[] = [
+  repositorySuite,
+  versioningSuite,
+  httpSuite,
+  peersSuite,
+  rateLimitSuite,
+  adminSuite,
+];
