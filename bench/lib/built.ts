@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 
 // The bench measures the packages as users run them: their dist/ builds, never the
@@ -33,12 +33,27 @@ function newestUnder(dir: string): number {
   return newest;
 }
 
+/** The files the `exports` of the package in `dir` name (./dist/...). */
+function exportedFiles(dir: string): string[] {
+  const files: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') files.push(value);
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  collect((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { exports?: unknown }).exports);
+  return files;
+}
+
 /** Why the package in `dir` needs a build, or undefined when its dist/ is newer than its sources. */
 function staleness(dir: string): string | undefined {
   const name = relative(ROOT, dir);
   // tsc -b writes the build info after the package's dist/; `npm run build` removes both first.
   const info = join(dir, '.tsbuildinfo');
-  if (!existsSync(join(dir, 'dist')) || !existsSync(info)) return `${name} has no build`;
+  if (!existsSync(info)) return `${name} has no build`;
+  // Two builds at once (each empties every dist/ first) can leave build info over a
+  // half-written dist/: every file the package exports must be there.
+  const missing = exportedFiles(dir).find((file) => !existsSync(join(dir, file)));
+  if (missing !== undefined) return `${name}/${missing} is missing`;
   const built = statSync(info).mtimeMs;
   const newest = Math.max(newestUnder(join(dir, 'src')), statSync(join(dir, 'tsconfig.build.json')).mtimeMs);
   return newest > built ? `${name}/src changed since its build` : undefined;
