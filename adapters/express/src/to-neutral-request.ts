@@ -5,11 +5,21 @@ import {
 } from '@crudsmith/core/adapter';
 
 /** Reads an Express request (path, params, query, headers, cookies, body) into the neutral shape. */
-export async function toNeutralRequest(req: Request, res: Response, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): Promise<NeutralRequest> {
+export function toNeutralRequest(req: Request, res: Response, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): NeutralRequest | Promise<NeutralRequest> {
   // originalUrl, not url: a router mounted under a path sees only the rest in req.url.
   const [rawPath, rawQuery] = splitUrl(req.originalUrl);
   const path = decodePath(rawPath);
-  const { body, files } = await bodyOf(req, settings);
+  // Without a Content-Type no reader applies (most GETs): the request is ready at once.
+  const url = { path, rawQuery };
+  if (!req.readableEnded && req.headers['content-type'] === undefined) return neutral({ req, res, settings }, url, { body: undefined, files: [] });
+  return bodyOf(req, settings).then((parts) => neutral({ req, res, settings }, url, parts));
+}
+
+function neutral(
+  { req, res, settings }: { req: Request; res: Response; settings: Pick<AdapterSettings, 'clientAddress'> },
+  { path, rawQuery }: { path: string; rawQuery: string },
+  { body, files }: { body: unknown; files: UploadedFile[] },
+): NeutralRequest {
   const headers = flattenHeaders(req.headers);
   return createRequest({
     method: req.method as HttpMethod,

@@ -4,9 +4,14 @@ import type { HttpMethod, NeutralRequest, UploadedFile } from '@crudsmith/core';
 import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, type AdapterSettings } from '@crudsmith/core/adapter';
 
 /** Reads a Koa request (path, params, query, headers, cookies, body) into the neutral shape. */
-export async function toNeutralRequest(ctx: RouterContext, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): Promise<NeutralRequest> {
+export function toNeutralRequest(ctx: RouterContext, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): NeutralRequest | Promise<NeutralRequest> {
   const path = decodePath(ctx.path);
-  const { body, files } = await bodyOf(ctx, settings);
+  // Without a Content-Type no reader applies (most GETs): the request is ready at once.
+  if (ctx.req.headers['content-type'] === undefined) return neutral(ctx, settings, path, { body: undefined, files: [] });
+  return bodyOf(ctx, settings).then((parts) => neutral(ctx, settings, path, parts));
+}
+
+function neutral(ctx: RouterContext, settings: Pick<AdapterSettings, 'clientAddress'>, path: string, { body, files }: { body: unknown; files: UploadedFile[] }): NeutralRequest {
   const headers = flattenHeaders(ctx.req.headers);
   return createRequest({
     method: ctx.method as HttpMethod,
@@ -26,8 +31,6 @@ export async function toNeutralRequest(ctx: RouterContext, settings: Pick<Adapte
 /** The body by content type (ctx.is() answers null when there is no body); other types stay unread. */
 async function bodyOf(ctx: Context, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>): Promise<{ body: unknown; files: UploadedFile[] }> {
   const { bodyLimit: limit, maxBodyValues: values } = settings;
-  // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
-  if (ctx.req.headers['content-type'] === undefined) return { body: undefined, files: [] };
   // JSON first: it is most bodies, and each look-up parses the Content-Type again.
   if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit, values), files: [] };
   if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit, values);

@@ -12,16 +12,22 @@ export interface Exchange<T> {
  * reading or serving is rendered as the JSON error body; a result that cannot be written
  * (a value JSON cannot encode) is replaced by its error before anything was sent.
  */
-export async function answer<T>(io: Exchange<T>, serve: (req: NeutralRequest) => Promise<NeutralResult>, logger: ErrorLogger): Promise<T> {
-  let result: NeutralResult;
+export function answer<T>(io: Exchange<T>, serve: (req: NeutralRequest) => Promise<NeutralResult>, logger: ErrorLogger): Promise<T> {
+  // Promise chains rather than an async function: every request runs this, and a request
+  // read without a body (most reads) then costs no extra turn of the microtask queue.
+  let served: Promise<NeutralResult>;
   try {
-    result = await serve(await io.read());
+    const read = io.read();
+    served = read instanceof Promise ? read.then(serve) : serve(read);
   } catch (error) {
-    result = errorToResult(error, logger);
+    served = Promise.reject(error);
   }
-  try {
-    return io.write(result);
-  } catch (error) {
-    return io.write(errorToResult(error, logger));
-  }
+  const write = (result: NeutralResult): T => {
+    try {
+      return io.write(result);
+    } catch (error) {
+      return io.write(errorToResult(error, logger));
+    }
+  };
+  return served.then(write, (error: unknown) => write(errorToResult(error, logger)));
 }

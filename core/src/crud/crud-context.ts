@@ -107,9 +107,10 @@ function relationshipJoins(info: ModelInfo, options: CrudOptions): JoinConfig[] 
 
 /**
  * The filters that pick the row of a path id, plus the row-level scope. A malformed id
- * is a 422; an id no row can have (out of the column's range) is simply not found.
+ * is a 422 (thrown at once); an id no row can have (out of the column's range) is simply
+ * not found. Without a dependency-valued filter the answer is synchronous.
  */
-export async function rowFilters(ctx: CrudContext, req: NeutralRequest): Promise<Filters> {
+export function rowFilters(ctx: CrudContext, req: NeutralRequest): Filters | Promise<Filters> {
   const { idColumn, columns } = ctx.info;
   const raw = req.params.id;
   let id: unknown = raw;
@@ -121,7 +122,7 @@ export async function rowFilters(ctx: CrudContext, req: NeutralRequest): Promise
   }
   // No dependency-valued filter (the common case): no scope to resolve, no extra tick.
   if (!ctx.filters.some((f) => f.dependency)) return { [idColumn]: id };
-  return { ...(await scopeFilters(ctx.filters, req)), [idColumn]: id };
+  return scopeFilters(ctx.filters, req).then((scope) => ({ ...scope, [idColumn]: id }));
 }
 
 /** The knex instance (or transaction) of this request; a fixed one is answered as is. */

@@ -34,9 +34,13 @@ export function createHandler(ctx: CrudContext): Handler {
 
 /** GET /:id: the item, or 404. */
 export function readHandler(ctx: CrudContext): Handler {
+  const options = readOptions(ctx);
   return async (req) => {
-    const filters = await rowFilters(ctx, req);
-    const row = await ctx.repo.get(await sessionOf(ctx, req), filters, readOptions(ctx));
+    // Awaited only when pending: the common read (no scope, a fixed session) takes no extra turn.
+    const found = rowFilters(ctx, req);
+    const filters = found instanceof Promise ? await found : found;
+    const session = sessionOf(ctx, req);
+    const row = await ctx.repo.get(session instanceof Promise ? await session : session, filters, options);
     if (!row) throw new NotFoundError('Item not found');
     return ok(row);
   };

@@ -6,11 +6,21 @@ import { errorToResult, requestContext, type ErrorLogger } from './render-error'
  * Serves one request with one route: resolves the route's dependencies in order (unless
  * its handler does), runs the handler, and renders any error. Adapters call this and only translate.
  */
-export async function runRoute(route: RouteDescriptor, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
-  try {
-    if (!route.resolvesDependencies) for (const dependency of route.dependencies) await req.resolve(dependency);
-    return await route.handler(req);
-  } catch (error) {
-    return errorToResult(error, logger, requestContext(req.headers));
+export function runRoute(route: RouteDescriptor, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
+  const failed = (error: unknown) => errorToResult(error, logger, requestContext(req.headers));
+  // Most generated routes have no dependency: their handler runs at once, without an
+  // async frame of its own around it.
+  if (route.resolvesDependencies || route.dependencies.length === 0) {
+    try {
+      return route.handler(req).then(undefined, failed);
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
   }
+  return withDependencies(route, req).then(undefined, failed);
+}
+
+async function withDependencies(route: RouteDescriptor, req: NeutralRequest): Promise<NeutralResult> {
+  for (const dependency of route.dependencies) await req.resolve(dependency);
+  return route.handler(req);
 }
