@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { FIXED_SQL, reusePreparedStatements } from './sqlite-statements';
 
 // knex compiles every query from scratch, and compiling (quoting each identifier, joining
 // the clauses) costs more than everything else a read does in process. The queries the
@@ -156,6 +157,7 @@ class CachedQuery implements CompiledQuery {
     this.sql = shape.sql;
     if ('returning' in shape) this.returning = Array.isArray(shape.returning) ? [...shape.returning] : shape.returning;
     clients.set(this, client);
+    reusePreparedStatements(client);
   }
 
   /** The SQL with the dialect's own placeholders, as knex's compiled query offers it. */
@@ -164,6 +166,9 @@ class CachedQuery implements CompiledQuery {
     return { sql: client.positionBindings(this.sql), bindings: client.prepBindings(this.bindings) };
   }
 }
+
+// On the prototype, not the object: knex copies a query's own properties (symbols too) into its events.
+Object.defineProperty(CachedQuery.prototype, FIXED_SQL, { value: true });
 
 // The client each cached query belongs to, kept off the object: knex copies a query's own
 // properties into its 'query' events, and a client there would be noise (and a cycle).
