@@ -81,28 +81,46 @@ export function decodeCursor(token: string, ctx: { info: ModelInfo; specs: SortS
 /**
  * Restricts the query to rows strictly after the cursor row in the sort order:
  * (a after va) OR (a = va AND b after vb) OR ..., with NULLs first ascending and last
- * descending, as orderSql sorts them.
+ * descending, as orderSql sorts them. One raw condition with bound values (identifiers
+ * as `??`), rather than nested callbacks: its SQL is the same for every page of a query,
+ * so the compiled-SQL cache keeps it and a deep page costs what page 1 costs.
  */
 export function applyKeyset(qb: Knex.QueryBuilder, values: unknown[], ctx: { info: ModelInfo; specs: SortSpec[]; alias: string }): void {
-  const ref = (i: number) => `${ctx.alias}.${ctx.specs[i].column}`;
-  qb.where((any) => {
-    ctx.specs.forEach((spec, i) => {
-      const v = values[i];
-      if (spec.order === 'desc' && v === null) return; // nothing sorts after NULL descending
-      any.orWhere((branch) => {
-        for (let j = 0; j < i; j++) {
-          if (values[j] === null) branch.whereNull(ref(j));
-          else branch.where(ref(j), values[j] as Knex.Value);
-        }
-        if (spec.order === 'asc') {
-          if (v === null) branch.whereNotNull(ref(i));
-          else branch.where(ref(i), '>', v as Knex.Value);
-        } else {
-          const nullable = ctx.info.columns.get(spec.column)?.nullable ?? true;
-          if (nullable) branch.where((w) => w.where(ref(i), '<', v as Knex.Value).orWhereNull(ref(i)));
-          else branch.where(ref(i), '<', v as Knex.Value);
-        }
-      });
-    });
+  const branches: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  ctx.specs.forEach((spec, i) => {
+    const v = values[i];
+    if (spec.order === 'desc' && v === null) return; // nothing sorts after NULL descending
+    const terms: string[] = [];
+    for (let j = 0; j < i; j++) {
+      if (values[j] === null) {
+        terms.push('?? is null');
+        bindings.push(ref(ctx, j));
+      } else {
+        terms.push('?? = ?');
+        bindings.push(ref(ctx, j), values[j] as Knex.Value);
+      }
+    }
+    if (spec.order === 'asc') {
+      if (v === null) {
+        terms.push('?? is not null');
+        bindings.push(ref(ctx, i));
+      } else {
+        terms.push('?? > ?');
+        bindings.push(ref(ctx, i), v as Knex.Value);
+      }
+    } else if (ctx.info.columns.get(spec.column)?.nullable ?? true) {
+      terms.push('(?? < ? or ?? is null)');
+      bindings.push(ref(ctx, i), v as Knex.Value, ref(ctx, i));
+    } else {
+      terms.push('?? < ?');
+      bindings.push(ref(ctx, i), v as Knex.Value);
+    }
+    branches.push(`(${terms.join(' and ')})`);
   });
+  if (branches.length > 0) qb.whereRaw(`(${branches.join(' or ')})`, bindings);
+}
+
+function ref(ctx: { specs: SortSpec[]; alias: string }, i: number): string {
+  return `${ctx.alias}.${ctx.specs[i].column}`;
 }
