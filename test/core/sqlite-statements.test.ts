@@ -10,6 +10,7 @@ import knexFactory, { type Knex } from 'knex';
 import { crudRouter, routesOf } from '@crudsmith/core';
 import { reuseCompiledSql } from '../../core/src/data/compiled-sql';
 import { MAX_STATEMENTS, keptStatements, reusePreparedStatements } from '../../core/src/data/sqlite-statements';
+import { withDatabaseTimeouts } from '../../core/src/data/database-timeouts';
 import { koaHarness } from '../adapters/koa-harness';
 import type { MountedServer } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
@@ -222,6 +223,22 @@ describe.skipIf(!ENGINES.includes('sqlite'))('the statements kept per connection
     expect(await shape(0)).toEqual([{ n: 0 }]);
     expect(prepared).toHaveLength(1);
     expect(keptStatements(connection)).toBe(MAX_STATEMENTS);
+  });
+
+  it('are kept under withDatabaseTimeouts too (its client bounds query, not _query)', async () => {
+    const bounded = knexFactory(withDatabaseTimeouts({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true }));
+    try {
+      const { connection, prepared } = await countPrepares(bounded);
+      await bounded.schema.createTable('t', (t) => t.increments('id'));
+      for (let i = 0; i < 4; i++) await bounded('t').insert({});
+      prepared.length = 0;
+      const read = (id: number) => reuseCompiledSql(bounded('t').select(['id']).where('id', id));
+      for (const id of [1, 2, 3, 4]) expect(await read(id)).toEqual([{ id }]);
+      expect(prepared).toHaveLength(2);
+      expect(keptStatements(connection)).toBe(1);
+    } finally {
+      await bounded.destroy();
+    }
   });
 
   it('are never used by a query the cache did not answer, nor on other engines', async () => {
