@@ -53,6 +53,7 @@ export { dialectOf } from './data/dialect';
 export type { Dialect } from './data/dialect';
 export { migrationSource } from './data/migrations';
 export { withDatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from './data/database-timeouts';
+export { usePreparedStatements } from './data/pg-statements';
 export type { DatabaseTimeouts } from './data/database-timeouts';
 export type { Migration, MigrationSet } from './data/migrations';
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { namePreparedStatements } from './pg-statements';
 import { FIXED_SQL, reusePreparedStatements } from './sqlite-statements';
 
 // knex compiles every query from scratch, and compiling (quoting each identifier, joining
@@ -158,6 +159,7 @@ class CachedQuery implements CompiledQuery {
     if ('returning' in shape) this.returning = Array.isArray(shape.returning) ? [...shape.returning] : shape.returning;
     clients.set(this, client);
     reusePreparedStatements(client);
+    namePreparedStatements(client);
   }
 
   /** The SQL with the dialect's own placeholders, as knex's compiled query offers it. */
