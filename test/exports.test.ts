@@ -46,7 +46,7 @@ const entries: [string, object, string[]][] = [
     'adapterSettings', 'bodyLimitOf', 'fallbackAt', 'answer', 'allowedMethods', 'otherMethodResult', 'runFallback', 'errorLoggerFor',
     'createRequest', 'runRoute', 'errorToResult',
     'readBody', 'checkJsonDepth', 'flattenHeaders', 'decodePath', 'splitUrl', 'cookiesOf', 'parseQuery',
-    'toPayload', 'hasContentType', 'JSON_TYPE',
+    'toPayload', 'hasContentType', 'isPlainJson',
   ]],
   ['@crudsmith/core/session', coreSession, [
     'SessionManager', 'MemorySessionStore', 'KnexSessionStore', 'sessionTableMigration', 'sessionMigrations',

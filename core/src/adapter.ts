@@ -23,5 +23,5 @@ export { readBody, checkJsonDepth } from './http/wire/read-body';
 export { flattenHeaders, decodePath, splitUrl, cookiesOf, parseQuery } from './http/wire/request-parts';
 
 /** Deciding the bytes of a result, the same on every framework. */
-export { toPayload, hasContentType, JSON_TYPE } from './http/wire/payload';
+export { toPayload, hasContentType, isPlainJson } from './http/wire/payload';
 export type { Payload } from './http/wire/payload';

@@ -2,17 +2,17 @@ import type { Response } from 'express';
 import { pipeline } from 'node:stream';
 import { serialize } from 'cookie';
 import type { ErrorLogger, NeutralResult } from '@crudsmith/core';
-import { hasContentType, JSON_TYPE, toPayload } from '@crudsmith/core/adapter';
+import { hasContentType, isPlainJson, toPayload } from '@crudsmith/core/adapter';
 
 /** Writes a neutral result (status, headers, cookies, redirect, body) onto the Express response. */
 export function writeResult(res: Response, result: NeutralResult, logger: ErrorLogger): void {
   // Serialise before touching res, so a value that cannot be encoded leaves nothing half-written.
   const payload = toPayload(result);
   // Most answers are JSON with no header or cookie of their own.
-  if (result.headers === undefined && result.cookies === undefined && payload.location === undefined && payload.defaultType === JSON_TYPE) {
+  if (isPlainJson(result, payload)) {
     res.statusCode = payload.status;
-    res.setHeader('Content-Type', JSON_TYPE);
-    res.setHeader('Content-Length', Buffer.byteLength(payload.body as string));
+    res.setHeader('Content-Type', payload.defaultType);
+    res.setHeader('Content-Length', Buffer.byteLength(payload.body));
     res.end(payload.body);
     return;
   }

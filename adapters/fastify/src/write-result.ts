@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { serialize } from 'cookie';
 import type { ErrorLogger, NeutralResult } from '@crudsmith/core';
-import { hasContentType, JSON_TYPE, toPayload } from '@crudsmith/core/adapter';
+import { hasContentType, isPlainJson, toPayload } from '@crudsmith/core/adapter';
 
 /**
  * Writes a neutral result (status, headers, cookies, redirect, body) onto the Fastify
@@ -12,8 +12,8 @@ export function writeResult(reply: FastifyReply, result: NeutralResult, logger?:
   // Serialise before touching the reply, so a value that cannot be encoded leaves nothing half-written.
   const payload = toPayload(result);
   // Most answers are JSON with no header or cookie of their own: the type is ours, and names its charset.
-  if (result.headers === undefined && result.cookies === undefined && payload.location === undefined && payload.defaultType === JSON_TYPE) {
-    return reply.code(payload.status).header('content-type', JSON_TYPE).send(payload.body);
+  if (isPlainJson(result, payload)) {
+    return reply.code(payload.status).header('content-type', payload.defaultType).send(payload.body);
   }
   const cookies = (result.cookies ?? []).map((cookie) => serialize(cookie));
 

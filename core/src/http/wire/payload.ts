@@ -14,31 +14,35 @@ export interface Payload {
 /** Statuses that carry no body: Koa drops the body and its Content-Type for them. */
 const EMPTY_STATUSES = new Set([204, 205, 304]);
 
-/** The content type of a JSON answer; it names its charset. */
-export const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Decides status, body and content type the way @crudsmith/koa does (Koa's own rules),
  * so every adapter sends the same bytes. Throws when `json` cannot be encoded.
  */
 export function toPayload(result: NeutralResult): Payload {
-  // The common answer, JSON without a redirect, takes the short way.
-  if (result.redirect === undefined && 'json' in result && !EMPTY_STATUSES.has(result.status)) {
-    return { status: result.status, location: undefined, defaultType: JSON_TYPE, body: JSON.stringify(result.json) ?? 'null' };
-  }
+  // Every request builds one: plain objects rather than spreads of a shared base.
   const redirect = result.redirect === undefined ? undefined : redirectTarget(result.redirect);
   // A redirect keeps a 3xx status and uses 302 otherwise, as Koa's ctx.redirect() does.
   const status = redirect !== undefined && (result.status < 300 || result.status > 399) ? 302 : result.status;
-  const base = { status, location: redirect === undefined ? undefined : encodeUrl(redirect) };
-  if (EMPTY_STATUSES.has(status)) return { ...base, body: '' };
+  const location = redirect === undefined ? undefined : encodeUrl(redirect);
+  if (EMPTY_STATUSES.has(status)) return { status, location, body: '' };
   // 'json' present, even as null, is JSON: the literal null, never an empty 204.
-  if ('json' in result) return { ...base, defaultType: JSON_TYPE, body: JSON.stringify(result.json) ?? 'null' };
+  if ('json' in result) return { status, location, defaultType: JSON_TYPE, body: JSON.stringify(result.json) ?? 'null' };
   const { body } = result;
-  if (typeof body === 'string') return { ...base, defaultType: /^\s*</.test(body) ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8', body };
-  if (body instanceof Uint8Array) return { ...base, defaultType: 'application/octet-stream', body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
-  if (body !== undefined) return { ...base, defaultType: 'application/octet-stream', body };
-  if (redirect !== undefined) return { ...base, defaultType: 'text/html; charset=utf-8', body: `Redirecting to ${escapeHtml(redirect)}.` };
-  return { ...base, defaultType: 'text/plain; charset=utf-8', body: '' };
+  if (typeof body === 'string') return { status, location, defaultType: /^\s*</.test(body) ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8', body };
+  if (body instanceof Uint8Array) return { status, location, defaultType: 'application/octet-stream', body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
+  if (body !== undefined) return { status, location, defaultType: 'application/octet-stream', body };
+  if (redirect !== undefined) return { status, location, defaultType: 'text/html; charset=utf-8', body: `Redirecting to ${escapeHtml(redirect)}.` };
+  return { status, location, defaultType: 'text/plain; charset=utf-8', body: '' };
+}
+
+/**
+ * True when the payload is JSON in our own content type, and the result sets no header,
+ * cookie or redirect: most answers, which an adapter may write the short way.
+ */
+export function isPlainJson(result: NeutralResult, payload: Payload): payload is Payload & { body: string; defaultType: string } {
+  return payload.defaultType === JSON_TYPE && payload.location === undefined && result.headers === undefined && result.cookies === undefined;
 }
 
 /** True when `headers` name a Content-Type, in any case. */
