@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { namePreparedStatements } from './pg-statements';
-import { FIXED_SQL, reusePreparedStatements } from './sqlite-statements';
+import { FIXED_SQL } from './query-hook';
+import { reusePreparedStatements } from './sqlite-statements';
 
 // knex compiles every query from scratch, and compiling (quoting each identifier, joining
 // the clauses) costs more than everything else a read does in process. The queries the

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { FIXED_SQL } from './sqlite-statements';
+import { FIXED_SQL, hookKnexQuery, knexQueryOf } from './query-hook';
 
 // PostgreSQL parses and plans every unnamed statement it receives. The SQL of a query the
 // compiled-SQL cache answers is fixed for its shape, so it is sent as a named prepared
@@ -20,9 +20,6 @@ import { FIXED_SQL } from './sqlite-statements';
 // The hook is the client's `_query`, wrapped per client instance when it is knex's own
 // pg one, as for better-sqlite3's kept statements; other queries run exactly as before.
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { getDialectByNameOrAlias } = require('knex/lib/dialects') as { getDialectByNameOrAlias(name: string): { prototype: PgClient } };
-
 interface PgConnection {
   query(config: { name?: string; text: string; values: unknown[] }, callback: (error: Error | null, response: unknown) => void): void;
   __knexTxId?: string;
@@ -36,12 +33,11 @@ interface RunnableQuery {
 }
 
 interface PgClient {
-  driverName?: string;
   config: object;
-  _query(connection: PgConnection, obj: RunnableQuery): Promise<RunnableQuery>;
 }
 
-let knexQuery: PgClient['_query'] | undefined;
+type Query = (this: PgClient, connection: PgConnection, obj: RunnableQuery) => Promise<RunnableQuery>;
+const knexQuery = (): Query => knexQueryOf<Query>('pg');
 // Per knex configuration (a transaction's client shares its knex's config object).
 const turnedOff = new WeakSet<object>();
 // SQL whose kept statement went stale after a schema change: sent unnamed from then on.
@@ -60,15 +56,12 @@ export function usePreparedStatements(knex: Knex, enabled: boolean): void {
 
 /** Makes the client send fixed-SQL queries as named prepared statements, when it is knex's pg client; idempotent. */
 export function namePreparedStatements(client: object): void {
-  const c = client as PgClient;
-  if (c.driverName !== 'pg' || c._query === queryNamed) return;
-  knexQuery ??= getDialectByNameOrAlias('pg').prototype._query;
-  if (c._query === knexQuery) c._query = queryNamed;
+  hookKnexQuery(client, 'pg', queryNamed);
 }
 
 // knex's pg `_query`, with a name for a fixed-SQL query.
 function queryNamed(this: PgClient, connection: PgConnection, obj: RunnableQuery): Promise<RunnableQuery> {
-  if (obj[FIXED_SQL] !== true || !obj.sql || !connection || turnedOff.has(this.config) || stale.has(obj.sql)) return knexQuery!.call(this, connection, obj);
+  if (obj[FIXED_SQL] !== true || !obj.sql || !connection || turnedOff.has(this.config) || stale.has(obj.sql)) return knexQuery().call(this, connection, obj);
   return new Promise((resolve, reject) => {
     connection.query({ name: nameOf(obj.sql), text: obj.sql, values: obj.bindings ?? [] }, (error, response) => {
       if (!error) {
@@ -77,12 +70,14 @@ function queryNamed(this: PgClient, connection: PgConnection, obj: RunnableQuery
         return;
       }
       const code = (error as { code?: string }).code;
-      if (code === '0A000' && /cached plan must not change result type/.test(error.message)) stale.add(obj.sql);
+      // 0A000 is how PostgreSQL refuses a kept plan whose result type changed; an unnamed
+      // retry of any other 0A000 fails again and its error stands.
+      if (code === '0A000') stale.add(obj.sql);
       else if (code === '26000') turnedOff.add(this.config);
       else return reject(error);
       // Inside a transaction the failure has aborted it: the error stands, the next query is unnamed.
       if (connection.__knexTxId !== undefined) return reject(error);
-      resolve(knexQuery!.call(this, connection, obj));
+      resolve(knexQuery().call(this, connection, obj));
     });
   });
 }

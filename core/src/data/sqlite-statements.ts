@@ -14,12 +14,7 @@
 // connection the pool drops takes them with it) and only the most recently used few
 // hundred of them; SQLite itself re-prepares a kept statement after a schema change.
 
-// knex's dialect classes, to recognise its own better-sqlite3 `_query`.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { getDialectByNameOrAlias } = require('knex/lib/dialects') as { getDialectByNameOrAlias(name: string): { prototype: QueryingClient } };
-
-/** Marks (on its prototype) a query whose SQL is fixed for its shape and whose statement options are none. */
-export const FIXED_SQL = Symbol('crudsmith.fixedSql');
+import { FIXED_SQL, hookKnexQuery, knexQueryOf } from './query-hook';
 
 /** The most statements kept per connection; the least recently used one goes first. */
 export const MAX_STATEMENTS = 300;
@@ -43,26 +38,20 @@ interface RunnableQuery {
 }
 
 interface QueryingClient {
-  driverName?: string;
-  _query(connection: SqliteConnection, obj: RunnableQuery): Promise<RunnableQuery>;
   _formatBindings(bindings: unknown[] | undefined): unknown[];
 }
 
-// Looked up on first use, so that other engines never load the SQLite dialect.
-let knexQuery: QueryingClient['_query'] | undefined;
+type Query = (this: QueryingClient, connection: SqliteConnection, obj: RunnableQuery) => Promise<RunnableQuery>;
 const statements = new WeakMap<SqliteConnection, Map<string, PreparedStatement>>();
 
 /** Makes the client reuse prepared statements for fixed-SQL queries, when it is knex's better-sqlite3 client; idempotent. */
 export function reusePreparedStatements(client: object): void {
-  const c = client as QueryingClient;
-  if (c.driverName !== 'better-sqlite3' || c._query === queryReusing) return;
-  knexQuery ??= getDialectByNameOrAlias('better-sqlite3').prototype._query;
-  if (c._query === knexQuery) c._query = queryReusing;
+  hookKnexQuery(client, 'better-sqlite3', queryReusing);
 }
 
 // knex's better-sqlite3 `_query`, with the statement taken from the connection's kept ones.
 async function queryReusing(this: QueryingClient, connection: SqliteConnection, obj: RunnableQuery): Promise<RunnableQuery> {
-  if (obj[FIXED_SQL] !== true || !obj.sql || !connection) return knexQuery!.call(this, connection, obj);
+  if (obj[FIXED_SQL] !== true || !obj.sql || !connection) return knexQueryOf<Query>('better-sqlite3').call(this, connection, obj);
   const statement = preparedFor(connection, obj.sql);
   const bindings = this._formatBindings(obj.bindings);
   if (statement.reader) {
