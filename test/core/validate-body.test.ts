@@ -77,6 +77,16 @@ describe('validateBody', () => {
     ]);
   });
 
+  it('answers one entry for a server-set field the schema does not declare, or declares with another type', async () => {
+    const serverSet = { loc: ['body', 'owner_id'], msg: "Field 'owner_id' is set by the server", type: 'extra_forbidden' };
+    expect(await issuesOf({ name: 'lamp', owner_id: 1 }, { forbidden: ['owner_id'] })).toEqual([serverSet]);
+    expect(await issuesOf({ name: 'lamp', stock: 'many' }, { forbidden: ['stock'] })).toEqual([
+      { loc: ['body', 'stock'], msg: "Field 'stock' is set by the server", type: 'extra_forbidden' },
+    ]);
+    const error = await validateBody(['name'], { name: 'lamp', owner_id: 1 }, { forbidden: ['owner_id'] }).catch((e: unknown) => e);
+    expect((error as ValidationError).detail).toEqual([serverSet]);
+  });
+
   it('checks a list schema by name only', async () => {
     await expect(validateBody(['name'], { name: 'lamp' })).resolves.toEqual({ name: 'lamp' });
     const error = await validateBody(['name'], { name: 'lamp', toString: 'x' }).catch((e: unknown) => e);

@@ -11,6 +11,7 @@ import {
   crudRouter,
   EndpointCreator,
   Filter,
+  FilterConfig,
   filter,
   routesOf,
   SoftDelete,
@@ -74,6 +75,17 @@ describe('startup validations: thrown when the routes are built', () => {
       expect(message, key).toContain(key);
       expect(message, key).toMatch(/not found in model/);
     }
+  });
+
+  it('a filter with an unknown operator: the message names the operator and the allowed ones, not a column', () => {
+    for (const key of ['price__bogus', 'author.name__near']) {
+      const { message } = buildError(() => crudRouter((key.includes('.') ? books : items)({ filterConfig: new FilterConfig({ [key]: null }) })));
+      expect(message, key).toContain(`Unknown filter operator '${key.slice(key.lastIndexOf('__') + 2)}' in filter '${key}'`);
+      expect(message, key).toContain('eq, ne, gt, gte, lt, lte, is, is_not, like');
+      expect(message, key).not.toMatch(/column/);
+    }
+    const custom = buildError(() => crudRouter(items({ customFilters: { near: () => () => undefined }, filterConfig: { price__far: null } }))).message;
+    expect(custom).toMatch(/the operators are eq, .*, and the custom near$/);
   });
 
   it('a filter default of the wrong type', () => {

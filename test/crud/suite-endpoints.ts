@@ -170,6 +170,13 @@ export function describeEndpoints(env: CrudEnv): void {
         expect(res.status).toBe(409);
       });
 
+      it('answers 422 naming the field when a NOT NULL column is sent as null, and changes nothing', async () => {
+        const res = await books.patch('/books/5', { title: null });
+        expect(res.status).toBe(422);
+        expect(res.body.detail).toEqual([{ loc: ['body', 'title'], msg: 'A required value is missing', type: 'missing' }]);
+        expect((await env.knex('books').where({ id: 5 }).first())?.title).not.toBeNull();
+      });
+
       it('accepts an empty body on a model without an update timestamp', async () => {
         const res = await books.patch('/books/5', {});
         expect(res.status).toBe(200);

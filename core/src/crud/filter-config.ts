@@ -54,9 +54,9 @@ export function declareFilters(
     const { path, column, op } = parseFilterKey(key, customFilters);
     const owner = path.reduce<ModelInfo | undefined>((at, name) => (at?.relations[name] ? linkOfRelation(at.relations[name]).info : undefined), info);
     const columnInfo = owner?.columns.get(column);
-    if (!columnInfo) throw new ConfigurationError(`Invalid filter column '${key}': not found in model ${info.model.name}`);
-    if (!(OPERATORS as readonly string[]).includes(op) && !(op in customFilters)) {
-      throw new ConfigurationError(`Invalid filter operator '${op}' in '${key}'`);
+    if (!columnInfo) {
+      unknownOperator(key, owner, customFilters);
+      throw new ConfigurationError(`Invalid filter column '${key}': not found in model ${info.model.name}`);
     }
     if (!(op in customFilters) && !operatorFits(op, columnInfo.kind)) {
       const of = owner === info ? '' : ` of model ${owner!.model.name}`;
@@ -79,6 +79,19 @@ export function declareFilters(
     }
     return { ...declared, default: value };
   });
+}
+
+// A key splits at its last `__` only before a known operator, so `price__bogus` reads as
+// a column named `price__bogus`: when the part before `__` is a column, the operator is
+// what is wrong.
+function unknownOperator(key: string, owner: ModelInfo | undefined, customFilters: Record<string, CustomFilter>): void {
+  const at = key.lastIndexOf('__');
+  const column = key.slice(key.lastIndexOf('.', at) + 1, at);
+  if (at <= 0 || !owner?.columns.has(column)) return;
+  const custom = Object.keys(customFilters);
+  throw new ConfigurationError(
+    `Unknown filter operator '${key.slice(at + 2)}' in filter '${key}': the operators are ${OPERATORS.join(', ')}${custom.length > 0 ? `, and the custom ${custom.join(', ')}` : ''}`,
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { BadRequestError, ConflictError, DuplicateValueError, HttpError, Service
 
 // The one place where driver errors become HTTP errors. Each engine reports the same
 // failure differently (objection wraps some as db-errors classes, better-sqlite3 throws
-// a raw SqliteError), so we read the codes, never the messages.
+// a raw SqliteError), so we read the codes; a message only to name the column of a NOT
+// NULL violation where the driver gives it nowhere else.
 const UNIQUE = { pg: '23505', mysql: 1062, sqlite: ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'] };
 const FOREIGN_KEY = { pg: '23503', mysql: [1451, 1452, 1216, 1217], sqlite: ['SQLITE_CONSTRAINT_FOREIGNKEY'] };
 const NOT_NULL = { pg: '23502', mysql: [1048, 1364], sqlite: ['SQLITE_CONSTRAINT_NOTNULL'] };
@@ -72,7 +73,7 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
     return new ConflictError('The record references, or is referenced by, a record that does not allow this change', { cause: error });
   }
   if (pg === NOT_NULL.pg || NOT_NULL.mysql.includes(errno as number) || NOT_NULL.sqlite.includes(code)) {
-    const column = root?.column ?? (error as any)?.column;
+    const column = root?.column ?? (error as any)?.column ?? notNullColumn(root?.message);
     return new ValidationError([{ loc: ['body', ...(column ? [column] : [])], msg: 'A required value is missing', type: 'missing' }], { cause: error });
   }
   if (errno === NO_FULLTEXT_INDEX.mysql) {
@@ -80,6 +81,23 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
   }
   if ((pg && BAD_VALUE.pg.includes(pg)) || BAD_VALUE.mysql.includes(errno as number)) {
     return new ValidationError([{ loc: ['body'], msg: 'A value does not fit its column', type: 'value_error' }], { cause: error });
+  }
+  return undefined;
+}
+
+// PostgreSQL's driver reports the column of a NOT NULL violation as a field; SQLite
+// (`NOT NULL constraint failed: items.name`) and MySQL/MariaDB (`Column 'name' cannot be
+// null`, `Field 'name' doesn't have a default value`) only in the message, whose wording
+// has been stable for years (knex puts the SQL before it). Found by plain string search:
+// the message may carry a long statement.
+function notNullColumn(message: unknown): string | undefined {
+  if (typeof message !== 'string') return undefined;
+  const sqlite = message.lastIndexOf('NOT NULL constraint failed: ');
+  if (sqlite >= 0) return message.slice(sqlite + 28).trim().split('.').pop() || undefined;
+  for (const [before, after] of [["Column '", "' cannot be null"], ["Field '", "' doesn't have a default value"]]) {
+    const end = message.lastIndexOf(after);
+    const start = end < 0 ? -1 : message.lastIndexOf(before, end);
+    if (start >= 0) return message.slice(start + before.length, end) || undefined;
   }
   return undefined;
 }

@@ -23,9 +23,8 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
   }
   const plain = body as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
-  for (const field of options.forbidden ?? []) {
-    if (field in plain) issues.push({ loc: ['body', field], msg: `Field '${field}' is set by the server`, type: 'extra_forbidden' });
-  }
+  const serverSet = (options.forbidden ?? []).filter((field) => field in plain);
+  for (const field of serverSet) issues.push({ loc: ['body', field], msg: `Field '${field}' is set by the server`, type: 'extra_forbidden' });
   if (Array.isArray(schema)) {
     for (const key of Object.keys(plain)) {
       if (!schema.includes(key)) issues.push(extra(key));
@@ -46,10 +45,17 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
       issues.push(...errors.flatMap((e) => toIssues(e, ['body'])));
     }
   }
-  if (issues.length > 0) throw new ValidationError(issues);
+  if (issues.length > 0) throw new ValidationError(serverSet.length > 0 ? oneEntryPerServerField(issues, serverSet) : issues);
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(plain)) if (value !== undefined) result[key] = value;
   return result;
+}
+
+// A field the server sets is one cause: whatever else the schema says of it (undeclared,
+// wrong type) is not the client's to fix, so its first entry, "set by the server", stays alone.
+function oneEntryPerServerField(issues: ValidationIssue[], serverSet: string[]): ValidationIssue[] {
+  const fields = new Set(serverSet);
+  return issues.filter((issue, index) => index < serverSet.length || issue.loc[0] !== 'body' || !fields.has(String(issue.loc[1])));
 }
 
 const declaredNames = new WeakMap<SchemaClass, ReadonlySet<string>>();
@@ -74,7 +80,8 @@ function refuseManyUndeclared(schema: SchemaClass, plain: Record<string, unknown
   const keys = Object.keys(plain);
   if (keys.length <= MAX_REPORTED_ISSUES) return;
   const declared = declaredOf(schema);
-  const undeclared = keys.filter((key) => !declared.has(key));
+  const reported = new Set(issues.map((issue) => issue.loc[1]));
+  const undeclared = keys.filter((key) => !declared.has(key) && !reported.has(key));
   if (undeclared.length > MAX_REPORTED_ISSUES) throw new ValidationError([...issues, ...undeclared.map(extra)]);
 }
 
