@@ -11,9 +11,6 @@ export function sanitizePath(path: string): string {
   return path.replace(/^\/+|\/+$/g, '').replace(/\//g, '_');
 }
 
-/** `sanitizePath` of a route pattern, worked out once per pattern (they are few). */
-export const sanitizedPattern = remembered(sanitizePath);
-
 /** The counter's key: `ratelimit:{user_id}:{sanitized_path}:{window_start}`. */
 export function rateLimitKey(userId: string | number, sanitizedPath: string, windowStart: number): string {
   return `ratelimit:${userId}:${sanitizedPath}:${windowStart}`;

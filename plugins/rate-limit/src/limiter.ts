@@ -1,8 +1,9 @@
 import { HttpError, principalOf, RateLimitError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 import { decide, windowStart, type Decision, type Policy } from './decide';
 import { rateLimitHeaders } from './headers';
-import { matchedPath, rateLimitKey, sanitizePath, sanitizedPattern, type MatchedPath } from './keys';
+import { matchedPath, rateLimitKey, sanitizePath, type MatchedPath } from './keys';
 import type { RateLimitLogger } from './logger';
+import { limitPaths } from './tier-paths';
 import { StoreFullError, type RateLimitStore } from './stores/store';
 import type { TierCache } from './tiers/tier-cache';
 
@@ -48,7 +49,8 @@ export function rateLimitStateOf(req: NeutralRequest): RateLimitState | undefine
 
 /**
  * The limiter as a core dependency: identifies the caller (principal id,
- * or client address when anonymous), finds the tier's limit for the path in the cache,
+ * or client address when anonymous), finds the tier's most specific limit covering the
+ * path in the cache,
  * counts the request in the store (its one round trip), and throws a 429 with
  * `Retry-After` when the count exceeds the limit. Resolved once per request, so a route
  * guarded both by prefix and by `readDeps` counts once.
@@ -61,7 +63,8 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
     const sanitized = sanitizePath(path);
     const principal = await principalOf(req);
     const userId = principal ? String(principal.id) : req.clientAddress;
-    const policy = await policyFor(ctx, principal?.tierId, [sanitized, sanitizedPattern(pattern)]);
+    const tierId = principal?.tierId;
+    const policy = tierId === null || tierId === undefined ? ctx.cache.defaultPolicy : await policyFor(ctx, tierId, limitPaths({ path, pattern }));
     const nowSeconds = Math.floor(ctx.now() / 1000);
     const key = rateLimitKey(userId, sanitized, windowStart(nowSeconds, policy.period));
 
@@ -99,7 +102,7 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
 
 // The database being away must not fail requests the store could still count: the
 // default limit applies until the limits can be read again.
-async function policyFor(ctx: LimiterContext, tierId: number | null | undefined, paths: string[]): Promise<Policy> {
+async function policyFor(ctx: LimiterContext, tierId: number, paths: string[]): Promise<Policy> {
   try {
     return await ctx.cache.lookup(tierId, paths);
   } catch (error) {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { ConfigurationError, type Dependency, type NeutralResult, type Plugin, type RouteDescriptor } from '@crudsmith/core';
 import { rateLimitHeaders } from './headers';
 import { underPrefix } from './keys';
+import { unreachableLimitPaths } from './tier-paths';
 import { createLimiter, rateLimitStateOf, rememberRoute, type RateLimitState } from './limiter';
 import type { RateLimitLogger } from './logger';
 import { MemoryStore } from './stores/memory-store';
@@ -27,7 +28,7 @@ export interface RateLimitOptions {
   defaultPeriod?: number;
   /** Serve requests when the store is down (logged), instead of answering 503. Default true. */
   failOpen?: boolean;
-  /** Route path prefixes the plugin guards on every route beneath them (`['/api/v1/items']`), as bootstrap sees the paths: an adapter's `prefix` is not part of them. Default none. */
+  /** Route paths the plugin guards, each with every route beneath it (`['/api/v1/items']` guards `/api/v1/items/:id`), as bootstrap sees the paths: an adapter's `prefix` is not part of them. A tier's limit on a path covers the paths beneath it the same way. Default none. */
   paths?: string[];
   logger?: RateLimitLogger;
   /** The clock, in ms (tests inject one). Default `Date.now`. */
@@ -80,6 +81,8 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
   const limiter = createLimiter({ store, cache, failOpen: options.failOpen ?? true, logger, now });
   const paths = options.paths ?? [];
   const guarded = (route: RouteDescriptor) => paths.length > 0 && underPrefix(route.path, paths);
+  // The paths of the routes the limiter counts, as bootstrap hands them over, for the startup check of stored limits.
+  const limitedRoutes = new Set<string>();
 
   return {
     name: 'rate-limit',
@@ -87,7 +90,11 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
     hooks: {
       // Decided once per route at bootstrap: the routes under `paths`, and those that list
       // the limiter themselves (they need the matched route pattern for their key).
-      appliesTo: (route) => guarded(route) || route.dependencies.includes(limiter),
+      appliesTo(route) {
+        const limited = guarded(route) || route.dependencies.includes(limiter);
+        if (limited) limitedRoutes.add(route.path);
+        return limited;
+      },
       before(req, route) {
         rememberRoute(req, route);
         if (guarded(route)) return req.resolve(limiter).then(nothing);
@@ -102,6 +109,9 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
       // Both wait at most a second for Redis; a Redis that is down must not hold the app's start.
       await Promise.all([store instanceof RedisStore ? whenReady(store.client, 1000, logger) : undefined, bus?.start()]);
       await cache.warm();
+      for (const path of unreachableLimitPaths(await cache.paths(), [...limitedRoutes])) {
+        logger.warn('A stored rate limit covers no limited route; check its path (a full request path, adapter prefix included)', { path });
+      }
     },
     async close() {
       await bus?.close();

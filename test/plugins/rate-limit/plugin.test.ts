@@ -97,6 +97,36 @@ describe('the rate-limit plugin through bootstrap', () => {
     expect((kit.store as RecordingStore).keys).toContain('ratelimit:8:api_v1_items:60');
   });
 
+  it('applies a tier limit to the paths beneath its path, as `paths` guards them; the most specific limit wins', async () => {
+    const pro = await kit.limits.tiers.createTier({ name: 'pro' });
+    await kit.limits.tiers.createRateLimit('pro', { name: 'api', path: '/api', limit: 9, period: 60 });
+    await kit.limits.tiers.createRateLimit('pro', { name: 'items', path: '/api/v1/items', limit: 5, period: 60 });
+    await kit.limits.tiers.createRateLimit('pro', { name: 'item 2', path: '/api/v1/items/2', limit: 4, period: 60 });
+    users.alice = user(7, pro.id);
+    kit.clock.ms = 100_000;
+    const limitOn = async (path: string) => (await kit.get(path, { user: 'alice' })).headers?.['X-RateLimit-Limit'];
+    expect(await limitOn('/api/v1/items')).toBe('5');
+    expect(await limitOn('/api/v1/items/1')).toBe('5');
+    expect(await limitOn('/api/v1/items/1/missing')).toBe('5');
+    expect(await limitOn('/api/v1/items/2')).toBe('4');
+    expect(await limitOn('/api/v1/posts')).toBe('9');
+    // Each path keeps its own count (the first read above was one) under the limit that covers it.
+    for (let i = 0; i < 4; i++) expect((await kit.get('/api/v1/items/1', { user: 'alice' })).status).toBe(200);
+    expect((await kit.get('/api/v1/items/1', { user: 'alice' })).status).toBe(429);
+    expect((await kit.get('/api/v1/items/3', { user: 'alice' })).status).toBe(200);
+  });
+
+  it('warns at startup of each stored tier limit that no limited route can be counted under', async () => {
+    await kit.limits.tiers.createTier({ name: 'pro' });
+    const paths = ['/api/v1/orders', '/svc/api/v1/items/7', '/api/v1/items/:id', '/api/v1/itemsx', '/api/v1/search', '/api/v1/item'];
+    for (const path of paths) await kit.limits.tiers.createRateLimit('pro', { name: path, path, limit: 5, period: 60 });
+    const again = buildApp({ knex });
+    await again.app.start(knex);
+    const warned = again.logs.filter((log) => log.level === 'warn').map((log) => log.details?.path);
+    expect(warned.sort()).toEqual(['api_v1_item', 'api_v1_itemsx', 'api_v1_orders']);
+    await again.app.close();
+  });
+
   it('opens a fresh window on the boundary second, and a burst across it is split between the two', async () => {
     kit.clock.ms = 119_000;
     for (let i = 0; i < 3; i++) expect((await kit.get('/api/v1/items')).status).toBe(200);

@@ -65,6 +65,12 @@ export class TierCache {
     this.loading = undefined;
   }
 
+  /** The distinct (sanitized) paths of every stored limit. */
+  async paths(): Promise<string[]> {
+    const snapshot = await this.current();
+    return [...new Set([...snapshot.keys()].map((key) => key.slice(key.indexOf('\u0000') + 1)))];
+  }
+
   /** Loads the limits now (at startup), so the first request finds them cached. */
   async warm(): Promise<void> {
     await this.current();
