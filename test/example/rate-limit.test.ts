@@ -140,8 +140,10 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
     const limited = await ben.get('/api/v1/items');
     expect(limited.status).toBe(429);
     expectLimitHeaders(limited, 6, 0, 'gold items');
-    // Paths the tier does not list keep the default.
-    expectLimitHeaders(await ben.get('/api/v1/items/1'), LIMIT, LIMIT - 1);
+    // A path beneath the tier's path takes its limit, counted apart.
+    expectLimitHeaders(await ben.get('/api/v1/items/1'), 6, 5, 'gold items');
+    // A path the tier does not cover keeps the default.
+    expectLimitHeaders(await ben.get('/api/v1/posts/'), LIMIT, LIMIT - 1);
     expect(warnings.at(-1)?.details).toMatchObject({ userId: String(benId), path: '/api/v1/items' });
   });
 });
