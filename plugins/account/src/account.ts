@@ -19,16 +19,24 @@ import { mfaDocs } from './mfa/docs';
 import { mfaRoutes } from './mfa/routes';
 import { TwoFactor } from './mfa/two-factor';
 
-/** The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses. */
-export interface AccountPlugin extends Plugin {
+/**
+ * The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses.
+ * `User` is the app's own type of a user row (every column but the password hash), as it
+ * declares it: `account<AppUser>({ ... })`. The plugin hands out the row it read and does not
+ * check it against the type.
+ */
+export interface AccountPlugin<User extends object = AccountUser> extends Plugin {
   /** Every route configured: the always-mounted ones and each enabled transport's. */
   router: RouteDescriptor[];
   /** The always-mounted routes and the session transport's (empty when it is off). */
   sessionRouter: RouteDescriptor[];
   /** The always-mounted routes and the bearer transport's (empty when it is off). */
   bearerRouter: RouteDescriptor[];
-  /** A dependency answering the signed-in user (password hash removed), or 401/403. */
-  currentUser(options?: CurrentUserOptions): Dependency<AccountUser | null>;
+  /** A dependency answering the signed-in user (password hash removed), or 401/403: never null. */
+  currentUser(options?: CurrentUserOptions & { optional?: false }): Dependency<User>;
+  /** With `optional: true`, null for an anonymous caller instead of 401. */
+  currentUser(options: CurrentUserOptions & { optional: true }): Dependency<User | null>;
+  currentUser(options: CurrentUserOptions): Dependency<User | null>;
   /** The session transport's SessionManager (null when it is off): what an adapter's session middleware carries (koa-session on Koa). */
   sessionManager: SessionManager | null;
   /** The caller as a core Principal, for `bootstrap({ principal })`. */
@@ -37,9 +45,9 @@ export interface AccountPlugin extends Plugin {
   /** Lifts the sign-in lockout of the user with this id (the admin's Unlock button on the users view). */
   unlock(userId: string | number): Promise<void>;
   /** A dependency that answers 403 unless the caller elevated with `sudo.elevate` recently. */
-  requireSudo(): Dependency<AccountUser>;
+  requireSudo(): Dependency<User>;
   /** A dependency that answers 403 unless the caller signed in within `freshSignInSeconds`. */
-  requireFreshSignIn(): Dependency<AccountUser>;
+  requireFreshSignIn(): Dependency<User>;
   /** The plugin's tables (sessions, refresh tokens, sign-in failures), to list at bootstrap. */
   migrations: MigrationSet;
   /**
@@ -47,7 +55,7 @@ export interface AccountPlugin extends Plugin {
    * Pass `client`, the caller's address (`req.clientAddress`), when a request asks for it:
    * its concurrent hashing is then bounded per client as at /register (429 beyond), not only overall.
    */
-  createUser(input: NewUser, flags?: { superuser?: boolean; verified?: boolean }, options?: { client?: string }): Promise<AccountUser>;
+  createUser(input: NewUser, flags?: { superuser?: boolean; verified?: boolean }, options?: { client?: string }): Promise<User>;
   /** Ends every session and refresh token of a user, and kills their access tokens. */
   signOutEverywhere(userId: string | number): Promise<void>;
   /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
@@ -68,7 +76,7 @@ export interface AccountPlugin extends Plugin {
  * // a route only a superuser may call:
  * const deps = [auth.currentUser({ superuser: true })];
  */
-export function account(options: AccountOptions): AccountPlugin {
+export function account<User extends object = AccountUser>(options: AccountOptions): AccountPlugin<User> {
   const core = new AccountCore(options);
   if (!core.sessions && !core.bearer) throw new ConfigurationError('account: enable the session transport, the bearer transport, or both');
   const prefix = (options.path ?? '').replace(/\/+$/, '');
@@ -101,12 +109,13 @@ export function account(options: AccountOptions): AccountPlugin {
     sessionRouter: core.sessions ? at([...common, ...session]) : [],
     bearerRouter: core.bearer ? at([...common, ...bearer]) : [],
     sessionManager: core.sessions,
-    currentUser: currentUserFactory(core),
+    // The rows are the app's users, so they are typed as the app says (see AccountPlugin).
+    currentUser: currentUserFactory(core) as AccountPlugin<User>['currentUser'],
     principal: principalDependency(core),
     unlock: (userId) => core.unlock(userId),
     sudo,
-    requireSudo,
-    requireFreshSignIn: freshSignInGate(core),
+    requireSudo: requireSudo as () => Dependency<User>,
+    requireFreshSignIn: freshSignInGate(core) as () => Dependency<User>,
     migrations: {
       name: 'account',
       migrations: {
@@ -119,7 +128,7 @@ export function account(options: AccountOptions): AccountPlugin {
         ...oauth.migrations,
       },
     },
-    createUser: (input, flags, options) => createUser(core, input, flags, options?.client),
+    createUser: (input, flags, options) => createUser(core, input, flags, options?.client) as Promise<User>,
     async signOutEverywhere(userId) {
       await core.signOutEverywhere(userId);
       await core.users.bumpTokenVersion(userId);
