@@ -105,7 +105,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   // /admin over items, users, posts, tiers and rate limits, with its own admin users and sessions.
-  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers, unlockUser: auth.unlock, hashPool });
+  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers, unlockUser: auth.unlock, signOutUser: auth.signOutEverywhere, hashPool });
   // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.
   const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);

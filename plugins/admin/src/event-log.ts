@@ -3,7 +3,7 @@ import { ValidationError, type Migration, type NeutralRequest } from '@crudsmith
 import type { AdminPrincipal } from './admin-auth';
 
 /** What the event log records. */
-export const EVENT_TYPES = ['sign_in', 'sign_in_failed', 'sign_out', 'create', 'update', 'delete', 'view', 'unlock', 'restore', 'purge'] as const;
+export const EVENT_TYPES = ['sign_in', 'sign_in_failed', 'sign_out', 'create', 'update', 'delete', 'view', 'unlock', 'sign_out_everywhere', 'restore', 'purge'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One recorded event as the events page shows it. */
