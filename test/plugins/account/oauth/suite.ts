@@ -108,6 +108,15 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       const browser = env.client();
       const { done } = await signIn(browser, { sub: 'redir', email: 'redir@example.com', email_verified: true }, '/auth/oauth/oidc/authorize?redirect_to=//evil.example/x');
       expect(done.headers.get('location')).toBe('/');
+      // Dot segments that normalise to `//host`: refused, on the failure path (which the attacker can force) too.
+      for (const unsafe of ['/..//evil.example/x', '/.%2e//evil.example/x', '/x/../..//evil.example/x', '/%2e%2e//evil.example/x']) {
+        const authorize = `/auth/oauth/oidc/authorize?redirect_to=${encodeURIComponent(unsafe)}`;
+        const denied = await signIn(env.client(), { deny: true }, authorize);
+        expect(denied.done.headers.get('location'), unsafe).toBe('/?error=access_denied');
+        const ok = await signIn(env.client(), { sub: 'redir', email: 'redir@example.com', email_verified: true }, authorize);
+        expect(ok.done.headers.get('location'), unsafe).toBe('/');
+      }
+      expect((await signIn(env.client(), { deny: true }, '/auth/oauth/oidc/authorize?redirect_to=/after?x=1')).done.headers.get('location')).toBe('/after?x=1&error=access_denied');
       expect((await env.client().request('GET', '/auth/oauth/nope/authorize', { redirect: 'manual' })).status).toBe(400);
       expect((await env.client().request('GET', '/auth/oauth/nope/callback?state=x&code=y', { redirect: 'manual' })).status).toBe(400);
     });
