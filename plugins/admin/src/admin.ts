@@ -4,7 +4,7 @@ import { KnexSessionStore, SessionManager, sessionTableMigration } from '@crudsm
 import { AdminAuth } from './admin-auth';
 import { AdminUsers, adminUsersMigration } from './admin-users';
 import { Assets } from './assets';
-import { EventLog, adminEventsMigration } from './event-log';
+import { EventLog, adminEventRepeatsMigration, adminEventsMigration } from './event-log';
 import type { AdminContext } from './context';
 import { AdminDependencyError, AdminSchemaError } from './errors';
 import { checkReferences, resolveView, type ResolvedView } from './model-view';
@@ -118,6 +118,7 @@ export function admin(options: AdminOptions): AdminPlugin {
       '0003_admin_login_failures': loginFailureMigration(tables.loginFailures),
       '0004_admin_login_lockouts': loginLockoutsMigration(tables.loginFailures),
       '0005_admin_events': adminEventsMigration(tables.events),
+      '0006_admin_event_repeats': adminEventRepeatsMigration(tables.events),
     },
   };
   return {
