@@ -37,9 +37,29 @@ describe.each(ADAPTER_ENGINES)('account creation through POST /api/v1/users/ on 
     expect((await create('10.1.0.1', 'reg6')).status).toBe(429);
   });
 
-  it('documents the 429 on the operation', async () => {
-    const doc = (await ex.client().get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
-    expect(Object.keys(doc.paths['/api/v1/users/'].post.responses)).toEqual(expect.arrayContaining(['201', '409', '422', '429', '503']));
+  it('counts POST /api/v2/users/ in the same budget: an account made there brings no fresh one', async () => {
+    expect((await create('10.3.0.1', 'gen1')).status).toBe(201);
+    const signedIn = ex.client();
+    const token = await signedIn.request('POST', '/auth/token', { form: { username: 'gen1', password: 'a perfectly fine passphrase' }, headers: { 'x-forwarded-for': '10.3.0.1' } });
+    expect(token.status).toBe(200);
+    const createV2 = (name: string) => signedIn.request('POST', '/api/v2/users/', {
+      json: { name, username: name, email: `${name}@example.com`, password: 'a perfectly fine passphrase', accept_terms: true },
+      headers: { 'x-forwarded-for': '10.3.0.1', authorization: `Bearer ${token.body.access_token}` },
+    });
+    expect((await createV2('gen2')).status).toBe(201);
+    expect((await createV2('gen3')).status).toBe(201);
+    const limited = await createV2('gen4');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await ex.db.knex('users').where({ username: 'gen4' }).first()).toBeUndefined();
+    expect((await create('10.3.0.1', 'gen5')).status).toBe(429);
+  });
+
+  it('documents the 429 on the operation, in both versions', async () => {
+    for (const version of ['v1', 'v2']) {
+      const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+      expect(Object.keys(doc.paths[`/api/${version}/users/`].post.responses)).toEqual(expect.arrayContaining(['201', '409', '422', '429', '503']));
+    }
   });
 });
 

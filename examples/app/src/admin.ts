@@ -75,6 +75,8 @@ export interface ExampleAdminOptions {
   hashPool?: HashPool;
   /** Lifts an API user's sign-in lockout (the account plugin's `unlock`): the users view's Unlock button. */
   unlockUser?: (id: string | number) => Promise<void>;
+  /** Ends an API user's sessions and tokens (the account plugin's `signOutEverywhere`): after a password set, delete or restore, and the users view's button. */
+  signOutUser?: (id: string | number) => Promise<void>;
 }
 
 /**
@@ -106,6 +108,9 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         displayField: 'username',
         references: { tier_id: 'tiers' },
         unlock: options.unlockUser,
+        signOutEverywhere: options.signOutUser,
+        // An address the admin types is not proven: the user verifies it again.
+        verifiedEmail: { column: 'email', flag: 'is_verified' },
       },
       posts: {
         model: Post,

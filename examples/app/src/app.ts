@@ -105,8 +105,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   // /admin over items, users, posts, tiers and rate limits, with its own admin users and sessions.
-  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers, unlockUser: auth.unlock, hashPool });
-  // POST /api/v1/users/ creates accounts as /auth/register does: the same limit per address.
+  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers, unlockUser: auth.unlock, signOutUser: auth.signOutEverywhere, hashPool });
+  // POST /api/v1/users/ (and v2's) creates accounts as /auth/register does: the same limit per address.
   const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);
   // Uploads are counted by the rate limiter in every version (v1's users routes are otherwise unlimited).
@@ -114,7 +114,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   // /api/v1 and /api/v2: the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
     v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth)), [sudoRoute(auth)]],
-    v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars)), posts, [sudoRoute(auth)]],
+    v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars, registerLimit)), posts, [sudoRoute(auth)]],
   }, { auth, sunset: options.apiV1Sunset });
   const app = bootstrap({
     // Unversioned and outside the limiter's paths: probes must never be counted or refused as a client.

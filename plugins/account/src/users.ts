@@ -148,6 +148,11 @@ export class UserTable {
     await this.knex(this.info.table).where(this.columns.id, id).update(values);
   }
 
+  /** Removes the user's password (it signs in otherwise until it sets one) and kills every access token issued before. */
+  async clearPasswordHash(id: string | number): Promise<void> {
+    await this.knex(this.info.table).where(this.columns.id, id).update({ [this.columns.passwordHash]: null, [this.columns.tokenVersion]: this.knex.raw('?? + 1', [this.columns.tokenVersion]) });
+  }
+
   /** Kills every access token issued to the user so far. */
   async bumpTokenVersion(id: string | number): Promise<void> {
     await this.knex(this.info.table).where(this.columns.id, id).increment(this.columns.tokenVersion, 1);

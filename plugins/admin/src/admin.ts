@@ -4,7 +4,7 @@ import { KnexSessionStore, SessionManager, sessionTableMigration } from '@crudsm
 import { AdminAuth } from './admin-auth';
 import { AdminUsers, adminUsersMigration } from './admin-users';
 import { Assets } from './assets';
-import { EventLog, adminEventsMigration } from './event-log';
+import { EventLog, adminEventRepeatsMigration, adminEventsMigration } from './event-log';
 import type { AdminContext } from './context';
 import { AdminDependencyError, AdminSchemaError } from './errors';
 import { checkReferences, resolveView, type ResolvedView } from './model-view';
@@ -16,7 +16,7 @@ import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
 import { revertRoute } from './routes/revert';
 import { hasTrash, trashRoutes } from './routes/trash';
-import { unlockRoute } from './routes/unlock';
+import { accountActionRoute } from './routes/account-actions';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
 import { RowCounts } from './row-counts';
@@ -106,7 +106,8 @@ export function admin(options: AdminOptions): AdminPlugin {
     routes.push(...formRoutes(ctx, view, counts));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
     if (hasTrash(view)) routes.push(...trashRoutes(ctx, view, counts));
-    if (view.view.unlock) routes.push(unlockRoute(ctx, view, view.view.unlock));
+    if (view.view.unlock) routes.push(accountActionRoute(ctx, view, { segment: 'unlock', event: 'unlock', run: view.view.unlock }));
+    if (view.view.signOutEverywhere) routes.push(accountActionRoute(ctx, view, { segment: 'sign-out', event: 'sign_out_everywhere', run: view.view.signOutEverywhere }));
     routes.push(...crudApiRoutes(ctx, view, counts));
   }
   const migrations: MigrationSet = {
@@ -117,6 +118,7 @@ export function admin(options: AdminOptions): AdminPlugin {
       '0003_admin_login_failures': loginFailureMigration(tables.loginFailures),
       '0004_admin_login_lockouts': loginLockoutsMigration(tables.loginFailures),
       '0005_admin_events': adminEventsMigration(tables.events),
+      '0006_admin_event_repeats': adminEventRepeatsMigration(tables.events),
     },
   };
   return {

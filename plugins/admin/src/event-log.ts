@@ -3,13 +3,15 @@ import { ValidationError, type Migration, type NeutralRequest } from '@crudsmith
 import type { AdminPrincipal } from './admin-auth';
 
 /** What the event log records. */
-export const EVENT_TYPES = ['sign_in', 'sign_in_failed', 'sign_out', 'create', 'update', 'delete', 'view', 'unlock', 'restore', 'purge'] as const;
+export const EVENT_TYPES = ['sign_in', 'sign_in_failed', 'sign_out', 'create', 'update', 'delete', 'view', 'unlock', 'sign_out_everywhere', 'restore', 'purge'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One recorded event as the events page shows it. */
 export interface AdminEvent {
   id: number;
   type: EventType;
+  /** How many times it happened: refused sign-ins on a locked name collapse into one event an hour. */
+  repeats: number;
   username: string | null;
   model: string | null;
   recordId: string | null;
@@ -41,6 +43,25 @@ export function adminEventsMigration(table: string): Migration {
     },
   };
 }
+
+/** The `repeats` column: how many times a collapsed event happened. */
+export function adminEventRepeatsMigration(table: string): Migration {
+  return {
+    async up(knex) {
+      await knex.schema.alterTable(table, (t) => {
+        t.integer('repeats').notNullable().defaultTo(1);
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable(table, (t) => {
+        t.dropColumn('repeats');
+      });
+    },
+  };
+}
+
+/** How long refused sign-ins on one locked name collapse into one event. */
+const COLLAPSE_MS = 3_600_000;
 
 // Keys whose values never reach the log, whatever the model calls them.
 const SECRET = /pass(word)?|secret|token|hash|otp|mfa/i;
@@ -78,6 +99,9 @@ export interface EventFilter {
 }
 
 const DAY_MS = 86_400_000;
+const LOCKED = JSON.stringify({ locked: true });
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function one(value: string | string[] | undefined): string {
   return (Array.isArray(value) ? value[value.length - 1] : value) ?? '';
@@ -93,6 +117,8 @@ export function parseEventFilter(query: NeutralRequest['query']): EventFilter {
   }
   const username = one(query.username).trim();
   if (username.length > 100) throw ValidationError.of(['query', 'username'], 'At most 100 characters', 'string_too_long');
+  // PostgreSQL refuses NUL in text outright; no stored name holds a control character.
+  if (CONTROL.test(username)) throw ValidationError.of(['query', 'username'], 'No control characters', 'string_pattern_mismatch');
   if (username) filter.username = username.toLowerCase();
   for (const key of ['from', 'to'] as const) {
     const text = one(query[key]);
@@ -141,6 +167,23 @@ export class EventLog {
     for (let i = 0; i < rows.length; i += 200) await this.knex(this.table).insert(rows.slice(i, i + 200));
   }
 
+  /**
+   * Records a sign-in refused because the name is locked. Each costs no password check, so
+   * one client could send them as fast as the network allows: they are counted (`repeats`)
+   * in the name's latest such event of the last hour instead of each adding a row.
+   */
+  async recordLocked(req: NeutralRequest, username: string): Promise<void> {
+    if (!this.enabled) return;
+    const name = username.slice(0, 100);
+    const latest = await this.knex(this.table)
+      .where({ event_type: 'sign_in_failed', username: name, details: LOCKED })
+      .where('created_at', '>=', Date.now() - COLLAPSE_MS)
+      .orderBy('id', 'desc')
+      .first('id');
+    if (latest && Number(await this.knex(this.table).where({ id: latest.id }).increment('repeats', 1)) === 1) return;
+    await this.record(req, { username: name }, [{ type: 'sign_in_failed', details: { locked: true } }]);
+  }
+
   /** One event by id, or null. */
   async get(id: number): Promise<AdminEvent | null> {
     const row = await this.knex(this.table).where({ id }).first();
@@ -172,6 +215,7 @@ function toEvent(r: Record<string, unknown>): AdminEvent {
   return {
     id: Number(r.id),
     type: r.event_type as EventType,
+    repeats: Number(r.repeats ?? 1),
     username: (r.username as string | null) ?? null,
     model: (r.model as string | null) ?? null,
     recordId: (r.record_id as string | null) ?? null,

@@ -71,6 +71,9 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': files column '${column}' is not a column of ${view.model.name}`);
     if (typeof view.files![column].store !== 'function') throw new AdminSchemaError(`Admin model '${name}': files.${column} needs a store function`);
   }
+  for (const column of [view.verifiedEmail?.column, view.verifiedEmail?.flag].filter((c): c is string => c !== undefined)) {
+    if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': verifiedEmail column '${column}' is not a column of ${view.model.name}`);
+  }
   for (const column of Object.keys(view.references ?? {})) {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`);
   }
@@ -108,4 +111,11 @@ export function checkReferences(views: Map<string, ResolvedView>): void {
       if (!views.has(target)) throw new AdminSchemaError(`Admin model '${view.name}': references.${column} names '${target}', which is not an admin model`);
     }
   }
+}
+
+/** Ends every sign-in of the rows' accounts through the view's `signOutEverywhere` (nothing without one). */
+export async function signOutAll(view: ResolvedView, ids: readonly (string | number)[]): Promise<void> {
+  const signOut = view.view.signOutEverywhere;
+  if (!signOut) return;
+  for (const id of ids) await signOut(id);
 }

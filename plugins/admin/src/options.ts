@@ -59,6 +59,18 @@ export interface ModelView {
    * row's update page has an Unlock button, and each unlock is in the event log.
    */
   unlock?: (id: string | number) => Promise<void>;
+  /**
+   * Ends every session, access token and refresh token of the row's account (the account
+   * plugin's `signOutEverywhere`). When given, it runs after the admin sets the row's
+   * password, deletes it (soft or for good) or restores it from the trash, and the row's
+   * update page has a "Sign out everywhere" button, logged as a `sign_out_everywhere` event.
+   */
+  signOutEverywhere?: (id: string | number) => Promise<void>;
+  /**
+   * The address column and the flag that says it was proven (`{ column: 'email', flag:
+   * 'is_verified' }`): an admin's change of the address clears the flag in the same write.
+   */
+  verifiedEmail?: { column: string; flag: string };
   /** Runs after a create, update or delete was written (the example drops every process's rate-limit caches). */
   afterWrite?: (action: 'create' | 'update' | 'delete') => void | Promise<void>;
 }

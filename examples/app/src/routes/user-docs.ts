@@ -60,7 +60,7 @@ export function withUserDocs(version: 'v1' | 'v2', routes: RouteDescriptor[]): R
       properties: { data: { type: 'array', items: user }, total_count: { type: 'integer' }, has_more: { type: 'boolean' }, page: { type: 'integer' }, items_per_page: { type: 'integer' } },
     };
   const docs: Record<string, Partial<RouteDoc>> = {
-    create: { requestBody: schemaToJsonSchema(version === 'v1' ? UserCreate : UserCreateV2), responses: { ...ok(201, 'The new user', user), ...error(409, 422, ...(version === 'v1' ? [429, 503] : [])) } },
+    create: { requestBody: schemaToJsonSchema(version === 'v1' ? UserCreate : UserCreateV2), responses: { ...ok(201, 'The new user', user), ...error(409, 422, 429, 503) } },
     list: { parameters: PAGE, responses: { ...ok(200, version === 'v1' ? 'A page of users' : 'A page of users in the paginated envelope', list), ...error(422) } },
     me: { responses: ok(200, 'The signed-in user', user) },
     read: { parameters: USER_ID, responses: { ...ok(200, 'The user', user), ...error(404) } },

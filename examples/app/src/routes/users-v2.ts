@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { validateBody, type RouteDescriptor } from '@crudsmith/core';
+import { validateBody, type Dependency, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountPlugin } from '@crudsmith/account';
 import { toUserReadV2, UserCreateV2, type UserReadV2 } from '../models/user';
 import type { AvatarStore } from '../avatars';
@@ -10,10 +10,10 @@ type Row = Record<string, unknown>;
 /**
  * The v2 users routes: the same paths, methods, rules and data access as v1, with v2's
  * shapes. The list answers the paginated envelope, create needs a signed-in user and
- * `accept_terms: true`, and reads answer UserReadV2. Paths are relative to the version
- * prefix (`/api/v2`).
+ * `accept_terms: true` and shares v1's per-address limit (`registerLimit`), and reads
+ * answer UserReadV2. Paths are relative to the version prefix (`/api/v2`).
  */
-export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarStore): RouteDescriptor[] {
+export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarStore, registerLimit: Dependency<void>): RouteDescriptor[] {
   const users = userAccess(knex, auth, avatars);
   const route = userRouteMaker({ path: '/users', operationPrefix: 'users_v2' });
   const read = async (rows: Row[]): Promise<UserReadV2[]> => {
@@ -23,7 +23,9 @@ export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarSto
   const readOne = async (row: Row): Promise<UserReadV2> => (await read([row]))[0];
 
   return [
-    route('POST / create', [users.signedIn], async (req) => {
+    // Counted against the address after the sign-in check, in v1's budget: each account made
+    // here can sign in and create more, so a limit per caller would multiply.
+    route('POST / create', [users.signedIn, registerLimit], async (req) => {
       // accept_terms is checked (true) by the schema; it is not a column.
       const { accept_terms: _accepted, ...fields } = await validateBody(UserCreateV2, req.body);
       const user = await users.create(fields, req.clientAddress);

@@ -17,6 +17,7 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'provider_error'
   | 'email_missing'
+  | 'email_unsupported'
   | 'email_unverified'
   | 'account_unverified'
   | 'identity_conflict'

@@ -6,7 +6,7 @@ import { OAuthStore, oauthMigration } from './oauth-store';
 import { OidcProvider } from './oidc-provider';
 import { CHALLENGE_ANSWER } from '../mfa/docs';
 
-const CODES = ['invalid_state', 'access_denied', 'provider_error', 'email_missing', 'email_unverified', 'account_unverified', 'identity_conflict', 'account_deleted'];
+const CODES = ['invalid_state', 'access_denied', 'provider_error', 'email_missing', 'email_unsupported', 'email_unverified', 'account_unverified', 'identity_conflict', 'account_deleted'];
 
 /**
  * OpenID Connect sign-in's part of the plugin: the routes when `oauthProviders` is set,
@@ -54,7 +54,7 @@ function oauthDocs(providers: string[], json: boolean): Record<string, RouteDocP
       parameters: [provider, { name: 'code', in: 'query', required: false, schema: text() }, { name: 'state', in: 'query', required: false, schema: text() }],
       responses: json
         ? { '200': ok('Signed in: the session cookies are set; for an account with two-factor, the challenge object instead (no cookie), finished at /mfa/verify', { oneOf: [object({ csrf_token: text(), redirect_to: text() }, ['csrf_token', 'redirect_to']), CHALLENGE_ANSWER] }), '400': failure }
-        : { '307': { description: 'Signed in: to redirect_to with the session cookies; for an account with two-factor, to redirect_to#mfa_challenge=<challenge>&expires_in=<seconds>[&setup=1] without a session, finished at /mfa/verify; failed: to redirect_to?error=<code> (invalid_state, access_denied, provider_error, email_missing, email_unverified, account_unverified, identity_conflict, account_deleted)', headers: location }, '400': unknown },
+        : { '307': { description: 'Signed in: to redirect_to with the session cookies; for an account with two-factor, to redirect_to#mfa_challenge=<challenge>&expires_in=<seconds>[&setup=1] without a session, finished at /mfa/verify; failed: to redirect_to?error=<code> (invalid_state, access_denied, provider_error, email_missing, email_unsupported, email_unverified, account_unverified, identity_conflict, account_deleted)', headers: location }, '400': unknown },
     },
   };
 }

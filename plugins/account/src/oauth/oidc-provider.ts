@@ -12,6 +12,10 @@ export interface ProviderIdentity {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** Longest subject the identity table holds. */
+const SUBJECT_MAX = 255;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * One OpenID Connect provider through openid-client: discovery once (again after a
@@ -65,12 +69,18 @@ export class OidcProvider {
     const claims = tokens.claims();
     if (!claims) throw new Error('the provider answered no ID token');
     const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
+    // The subject is stored and looked up as it is: one the identity table cannot hold,
+    // or an e-mail with a control character (NUL...), is a provider fault, not ours.
+    if (claims.sub.length > SUBJECT_MAX || CONTROL.test(claims.sub)) throw new Error('the provider answered an unusable subject');
+    if (typeof claims.email === 'string' && CONTROL.test(claims.email)) throw new Error('the provider answered an unusable e-mail address');
+    // A name or preferred username with a control character is left out: both are optional.
+    const label = (value: unknown) => (typeof value === 'string' && !CONTROL.test(value) ? text(value) : null);
     return {
       subject: claims.sub,
       email: text(claims.email),
       emailVerified: claims.email_verified === true,
-      preferredUsername: text(claims.preferred_username),
-      name: text(claims.name),
+      preferredUsername: label(claims.preferred_username),
+      name: label(claims.name),
     };
   }
 

@@ -40,7 +40,8 @@ export function oauthRoutes(core: AccountCore, store: OAuthStore, settings: OAut
   const failed = (error: OAuthFlowError): NeutralResult => {
     const cookies = [clearCookie(flowCookie, { secure: core.secure, httpOnly: true })];
     if (json) return { status: 400, cookies, json: { detail: error.code } };
-    const target = new URL(error.redirectTo, 'http://same-origin.invalid');
+    // Built from the value checked again, never from what a flow or an error carried unchecked.
+    const target = new URL(safeRedirect(error.redirectTo) ?? '/', 'http://same-origin.invalid');
     target.searchParams.set('error', error.code);
     return { status: 307, cookies, redirect: `${target.pathname}${target.search}${target.hash}` };
   };

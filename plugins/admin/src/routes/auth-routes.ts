@@ -56,7 +56,8 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
             await ctx.events.record(req, outcome.principal, [{ type: 'sign_in' }]);
             return { status: 303, redirect: `${mount}/`, headers: { 'Cache-Control': 'no-store' }, cookies: [outcome.cookie, auth.clearPrelogin()] };
           }
-          await ctx.events.record(req, { username: username.slice(0, 100) }, [{ type: 'sign_in_failed', details: 'retryAfter' in outcome ? { locked: true } : undefined }]);
+          if ('retryAfter' in outcome) await ctx.events.recordLocked(req, username);
+          else await ctx.events.record(req, { username: username.slice(0, 100) }, [{ type: 'sign_in_failed' }]);
           if ('retryAfter' in outcome) {
             const error = auth.lockedError(outcome.retryAfter);
             return loginPage(req, 429, { message: error.message, username, headers: error.headers });

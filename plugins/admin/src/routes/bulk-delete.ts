@@ -3,7 +3,7 @@ import type { AdminContext } from '../context';
 import { guarded } from '../guard';
 import { scrub } from '../event-log';
 import { parseIds } from '../ids';
-import type { ResolvedView } from '../model-view';
+import { signOutAll, type ResolvedView } from '../model-view';
 import { html } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
@@ -41,6 +41,8 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
     } finally {
       counts.forget(view.name);
     }
+    // A deleted account is signed out everywhere, so a later restore revives none of its sign-ins.
+    await signOutAll(view, ids);
     await view.view.afterWrite?.('delete');
     await ctx.events.record(req, principal, removedRows.map((row) => ({ type: 'delete' as const, model: view.name, recordId: row[view.info.idColumn] as string | number, details: { record: scrub(row, view.hidden) } })));
     return html(200, render('list-content', await listLocals(ctx, view, req, principal)));

@@ -3,7 +3,7 @@ import type { AdminPrincipal } from '../admin-auth';
 import type { AdminContext } from '../context';
 import { diff, scrub } from '../event-log';
 import { parseId } from '../ids';
-import type { ResolvedView } from '../model-view';
+import { signOutAll, type ResolvedView } from '../model-view';
 import type { AdminAction } from '../options';
 import type { RowCounts } from '../row-counts';
 
@@ -74,6 +74,7 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
         const { result, entry } = await logged(req);
         if (result.status < 400) {
           counts.forget(view.name);
+          if (action === 'delete' && entry.recordId !== undefined) await signOutAll(view, [entry.recordId]);
           await view.view.afterWrite?.(action);
           await ctx.events.record(req, principals.get(req) ?? null, [{ type: action, model: view.name, ...entry }]);
         }

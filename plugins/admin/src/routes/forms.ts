@@ -49,7 +49,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const title = mode === 'create' ? `New ${view.name}` : `Edit ${view.name} ${id}`;
     const multipart = fields.some((f) => f.input === 'file');
     const unlockAction = mode === 'update' && view.view.unlock ? `${base}/unlock/${encodeURIComponent(id!)}` : null;
-    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null, multipart, unlockAction }));
+    const signOutAction = mode === 'update' && view.view.signOutEverywhere ? `${base}/sign-out/${encodeURIComponent(id!)}` : null;
+    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null, multipart, unlockAction, signOutAction }));
   };
 
   // Validates the posted fields, hashes a password, and writes; a 422 or 409 re-renders the form.
@@ -110,7 +111,12 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         const { id, row: before } = await load(req);
         return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
           if (Object.keys(values).length === 0) return undefined;
+          // A new address is not proven yet, whoever typed it: its flag goes in the same write.
+          const proof = view.view.verifiedEmail;
+          if (proof && values[proof.column] !== undefined && values[proof.column] !== before[proof.column]) values[proof.flag] = false;
           await view.repository.update(ctx.knex, values, { filters: { [view.info.idColumn]: id } });
+          // A password the admin set replaces every sign-in made with the old one.
+          if (view.password && values[view.password.column] !== undefined) await view.view.signOutEverywhere?.(id);
           const after = (await view.repository.get(ctx.knex, { [view.info.idColumn]: id })) ?? {};
           return { recordId: id, details: { changes: diff(before, after, view.hidden) } };
         });

@@ -4,7 +4,7 @@ import { layoutLocals, type AdminContext } from '../context';
 import { scrub } from '../event-log';
 import { guarded } from '../guard';
 import { parseIds } from '../ids';
-import type { ResolvedView } from '../model-view';
+import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
@@ -86,12 +86,16 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
         return restored;
       });
       counts.forget(view.name);
+      // A restored account starts signed out: whatever was signed in before the delete stays dead.
+      await signOutAll(view, rows.map((row) => row[idColumn] as string | number));
       await view.view.afterWrite?.('update');
       await ctx.events.record(req, principal, rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: row[idColumn] as string | number })));
       return seeOther(req, base);
     }),
     guarded(ctx, { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge` }, async (req, principal) => {
       const rows = await onChosen(req, (chosen) => chosen.delete());
+      // Nothing issued to a purged account may outlive it (a reused id would inherit it).
+      await signOutAll(view, rows.map((row) => row[idColumn] as string | number));
       await view.view.afterWrite?.('delete');
       await ctx.events.record(req, principal, rows.map((row) => ({ type: 'purge' as const, model: view.name, recordId: row[idColumn] as string | number, details: { record: scrub(row, view.hidden) } })));
       return seeOther(req, base);

@@ -57,7 +57,66 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       const again = env.client();
       await signIn(again, { sub: 'lena-sub', email: 'lena.elsewhere@example.com', email_verified: false });
       expect((await again.get('/auth/me')).body.id).toBe(id);
-      expect((await env.client().login('lena', PASSWORD)).status).toBe(200);
+      // The link took the account over: the password set before it no longer signs in.
+      expect((await env.client().login('lena', PASSWORD)).status).toBe(401);
+    });
+
+    it('ends a pre-registered account\'s sessions, tokens and password when its address\'s owner links a provider identity', async () => {
+      // The attacker registers the victim's address with a password of theirs and stays signed in every way.
+      const attacker = env.client();
+      expect((await attacker.request('POST', '/auth/register', { json: { username: 'mallory', email: 'victor@example.com', password: 'the attacker knows this one' } })).status).toBe(201);
+      expect((await attacker.login('mallory', 'the attacker knows this one')).status).toBe(200);
+      const tokens = await env.client().request('POST', '/auth/token', { form: { username: 'mallory', password: 'the attacker knows this one' } });
+      expect(tokens.status).toBe(200);
+      // The victim clicks the verification mail, then signs in with the provider.
+      await env.db.knex('users').where({ username: 'mallory' }).update({ is_verified: true });
+      const victim = env.client();
+      expect((await signIn(victim, { sub: 'victor-sub', email: 'victor@example.com', email_verified: true })).done.headers.get('location')).toBe('/home');
+      const me = await victim.get('/auth/me');
+      expect(me.status).toBe(200);
+      // Nothing of the attacker's works any more.
+      expect((await attacker.get('/auth/me')).status).toBe(401);
+      expect((await env.client().get('/auth/me', { authorization: `Bearer ${tokens.body.access_token}` })).status).toBe(401);
+      expect((await env.client().request('POST', '/auth/refresh', { json: { refresh_token: tokens.body.refresh_token } })).status).toBe(401);
+      expect((await env.client().login('mallory', 'the attacker knows this one')).status).toBe(401);
+      expect((await env.client().login('victor@example.com', 'the attacker knows this one')).status).toBe(401);
+      // The victim keeps their session and sets a password of their own.
+      expect((await victim.post('/auth/set-password', { new_password: 'the victim chose this' })).status).toBe(200);
+      expect((await env.client().login('victor@example.com', 'the victim chose this')).status).toBe(200);
+    });
+
+    it('links a provider address only to the same address up to ASCII case, never to its NFKC or Unicode-case fold', async () => {
+      const plain = await env.user('wanda', { verified: true });
+      const fullWidth = await signIn(env.client(), { sub: 'wanda-wide', email: '\uff57\uff41\uff4e\uff44\uff41@example.com', email_verified: true });
+      expect(fullWidth.done.headers.get('location')).toBe('/home?error=email_unsupported');
+      await env.auth.createUser({ username: 'oeda', email: '\u00f6da@example.com', password: PASSWORD }, { verified: true });
+      const upper = await signIn(env.client(), { sub: 'oeda-upper', email: '\u00d6DA@example.com', email_verified: true });
+      expect(upper.done.headers.get('location')).toBe('/home?error=email_unsupported');
+      expect(await env.db.knex('account_identities').whereIn('subject', ['wanda-wide', 'oeda-upper']).select('id')).toEqual([]);
+      // The plain address, in ASCII capitals, still links.
+      const browser = env.client();
+      expect((await signIn(browser, { sub: 'wanda-sub', email: 'WANDA@example.com', email_verified: true })).done.headers.get('location')).toBe('/home');
+      expect((await browser.get('/auth/me')).body.id).toBe(plain);
+    });
+
+    it('ends on the provider_error redirect for claims it cannot store: NUL in the address, a subject past 255 characters', async () => {
+      const cases = [
+        { sub: 'nul-mail', email: 'nul\u0000@example.com', email_verified: true },
+        { sub: 'x'.repeat(256), email: 'longsub@example.com', email_verified: true },
+        { sub: 'nul\u0000sub', email: 'nulsub@example.com', email_verified: true },
+      ];
+      for (const claims of cases) {
+        const browser = env.client();
+        const { done } = await signIn(browser, claims);
+        expect(done.status).toBe(307);
+        expect(done.headers.get('location')).toBe('/home?error=provider_error');
+        expect((await browser.get('/auth/me')).status).toBe(401);
+      }
+      // A name or preferred username with NUL is left out; the sign-in goes on.
+      const browser = env.client();
+      const { done } = await signIn(browser, { sub: 'nul-name', email: 'nulname@example.com', email_verified: true, name: 'Nu\u0000l', preferred_username: 'nu\u0000l' });
+      expect(done.headers.get('location')).toBe('/home');
+      expect((await browser.get('/auth/me')).status).toBe(200);
     });
 
     it('ends on a redirect with a short error code for what it cannot accept', async () => {
@@ -108,6 +167,15 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       const browser = env.client();
       const { done } = await signIn(browser, { sub: 'redir', email: 'redir@example.com', email_verified: true }, '/auth/oauth/oidc/authorize?redirect_to=//evil.example/x');
       expect(done.headers.get('location')).toBe('/');
+      // Dot segments that normalise to `//host`: refused, on the failure path (which the attacker can force) too.
+      for (const unsafe of ['/..//evil.example/x', '/.%2e//evil.example/x', '/x/../..//evil.example/x', '/%2e%2e//evil.example/x']) {
+        const authorize = `/auth/oauth/oidc/authorize?redirect_to=${encodeURIComponent(unsafe)}`;
+        const denied = await signIn(env.client(), { deny: true }, authorize);
+        expect(denied.done.headers.get('location'), unsafe).toBe('/?error=access_denied');
+        const ok = await signIn(env.client(), { sub: 'redir', email: 'redir@example.com', email_verified: true }, authorize);
+        expect(ok.done.headers.get('location'), unsafe).toBe('/');
+      }
+      expect((await signIn(env.client(), { deny: true }, '/auth/oauth/oidc/authorize?redirect_to=/after?x=1')).done.headers.get('location')).toBe('/after?x=1&error=access_denied');
       expect((await env.client().request('GET', '/auth/oauth/nope/authorize', { redirect: 'manual' })).status).toBe(400);
       expect((await env.client().request('GET', '/auth/oauth/nope/callback?state=x&code=y', { redirect: 'manual' })).status).toBe(400);
     });
