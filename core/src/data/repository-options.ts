@@ -22,9 +22,9 @@ export interface RepositoryOptions {
   createdAtColumn?: string | null;
   customFilters?: Record<string, CustomFilter>;
   /**
-   * Signs keyset cursors: a key, or a function answering one (asked once). Without it a
-   * random key of this process signs them, so a cursor fails on any other process and
-   * after a restart.
+   * Encrypts and authenticates keyset cursors: a key, or a function answering one (asked
+   * once). Without it a random key of this process does, so a cursor fails on any other
+   * process and after a restart.
    */
   cursorKey?: CursorKey;
   /** Most values an `in`/`not_in` filter may list (default 1000). */
