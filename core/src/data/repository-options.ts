@@ -77,6 +77,11 @@ export interface CursorOptions extends ReadOptions {
 export interface WriteOptions {
   /** Allow the filters to match several rows (otherwise more than one is a 400). */
   allowMultiple?: boolean;
+  /**
+   * Say that no filter is meant (delete and dbDelete): without it a call whose filters
+   * are empty throws ConfigurationError rather than act on every row.
+   */
+  all?: boolean;
 }
 
 /** Options of delete. */
