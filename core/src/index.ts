@@ -10,6 +10,7 @@ export {
   NotFoundError,
   ConflictError,
   DuplicateValueError,
+  MultipleRowsError,
   PayloadTooLargeError,
   ValidationError,
   RateLimitError,

@@ -94,6 +94,27 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
     }
   });
 
+  it('match reads words only: operator characters never reach the engine, and text without a word matches nothing', async () => {
+    if (engine === 'sqlite') return;
+    for (const text of ['*', '+', '()', '"', '~*@', '  ']) expect(await names({ description__match: text }), text).toEqual([]);
+    expect(await names({ description__match: 'hammer*' })).toEqual(['Alpha']);
+    expect(await names({ description__match: '+hammer -nails' })).toEqual(['Alpha']);
+  });
+
+  it('or and not fan a list out to one condition per value', async () => {
+    expect(await names({ name__or: { like: ['A%', 'E%'] } })).toEqual(['Alpha', 'Epsilon']);
+    expect(await names({ name__not: { like: ['A%', 'E%'] } })).toEqual(['beta', 'Gamma', 'Éclair', 'delta_x']);
+    expect(await names({ name__or: { contains: ['mm', 'lai'] } })).toEqual(['Gamma', 'Éclair']);
+    expect(await names({ name__not: { contains: ['a', 'x'] } })).toEqual(['Epsilon']);
+    expect(await names({ id__or: { eq: [1, 6] } })).toEqual(['Alpha', 'Epsilon']);
+    expect(await names({ id__or: { in: [[1, 2], [5, 6]] } })).toEqual(['Alpha', 'beta', 'delta_x', 'Epsilon']);
+    expect(await names({ id__not: { in: [[1, 2], [5, 6]] } })).toEqual(['Gamma', 'Éclair']);
+    expect(await names({ id__or: { in: [3, 4], eq: [1] } })).toEqual(['Alpha', 'Gamma', 'Éclair']);
+    expect(await names({ price__or: { between: [[3, 4], [90, 100]] } })).toEqual(['Éclair', 'Epsilon']);
+    await expect(names({ id__or: { in: [[1], 2] } })).rejects.toBeInstanceOf(ValidationError);
+    await expect(names({ id__or: { eq: [] } })).rejects.toBeInstanceOf(ValidationError);
+  });
+
   it('or and not combine operators on one column', async () => {
     expect(await names({ price__or: { lt: 4, gt: 50 } })).toEqual(['Éclair', 'Epsilon']);
     expect(await names({ category__not: { eq: 'tools', is: null } })).toEqual(['Gamma', 'Éclair', 'delta_x']);

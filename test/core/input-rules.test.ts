@@ -80,12 +80,14 @@ describe('datetimes and dates', () => {
     expect(coerceValue('2000-02-29T23:59:59.123+01:30', datetime, ['v'])).toEqual(new Date('2000-02-29T22:29:59.123Z'));
   });
 
-  it('keeps stored datetimes within years 0000 to 9999, whatever the offset or the Date', () => {
-    for (const value of ['9999-12-31T23:00:00-05:00', '0000-01-01T00:30:00+01:00', new Date('+010000-01-01T00:00:00Z'), new Date('-000001-12-31T00:00:00Z')]) {
+  it('keeps stored dates and datetimes within years 1000 to 9999, whatever the offset or the Date', () => {
+    for (const value of ['9999-12-31T23:00:00-05:00', '1000-01-01T00:30:00+01:00', '0050-01-02T03:04:05Z', '0999-12-31', '0000-01-01T00:00:00Z', new Date('+010000-01-01T00:00:00Z'), new Date('-000001-12-31T00:00:00Z')]) {
       expect(issueOf(() => coerceValue(value, datetime, ['v'])).type, String(value)).toBe('datetime_range');
     }
+    for (const value of ['0050-01-02', '0999-12-31', '0000-01-01']) expect(issueOf(() => coerceValue(value, column('date'), ['v'])).type, value).toBe('datetime_range');
     expect(coerceValue('9999-12-31T23:59:59.999Z', datetime, ['v'])).toEqual(new Date('9999-12-31T23:59:59.999Z'));
-    expect(coerceValue('0000-01-01T00:00:00Z', datetime, ['v'])).toEqual(new Date('0000-01-01T00:00:00Z'));
+    expect(coerceValue('1000-01-01T00:00:00Z', datetime, ['v'])).toEqual(new Date('1000-01-01T00:00:00Z'));
+    expect(coerceValue('1000-01-01', column('date'), ['v'])).toBe('1000-01-01');
   });
 
   it('refuses a long string before any pattern runs', () => {

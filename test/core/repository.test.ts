@@ -4,6 +4,7 @@ import {
   ConfigurationError,
   CrudRepository,
   DuplicateValueError,
+  MultipleRowsError,
   NotFoundError,
   ValidationError,
 } from '@crudsmith/core';
@@ -148,6 +149,56 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
       const row = await custom.get(db.knex, { id: 3 }, { includeDeleted: true });
       expect(row?.updated_at).toBeInstanceOf(Date);
       expect(row?.deleted_at).toBeNull();
+    });
+  });
+
+  describe('guards against deleting everything', () => {
+    it('a delete or dbDelete without a filter throws, with allowMultiple too, and acts on nothing', async () => {
+      for (const call of [
+        () => items.dbDelete(db.knex, {}),
+        () => items.dbDelete(db.knex, {}, { allowMultiple: true }),
+        () => items.delete(db.knex, {}, { allowMultiple: true }),
+        () => items.delete(db.knex, { id: undefined }),
+      ]) await expect(call()).rejects.toThrow(/without a filter would act on every row: pass \{ all: true \}/);
+      expect(await items.count(db.knex, {}, { includeDeleted: true })).toBe(6);
+      expect(await items.count(db.knex)).toBe(6);
+    });
+
+    it('deletes every row when the caller says all: true', async () => {
+      expect(await items.delete(db.knex, {}, { all: true, allowMultiple: true })).toBe(6);
+      expect(await items.count(db.knex)).toBe(0);
+      expect(await items.dbDelete(db.knex, {}, { all: true, allowMultiple: true })).toBe(6);
+      expect(await items.count(db.knex, {}, { includeDeleted: true })).toBe(0);
+    });
+
+    it('a soft delete writes the deletion time it is given, not the current time', async () => {
+      const at = new Date('2020-01-02T03:04:05.000Z');
+      await items.delete(db.knex, { id: 2 }, { values: { deleted_at: at } });
+      expect((await items.get(db.knex, { id: 2 }, { includeDeleted: true }))?.deleted_at).toEqual(at);
+    });
+  });
+
+  describe('get with oneOrNone', () => {
+    it('answers the one row, or null, and throws MultipleRowsError (400) when several match', async () => {
+      expect(await items.get(db.knex, { name: 'Alpha' }, { oneOrNone: true })).toMatchObject({ id: 1 });
+      expect(await items.get(db.knex, { name: 'Nobody' }, { oneOrNone: true })).toBeNull();
+      const error = await items.get(db.knex, { category: 'tools' }, { oneOrNone: true }).catch((e) => e);
+      expect(error).toBeInstanceOf(MultipleRowsError);
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect(error.status).toBe(400);
+      expect(await items.get(db.knex, { category: 'tools' })).toMatchObject({ id: 1 });
+    });
+  });
+
+  describe('join options', () => {
+    it('joinModel with joinsConfig, and an unknown joinType, are configuration errors naming them', async () => {
+      const authors = new CrudRepository(Author);
+      const both = authors.get(db.knex, { id: 1 }, { joinModel: 'books', joinsConfig: [{ relation: 'awards' }] });
+      await expect(both).rejects.toThrow(/joinModel and joinsConfig/);
+      await expect(both).rejects.toBeInstanceOf(ConfigurationError);
+      const outer = authors.get(db.knex, { id: 1 }, { joinModel: 'books', joinType: 'outer' as 'left' });
+      await expect(outer).rejects.toThrow(/Unknown joinType 'outer'/);
+      await expect(authors.getMulti(db.knex, { joinsConfig: [{ relation: 'books', joinType: 'full' as 'left' }] })).rejects.toThrow(/Unknown joinType 'full'/);
     });
   });
 

@@ -10,6 +10,7 @@ import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
+import { describeHiddenColumns } from './suite-hidden';
 import { describeBadInput } from './suite-input';
 import { describeList } from './suite-list';
 import { describeRelations } from './suite-relations';
@@ -21,6 +22,7 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeEndpoints(env);
     describeList(env);
     describeFilters(env);
+    describeHiddenColumns(env);
     describeConfig(env);
     describeDependencies(env);
     describeRelations(env);

@@ -2,10 +2,20 @@
 // field injection, each parameter seen through HTTP.
 import type { Knex } from 'knex';
 import { Model } from 'objection';
+import { IsString } from 'class-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateConfig, CrudRepository, crudRouter, EndpointCreator, type CrudOptions, type Dependency } from '@crudsmith/core';
 import { Item } from '../fixtures/models';
 import { itemOptions, storedRow, type Answer, type CrudEnv } from './kit';
+
+/** An item body whose category the schema requires, though the server fills it. */
+class ItemWithRequiredCategory {
+  @IsString() name!: string;
+  @IsString() category!: string;
+}
+
+/** A create body of no field: the server fills every column. */
+class NoFields {}
 
 const gone = (res: Answer) => expect([404, 405]).toContain(res.status);
 
@@ -199,6 +209,50 @@ export function describeConfig(env: CrudEnv): void {
         expect(res.status).toBe(422);
         expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'description'] })]);
         expect((await api.post('/hidden', { name: 'Hidden' })).status).toBe(201);
+      });
+    });
+
+    describe('server-filled fields and the create schema', () => {
+      it('an auto field the create schema requires, excluded from the schema, is not required of the client', async () => {
+        const api = await env.serve(crudRouter(itemOptions(env.knex, {
+          path: '/required-auto',
+          createSchema: ItemWithRequiredCategory,
+          createConfig: { autoFields: { category: () => 'filled' }, excludeFromSchema: ['category'] },
+        })));
+        const created = await api.post('/required-auto', { name: 'Auto required' });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        expect(created.body).toMatchObject({ name: 'Auto required', category: 'filled' });
+        const sent = await api.post('/required-auto', { name: 'Sent anyway', category: 'mine' });
+        expect(sent.status).toBe(422);
+        expect(sent.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'category'] })]);
+        const wrong = await api.post('/required-auto', { name: 42 });
+        expect(wrong.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'name'] })]);
+      });
+
+      it('a create schema with no decorated field accepts {} and refuses any key', async () => {
+        let n = 0;
+        const api = await env.serve(crudRouter(itemOptions(env.knex, {
+          path: '/fieldless',
+          createSchema: NoFields,
+          createConfig: { autoFields: { name: () => `server-made ${++n}` } },
+        })));
+        const created = await api.post('/fieldless', {});
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        expect(created.body.name).toBe('server-made 1');
+        const extra = await api.post('/fieldless', { price: 1 });
+        expect(extra.status).toBe(422);
+        expect(extra.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'price'], type: 'extra_forbidden' })]);
+      });
+
+      it('a deleteConfig auto field for the deletion time is the time written', async () => {
+        const api = await env.serve(crudRouter(itemOptions(env.knex, {
+          path: '/dated-delete',
+          deleteConfig: { autoFields: { deleted_at: () => '2020-01-02T03:04:05.000Z' } },
+        })));
+        const { id } = (await api.post('/dated-delete', { name: 'Dated delete' })).body;
+        expect((await api.del(`/dated-delete/${id}`)).status).toBe(200);
+        const stored = await new CrudRepository(Item).get(env.knex, { id }, { includeDeleted: true });
+        expect(stored).toMatchObject({ is_deleted: true, deleted_at: new Date('2020-01-02T03:04:05.000Z') });
       });
     });
 

@@ -97,7 +97,7 @@ export function describeFilters(env: CrudEnv): void {
       const res = await api.get('/items?description=nothing&description__ilike=x&foo=bar&foo__gt=1&_or=x&__gt=1');
       expect(res.status).toBe(200);
       expect(res.body.total_count).toBe(6);
-      const books2 = await books.get('/books?author.email=ann@example.com&author.email__ilike=a%25&title=A1&reviews.body__eq=x');
+      const books2 = await books.get('/books?title=A1&tags=x&reviews__gt=1');
       expect(books2.body.total_count).toBe(5);
     });
 

@@ -1,6 +1,8 @@
 // Bad input is a 4xx on every engine: text no engine stores (NUL, a lone surrogate) in
 // filters and bodies, a LIKE pattern ending in its escape, datetimes outside years
-// 0000–9999 and days the calendar does not have. PostgreSQL answered several with a 500.
+// 1000–9999 and days the calendar does not have, a number finer than its column's
+// scale, a full-text search of operators alone. PostgreSQL and MariaDB answered several
+// with a 500 or a wrong value.
 import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter } from '@crudsmith/core';
@@ -90,7 +92,9 @@ export function describeBadInput(env: CrudEnv): void {
 
     it.each([
       ['9999-12-31T23:00:00-05:00', 'datetime_range'],
-      ['0000-01-01T00:30:00+01:00', 'datetime_range'],
+      ['1000-01-01T00:30:00+01:00', 'datetime_range'],
+      ['0050-01-02T03:04:05Z', 'datetime_range'],
+      ['0999-12-31', 'datetime_range'],
       ['2024-02-30T10:00:00Z', 'datetime_parsing'],
       ['2023-02-29', 'datetime_parsing'],
       ['2024-04-31', 'datetime_parsing'],
@@ -108,8 +112,9 @@ export function describeBadInput(env: CrudEnv): void {
       expect(env.logged).toEqual([]);
     });
 
-    it('the ends of years 0000–9999 and leap days are stored and read back', async () => {
+    it('the ends of years 1000–9999 and leap days are stored and read back', async () => {
       for (const [value, stored] of [
+        ['1000-01-01T00:00:00Z', '1000-01-01T00:00:00.000Z'],
         ['2024-02-29T12:00:00Z', '2024-02-29T12:00:00.000Z'],
         ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59.000Z'],
         ['2000-02-29', '2000-02-29T00:00:00.000Z'],
@@ -120,6 +125,31 @@ export function describeBadInput(env: CrudEnv): void {
       }
       const late = await api.get('/items?last_sold__gte=9999-12-31T23:59:59Z');
       expect(late.body.data.map((row: { last_sold: string }) => row.last_sold)).toEqual(['9999-12-31T23:59:59.000Z']);
+    });
+
+    it('a price finer than its column (decimal(10, 2), multipleOf 0.01) is 422 on every engine; one within it is stored exactly', async () => {
+      env.logged.length = 0;
+      for (const price of [1.005, 19.999, 0.001]) refused(await api.post('/items', { name: `Fine ${price}`, price }), ['body', 'price'], 'multiple_of');
+      const created = await api.post('/items', { name: 'Scaled', price: 19.99 });
+      expect(created.status).toBe(201);
+      expect(created.body.price).toBe(19.99);
+      refused(await api.patch(`/items/${created.body.id}`, { price: 7.125 }), ['body', 'price'], 'multiple_of');
+      expect((await api.patch(`/items/${created.body.id}`, { price: 0.07 })).status).toBe(200);
+      expect((await api.get(`/items/${created.body.id}`)).body.price).toBe(0.07);
+      const create = crudRouter(itemOptions(env.knex)).routes.find((route) => route.method === 'POST')!;
+      expect((create.doc?.requestBody as any)?.properties.price.multipleOf).toBe(0.01);
+      expect(env.logged).toEqual([]);
+    });
+
+    it('a full-text search of operator characters alone matches nothing instead of failing (MariaDB answered 500)', async () => {
+      env.logged.length = 0;
+      const search = await env.serve(crudRouter(itemOptions(env.knex, { path: '/search', filterConfig: { description__match: null } })));
+      for (const text of ['*', '+-', '"', '()']) {
+        const res = await search.get(`/search?description__match=${encodeURIComponent(text)}`);
+        if (env.engine === 'sqlite') expect(res.status, text).toBe(400);
+        else expect(res.body, text).toEqual({ data: [], total_count: 0 });
+      }
+      expect(env.logged).toEqual([]);
     });
 
     it('a body of 9,000 unknown keys answers a small 422: 100 entries and how many more', async () => {

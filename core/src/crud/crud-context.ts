@@ -29,6 +29,8 @@ export interface CrudContext {
   updateConfig: FieldInjection;
   deleteConfig: FieldInjection;
   limits: ListLimits & { maxResponseBytes: number };
+  /** The columns a client may sort on: those the answer shows, and the declared `sortable`. */
+  sortable: ReadonlySet<string>;
 }
 
 function injection<T extends FieldInjection>(Kind: new (init?: object) => T, value: T | object | undefined): T {
@@ -63,6 +65,7 @@ export function crudContext(options: CrudOptions): CrudContext {
     createConfig: injection(CreateConfig, options.createConfig),
     updateConfig: injection(UpdateConfig, options.updateConfig),
     deleteConfig: injection(DeleteConfig, options.deleteConfig),
+    sortable: sortableColumns(info, options),
     limits: { maxLimit: options.maxLimit ?? 1000, defaultLimit: options.defaultLimit ?? 100, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
   };
   const { maxResponseBytes } = ctx.limits;
@@ -82,6 +85,15 @@ export function crudContext(options: CrudOptions): CrudContext {
     }
   }
   return ctx;
+}
+
+/** The answered columns (the select schema's, or all) and the declared `sortable` ones. */
+function sortableColumns(info: ModelInfo, options: CrudOptions): ReadonlySet<string> {
+  for (const column of options.sortable ?? []) {
+    if (!info.columns.has(column)) throw new ConfigurationError(`sortable column '${column}' is not a column of model ${info.model.name}`);
+  }
+  const shown = options.selectSchema ? schemaFields(options.selectSchema) : [...info.columns.keys()];
+  return new Set([...shown, ...(options.sortable ?? [])]);
 }
 
 /** The joins that includeRelationships or joinsConfig ask for (mutually exclusive). */

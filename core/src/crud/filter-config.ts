@@ -99,11 +99,15 @@ function unknownOperator(key: string, owner: ModelInfo | undefined, customFilter
  * then query values, then defaults. A query key naming no declared filter is left to the
  * app; one naming a declared column with an operator it does not allow is a 400.
  */
-export async function requestFilters(declared: DeclaredFilter[], req: NeutralRequest): Promise<Filters> {
+export async function requestFilters(declared: DeclaredFilter[], req: NeutralRequest, info?: ModelInfo): Promise<Filters> {
   const filters: Filters = {};
   const query = req.query as Query;
   const keys = queryKeysOf(declared);
-  for (const key of Object.keys(query)) if (!keys.known.has(key) && query[key] !== undefined) refuseMisfit(key, keys);
+  for (const key of Object.keys(query)) {
+    if (keys.known.has(key) || query[key] === undefined) continue;
+    refuseMisfit(key, keys);
+    if (info) refuseRelated(key, info);
+  }
   for (const filter of declared) {
     if (filter.dependency) {
       filters[filter.key] = await scopeValue(filter, req);
@@ -189,6 +193,18 @@ function refuseMisfit(key: string, keys: QueryKeys): void {
   // key names a column, as the repository reads it.
   if (op !== 'eq' && !(OPERATORS as readonly string[]).includes(op) && declared.owner.columns.has(key.slice(key.lastIndexOf('.') + 1))) return;
   throw new BadRequestError(`Filter operator '${op}' is not allowed in '${key}': '${field}' allows ${declared.ops.join(', ')}`);
+}
+
+/**
+ * Throws a 400 for an undeclared key that starts with a relation of the model
+ * (`author.email`): a client reaches a related model only through the filters the
+ * endpoint declares, and the same answer for a hidden column and a missing one tells
+ * nothing about either. Ignoring the key instead would answer rows it did not ask for.
+ */
+function refuseRelated(key: string, info: ModelInfo): void {
+  const dot = key.indexOf('.');
+  if (dot <= 0 || !Object.hasOwn(info.relations, key.slice(0, dot))) return;
+  throw new BadRequestError(`Invalid filter '${key.slice(0, 100)}': this endpoint filters ${info.model.name} on no such related column`);
 }
 
 /** The dependency-valued filters: row-level scope that applies to reads and writes by id too. */

@@ -66,6 +66,16 @@ export function parseListQuery(query: Query, limits: ListLimits): ListRequest {
   return { mode: 'offset', offset: offset ?? 0, limit: limit ?? limits.defaultLimit, ...sort };
 }
 
+/**
+ * Refuses (400) a sort column the endpoint does not offer. A column the answer hides and
+ * one the model lacks get the same answer, so neither the order nor the error tells them apart.
+ */
+export function checkSortable(columns: string[], sortable: ReadonlySet<string>): void {
+  for (const column of columns) {
+    if (!sortable.has(column)) throw new BadRequestError(`Invalid sort column '${column.slice(0, 64)}': sort by ${[...sortable].join(', ')}`);
+  }
+}
+
 function pageOf(page: number, itemsPerPage: number, sort: Sort): PageRequest {
   return { mode: 'page', page, itemsPerPage, offset: (page - 1) * itemsPerPage, limit: itemsPerPage, ...sort };
 }

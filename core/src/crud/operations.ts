@@ -3,7 +3,7 @@ import type { NeutralRequest, NeutralResult } from '../http/neutral';
 import { validateBody } from '../schema/validate-body';
 import { rowFilters, sessionOf, type CrudContext } from './crud-context';
 import { requestFilters } from './filter-config';
-import { parseListQuery } from './list-query';
+import { checkSortable, parseListQuery } from './list-query';
 import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
 
@@ -50,7 +50,8 @@ export function readHandler(ctx: CrudContext): Handler {
 export function readMultiHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const list = parseListQuery(req.query as Query, ctx.limits);
-    const filters = await requestFilters(ctx.filters, req);
+    checkSortable(list.sortColumns, ctx.sortable);
+    const filters = await requestFilters(ctx.filters, req, ctx.info);
     const db = await sessionOf(ctx, req);
     const sort = { sortColumns: list.sortColumns, sortOrders: list.sortOrders };
     const max = ctx.limits.maxResponseBytes;

@@ -88,9 +88,16 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    */
   maxResponseBytes?: number;
   /**
-   * Signs keyset cursors: a key derived from the app's secret, or a function answering it.
-   * Without it each process signs with a random key of its own, so a `next_cursor` fails
-   * (400) on another process and after a restart.
+   * Encrypts keyset cursors (AES-256-GCM, bound to the list's table and sort): a key
+   * derived from the app's secret, or a function answering it. Without it each process
+   * uses a random key of its own, so a `next_cursor` fails (400) on another process and
+   * after a restart.
    */
   cursorKey?: CursorKey;
+  /**
+   * Columns a client may `sort` on besides those the answer shows (the select schema's
+   * fields, or every column without one). Any other sort column is a 400, so the order
+   * of a page never reveals a column the answer hides.
+   */
+  sortable?: string[];
 }

@@ -45,7 +45,8 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
   ];
   for (const filter of ctx.filters) {
     if (filter.dependency) continue;
-    const item = columnJsonSchema({ ...filter.column, nullable: false });
+    // A filter compares with any number: the column's step binds what is written, not what is asked.
+    const item = columnJsonSchema({ ...filter.column, nullable: false, multipleOf: undefined });
     const list = ['in', 'not_in', 'between'].includes(filter.op);
     params.push({ ...query(filter.key, list ? { type: 'array', items: item } : item), ...(list ? { style: 'form', explode: false } : {}) });
   }

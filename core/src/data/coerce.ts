@@ -10,11 +10,12 @@ const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\
 /** Longer than any ISO 8601 datetime the pattern reads: refused before the pattern runs. */
 const MAX_DATETIME_LENGTH = 40;
 /**
- * Stored datetimes lie in years 0000 to 9999: what ISO 8601 writes with four digits,
- * what the OpenAPI `date-time` format and every engine's column hold, and what a keyset
+ * Stored dates and datetimes lie in years 1000 to 9999: the range MariaDB's DATE and
+ * DATETIME hold (mysql2 reads an earlier year back as another one: 0050 as 1950), within
+ * what ISO 8601 writes with four digits, what every other engine holds and what a keyset
  * cursor compares. A value whose offset carries it past either end is refused.
  */
-const MIN_TIME = Date.parse('0000-01-01T00:00:00Z');
+const MIN_TIME = Date.parse('1000-01-01T00:00:00Z');
 const MAX_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 
 type Loc = (string | number)[];
@@ -39,7 +40,7 @@ export function coerceValue(value: unknown, column: ColumnInfo, loc: Loc): unkno
     case 'datetime':
       return coerceDatetime(value, loc);
     case 'date':
-      if (typeof value === 'string' && value.length === 10 && calendarDate(ISO_DATE.exec(value))) return value;
+      if (typeof value === 'string' && value.length === 10 && calendarDate(ISO_DATE.exec(value))) return value < '1000' ? outOfYears(loc) : value;
       return invalid(loc, 'Input should be a valid date (YYYY-MM-DD)', 'date_parsing');
     case 'json':
       return typeof value === 'string' ? checkText(value, loc) : value;
@@ -68,6 +69,18 @@ function coerceNumber(value: unknown, column: ColumnInfo, loc: Loc): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isFinite(n)) invalid(loc, 'Input should be a valid number', 'float_parsing');
   return inRange(n, column, loc);
+}
+
+/**
+ * Refuses (422) a number finer than its column's `multipleOf`, so every engine stores the
+ * value sent: PostgreSQL and MariaDB would round it to the column's scale, SQLite keep it.
+ */
+export function checkStep(n: unknown, column: ColumnInfo, loc: Loc): void {
+  const step = column.multipleOf;
+  if (step === undefined || typeof n !== 'number') return;
+  const steps = n / step;
+  // Decimal steps are not exact in binary (0.07 / 0.01 is 7.000000000000001): a relative tolerance.
+  if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, Math.abs(steps))) invalid(loc, `Input should be a multiple of ${step}`, 'multiple_of');
 }
 
 function coerceBoolean(value: unknown, loc: Loc): boolean {
@@ -114,7 +127,10 @@ function coerceDatetime(value: unknown, loc: Loc): Date {
     const text = value.trim();
     const day = ISO_DATE.exec(text);
     if (day) {
-      if (calendarDate(day)) return new Date(`${text}T00:00:00Z`);
+      if (calendarDate(day)) {
+        const date = new Date(`${text}T00:00:00Z`);
+        return inYears(date) ? date : outOfYears(loc);
+      }
     } else {
       const parts = ISO_DATETIME.exec(text);
       if (parts && calendarDate(parts) && calendarTime(parts)) {
@@ -128,5 +144,5 @@ function coerceDatetime(value: unknown, loc: Loc): Date {
 }
 
 function outOfYears(loc: Loc): never {
-  return invalid(loc, 'Input should be a datetime between years 0000 and 9999 (UTC)', 'datetime_range');
+  return invalid(loc, 'Input should be a date between years 1000 and 9999 (UTC)', 'datetime_range');
 }

@@ -48,6 +48,12 @@ export interface ResolvedJoin {
 export function resolveJoins(owner: ModelInfo, configs: JoinConfig[]): ResolvedJoin[] {
   const keys = new Set<string>();
   return configs.map((config) => {
+    if (config.joinType !== undefined && config.joinType !== 'left' && config.joinType !== 'inner') {
+      throw new ConfigurationError(`Unknown joinType '${String(config.joinType)}' for a join of model ${owner.model.name}: use 'left' or 'inner'`);
+    }
+    if (config.relationshipType !== undefined && config.relationshipType !== 'one-to-one' && config.relationshipType !== 'one-to-many') {
+      throw new ConfigurationError(`Unknown relationshipType '${String(config.relationshipType)}' for a join of model ${owner.model.name}: use 'one-to-one' or 'one-to-many'`);
+    }
     const { link, name } = linkOf(owner, config);
     const many = config.relationshipType ? config.relationshipType === 'one-to-many' : !link.oneToOne;
     const key = config.alias ?? name;

@@ -15,6 +15,12 @@ export interface ColumnInfo {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  /**
+   * The step a stored number keeps (JSON Schema's `multipleOf`): `0.01` for a
+   * `decimal(10, 2)` column. A write with finer digits is a 422 rather than a value the
+   * engine rounds (PostgreSQL, MariaDB) or keeps (SQLite).
+   */
+  multipleOf?: number;
 }
 
 /** What crudsmith knows of one model: its table, key, columns and relations. */
@@ -64,7 +70,14 @@ function columnFromSchema(name: string, property: any): ColumnInfo {
   else if (property.format === 'date-time') kind = 'datetime';
   else if (property.format === 'date') kind = 'date';
   else kind = 'string';
-  return { name, kind, nullable, maxLength: property.maxLength, minimum: property.minimum, maximum: property.maximum };
+  const column: ColumnInfo = { name, kind, nullable, maxLength: property.maxLength, minimum: property.minimum, maximum: property.maximum };
+  if ((kind === 'number' || kind === 'integer') && property.multipleOf !== undefined) {
+    if (!(typeof property.multipleOf === 'number' && property.multipleOf > 0 && Number.isFinite(property.multipleOf))) {
+      throw new ConfigurationError(`Column '${name}': multipleOf must be a positive number`);
+    }
+    column.multipleOf = property.multipleOf;
+  }
+  return column;
 }
 
 /** The column, or a configuration error naming the model and the missing column. */

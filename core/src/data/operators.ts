@@ -164,9 +164,19 @@ function like(qb: Knex.QueryBuilder, cond: Condition, pattern: string, ctx: Oper
   });
 }
 
+// The characters MariaDB's and MySQL's full-text parser reads as operators or quotes.
+const FULLTEXT_OPERATORS = /[+\-<>()~*"@]/g;
+
 function match(qb: Knex.QueryBuilder, ref: string, text: string, ctx: OperatorContext): void {
   if (ctx.dialect === 'pg') qb.whereRaw('to_tsvector(??) @@ plainto_tsquery(?)', [ref, text]);
-  else if (ctx.dialect === 'mysql') qb.whereRaw('MATCH (??) AGAINST (? IN NATURAL LANGUAGE MODE)', [ref, text]);
+  else if (ctx.dialect === 'mysql') {
+    // InnoDB parses some boolean-mode operators even in natural language mode (a lone `*`
+    // is a syntax error, `word*` a prefix search); words are all a natural search reads,
+    // so the operators go, and text without a word matches nothing, as on PostgreSQL.
+    const words = text.replace(FULLTEXT_OPERATORS, ' ').trim();
+    if (words === '') qb.whereRaw('1 = 0');
+    else qb.whereRaw('MATCH (??) AGAINST (? IN NATURAL LANGUAGE MODE)', [ref, words]);
+  }
   else {
     throw new BadRequestError(
       "The 'match' operator needs full-text search, which SQLite offers only on FTS5 tables; use 'contains' or 'ilike' there",
@@ -186,7 +196,7 @@ function combine(qb: Knex.QueryBuilder, cond: Condition, ctx: OperatorContext, h
   if (cond.value === null || typeof cond.value !== 'object' || Array.isArray(cond.value)) {
     throw ValidationError.of(ctx.loc, `'${how}' takes an object of operator to value`, 'value_error');
   }
-  const parts = Object.entries(cond.value as Record<string, unknown>);
+  const parts = Object.entries(cond.value as Record<string, unknown>).flatMap(([op, value]) => fanOut(op, value, ctx));
   if (how === 'or') {
     qb.where((sub) => {
       for (const [op, value] of parts) sub.orWhere((one) => applyOperator(one, { ...cond, op, value }, ctx));
@@ -195,4 +205,20 @@ function combine(qb: Knex.QueryBuilder, cond: Condition, ctx: OperatorContext, h
     // Each condition is negated and all must hold: NOT a AND NOT b.
     for (const [op, value] of parts) qb.whereNot((one) => applyOperator(one, { ...cond, op, value }, ctx));
   }
+}
+
+/**
+ * One condition per value of a list inside `or`/`not`: `{ like: ['A%', 'F%'] }` is
+ * like A% and like F%, `{ in: [[1, 2], [3, 4]] }` is in (1, 2) and in (3, 4). A list
+ * operator's own list (`{ in: [1, 2] }`) stays one condition.
+ */
+function fanOut(op: string, value: unknown, ctx: OperatorContext): [string, unknown][] {
+  if (!Array.isArray(value)) return [[op, value]];
+  const listOp = op === 'in' || op === 'not_in' || op === 'between';
+  if (listOp && !value.some(Array.isArray)) return [[op, value]];
+  if (listOp && !value.every(Array.isArray)) throw ValidationError.of(ctx.loc, `'${op}' takes a list, or a list of lists`, 'value_error');
+  if (value.length === 0 || value.length > ctx.maxListSize) {
+    throw ValidationError.of(ctx.loc, `'${op}' takes between 1 and ${ctx.maxListSize} values`, 'value_error');
+  }
+  return value.map((one) => [op, one]);
 }

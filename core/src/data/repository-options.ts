@@ -22,9 +22,9 @@ export interface RepositoryOptions {
   createdAtColumn?: string | null;
   customFilters?: Record<string, CustomFilter>;
   /**
-   * Signs keyset cursors: a key, or a function answering one (asked once). Without it a
-   * random key of this process signs them, so a cursor fails on any other process and
-   * after a restart.
+   * Encrypts and authenticates keyset cursors: a key, or a function answering one (asked
+   * once). Without it a random key of this process does, so a cursor fails on any other
+   * process and after a restart.
    */
   cursorKey?: CursorKey;
   /** Most values an `in`/`not_in` filter may list (default 1000). */
@@ -77,6 +77,11 @@ export interface CursorOptions extends ReadOptions {
 export interface WriteOptions {
   /** Allow the filters to match several rows (otherwise more than one is a 400). */
   allowMultiple?: boolean;
+  /**
+   * Say that no filter is meant (delete and dbDelete): without it a call whose filters
+   * are empty throws ConfigurationError rather than act on every row.
+   */
+  all?: boolean;
 }
 
 /** Options of delete. */

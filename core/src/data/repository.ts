@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { plainToInstance } from 'class-transformer';
-import { BadRequestError, NotFoundError, ValidationError } from '../errors/http-error';
+import { BadRequestError, ConfigurationError, MultipleRowsError, NotFoundError, ValidationError } from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import { deleteWhere, insertReturning, returnsRows, updateReturning, updateWhere, writesInOneStatement } from './conditional-writes';
@@ -86,9 +86,13 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     );
   }
 
-  /** The first row matching the filters, or null. */
-  async get(db: Knex, filters: Filters = {}, options: ReadOptions = {}): Promise<Row | null> {
-    const { rows, extras } = await this.read(db, this.plan(options, filters, 1), false);
+  /**
+   * The first row matching the filters, or null; with `oneOrNone`, a MultipleRowsError
+   * (400) when more than one matches.
+   */
+  async get(db: Knex, filters: Filters = {}, options: ReadOptions & { oneOrNone?: boolean } = {}): Promise<Row | null> {
+    const { rows, extras } = await this.read(db, this.plan(options, filters, options.oneOrNone ? 2 : 1), false);
+    if (rows.length > 1) throw new MultipleRowsError(`More than one ${this.info.model.name} matches the filters`);
     return this.shape(stripExtras(rows, extras), options)[0] ?? null;
   }
 
@@ -190,11 +194,13 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   /** Soft-deletes the matching row when the model has the flag column, else hard-deletes it. */
   async delete(db: Knex, filters: Filters, options: DeleteOptions = {}): Promise<number> {
+    this.refuseUnfiltered('delete', filters, options);
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) return this.dbDelete(db, filters, { ...options, onlyActive: true } as WriteOptions);
     const values: Row = { ...(options.values ? writeValues(this.info, options.values) : {}), [deletedFlag]: true };
     const at = this.options.deletedAtColumn ?? 'deleted_at';
-    if (this.info.columns.has(at)) values[at] = new Date();
+    // A deletion time the caller gives (a DeleteConfig auto field) is the one written.
+    if (this.info.columns.has(at) && values[at] === undefined) values[at] = new Date();
     // Never through objection (no update hook ran on a soft delete): one UPDATE whose WHERE
     // holds the flag, when the filters name one row.
     if (writesInOneStatement(this.info, filters, options.allowMultiple)) {
@@ -251,6 +257,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   /** Removes the matching row for good, soft-deleted or not. */
   async dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
+    this.refuseUnfiltered('dbDelete', filters, options);
     const includeDeleted = !(options as { onlyActive?: boolean }).onlyActive;
     if (writesDirectly(this.info) && writesInOneStatement(this.info, filters, options.allowMultiple)) {
       return this.guard(async () => found(await deleteWhere({ db, ctx: this.ctx, filters, includeDeleted })));
@@ -263,6 +270,16 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         return ids.length;
       }),
     );
+  }
+
+  /**
+   * A delete without a filter would act on the whole table (or on whichever row comes
+   * first): refused unless the caller says `all: true`.
+   */
+  private refuseUnfiltered(method: string, filters: Filters | undefined, options: WriteOptions): void {
+    if (options.all === true) return;
+    if (filters && Object.values(filters).some((value) => value !== undefined)) return;
+    throw new ConfigurationError(`${method} on ${this.info.table} without a filter would act on every row: pass { all: true } to mean it`);
   }
 
   /** The ids a write will touch: 404 when none, 400 when several without allowMultiple. */
@@ -281,6 +298,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** Resolved joins of a read, cached per joinsConfig array. */
   protected joins(options: ReadOptions): ResolvedJoin[] {
     if (options.joinModel) {
+      if (options.joinsConfig) throw new ConfigurationError('joinModel and joinsConfig are two ways to ask for joins: pass one of them');
       const byName = typeof options.joinModel === 'string';
       return resolveJoins(this.info, [{
         relation: byName ? (options.joinModel as string) : undefined,

@@ -1,5 +1,5 @@
 import { ValidationError, type ValidationIssue } from '../errors/http-error';
-import { coerceValue } from './coerce';
+import { checkStep, coerceValue } from './coerce';
 import type { ModelInfo } from './model-info';
 
 /**
@@ -22,6 +22,7 @@ export function writeValues(info: ModelInfo, data: Record<string, unknown>): Rec
     }
     try {
       values[key] = coerceValue(value, column, ['body', key]);
+      checkStep(values[key], column, ['body', key]);
     } catch (error) {
       if (error instanceof ValidationError && Array.isArray(error.detail)) issues.push(...error.detail);
       else throw error;

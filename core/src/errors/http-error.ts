@@ -66,6 +66,14 @@ export class DuplicateValueError extends ConflictError {
   }
 }
 
+/** 400: a read that wants at most one row (`oneOrNone`) matched several. */
+export class MultipleRowsError extends BadRequestError {
+  constructor(detail = 'More than one record matches', options?: { cause?: unknown }) {
+    super(detail, options);
+    this.name = 'MultipleRowsError';
+  }
+}
+
 /** 413: the body is larger than allowed. */
 export class PayloadTooLargeError extends HttpError {
   constructor(detail = 'Request body too large', options?: { cause?: unknown }) {

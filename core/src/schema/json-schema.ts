@@ -26,6 +26,7 @@ export function schemaToJsonSchema(schema: SchemaLike, ctx: { info?: ModelInfo; 
     json = structuredClone(targetConstructorToSchema(schema as Function, { classTransformerMetadataStorage: defaultMetadataStorage }) as JsonSchema);
     fixDateStrings(json);
     allowNullWhenOptional(json);
+    if (ctx.info) stateSteps(json, ctx.info);
   }
   for (const field of ctx.exclude ?? []) {
     delete json.properties?.[field];
@@ -43,6 +44,15 @@ function fixDateStrings(json: JsonSchema): void {
       delete property.pattern;
       property.format = 'date-time';
     }
+  }
+}
+
+// A number column's step (`multipleOf`, the scale of a decimal) is enforced on every write,
+// whatever the body class says: publish it on the body's property too.
+function stateSteps(json: JsonSchema, info: ModelInfo): void {
+  for (const [name, property] of Object.entries<JsonSchema>(json.properties ?? {})) {
+    const step = info.columns.get(name)?.multipleOf;
+    if (step !== undefined && property.multipleOf === undefined) property.multipleOf = step;
   }
 }
 
@@ -70,6 +80,7 @@ export function columnJsonSchema(column: ColumnInfo): JsonSchema {
             : column.kind === 'date' ? { type: 'string', format: 'date' }
               : column.kind === 'json' ? {}
                 : { type: 'string' };
+  if (column.multipleOf !== undefined) base.multipleOf = column.multipleOf;
   if (column.nullable && base.type) return { ...base, type: [base.type, 'null'] };
   return base;
 }

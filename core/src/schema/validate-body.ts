@@ -37,12 +37,17 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
     // Most bodies are valid: the quick check says so without class-validator's promises,
     // and anything it is not sure of goes to class-validator, which words the errors.
     if (!quickCheckOf(instance.constructor)?.(instance)) {
+      // A class without a decorated field (every column filled by the server) is a schema
+      // of no field, not an unknown value: any key of the body is already refused above.
       const errors = await validate(instance, {
         whitelist: true,
         forbidNonWhitelisted: true,
-        forbidUnknownValues: true,
+        forbidUnknownValues: declaredOf(schema as SchemaClass).size > 0,
       });
-      issues.push(...errors.flatMap((e) => toIssues(e, ['body'])));
+      // A field the server fills (an auto field, one excluded from the schema) is never the
+      // client's to give, so the schema cannot require it of the client either.
+      const serverFilled = new Set(options.forbidden ?? []);
+      issues.push(...errors.filter((e) => !serverFilled.has(e.property)).flatMap((e) => toIssues(e, ['body'])));
     }
   }
   if (issues.length > 0) throw new ValidationError(serverSet.length > 0 ? oneEntryPerServerField(issues, serverSet) : issues);
