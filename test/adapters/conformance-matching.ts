@@ -50,6 +50,17 @@ export function routeMatching(env: SuiteEnv): void {
         expect(await readJson(thrown)).toEqual({ detail: 'Thrown by the fallback' });
       });
 
+      it('answers a known path with another method 405 with Allow and a JSON detail, and OPTIONS with Allow', async () => {
+        const res = await api('/only-get/1', { method: 'DELETE' });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('GET, HEAD, PATCH');
+        expect(await readJson(res)).toEqual({ detail: 'Method Not Allowed' });
+        const options = await api('/only-get/1', { method: 'OPTIONS' });
+        expect(options.status).toBe(200);
+        expect(options.headers.get('allow')).toBe('GET, HEAD, PATCH');
+        expect((await api('/only-get/1', { method: 'HEAD' })).status).toBe(200);
+      });
+
       it('lets routes under a fallback prefix win, and keeps their 405', async () => {
         const real = await api('/fb/real');
         expect(await readJson(real)).toBe('real');

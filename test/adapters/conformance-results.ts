@@ -1,6 +1,8 @@
 // Adapter conformance: client addresses, how each adapter writes a neutral result, and errors.
 import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '@crudsmith/core';
 import { clientOf, readJson, type SuiteEnv } from './conformance-kit';
+import { routes } from './conformance-routes';
 
 /** Client addresses, result translation and error rendering. */
 export function resultTranslation(env: SuiteEnv): void {
@@ -16,6 +18,12 @@ export function resultTranslation(env: SuiteEnv): void {
         const json = await readJson(await fetch(`${env.proxied.url}/items/1`, { headers: { 'X-Forwarded-For': '198.51.100.1, 203.0.113.9, 10.1.2.3' } }));
         expect(json.clientAddress).toBe('203.0.113.9');
       });
+
+      it('refuses a trusted proxy that is not an address or range, at mount time', async () => {
+        for (const proxy of ['proxy.local', '10.0.0.0/']) {
+          await expect(async () => env.harness.mount(routes(), { trustedProxies: [proxy] }), proxy).rejects.toThrow(ConfigurationError);
+        }
+      });
     });
 
     describe('result translation', () => {
@@ -24,6 +32,13 @@ export function resultTranslation(env: SuiteEnv): void {
         expect(res.status).toBe(201);
         expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
         expect(await res.text()).toBe('null');
+      });
+
+      it('sends a 204 without a body or a Content-Type', async () => {
+        const res = await api('/gone/1', { method: 'DELETE' });
+        expect(res.status).toBe(204);
+        expect(res.headers.get('content-type')).toBeNull();
+        expect(await res.text()).toBe('');
       });
 
       it('sends a JSON string as JSON', async () => {
@@ -87,6 +102,12 @@ export function resultTranslation(env: SuiteEnv): void {
         expect(JSON.parse(text)).toEqual({ detail: 'Internal server error' });
         expect(text).not.toContain('secret');
         expect(env.logged.some((error) => error instanceof Error && error.message === 'secret database password')).toBe(true);
+      });
+
+      it('renders a value JSON cannot encode as a 500 JSON detail', async () => {
+        const res = await api('/bigint');
+        expect(res.status).toBe(500);
+        expect(await readJson(res)).toEqual({ detail: 'Internal server error' });
       });
     });
 

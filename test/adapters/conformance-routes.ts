@@ -56,6 +56,10 @@ export function routes(): RouteDescriptor[] {
     route('GET /boom', () => {
       throw new Error('secret database password');
     }),
+    route('GET /only-get/:id', () => ({ status: 200, json: true })),
+    route('PATCH /only-get/:key', () => ({ status: 200, json: true })),
+    route('DELETE /gone/:id', () => ({ status: 204, json: null })),
+    route('GET /bigint', () => ({ status: 200, json: { n: 1n } })),
     route('GET /fb/real', () => ({ status: 200, json: 'real' })),
     route('GET /fb/things/:id', (req) => ({ status: 200, json: req.params.id })),
     route('GET /deps', async (req) => {
