@@ -2,7 +2,15 @@
 // test file implements, the servers a run starts, and the ways the cases call them.
 import { gzipSync } from 'node:zlib';
 import { afterAll } from 'vitest';
-import type { Dependency, ErrorLogger, Fallback, HttpMethod, NeutralRequest, NeutralResult, RouteDescriptor } from '@crudsmith/core';
+import type {
+  Dependency,
+  ErrorLogger,
+  Fallback,
+  HttpMethod,
+  NeutralRequest,
+  NeutralResult,
+  RouteDescriptor,
+} from '@crudsmith/core';
 import type { SessionManager } from '@crudsmith/core/session';
 
 /** The adapter options every adapter understands. */
@@ -70,7 +78,11 @@ export function clientOf(env: SuiteEnv) {
     postJson: (server: MountedServer, body: string) =>
       fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
     postJsonGzip: (server: MountedServer, body: string) =>
-      fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(body) }),
+      fetch(`${server.url}/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: gzipSync(body),
+      }),
   };
 }
 

@@ -19,7 +19,11 @@ describe('mountRoutes (Express specifics)', () => {
     userRouter.get('/own', (_req, res) => {
       res.send('own');
     });
-    mountRoutes(userRouter, [route('GET /items/:id', (req) => ({ status: 200, json: { id: req.params.id, path: req.path } }))], { prefix: '/crud' });
+    mountRoutes(
+      userRouter,
+      [route('GET /items/:id', (req) => ({ status: 200, json: { id: req.params.id, path: req.path } }))],
+      { prefix: '/crud' },
+    );
     app.use('/v1', userRouter);
     const { url } = await start(app);
 
@@ -44,9 +48,12 @@ describe('mountRoutes (Express specifics)', () => {
   it('uses the body an app-wide express.json() already parsed, still refusing deep JSON and more values than maxBodyValues', async () => {
     const app = express();
     app.use(express.json());
-    mountRoutes(app, [route('POST /echo', (req) => ({ status: 200, json: req.body ?? '<none>' }))], { maxBodyValues: 100 });
+    mountRoutes(app, [route('POST /echo', (req) => ({ status: 200, json: req.body ?? '<none>' }))], {
+      maxBodyValues: 100,
+    });
     const { url } = await start(app);
-    const post = (body: string) => fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(await (await post('{"a":[1]}')).json()).toEqual({ a: [1] });
     expect((await post('['.repeat(65) + ']'.repeat(65))).status).toBe(400);
     expect((await post(JSON.stringify(Array(100).fill({})))).status).toBe(200);

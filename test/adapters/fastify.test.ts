@@ -18,12 +18,25 @@ describe('mountRoutes (Fastify specifics)', () => {
 
   it("mounts inside the user's encapsulated plugin under a prefix, leaving the app's parsers and errors alone", async () => {
     const app = Fastify();
-    app.register(async (v1) => {
-      mountRoutes(v1, [route('POST /items/:id', (req) => ({ status: 200, json: { id: req.params.id, path: req.path, body: req.body ?? null } }))], { prefix: '/crud' });
-      v1.post('/own', async (request) => ({ own: request.body }));
-    }, { prefix: '/v1' });
+    app.register(
+      async (v1) => {
+        mountRoutes(
+          v1,
+          [
+            route('POST /items/:id', (req) => ({
+              status: 200,
+              json: { id: req.params.id, path: req.path, body: req.body ?? null },
+            })),
+          ],
+          { prefix: '/crud' },
+        );
+        v1.post('/own', async (request) => ({ own: request.body }));
+      },
+      { prefix: '/v1' },
+    );
     const { url } = await start(app);
-    const post = (path: string, body: string, type = 'application/json') => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+    const post = (path: string, body: string, type = 'application/json') =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
 
     const res = await post('/v1/crud/items/7', '{"a":1}');
     expect(await res.json()).toEqual({ id: '7', path: '/v1/crud/items/7', body: { a: 1 } });
@@ -41,7 +54,8 @@ describe('mountRoutes (Fastify specifics)', () => {
   it("renders an error thrown by the app's own hook as a JSON detail", async () => {
     const app = Fastify();
     app.addHook('onRequest', async (request) => {
-      if (request.headers.authorization === undefined) throw Object.assign(new Error('Login first'), { statusCode: 401 });
+      if (request.headers.authorization === undefined)
+        throw Object.assign(new Error('Login first'), { statusCode: 401 });
     });
     mountRoutes(app, [route('GET /me', () => ({ status: 200, json: 'me' }))]);
     const { url } = await start(app);

@@ -21,7 +21,11 @@ describe('mountRoutes (Koa specifics)', () => {
     userRouter.get('/own', (ctx) => {
       ctx.body = 'own';
     });
-    mountRoutes(userRouter, [route('GET /items/:id', (req) => ({ status: 200, json: { id: req.params.id, path: req.path } }))], { prefix: '/crud' });
+    mountRoutes(
+      userRouter,
+      [route('GET /items/:id', (req) => ({ status: 200, json: { id: req.params.id, path: req.path } }))],
+      { prefix: '/crud' },
+    );
     app.use(userRouter.routes()).use(userRouter.allowedMethods());
     const { url } = await start(app);
 

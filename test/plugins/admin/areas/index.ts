@@ -13,7 +13,18 @@ import { signInArea } from './sign-in';
 import { trashArea } from './trash';
 import { unlockArea } from './unlock';
 
-const areas = [signInArea, csrfArea, pagesArea, formsArea, bulkDeleteArea, managementArea, crudApiArea, eventsArea, trashArea, unlockArea];
+const areas = [
+  signInArea,
+  csrfArea,
+  pagesArea,
+  formsArea,
+  bulkDeleteArea,
+  managementArea,
+  crudApiArea,
+  eventsArea,
+  trashArea,
+  unlockArea,
+];
 
 /** Runs every admin area over `harness`, once per engine in `engines`. */
 export function runAdminSuite(harness: AdapterHarness, engines: readonly Engine[]): void {
