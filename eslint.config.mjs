@@ -4,6 +4,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import prettier from 'eslint-config-prettier/flat';
 
 const frameworks = ['koa', 'koa-*', '@koa/*', 'express', 'express-*', 'fastify', '@fastify/*', 'ioredis', 'pug'];
 
@@ -46,4 +47,6 @@ export default tseslint.config(
       }],
     },
   },
+  // Layout is Prettier's (npm run format); this turns off every lint rule it would fight.
+  prettier,
 );

@@ -20,12 +20,39 @@ function sourceAliases(): { find: RegExp; replacement: string }[] {
   }));
 }
 
+// Two lanes. `unit` is the developer loop: the library's own suites on every adapter and
+// engine, without the browser walks, the Redis-store suites, outages or second processes.
+// `system` is the rest: the example app, packaging, fuzz, the docs, and the files `unit`
+// leaves out. `npm test` runs both (scripts/test.mjs), `npm run test:unit` the first.
+const unitDirs = ['test/core', 'test/crud', 'test/adapters', 'test/plugins'];
+const systemDirs = ['test/example', 'test/packaging', 'test/fuzz', 'test/docs'];
+const slow = ['browser', 'redis', 'outage', '-processes'].map((word) => `**/*${word}*.test.ts`);
+
 export default defineConfig({
   resolve: { alias: sourceAliases() },
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [...unitDirs.map((dir) => `${dir}/**/*.test.ts`), 'test/exports.test.ts'],
+          exclude: slow,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'system',
+          include: [
+            ...systemDirs.map((dir) => `${dir}/**/*.test.ts`),
+            ...unitDirs.flatMap((dir) => slow.map((glob) => `${dir}/${glob}`)),
+          ],
+        },
+      },
+    ],
   },
 });

@@ -1,7 +1,16 @@
 // What the adapter conformance suite's files share: the harness contract each adapter's
 // test file implements, the servers a run starts, and the ways the cases call them.
 import { gzipSync } from 'node:zlib';
-import type { Dependency, ErrorLogger, Fallback, HttpMethod, NeutralRequest, NeutralResult, RouteDescriptor } from '@crudsmith/core';
+import { afterAll } from 'vitest';
+import type {
+  Dependency,
+  ErrorLogger,
+  Fallback,
+  HttpMethod,
+  NeutralRequest,
+  NeutralResult,
+  RouteDescriptor,
+} from '@crudsmith/core';
 import type { SessionManager } from '@crudsmith/core/session';
 
 /** The adapter options every adapter understands. */
@@ -55,6 +64,8 @@ export interface SuiteEnv {
   /** Routes under `/api` with `jsonNotFound`, and a fallback under `/api/fb`. */
   strict: MountedServer;
   logged: unknown[];
+  /** The adapter under test, for cases that mount their own server. */
+  harness: AdapterHarness;
 }
 
 // Response.json() is typed unknown; these tests read known shapes.
@@ -67,6 +78,23 @@ export function clientOf(env: SuiteEnv) {
     postJson: (server: MountedServer, body: string) =>
       fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
     postJsonGzip: (server: MountedServer, body: string) =>
-      fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(body) }),
+      fetch(`${server.url}/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: gzipSync(body),
+      }),
+  };
+}
+
+/** Starts apps with `listen`, and closes every one it started after the enclosing suite. */
+export function serverStarter<App>(listen: (app: App) => Promise<MountedServer>): (app: App) => Promise<MountedServer> {
+  const servers: MountedServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  });
+  return async (app) => {
+    const server = await listen(app);
+    servers.push(server);
+    return server;
   };
 }

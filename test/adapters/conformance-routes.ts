@@ -1,6 +1,13 @@
 // The routes and fallbacks the adapter conformance suite mounts on every adapter.
 import { Readable } from 'node:stream';
-import { NotFoundError, type Dependency, type Fallback, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import {
+  NotFoundError,
+  type Dependency,
+  type Fallback,
+  type NeutralRequest,
+  type NeutralResult,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { route } from './conformance-kit';
 
 /** Answers with what the handler received, files summarised. */
@@ -14,7 +21,13 @@ const echo = (req: NeutralRequest): NeutralResult => ({
     headers: { 'x-custom': req.headers['x-custom'] },
     cookies: req.cookies,
     body: req.body === undefined ? '<none>' : req.body,
-    files: req.files.map((f) => ({ field: f.field, filename: f.filename, contentType: f.contentType, size: f.size, text: f.data.toString('utf8') })),
+    files: req.files.map((f) => ({
+      field: f.field,
+      filename: f.filename,
+      contentType: f.contentType,
+      size: f.size,
+      text: f.data.toString('utf8'),
+    })),
     clientAddress: req.clientAddress,
   },
 });
@@ -47,22 +60,42 @@ export function routes(): RouteDescriptor[] {
     })),
     route('GET /redirect', () => ({ status: 200, redirect: '/elsewhere' })),
     route('GET /redirect-303', () => ({ status: 303, redirect: 'https://example.com/next?x=1' })),
-    route('GET /html', () => ({ status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: '<p>hello</p>' })),
-    route('GET /bytes', () => ({ status: 200, headers: { 'Content-Type': 'application/octet-stream' }, body: new Uint8Array([1, 2, 3]) })),
-    route('GET /stream', () => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: Readable.from(['str', 'eam']) })),
+    route('GET /html', () => ({
+      status: 200,
+      headers: { 'Content-Type': 'text/html; charset=utf-8' },
+      body: '<p>hello</p>',
+    })),
+    route('GET /bytes', () => ({
+      status: 200,
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: new Uint8Array([1, 2, 3]),
+    })),
+    route('GET /stream', () => ({
+      status: 200,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+      body: Readable.from(['str', 'eam']),
+    })),
     route('GET /missing', () => {
       throw new NotFoundError();
     }),
     route('GET /boom', () => {
       throw new Error('secret database password');
     }),
+    route('GET /only-get/:id', () => ({ status: 200, json: true })),
+    route('PATCH /only-get/:key', () => ({ status: 200, json: true })),
+    route('DELETE /gone/:id', () => ({ status: 204, json: null })),
+    route('GET /bigint', () => ({ status: 200, json: { n: 1n } })),
     route('GET /fb/real', () => ({ status: 200, json: 'real' })),
     route('GET /fb/things/:id', (req) => ({ status: 200, json: req.params.id })),
-    route('GET /deps', async (req) => {
-      await req.resolve(countCalls);
-      await req.resolve(usesCount);
-      return { status: 200, json: { calls: req.state.calls, value: await req.resolve(usesCount) } };
-    }, [countCalls, usesCount]),
+    route(
+      'GET /deps',
+      async (req) => {
+        await req.resolve(countCalls);
+        await req.resolve(usesCount);
+        return { status: 200, json: { calls: req.state.calls, value: await req.resolve(usesCount) } };
+      },
+      [countCalls, usesCount],
+    ),
   ];
 }
 
@@ -72,7 +105,11 @@ export function fallback(prefix: string): Fallback {
     prefix,
     handler: async (req) => {
       if (req.query.fail !== undefined) throw new NotFoundError('Thrown by the fallback');
-      return { status: 404, headers: { 'X-Fallback': prefix }, json: { detail: 'Nothing here', method: req.method, path: req.path, body: req.body ?? null } };
+      return {
+        status: 404,
+        headers: { 'X-Fallback': prefix },
+        json: { detail: 'Nothing here', method: req.method, path: req.path, body: req.body ?? null },
+      };
     },
   };
 }

@@ -10,7 +10,7 @@ import { resultTranslation } from './conformance-results';
 import { routeMatching } from './conformance-matching';
 import { fallback, routes } from './conformance-routes';
 
-export { route } from './conformance-kit';
+export { route, serverStarter } from './conformance-kit';
 export type { AdapterHarness, MountedServer, MountOptions } from './conformance-kit';
 
 /** Runs the shared adapter behaviour against `harness`. */
@@ -18,13 +18,25 @@ export function runAdapterSuite(harness: AdapterHarness): void {
   describe(`${harness.name} adapter conformance`, () => {
     const logged: unknown[] = [];
     const logger: ErrorLogger = { error: (_message, error) => void logged.push(error) };
-    const env = { logged } as SuiteEnv;
+    const env = { logged, harness } as SuiteEnv;
 
     beforeAll(async () => {
-      env.base = await harness.mount(routes(), { prefix: '/api', logger, fallbacks: [fallback('/fb'), fallback('/fb/deeper')] });
+      env.base = await harness.mount(routes(), {
+        prefix: '/api',
+        logger,
+        fallbacks: [fallback('/fb'), fallback('/fb/deeper')],
+      });
       env.small = await harness.mount(routes(), { bodyLimit: 1000, maxBodyValues: 50, logger });
-      env.proxied = await harness.mount(routes(), { trustedProxies: ['127.0.0.1', '10.0.0.0/8'], logger });
-      env.strict = await harness.mount(routes(), { prefix: '/api', logger, fallbacks: [fallback('/fb')], jsonNotFound: true });
+      env.proxied = await harness.mount(routes(), {
+        trustedProxies: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'],
+        logger,
+      });
+      env.strict = await harness.mount(routes(), {
+        prefix: '/api',
+        logger,
+        fallbacks: [fallback('/fb')],
+        jsonNotFound: true,
+      });
     });
     afterAll(async () => {
       await Promise.all([env.base, env.small, env.proxied, env.strict].map((server) => server?.close()));

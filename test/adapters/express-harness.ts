@@ -32,4 +32,7 @@ export function appWith(routes: RouteDescriptor[], options: ExpressAdapterOption
 }
 
 /** The harness every shared suite runs on Express. */
-export const expressHarness: AdapterHarness = { name: 'express', mount: (routes, options) => listen(appWith(routes, options)) };
+export const expressHarness: AdapterHarness = {
+  name: 'express',
+  mount: (routes, options) => listen(appWith(routes, options)),
+};

@@ -25,4 +25,7 @@ export function appWith(routes: RouteDescriptor[], options: FastifyAdapterOption
 }
 
 /** The harness every shared suite runs on Fastify. */
-export const fastifyHarness: AdapterHarness = { name: 'fastify', mount: (routes, options) => listen(appWith(routes, options)) };
+export const fastifyHarness: AdapterHarness = {
+  name: 'fastify',
+  mount: (routes, options) => listen(appWith(routes, options)),
+};

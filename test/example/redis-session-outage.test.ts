@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADAPTERS } from '../../examples/app/src/server';
 import { openSessionStore, type OpenedSessionStore } from '../../examples/app/src/session-store';
+import { expectUnavailable, timed } from '../fixtures/outage';
 import { TcpProxy } from '../fixtures/tcp-proxy';
-import type { Answer, Client } from '../plugins/account/fixture';
+import type { Client } from '../plugins/account/fixture';
 import { describeRedis, REDIS } from '../plugins/rate-limit/redis-fixture';
 import { ADMIN_PASSWORD, startExample, type ExampleServer } from './example-server';
 
@@ -16,18 +17,8 @@ import { ADMIN_PASSWORD, startExample, type ExampleServer } from './example-serv
 const TIMEOUTS = { connectMs: 500, commandMs: 500 };
 const BOUND_MS = 3000;
 
-async function timed(request: Promise<Answer>): Promise<Answer & { ms: number }> {
-  const started = Date.now();
-  return { ...(await request), ms: Date.now() - started };
-}
-
-function expectUnavailable(answer: Answer & { ms: number }): void {
-  expect(answer.status).toBe(503);
-  expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-  expect(answer.headers.get('content-type')).toContain('application/json');
-  expect(answer.body.detail).toMatch(/session store is unavailable/);
-  expect(answer.ms).toBeLessThan(BOUND_MS);
-}
+// What a request needing the session answers while Redis is gone.
+const UNAVAILABLE = { detail: /session store is unavailable/, boundMs: BOUND_MS };
 
 describeRedis('the example with its sessions in a Redis that goes away', () => describe.each(ADAPTERS)('on %s', (adapter) => {
   let proxy: TcpProxy;
@@ -61,9 +52,9 @@ describeRedis('the example with its sessions in a Redis that goes away', () => d
   it('answers a refused Redis with a JSON 503 fast for requests carrying a session, and serves the others', async () => {
     expect((await admin.get('/auth/me')).status).toBe(200);
     await proxy.set('refuse');
-    for (let i = 0; i < 10; i++) expectUnavailable(await timed(admin.get('/auth/me')));
-    expectUnavailable(await timed(admin.get('/api/v1/items')));
-    expectUnavailable(await timed(example.client().login('admin', ADMIN_PASSWORD)));
+    for (let i = 0; i < 10; i++) expectUnavailable(await timed(admin.get('/auth/me')), UNAVAILABLE);
+    expectUnavailable(await timed(admin.get('/api/v1/items')), UNAVAILABLE);
+    expectUnavailable(await timed(example.client().login('admin', ADMIN_PASSWORD)), UNAVAILABLE);
     // No session involved: the database and the limiter in memory still serve.
     expect((await example.client().get('/api/v1/items')).status).toBe(200);
     await proxy.set('forward');
@@ -77,7 +68,7 @@ describeRedis('the example with its sessions in a Redis that goes away', () => d
       timed(admin.get('/api/v1/items')),
       timed(example.client().login('admin', ADMIN_PASSWORD)),
     ]);
-    for (const answer of answers) expectUnavailable(answer);
+    for (const answer of answers) expectUnavailable(answer, UNAVAILABLE);
     await proxy.set('forward');
     await expectBack();
   });

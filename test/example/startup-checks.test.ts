@@ -1,20 +1,13 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../examples/app/src/server';
 import { ENGINES } from '../fixtures/db';
+import { closedPort } from '../fixtures/ports';
 import { TcpProxy } from '../fixtures/tcp-proxy';
 import { spawnApp } from './spawn-app';
 
 // Starting the example with a service setting that points nowhere fails at once, exit code
 // non-zero, with one line that names the setting: never a silent start that fails every
 // request later, never a stack trace that does not say what to fix.
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((done) => probe.close(() => done()));
-  return port;
-}
 
 async function expectRefusedStart(env: Record<string, string>, setting: string, boundMs = 30_000): Promise<void> {
   const started = Date.now();

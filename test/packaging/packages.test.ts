@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../fixtures/ports';
 import { importsOfDeclarations } from './declarations';
 import { buildAndPack, cleanEnv, installProject, lockedVersion, manifestOf, publishableDirs, repoRoot, run, type Packed } from './temp-project';
 
@@ -65,17 +65,6 @@ afterAll(() => {
   for (const child of running) child.kill();
   if (base) rmSync(base, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 /** Compiles a consumer folder of the user's project with its own tsc; answers the files of the program. */
 async function compile(folder: string): Promise<string[]> {

@@ -3,7 +3,6 @@
 // factor with its text messages. Each over Koa, Express and Fastify (SQLite); the phone
 // factor's look-ups on every engine over Koa too.
 import { readdir, stat } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, type MigrationSet } from '@crudsmith/core';
@@ -13,6 +12,7 @@ import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import type { AdapterHarness } from '../../adapters/conformance';
 import { ENGINES, openDatabase, type Engine } from '../../fixtures/db';
+import { closedPort } from '../../fixtures/ports';
 import { Client, PASSWORD, SECRET, User, startAccountApp, userMigrations, type AccountEnv } from './fixture';
 import { outboxMailbox, smtpMailbox, tokenOf, type Received } from './recovery/mailboxes';
 
@@ -22,15 +22,6 @@ type Logged = { message: string; details: Record<string, unknown> };
 const recovery = (mail: MailTransport, logs: Logged[], extra: Partial<RecoveryOptions> = {}) => ({
   recovery: { mail, publicUrl: 'http://127.0.0.1:8000', logger: { warn: (message: string, details: Record<string, unknown>) => logs.push({ message, details }) }, ...extra },
 });
-
-/** A TCP port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 class PhoneUser extends User {
   static override jsonSchema = { ...User.jsonSchema, properties: { ...User.jsonSchema.properties, phone: { type: ['string', 'null'], maxLength: 16 } } };

@@ -1,23 +1,5 @@
 import { expressHarness } from '../../adapters/express-harness';
-import { bulkDeleteArea } from './areas/bulk-delete';
-import { crudApiArea } from './areas/crud-api';
-import { csrfArea } from './areas/csrf';
-import { eventsArea } from './areas/events';
-import { formsArea } from './areas/forms';
-import { managementArea } from './areas/management';
-import { pagesArea } from './areas/pages';
-import { signInArea } from './areas/sign-in';
-import { trashArea } from './areas/trash';
-import { unlockArea } from './areas/unlock';
+import { runAdminSuite } from './areas';
 
 // The same admin areas over a real Express server; the engines are covered on Koa, so SQLite here.
-signInArea(expressHarness, 'sqlite');
-csrfArea(expressHarness, 'sqlite');
-pagesArea(expressHarness, 'sqlite');
-formsArea(expressHarness, 'sqlite');
-bulkDeleteArea(expressHarness, 'sqlite');
-managementArea(expressHarness, 'sqlite');
-crudApiArea(expressHarness, 'sqlite');
-eventsArea(expressHarness, 'sqlite');
-trashArea(expressHarness, 'sqlite');
-unlockArea(expressHarness, 'sqlite');
+runAdminSuite(expressHarness, ['sqlite']);

@@ -1,23 +1,5 @@
 import { fastifyHarness } from '../../adapters/fastify-harness';
-import { bulkDeleteArea } from './areas/bulk-delete';
-import { crudApiArea } from './areas/crud-api';
-import { csrfArea } from './areas/csrf';
-import { eventsArea } from './areas/events';
-import { formsArea } from './areas/forms';
-import { managementArea } from './areas/management';
-import { pagesArea } from './areas/pages';
-import { signInArea } from './areas/sign-in';
-import { trashArea } from './areas/trash';
-import { unlockArea } from './areas/unlock';
+import { runAdminSuite } from './areas';
 
 // The same admin areas over a real Fastify server; the engines are covered on Koa, so SQLite here.
-signInArea(fastifyHarness, 'sqlite');
-csrfArea(fastifyHarness, 'sqlite');
-pagesArea(fastifyHarness, 'sqlite');
-formsArea(fastifyHarness, 'sqlite');
-bulkDeleteArea(fastifyHarness, 'sqlite');
-managementArea(fastifyHarness, 'sqlite');
-crudApiArea(fastifyHarness, 'sqlite');
-eventsArea(fastifyHarness, 'sqlite');
-trashArea(fastifyHarness, 'sqlite');
-unlockArea(fastifyHarness, 'sqlite');
+runAdminSuite(fastifyHarness, ['sqlite']);
