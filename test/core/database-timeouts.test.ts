@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseUnavailableError, withDatabaseTimeouts } from '@crudsmith/core';
+import { DatabaseUnavailableError, mapDatabaseError, withDatabaseTimeouts } from '@crudsmith/core';
 import { openDatabase, SERVER_ENGINES, type TestDatabase } from '../fixtures/db';
 import { TcpProxy } from '../fixtures/tcp-proxy';
 
@@ -58,6 +58,55 @@ describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('withDatabaseTime
     expect(cut.ms).toBeLessThan(4000);
     await proxy.set('forward');
     expect(await knex('ledger').whereIn('note', ['first half', 'second half'])).toEqual([]);
+  });
+
+  it('ends reads and writes on a server gone silent within the default unresponsive bound (5 s), not the 30 s statement timeout, and serves again once it answers', async () => {
+    const url = new URL(db.url!);
+    const connection = { host: '127.0.0.1', port: proxy.port, user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: url.pathname.slice(1) };
+    const patient = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 4 } }));
+    try {
+      // Pooled connections open before the cut, so the queries go out on them and meet silence.
+      await Promise.all([patient.raw('select 1'), patient.raw('select 1')]);
+      await proxy.set('silent');
+      const [read, write] = await Promise.all([failure(patient('ledger').select()), failure(patient('ledger').insert({ note: 'silent' }))]);
+      for (const { error, ms } of [read, write]) {
+        expect(error).toBeInstanceOf(DatabaseUnavailableError);
+        expect((error as DatabaseUnavailableError).status).toBe(503);
+        expect(ms).toBeLessThan(5500);
+      }
+      await proxy.set('forward');
+      expect(await patient('ledger').where('note', 'silent').select()).toEqual([]);
+    } finally {
+      await proxy.set('forward');
+      await patient.destroy();
+    }
+  }, 20_000);
+
+  it('lets a slow statement on a live server run past the unresponsive bound, up to its statement timeout', async () => {
+    const slow = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection: db.url!, pool: { min: 0, max: 2 } }, { unresponsiveMs: 1000, statementMs: 5000 }));
+    try {
+      const started = Date.now();
+      await slow.raw(SLEEP[engine]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    } finally {
+      await slow.destroy();
+    }
+  });
+
+  it('answers 503 within acquireMs when every pooled connection is busy, and serves once one is free', async () => {
+    const small = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection: db.url!, pool: { min: 0, max: 1 } }, { acquireMs: 700, statementMs: 5000 }));
+    try {
+      const busy = small.raw(SLEEP[engine]).then((result) => result);
+      await new Promise((done) => setTimeout(done, 200));
+      const { error, ms } = await failure(small.raw('select 1'));
+      // knex's own acquire timeout, which every route renders as this 503.
+      expect(mapDatabaseError(error)).toBeInstanceOf(DatabaseUnavailableError);
+      expect(ms).toBeLessThan(1500);
+      await busy;
+      await small.raw('select 1');
+    } finally {
+      await small.destroy();
+    }
   });
 
   it('answers a refused connection with a DatabaseUnavailableError at once', async () => {

@@ -17,7 +17,7 @@ import { Client } from '../plugins/account/fixture';
 export const ADMIN_PASSWORD = 'the admin passphrase';
 
 /** Short bounds, so a test sees the timeouts at work in about a second. */
-export const SHORT_TIMEOUTS: Required<DatabaseTimeouts> = { connectMs: 1000, acquireMs: 1500, statementMs: 1000 };
+export const SHORT_TIMEOUTS: Required<DatabaseTimeouts> = { connectMs: 1000, acquireMs: 1500, statementMs: 1000, unresponsiveMs: 1000 };
 
 /** A running example whose database sits behind `proxy`. */
 export interface ProxiedExample {
