@@ -59,7 +59,7 @@ const entries: [string, object, string[]][] = [
   ['@crudsmith/rate-limit', rateLimit, [
     'rateLimit', 'rateLimitStateOf', 'decide', 'windowStart', 'sanitizePath', 'rateLimitKey', 'matchedPath', 'rateLimitHeaders',
     'MemoryStore', 'StoreUnavailableError', 'rateLimitMigrations', 'Tier', 'RateLimit', 'TierService',
-    'loadRateLimits', 'TierCache', 'rateLimitSettings',
+    'loadRateLimits', 'TierCache', 'rateLimitSettings', 'clusterNodes',
   ]],
   ['@crudsmith/rate-limit/redis', rateLimitRedis, ['RedisStore', 'RedisInvalidation', 'createRedisClient']],
   ['@crudsmith/versioning', versioning, ['versioning', 'parseDeprecation', 'deprecationHeaders', 'buildOpenApiDocument']],

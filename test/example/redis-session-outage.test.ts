@@ -31,7 +31,7 @@ describeRedis('the example with its sessions in a Redis that goes away', () => d
   beforeAll(async () => {
     proxy = await TcpProxy.start(REDIS);
     const prefix = `cs-test:${process.pid}:${Date.now().toString(36)}:${adapter}:`;
-    sessions = openSessionStore(`redis://127.0.0.1:${proxy.port}`, prefix, { timeouts: TIMEOUTS, log: (line) => logged.push(line) })!;
+    sessions = openSessionStore({ url: `redis://127.0.0.1:${proxy.port}` }, prefix, { timeouts: TIMEOUTS, log: (line) => logged.push(line) })!;
     await new Promise((ready) => sessions.client.once('ready', ready));
     example = await startExample('sqlite', { adapter, build: { sessionStore: sessions.store } });
     admin = example.admin;

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
+import { clusterNodes, rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
 import { readMailSettings, type MailSettings } from './mail';
 import { readOidcSettings, type OidcSettings } from './oidc';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@crudsmith/core';
@@ -20,6 +20,8 @@ export interface Settings {
   secretKey?: string;
   /** redis://…: sessions (and rate-limit counters, unless KVSTORE_RATE_LIMITER_HOST is set) live in Redis, shared by every process. */
   redisUrl?: string;
+  /** REDIS_CLUSTER_NODES=host:port,host:port,...: the same on a Redis Cluster (instead of REDIS_URL; counters too, unless KVSTORE_RATE_LIMITER_* is set). */
+  redisClusterNodes?: { host: string; port: number }[];
   /** Prefix of the session keys in Redis (REDIS_SESSION_PREFIX, default `cs:session:`), for deployments sharing one Redis. */
   redisSessionPrefix?: string;
   /**
@@ -78,6 +80,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (!Number.isSafeInteger(shutdownPreStopDelayMs) || shutdownPreStopDelayMs < 0) {
     throw new Error(`SHUTDOWN_PRE_STOP_DELAY_MS=${env.SHUTDOWN_PRE_STOP_DELAY_MS} must be a whole number of milliseconds`);
   }
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) throw new Error('REDIS_URL and REDIS_CLUSTER_NODES are both set; use one (REDIS_CLUSTER_NODES for a Redis Cluster)');
   return {
     host: env.HOST ?? '127.0.0.1',
     port: Number(env.PORT ?? 8000),
@@ -87,6 +90,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustedProxies: (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     secretKey: env.SECRET_KEY || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisClusterNodes: env.REDIS_CLUSTER_NODES ? clusterNodes(env.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES') : undefined,
     redisSessionPrefix: env.REDIS_SESSION_PREFIX || undefined,
     rateLimit: rateLimitSettings(env),
     secureCookies: env.SECURE_COOKIES === 'true',

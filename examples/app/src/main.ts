@@ -19,13 +19,14 @@ async function main(): Promise<void> {
   const requests = requestLog({ logger });
   const shutdown = new ShutdownState();
   const knex = openDatabase(settings, (line) => logger.warn(line));
-  const sessions = openSessionStore(settings.redisUrl, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line) });
+  const sessionRedis = settings.redisClusterNodes ? { cluster: settings.redisClusterNodes } : settings.redisUrl ? { url: settings.redisUrl } : undefined;
+  const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line) });
   const counters = openRateLimitRedis(settings.rateLimit);
   // Every configured service answers, or the start fails naming the setting to fix.
   await checkServices({
     knex,
     databaseUrl: settings.databaseUrl,
-    sessions: sessions && { client: sessions.client, url: settings.redisUrl!, timeoutMs: settings.redisTimeouts.connectMs + 1000 },
+    sessions: sessions && sessionRedis && { client: sessions.client, where: sessionRedis, timeoutMs: settings.redisTimeouts.connectMs + 1000 },
     counters: counters && settings.rateLimit.redis && { client: counters.client, connection: settings.rateLimit.redis, timeoutMs: 3000 },
   });
   const readinessChecks = {
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     ...(counters && { rateLimitRedis: () => counters.client.ping() }),
   };
   const app = buildApp(knex, {
-    // With REDIS_URL, two-factor challenges live in the sessions' Redis too.
+    // With REDIS_URL or REDIS_CLUSTER_NODES, two-factor challenges live in the sessions' Redis too.
     ...settings, sessionStore: sessions?.store, challengeStore: sessions && new RedisChallengeStore(sessions.client), rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks,
     // Errors no route expected go on their request's line (one stack, with the request id), not a line of their own.
     shutdown, requestLog: requests, logger: requests.errors,

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
 import { rateLimit, type RateLimiter, type RateLimitLogger, type RateLimitSettings } from '@crudsmith/rate-limit';
-import { createRedisClient, RedisStore } from '@crudsmith/rate-limit/redis';
+import { createRedisClient, RedisStore, type RedisClient } from '@crudsmith/rate-limit/redis';
 
 /**
  * Every route under these prefixes is limited. Prefixes that no route
@@ -17,7 +16,7 @@ export interface ExampleRateLimitOptions {
   /** DEFAULT_RATE_LIMIT_PERIOD in seconds, default 3600. */
   defaultPeriod?: number;
   /** Counters in Redis, shared by every process; in this process's memory when absent. */
-  redis?: Redis;
+  redis?: RedisClient;
   logger?: RateLimitLogger;
 }
 
@@ -34,10 +33,10 @@ export function exampleRateLimit(knex: Knex, options: ExampleRateLimitOptions = 
 }
 
 /**
- * The counters' Redis when the settings name one (KVSTORE_RATE_LIMITER_* or REDIS_URL): a
+ * The counters' Redis when the settings name one (KVSTORE_RATE_LIMITER_*, REDIS_CLUSTER_NODES or REDIS_URL): a
  * client of its own, tuned to fail fast, so a Redis outage never holds a request.
  */
-export function openRateLimitRedis(settings: RateLimitSettings): { client: Redis; close(): Promise<void> } | undefined {
+export function openRateLimitRedis(settings: RateLimitSettings): { client: RedisClient; close(): Promise<void> } | undefined {
   if (!settings.redis) return undefined;
   const client = createRedisClient(settings.redis);
   // The limiter reports outages itself (once a minute); ioredis would print every retry.

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { RedisConnection } from '@crudsmith/rate-limit';
 import { failureReason as reason } from './outage-log';
+import type { SessionRedis } from './session-store';
 
 /**
  * A service the settings name cannot be reached at start-up. Its message is one line that
@@ -18,10 +19,10 @@ export class StartupError extends Error {
 export interface StartupServices {
   knex: Knex;
   databaseUrl?: string;
-  /** The sessions' Redis (REDIS_URL). */
-  sessions?: { client: Redis; url: string; timeoutMs: number };
-  /** The rate limiter's Redis (KVSTORE_RATE_LIMITER_* or REDIS_URL). */
-  counters?: { client: Redis; connection: RedisConnection; timeoutMs: number };
+  /** The sessions' Redis (REDIS_URL or REDIS_CLUSTER_NODES). */
+  sessions?: { client: Redis | Cluster; where: SessionRedis; timeoutMs: number };
+  /** The rate limiter's Redis (KVSTORE_RATE_LIMITER_*, REDIS_CLUSTER_NODES or REDIS_URL). */
+  counters?: { client: Redis | Cluster; connection: RedisConnection; timeoutMs: number };
 }
 
 /**
@@ -31,11 +32,16 @@ export interface StartupServices {
  */
 export async function checkServices(services: StartupServices): Promise<void> {
   const checks: Promise<void>[] = [checkDatabase(services.knex, services.databaseUrl)];
-  if (services.sessions) checks.push(checkRedis(services.sessions.client, 'REDIS_URL', where(services.sessions.url), services.sessions.timeoutMs));
+  if (services.sessions) {
+    const at = services.sessions.where;
+    const [setting, place] = 'cluster' in at ? ['REDIS_CLUSTER_NODES', nodeList(at.cluster)] : ['REDIS_URL', where(at.url)];
+    checks.push(checkRedis(services.sessions.client, setting, place, services.sessions.timeoutMs));
+  }
   if (services.counters) {
     const { connection } = services.counters;
-    const setting = 'url' in connection ? 'REDIS_URL' : 'KVSTORE_RATE_LIMITER_HOST/_PORT';
-    const at = 'url' in connection ? where(connection.url) : `${connection.host}:${connection.port}`;
+    const [setting, at] = 'cluster' in connection
+      ? ['KVSTORE_RATE_LIMITER_CLUSTER_NODES or REDIS_CLUSTER_NODES', nodeList(connection.cluster)]
+      : 'url' in connection ? ['REDIS_URL', where(connection.url)] : ['KVSTORE_RATE_LIMITER_HOST/_PORT', `${connection.host}:${connection.port}`];
     checks.push(checkRedis(services.counters.client, setting, at, services.counters.timeoutMs));
   }
   const failed = (await Promise.allSettled(checks)).filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -52,7 +58,7 @@ async function checkDatabase(knex: Knex, url: string | undefined): Promise<void>
 }
 
 // Ready within the timeout, or the first connection error: a refused port fails at once.
-function checkRedis(client: Redis, setting: string, at: string, timeoutMs: number): Promise<void> {
+function checkRedis(client: Redis | Cluster, setting: string, at: string, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = (error?: unknown) => {
@@ -77,4 +83,9 @@ function where(url: string): string {
   } catch {
     return 'the configured address';
   }
+}
+
+// The nodes of a cluster setting, as given (host:port only, nothing secret).
+function nodeList(nodes: { host: string; port: number }[]): string {
+  return nodes.map((n) => `${n.host}:${n.port}`).join(',');
 }

@@ -1,5 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { ServiceUnavailableError } from '@crudsmith/core';
+
+/** What the Redis stores take: one Redis, or a Redis Cluster (keys are laid out so no command spans two slots). */
+export type RedisClient = Redis | Cluster;
 
 // While ioredis reconnects, a command would wait in its offline queue (or fail only after
 // its retries): a request answers 503 at once instead.
@@ -10,7 +13,7 @@ const DOWN = new Set(['reconnecting', 'close', 'end']);
  * client reconnects, within `timeoutMs` otherwise; any Redis failure becomes a
  * ServiceUnavailableError (503, `Retry-After: 1`) saying which store (`detail`) is away.
  */
-export async function boundedRedis<T>(redis: Redis, timeoutMs: number, detail: string, operation: () => Promise<T>): Promise<T> {
+export async function boundedRedis<T>(redis: RedisClient, timeoutMs: number, detail: string, operation: () => Promise<T>): Promise<T> {
   const unavailable = (why: string, cause?: unknown) => new ServiceUnavailableError(detail, { retryAfter: 1, cause: cause ?? new Error(why) });
   if (DOWN.has(redis.status)) throw unavailable(`Redis is ${redis.status}`);
   let timer: NodeJS.Timeout | undefined;

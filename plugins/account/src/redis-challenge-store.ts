@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { hashSecret, randomToken } from '@crudsmith/core';
 import { CHALLENGE_MAX_ATTEMPTS, type ChallengeRecord, type ChallengeStore } from './challenges';
-import { boundedRedis, commandTimeout } from './bounded-redis';
+import { boundedRedis, commandTimeout, type RedisClient } from './bounded-redis';
 
 /** Options of the Redis challenge store. */
 export interface RedisChallengeStoreOptions {
@@ -30,14 +29,15 @@ return 1`;
  * Two-factor challenges in Redis, shared by every process: one hash per challenge,
  * named by the hash of its token and expiring with it. Attempts and use are
  * Lua scripts, so each check and its write are one atomic step. Redis down or slow never
- * holds a sign-in: every operation fails within `commandTimeoutMs` as a 503.
+ * holds a sign-in: every operation fails within `commandTimeoutMs` as a 503. Every command
+ * and script touches the one key of its challenge, so it works on Redis Cluster as it is.
  */
 export class RedisChallengeStore implements ChallengeStore {
   private readonly prefix: string;
   private readonly timeoutMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: RedisChallengeStoreOptions = {},
   ) {
     this.prefix = options.prefix ?? 'cs:mfa:';

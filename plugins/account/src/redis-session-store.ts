@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { SessionChanges, SessionRecord, SessionStore } from '@crudsmith/core/session';
-import { boundedRedis, commandTimeout } from './bounded-redis';
+import { boundedRedis, commandTimeout, type RedisClient } from './bounded-redis';
 
 /** Options of the Redis session store. */
 export interface RedisSessionStoreOptions {
@@ -8,25 +7,38 @@ export interface RedisSessionStoreOptions {
   prefix?: string;
   /** Longest wait for one store operation before the request answers 503, in ms (default 1000). */
   commandTimeoutMs?: number;
+  /**
+   * Replicas that must hold a new session before sign-in answers (Redis WAIT; default 0).
+   * Redis replicates asynchronously: with 0, a master that dies right after a sign-in may
+   * take that session with it when its replica takes over. With 1 (one replica per master),
+   * a session that was answered survives the failover; fewer acknowledgements within the
+   * command timeout answer 503 (the client signs in again).
+   */
+  replicas?: number;
 }
 
 /**
- * Sessions in Redis, shared by every process of a deployment. A session is one key that
- * expires with the session (PXAT); the per-user index is a set of session hashes,
- * cleaned as it is read. Writes use `SET ... XX`, so a deleted session is never revived.
- * Redis down or slow never holds a request: every operation fails within
- * `commandTimeoutMs` as a ServiceUnavailableError (503 with Retry-After).
+ * Sessions in Redis (one server or a Redis Cluster), shared by every process of a
+ * deployment. A session is one key that expires with the session (PXAT); the per-user index
+ * is a sorted set of session hashes scored by their expiry, trimmed by time as it is read.
+ * Every command touches one key, so no command spans two cluster slots. Writes use
+ * `SET ... XX`, so a deleted session is never revived. Redis down or slow never holds a
+ * request: every operation fails within `commandTimeoutMs` as a ServiceUnavailableError
+ * (503 with Retry-After).
  */
 export class RedisSessionStore implements SessionStore {
   private readonly prefix: string;
   private readonly timeoutMs: number;
+  private readonly replicas: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     options: RedisSessionStoreOptions = {},
   ) {
     this.prefix = options.prefix ?? 'cs:session:';
     this.timeoutMs = commandTimeout(options.commandTimeoutMs);
+    this.replicas = options.replicas ?? 0;
+    if (!Number.isSafeInteger(this.replicas) || this.replicas < 0) throw new RangeError(`replicas must be a whole number, got ${this.replicas}`);
   }
 
   // Runs one store operation within the timeout; any Redis failure becomes a 503.
@@ -36,11 +48,21 @@ export class RedisSessionStore implements SessionStore {
 
   insert(record: SessionRecord): Promise<void> {
     return this.bounded(async () => {
-      await this.redis
-        .multi()
-        .set(this.key(record.idHash), JSON.stringify(record), 'PXAT', expiry(record))
-        .sadd(this.userKey(record.userId), record.idHash)
-        .exec();
+      // Indexed first: a session that exists is always in its user's index, so "sign out
+      // everywhere" finds it even when the second write fails. An index entry without its
+      // session is only read as absent, and leaves the index when it expires.
+      await this.redis.zadd(this.userKey(record.userId), expiry(record), record.idHash);
+      const key = this.key(record.idHash);
+      if (this.replicas === 0) {
+        await this.redis.set(key, JSON.stringify(record), 'PXAT', expiry(record));
+        return;
+      }
+      // One pipeline, so WAIT goes down the connection (the cluster node) that took the write.
+      const results = await this.redis.pipeline().set(key, JSON.stringify(record), 'PXAT', expiry(record)).wait(this.replicas, Math.max(1, Math.floor(this.timeoutMs / 2))).exec();
+      const failed = results?.find(([error]) => error);
+      if (failed) throw failed[0];
+      const acknowledged = Number(results?.[1]?.[1] ?? 0);
+      if (acknowledged < this.replicas) throw new Error(`${acknowledged} of ${this.replicas} replicas acknowledged the session`);
     });
   }
 
@@ -55,7 +77,10 @@ export class RedisSessionStore implements SessionStore {
       const next = { ...current, ...changes };
       // XX: only if the key still exists, so a revocation in between wins.
       const done = await this.redis.set(this.key(idHash), JSON.stringify(next), 'PXAT', expiry(next), 'XX');
-      return done === 'OK';
+      if (done !== 'OK') return false;
+      // The index entry lives as long as its session (XX: never re-adds a revoked one).
+      await this.redis.zadd(this.userKey(next.userId), 'XX', expiry(next), idHash);
+      return true;
     });
   }
 
@@ -63,22 +88,20 @@ export class RedisSessionStore implements SessionStore {
     if (idHashes.length === 0) return Promise.resolve(0);
     return this.bounded(async () => {
       const records = await Promise.all(idHashes.map((h) => this.read(h)));
-      const pipeline = this.redis.multi();
-      for (const idHash of idHashes) pipeline.del(this.key(idHash));
-      for (const record of records) if (record) pipeline.srem(this.userKey(record.userId), record.idHash);
-      const results = (await pipeline.exec()) ?? [];
-      return results.slice(0, idHashes.length).reduce((sum, [, count]) => sum + Number(count ?? 0), 0);
+      const counts = await Promise.all(idHashes.map((h) => this.redis.del(this.key(h))));
+      await Promise.all(records.map((record) => record && this.redis.zrem(this.userKey(record.userId), record.idHash)));
+      return counts.reduce((sum, count) => sum + count, 0);
     });
   }
 
   listByUser(userId: string): Promise<SessionRecord[]> {
     return this.bounded(async () => {
-      const hashes = await this.redis.smembers(this.userKey(userId));
-      if (hashes.length === 0) return [];
-      const texts = await this.redis.mget(hashes.map((h) => this.key(h)));
-      const gone = hashes.filter((_, i) => texts[i] === null);
-      if (gone.length > 0) await this.redis.srem(this.userKey(userId), ...gone);
-      return texts.filter((t): t is string => t !== null).map((t) => JSON.parse(t) as SessionRecord);
+      const index = this.userKey(userId);
+      // Trimmed by time only: an entry whose session is still being written is never lost.
+      await this.redis.zremrangebyscore(index, '-inf', Date.now());
+      const hashes = await this.redis.zrange(index, 0, -1);
+      const records = await Promise.all(hashes.map((h) => this.read(h)));
+      return records.filter((r): r is SessionRecord => r !== null);
     });
   }
 
@@ -96,8 +119,10 @@ export class RedisSessionStore implements SessionStore {
     return `${this.prefix}s:${idHash}`;
   }
 
+  // `x:`, not the `u:` set earlier versions kept: a sorted set under a new name, so an
+  // old index left in Redis is never read with the wrong type (it is never written again).
   private userKey(userId: string): string {
-    return `${this.prefix}u:${userId}`;
+    return `${this.prefix}x:${userId}`;
   }
 }
 

@@ -32,3 +32,5 @@ export type { TierCacheOptions, CachedRule } from './tiers/tier-cache';
 /** Settings from the environment (`redis` is what @crudsmith/rate-limit/redis's createRedisClient takes). */
 export { rateLimitSettings } from './settings';
 export type { RateLimitSettings, RedisConnection } from './settings';
+/** Parses `host:port,host:port,...` (REDIS_CLUSTER_NODES, KVSTORE_RATE_LIMITER_CLUSTER_NODES). */
+export { clusterNodes } from './settings';

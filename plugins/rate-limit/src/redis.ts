@@ -12,3 +12,4 @@ export type { RedisInvalidationOptions } from './tiers/invalidation';
 
 /** An ioredis client tuned to fail fast, from `rateLimitSettings().redis`. */
 export { createRedisClient } from './redis-client';
+export type { RedisClient } from './redis-client';

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { StoreUnavailableError, withTimeout, type RateLimitStore } from './store';
+import type { RedisClient } from '../redis-client';
 
 /** Options of RedisStore. */
 export interface RedisStoreOptions {
@@ -22,17 +22,18 @@ const DOWN = new Set(['reconnecting', 'close', 'end']);
 type WithHit = { [COMMAND](key: string, period: number): Promise<number> };
 
 /**
- * Window counters in Redis, shared by every process of a deployment. Never
+ * Window counters in Redis (one server or a Redis Cluster: every counter is one key, and
+ * its script touches only that key), shared by every process of a deployment. Never
  * hangs a request: a stopped or slow Redis is a StoreUnavailableError within
  * `commandTimeoutMs`, and the same client recovers on its own when Redis returns.
  * Passed as `rateLimit({ store })`, its client also carries limit changes between processes.
  */
 export class RedisStore implements RateLimitStore {
   /** The ioredis client counters go through; the caller owns (and quits) it. */
-  readonly client: Redis;
+  readonly client: RedisClient;
   private readonly timeoutMs: number;
 
-  constructor(client: Redis, options: RedisStoreOptions = {}) {
+  constructor(client: RedisClient, options: RedisStoreOptions = {}) {
     this.client = client;
     this.timeoutMs = options.commandTimeoutMs ?? 500;
     if (!(this.timeoutMs > 0)) throw new RangeError(`commandTimeoutMs must be positive, got ${this.timeoutMs}`);

@@ -1,11 +1,12 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import type { RedisClient } from '../redis-client';
 import { withTimeout } from '../stores/store';
 import type { RateLimitLogger } from '../logger';
 
 /** Options of RedisInvalidation. */
 export interface RedisInvalidationOptions {
   /** Publishes changes (the store's client will do). */
-  publisher: Redis;
+  publisher: RedisClient;
   /** Channel name. Default `crudsmith:rate-limit:invalidate`. */
   channel?: string;
   /** What a change means here: drop the local cache. */
@@ -24,7 +25,7 @@ export interface RedisInvalidationOptions {
 export class RedisInvalidation {
   readonly channel: string;
   private readonly options: RedisInvalidationOptions;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
 
   constructor(options: RedisInvalidationOptions) {
     this.options = options;
@@ -34,7 +35,11 @@ export class RedisInvalidation {
   /** Opens the subscriber connection and listens; resolves once subscribed, or after the timeout (it keeps trying). */
   async start(): Promise<void> {
     if (this.subscriber) return;
-    const subscriber = this.options.publisher.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: false });
+    const { publisher } = this.options;
+    // On a cluster PUBLISH reaches every node, so one subscription on any node hears it.
+    const subscriber = publisher.isCluster
+      ? (publisher as Cluster).duplicate([], { enableOfflineQueue: true, lazyConnect: false, redisOptions: { ...(publisher as Cluster).options.redisOptions, maxRetriesPerRequest: null } })
+      : (publisher as Redis).duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: false });
     this.subscriber = subscriber;
     // Changes published while this connection was away are lost: drop the cache on every
     // (re)connect (at startup it is not loaded yet, so that costs nothing).
