@@ -26,7 +26,7 @@ const entries: [string, object, string[]][] = [
     'EndpointCreator', 'crudRouter', 'FilterConfig', 'CreateConfig', 'UpdateConfig', 'DeleteConfig',
     'PaginatedRequestQuery', 'CursorPaginatedRequestQuery', 'parseListQuery', 'validateBody',
     // data access and migrations
-    'CrudRepository', 'modelInfo', 'dialectOf', 'migrationSource', 'withDatabaseTimeouts', 'DEFAULT_DATABASE_TIMEOUTS', 'usePreparedStatements',
+    'CrudRepository', 'modelInfo', 'dialectOf', 'migrationSource', 'directoryMigrations', 'withDatabaseTimeouts', 'DEFAULT_DATABASE_TIMEOUTS', 'usePreparedStatements',
     // route docs
     'columnJsonSchema', 'schemaToJsonSchema', 'ERROR_SCHEMA', 'VALIDATION_ERROR_SCHEMA', 'schemaFields',
     // plugins and bootstrap

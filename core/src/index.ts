@@ -53,10 +53,12 @@ export type { ModelClass, ModelInfo, ColumnInfo, ColumnKind } from './data/model
 export { dialectOf } from './data/dialect';
 export type { Dialect } from './data/dialect';
 export { migrationSource } from './data/migrations';
+export { directoryMigrations } from './data/directory-migrations';
 export { withDatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from './data/database-timeouts';
 export { usePreparedStatements } from './data/pg-statements';
 export type { DatabaseTimeouts } from './data/database-timeouts';
-export type { Migration, MigrationSet } from './data/migrations';
+export type { Migration, MigrationSet, KnexMigrations } from './data/migrations';
+export type { DirectoryMigrationsOptions } from './data/directory-migrations';
 
 /** The neutral HTTP contract routes are written against. */
 export type { HttpMethod, UploadedFile, Dependency, NeutralRequest, NeutralResult, CookieToSet } from './http/neutral';

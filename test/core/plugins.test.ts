@@ -90,7 +90,7 @@ describe('bootstrap and the plugin contract', () => {
     await app.start(knex);
     await app.close();
     expect(events).toEqual(['limits up', 'app up', 'account up', 'a init', 'b init', 'b close', 'a close']);
-    expect((await knex('knex_migrations').select('name')).map((r) => r.name)).toEqual(['limits/0001', 'app/0001', 'account/0001']);
+    expect((await knex('crudsmith_migrations').select('name')).map((r) => r.name)).toEqual(['limits/0001', 'app/0001', 'account/0001']);
     await knex.destroy();
   });
 

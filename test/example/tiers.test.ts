@@ -22,7 +22,7 @@ describe.each(ADAPTER_ENGINES)('example app tiers and rate limits on %s with %s'
   });
 
   it('migrates tiers before the app, so users.tier_id references tiers', async () => {
-    const names = (await ex.db.knex('knex_migrations').orderBy('id').select('name')).map((r) => r.name);
+    const names = (await ex.db.knex('crudsmith_migrations').orderBy('id').select('name')).map((r) => r.name);
     expect(names.indexOf('rate-limit/0001_tiers_and_rate_limits')).toBe(0);
     expect(names.findIndex((n) => n.startsWith('app/'))).toBeGreaterThan(0);
     // The foreign key: a tier id that does not exist cannot be stored.

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { BadRequestError, ValidationError } from '../errors/http-error';
 import { checkText, coerceValue } from './coerce';
 import type { Dialect } from './dialect';
+import { storedDatetime } from './sqlite-datetime';
 import { checkLikePattern, escapeLike, whereLike } from './like';
 import type { ColumnInfo, ColumnKind } from './model-info';
 
@@ -121,6 +122,7 @@ const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 // Returned unnamed on purpose: under tsx (esbuild's keepNames) a closure bound to a name
 // is wrapped in __name() each time it is made, which costs about a microsecond a filter.
 function coercer(cond: Condition, ctx: OperatorContext): (v: unknown) => unknown {
+  if (ctx.dialect === 'sqlite' && cond.column.kind === 'datetime') return (v) => storedDatetime(coerceValue(v, cond.column, ctx.loc), 'sqlite');
   return (v) => coerceValue(v, cond.column, ctx.loc);
 }
 

@@ -14,6 +14,8 @@ import type { CustomFilter } from './operators';
 import type { CursorOptions, DeleteOptions, ListOptions, ReadOptions, RepositoryOptions, UpdateOptions, WriteOptions } from './repository-options';
 import { sortSpecs } from './sort';
 import { writeValues } from './write-values';
+import { dialectOf } from './dialect';
+import { storedDates, storedDatetime } from './sqlite-datetime';
 
 export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions, DeleteOptions } from './repository-options';
 
@@ -66,6 +68,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const values = writeValues(this.info, data);
     const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
     if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
+    storedDates(values, db);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     if (direct && this.joins(options).length === 0) {
       return this.guard(async () => {
@@ -145,7 +148,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     );
     const signing = cursorKeyOf(this.options.cursorKey);
     const key = { info: this.info, specs, key: signing instanceof Promise ? await signing : signing };
-    const after = options.cursor ? decodeCursor(options.cursor, key) : undefined;
+    const after = options.cursor ? decodeCursor(options.cursor, key).map((value) => storedDatetime(value, dialectOf(db))) : undefined;
     const plan: ReadPlan = {
       ...this.plan({ ...options, sortColumns: undefined, sortOrders: undefined }),
       specs,
@@ -170,6 +173,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const values = writeValues(this.info, data);
     const stamp = this.options.updatedAtColumn ?? 'updated_at';
     if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
+    storedDates(values, db);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     const { schemaToSelect, filters } = options;
     if (direct && writesInOneStatement(this.info, filters, options.allowMultiple) && (!schemaToSelect || (!options.allowMultiple && returnsRows(db)))) {
@@ -201,6 +205,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const at = this.options.deletedAtColumn ?? 'deleted_at';
     // A deletion time the caller gives (a DeleteConfig auto field) is the one written.
     if (this.info.columns.has(at) && values[at] === undefined) values[at] = new Date();
+    storedDates(values, db);
     // Never through objection (no update hook ran on a soft delete): one UPDATE whose WHERE
     // holds the flag, when the filters name one row.
     if (writesInOneStatement(this.info, filters, options.allowMultiple)) {

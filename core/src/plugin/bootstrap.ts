@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/http-error';
-import { migrationSource, orderMigrationSets, type MigrationSet } from '../data/migrations';
+import { orderMigrationSets, type KnexMigrations, type MigrationSet } from '../data/migrations';
+import { appMigrationSource, CRUDSMITH_MIGRATIONS, runMigrationSets } from '../data/migration-history';
 import type { Dependency } from '../http/neutral';
 import { errorToResult, requestContext, type ErrorLogger } from '../http/render-error';
 import type { RouteDescriptor } from '../http/route';
@@ -21,6 +22,11 @@ export interface BootstrapOptions {
    * first, in plugin order, unless a set's `after`/`before` says otherwise.
    */
   migrations?: MigrationSet[];
+  /**
+   * The table where `migrate` (and `start`) record the sets they run, with its `_lock`
+   * table beside it: `crudsmith_migrations` by default, never the app's own knex history.
+   */
+  migrationTable?: string;
   /** Where errors no route expected are reported, with the request's id (console by default; `requestLog(...).errors` puts them on the request's log line). */
   logger?: ErrorLogger;
 }
@@ -31,7 +37,21 @@ export interface App {
   fallbacks: Fallback[];
   /** Every migration set (plugins' and the app's), in the order `start` runs them. */
   migrations: MigrationSet[];
-  /** Runs the migrations, then each route's `checkDatabase`, then each plugin's init. */
+  /**
+   * Runs every set not yet recorded, in order, recorded in `migrationTable`
+   * (`crudsmith_migrations`). A migration the app's own knex history already records
+   * (an install from before this table, or one run through `migrationSource`) is recorded
+   * without running again.
+   */
+  migrate(knex: Knex): Promise<void>;
+  /**
+   * Every set in one knex migration source, for the app's own migrator: the app's own
+   * migrations (`directoryMigrations('./migrations')`) take their place among the sets by
+   * `after`/`before` (after the plugins' sets otherwise) and keep their names, so its
+   * history still matches. A set's migration `migrate` already ran is recorded, not re-run.
+   */
+  migrationSource(...own: KnexMigrations[]): Knex.MigrationSource<unknown>;
+  /** Runs `migrate`, then each route's `checkDatabase`, then each plugin's init. */
   start(knex: Knex): Promise<void>;
   /** Each plugin's close, in reverse order. */
   close(): Promise<void>;
@@ -46,6 +66,10 @@ export function bootstrap(options: BootstrapOptions): App {
   const plugins = options.plugins ?? [];
   assertDependencies(plugins);
   const migrations = collectMigrations(plugins, options.migrations ?? []);
+  const migrationTable = options.migrationTable ?? CRUDSMITH_MIGRATIONS;
+  const migrate = async (knex: Knex) => {
+    if (migrations.length) await runMigrationSets(knex, migrations, migrationTable);
+  };
   let routes: RouteDescriptor[] = [
     ...(options.routers ?? []).flatMap((r) => (Array.isArray(r) ? r : r.routes)),
     ...plugins.flatMap((p) => p.routes ?? []),
@@ -58,8 +82,10 @@ export function bootstrap(options: BootstrapOptions): App {
     routes,
     fallbacks: plugins.flatMap((p) => (p.fallback ? [p.fallback] : [])),
     migrations,
+    migrate,
+    migrationSource: (...own) => appMigrationSource(orderMigrationSets([...migrations, ...own]), migrationTable),
     async start(knex) {
-      if (migrations.length) await knex.migrate.latest({ migrationSource: migrationSource(...migrations) });
+      await migrate(knex);
       // After the migrations, which create what the routes need (a FULLTEXT index, say);
       // once per check, as versions and copies of a route share it.
       for (const check of new Set(routes.flatMap((route) => (route.checkDatabase ? [route.checkDatabase] : [])))) await check(knex);
