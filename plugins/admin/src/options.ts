@@ -67,8 +67,14 @@ export interface ModelView {
 export interface AdminOptions {
   /** The app's database; admin users, sessions and lockouts live there too. */
   knex: Knex;
-  /** Where the pages are served (default `/admin`). */
+  /** Where the pages are served, as the routes are mounted (default `/admin`). */
   mountPath?: string;
+  /**
+   * Where browsers reach the admin when the adapter mounts the routes under a prefix:
+   * `/api/admin` for `mountPath: '/admin'` under `mountRoutes(app, routes, { prefix: '/api' })`.
+   * Links, redirects, form actions and the session cookie's path use it. Default: `mountPath`.
+   */
+  publicPath?: string;
   /** The models, by the name used in their URLs (`items` → `/admin/items/`). */
   models: Record<string, ModelView>;
   /** Signs the pre-sign-in CSRF token (at least 32 characters; the app's SECRET_KEY), or a function answering it (asked once). */

@@ -7,6 +7,7 @@ import { eventsArea } from './areas/events';
 import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
 import { pagesArea } from './areas/pages';
+import { prefixArea } from './areas/prefix';
 import { signInArea } from './areas/sign-in';
 import { trashArea } from './areas/trash';
 import { unlockArea } from './areas/unlock';
@@ -23,4 +24,5 @@ for (const engine of ENGINES) {
   eventsArea(koaHarness, engine);
   trashArea(koaHarness, engine);
   unlockArea(koaHarness, engine);
+  prefixArea(koaHarness, engine);
 }
