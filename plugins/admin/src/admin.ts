@@ -80,7 +80,7 @@ export function admin(options: AdminOptions): AdminPlugin {
   const mount = prefix + mountOf(options.mountPath);
   const knex: Knex = options.knex;
   const tables = { users: 'admin_users', sessions: 'admin_sessions', loginFailures: 'admin_login_failures', events: 'admin_events', ...options.tables };
-  const views = new Map<string, ResolvedView>(Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view)]));
+  const views = new Map<string, ResolvedView>(Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view, knex)]));
   checkReferences(views);
   const secure = options.secureCookies ?? false;
   const session = options.session ?? {};

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ErrorLogger, HashPool, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
+import type { Dependency, ErrorLogger, HashPool, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 
 /** What the admin may do with a model's rows. */
@@ -59,6 +59,13 @@ export interface ModelView {
    * row's update page has an Unlock button, and each unlock is in the event log.
    */
   unlock?: (id: string | number) => Promise<void>;
+  /**
+   * Server-side values of the admin's creates and updates, column → dependency resolved on
+   * the admin's request (`adminUserOf(req)` names the admin). They are added to the model's
+   * own `@Crud` `createConfig`/`updateConfig` auto fields, replacing one of the same column
+   * (one that reads the API's session, which an admin request does not carry). Never form fields.
+   */
+  autoFields?: { create?: Record<string, Dependency<unknown>>; update?: Record<string, Dependency<unknown>> };
   /** Runs after a create, update or delete was written (the example drops every process's rate-limit caches). */
   afterWrite?: (action: 'create' | 'update' | 'delete') => void | Promise<void>;
 }

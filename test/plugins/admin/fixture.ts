@@ -270,12 +270,13 @@ export interface AdminEnv {
 
 /**
  * Starts the test app with the admin on `engine`, served by `harness`, with one admin user.
- * Under an adapter `prefix`, clients address paths below it (`/admin/` is `{prefix}/admin/`).
+ * Under an adapter `prefix`, clients address paths below it (`/admin/` is `{prefix}/admin/`);
+ * `migrations` add a suite's own tables.
  */
-export async function startAdminApp(harness: AdapterHarness, engine: Engine, options: Partial<AdminOptions> = {}, adapter: { prefix?: string } = {}): Promise<AdminEnv> {
+export async function startAdminApp(harness: AdapterHarness, engine: Engine, options: Partial<AdminOptions> = {}, adapter: { prefix?: string; migrations?: MigrationSet[] } = {}): Promise<AdminEnv> {
   const db = await openDatabase(engine);
   const plugin = admin(adminOptions(db, options));
-  const app = bootstrap({ plugins: [plugin], migrations: [appMigrations] });
+  const app = bootstrap({ plugins: [plugin], migrations: [appMigrations, ...(adapter.migrations ?? [])] });
   await app.start(db.knex);
   await plugin.createAdminUser(ADMIN.username, ADMIN.password);
   const server = await harness.mount(app.routes, { prefix: adapter.prefix });

@@ -6,6 +6,7 @@ import { csrfArea } from './areas/csrf';
 import { eventsArea } from './areas/events';
 import { formsArea } from './areas/forms';
 import { managementArea } from './areas/management';
+import { modelDeclarationArea } from './areas/model-declaration';
 import { pagesArea } from './areas/pages';
 import { prefixArea } from './areas/prefix';
 import { signInArea } from './areas/sign-in';
@@ -25,4 +26,5 @@ for (const engine of ENGINES) {
   trashArea(koaHarness, engine);
   unlockArea(koaHarness, engine);
   prefixArea(koaHarness, engine);
+  modelDeclarationArea(koaHarness, engine);
 }
