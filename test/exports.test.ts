@@ -63,7 +63,7 @@ const entries: [string, object, string[]][] = [
   ]],
   ['@crudsmith/rate-limit/redis', rateLimitRedis, ['RedisStore', 'RedisInvalidation', 'createRedisClient']],
   ['@crudsmith/versioning', versioning, ['versioning', 'parseDeprecation', 'deprecationHeaders', 'buildOpenApiDocument']],
-  ['@crudsmith/admin', adminEntry, ['admin', 'AdminSchemaError', 'AdminModelTypeError', 'AdminDependencyError']],
+  ['@crudsmith/admin', adminEntry, ['admin', 'adminUserOf', 'AdminSchemaError', 'AdminModelTypeError', 'AdminDependencyError']],
 ];
 
 describe('package entries', () => {

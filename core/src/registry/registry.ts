@@ -31,6 +31,11 @@ export class Registry {
     return this;
   }
 
+  /** Whether a model is decorated with @Crud (or crud()), so `optionsOf` can read it. */
+  declares(model: ModelClass): boolean {
+    return ownMetadata<CrudDeclaration>(CRUD_KEY, model) !== undefined;
+  }
+
   /** The crudRouter options a decorated model declares, with the runtime values. */
   optionsOf(model: ModelClass, runtime: CompileOptions): CrudOptions {
     const declared = ownMetadata<CrudDeclaration>(CRUD_KEY, model);

@@ -51,10 +51,18 @@ function secretKeyOf(given: AdminOptions['secretKey']): () => Promise<string> {
     }));
 }
 
-function mountOf(path: string | undefined): string {
+function mountOf(path: string | undefined, option = 'mountPath'): string {
   const mount = (path ?? '/admin').replace(/\/+$/, '');
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(mount)) throw new AdminSchemaError(`admin mountPath must be a path such as /admin, got '${path}'`);
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(mount)) throw new AdminSchemaError(`admin ${option} must be a path such as /admin, got '${path}'`);
   return mount;
+}
+
+// The adapter prefix before the mount path, from the public path browsers see ('' without one).
+function prefixOf(publicPath: string | undefined, mount: string): string {
+  if (publicPath === undefined) return '';
+  const seen = mountOf(publicPath, 'publicPath');
+  if (!seen.endsWith(mount)) throw new AdminSchemaError(`admin publicPath '${publicPath}' must end with the mountPath '${mount}' (the adapter prefix comes before it)`);
+  return seen.slice(0, seen.length - mount.length);
 }
 
 /**
@@ -66,10 +74,13 @@ export function admin(options: AdminOptions): AdminPlugin {
   if (!options || typeof options.knex !== 'function') throw new AdminDependencyError('admin() needs knex: the database its users, sessions and models live in');
   const secretKey = secretKeyOf(options.secretKey);
   if (!options.models || typeof options.models !== 'object') throw new AdminDependencyError('admin() needs models: the model views, by name');
-  const mount = mountOf(options.mountPath);
+  // Routes are built at the public path (links, redirects, the cookie path) and mounted
+  // without the adapter's prefix, which the adapter puts back.
+  const prefix = prefixOf(options.publicPath, mountOf(options.mountPath));
+  const mount = prefix + mountOf(options.mountPath);
   const knex: Knex = options.knex;
   const tables = { users: 'admin_users', sessions: 'admin_sessions', loginFailures: 'admin_login_failures', events: 'admin_events', ...options.tables };
-  const views = new Map<string, ResolvedView>(Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view)]));
+  const views = new Map<string, ResolvedView>(Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view, knex)]));
   checkReferences(views);
   const secure = options.secureCookies ?? false;
   const session = options.session ?? {};
@@ -123,7 +134,7 @@ export function admin(options: AdminOptions): AdminPlugin {
   };
   return {
     name: 'admin',
-    routes,
+    routes: routes.map((route) => ({ ...route, path: route.path.slice(prefix.length) })),
     migrations,
     sessionManager: sessions,
     async createAdminUser(username, password) {

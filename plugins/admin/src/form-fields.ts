@@ -46,16 +46,17 @@ function shown(value: unknown, input: string): string {
 
 /**
  * The inputs of a form, from the schema's fields and the model's columns: the input type
- * from the column type, required marks, maximum lengths, selects for enums and references.
+ * from the column type, required marks (the given set on a create; on an update, a column
+ * that cannot be emptied), maximum lengths, selects for enums and references.
  */
 export function formFields(
   view: ResolvedView,
   fields: string[],
   values: Record<string, unknown>,
-  choices: Map<string, { value: string; label: string }[]>,
+  { choices, required }: { choices: Map<string, { value: string; label: string }[]>; required?: ReadonlySet<string> },
 ): FormField[] {
   return fields.map((name) => {
-    if (name === view.password?.field) return { name, label: name, input: 'password', required: false, value: '' };
+    if (name === view.password?.field) return { name, label: name, input: 'password', required: required?.has(name) ?? false, value: '' };
     const multi = view.arrays.get(name);
     if (multi) {
       const current = Array.isArray(values[name]) ? (values[name] as unknown[]).map(String) : typeof values[name] === 'string' ? parseList(values[name] as string) : [];
@@ -71,7 +72,7 @@ export function formFields(
       name,
       label: name,
       input,
-      required: !column.nullable && column.kind !== 'boolean',
+      required: required ? required.has(name) : !column.nullable && column.kind !== 'boolean',
       maxLength: column.maxLength,
       step: column.kind === 'number' ? 'any' : undefined,
       options: options && column.nullable ? [{ value: '', label: '—' }, ...options] : options,

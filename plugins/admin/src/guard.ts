@@ -1,5 +1,6 @@
 import { HttpError, mapDatabaseError, type NeutralRequest, type NeutralResult, type RouteDescriptor, type HttpMethod } from '@crudsmith/core';
 import type { AdminPrincipal } from './admin-auth';
+import { setAdminUser } from './admin-user-of';
 import { layoutLocals, type AdminContext } from './context';
 import { html, isHtmx, wantsJson } from './page';
 import { render } from './templates';
@@ -22,6 +23,7 @@ export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: st
       try {
         const principal = await ctx.auth.current(req);
         if (!principal) return unauthenticated(ctx, req);
+        setAdminUser(req, principal.user);
         if (UNSAFE.has(method) && !ctx.auth.csrfValid(req, principal)) {
           return errorResult(ctx, req, principal, new HttpError(403, 'The form has expired or did not come from this site; reload the page and try again'));
         }

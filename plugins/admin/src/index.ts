@@ -4,6 +4,8 @@
 /** The plugin factory and what it answers. */
 export { admin } from './admin';
 export type { AdminPlugin } from './admin';
+export { adminUserOf } from './admin-user-of';
+export type { AdminUser } from './admin-users';
 export type { AdminOptions, AdminSessionOptions, AdminTheme, ModelView, AdminAction, PasswordTransformer } from './options';
 
 /** The startup errors of a bad configuration. */

@@ -1,6 +1,8 @@
+import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { CrudRepository, modelInfo, schemaFields as fieldsOf, type ColumnInfo, type ModelInfo } from '@crudsmith/core';
 import { AdminModelTypeError, AdminSchemaError } from './errors';
+import { modelDeclaration, type ModelDeclaration } from './model-declaration';
 import type { AdminAction, ModelView, PasswordTransformer } from './options';
 
 const ACTIONS: readonly AdminAction[] = ['view', 'create', 'update', 'delete'];
@@ -28,6 +30,8 @@ export interface ResolvedView {
   displayField: string;
   /** Fields never shown or logged: the password field and the column of its hash. */
   hidden: ReadonlySet<string>;
+  /** The model's own `@Crud` declaration and the auto fields of admin writes. */
+  declaration: ModelDeclaration;
 }
 
 /**
@@ -35,7 +39,7 @@ export interface ResolvedView {
  * model, a schema field that is neither a column nor the password field, an unknown
  * action or column fails here, at startup, naming the view and the problem.
  */
-export function resolveView(name: string, view: ModelView): ResolvedView {
+export function resolveView(name: string, view: ModelView, knex: Knex): ResolvedView {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name) || RESERVED.has(name)) {
     throw new AdminSchemaError(`Admin model name '${name}' must be 1-64 letters, digits, _ or -, and not one of ${[...RESERVED].join(', ')}`);
   }
@@ -58,8 +62,8 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
     if (bad.length > 0) throw new AdminSchemaError(`Admin model '${name}': ${label} fields not in model ${view.model.name}: ${bad.join(', ')}`);
     return fields;
   };
-  const createFields = check('createSchema', fieldsOf(view.createSchema));
-  const updateFields = check('updateSchema', fieldsOf(view.updateSchema));
+  check('createSchema', fieldsOf(view.createSchema));
+  check('updateSchema', fieldsOf(view.updateSchema));
   if (view.updateInternalSchema) check('updateInternalSchema', fieldsOf(view.updateInternalSchema));
   if (view.deleteSchema) check('deleteSchema', fieldsOf(view.deleteSchema));
   const hidden = new Set([password?.column, password?.field].filter((f): f is string => Boolean(f)));
@@ -77,6 +81,13 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
   for (const column of Object.keys(view.references ?? {})) {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`);
   }
+  const declaration = modelDeclaration(view, knex);
+  for (const column of [...Object.keys(declaration.autoFields.create), ...Object.keys(declaration.autoFields.update)]) {
+    if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': auto field '${column}' is not a column of ${view.model.name}`);
+  }
+  // An auto field is the server's to write: never an input of the form it fills.
+  const createFields = check('createSchema', fieldsOf(view.createSchema)).filter((f) => !(f in declaration.autoFields.create));
+  const updateFields = check('updateSchema', fieldsOf(view.updateSchema)).filter((f) => !(f in declaration.autoFields.update));
   const properties = (view.model.jsonSchema as { properties: Record<string, { format?: string; enum?: unknown[]; type?: string | string[]; items?: { enum?: unknown[] } }> }).properties;
   const arrays = new Map<string, { options?: unknown[] }>();
   const formats = new Map<string, string>();
@@ -101,6 +112,7 @@ export function resolveView(name: string, view: ModelView): ResolvedView {
     password,
     displayField,
     hidden,
+    declaration,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ErrorLogger, HashPool, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
+import type { Dependency, ErrorLogger, HashPool, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 
 /** What the admin may do with a model's rows. */
@@ -71,6 +71,13 @@ export interface ModelView {
    * 'is_verified' }`): an admin's change of the address clears the flag in the same write.
    */
   verifiedEmail?: { column: string; flag: string };
+  /**
+   * Server-side values of the admin's creates and updates, column → dependency resolved on
+   * the admin's request (`adminUserOf(req)` names the admin). They are added to the model's
+   * own `@Crud` `createConfig`/`updateConfig` auto fields, replacing one of the same column
+   * (one that reads the API's session, which an admin request does not carry). Never form fields.
+   */
+  autoFields?: { create?: Record<string, Dependency<unknown>>; update?: Record<string, Dependency<unknown>> };
   /** Runs after a create, update or delete was written (the example drops every process's rate-limit caches). */
   afterWrite?: (action: 'create' | 'update' | 'delete') => void | Promise<void>;
 }
@@ -79,8 +86,14 @@ export interface ModelView {
 export interface AdminOptions {
   /** The app's database; admin users, sessions and lockouts live there too. */
   knex: Knex;
-  /** Where the pages are served (default `/admin`). */
+  /** Where the pages are served, as the routes are mounted (default `/admin`). */
   mountPath?: string;
+  /**
+   * Where browsers reach the admin when the adapter mounts the routes under a prefix:
+   * `/api/admin` for `mountPath: '/admin'` under `mountRoutes(app, routes, { prefix: '/api' })`.
+   * Links, redirects, form actions and the session cookie's path use it. Default: `mountPath`.
+   */
+  publicPath?: string;
   /** The models, by the name used in their URLs (`items` → `/admin/items/`). */
   models: Record<string, ModelView>;
   /** Signs the pre-sign-in CSRF token (at least 32 characters; the app's SECRET_KEY), or a function answering it (asked once). */

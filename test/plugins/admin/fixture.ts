@@ -268,15 +268,19 @@ export interface AdminEnv {
   close(): Promise<void>;
 }
 
-/** Starts the test app with the admin on `engine`, served by `harness`, with one admin user. */
-export async function startAdminApp(harness: AdapterHarness, engine: Engine, options: Partial<AdminOptions> = {}): Promise<AdminEnv> {
+/**
+ * Starts the test app with the admin on `engine`, served by `harness`, with one admin user.
+ * Under an adapter `prefix`, clients address paths below it (`/admin/` is `{prefix}/admin/`);
+ * `migrations` add a suite's own tables.
+ */
+export async function startAdminApp(harness: AdapterHarness, engine: Engine, options: Partial<AdminOptions> = {}, adapter: { prefix?: string; migrations?: MigrationSet[] } = {}): Promise<AdminEnv> {
   const db = await openDatabase(engine);
   const plugin = admin(adminOptions(db, options));
-  const app = bootstrap({ plugins: [plugin], migrations: [appMigrations] });
+  const app = bootstrap({ plugins: [plugin], migrations: [appMigrations, ...(adapter.migrations ?? [])] });
   await app.start(db.knex);
   await plugin.createAdminUser(ADMIN.username, ADMIN.password);
-  const server = await harness.mount(app.routes, {});
-  const client = () => new Client(server.url);
+  const server = await harness.mount(app.routes, { prefix: adapter.prefix });
+  const client = () => new Client(server.url + (adapter.prefix ?? ''));
   return {
     db,
     plugin,

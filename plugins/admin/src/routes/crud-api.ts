@@ -1,7 +1,9 @@
 import { ForbiddenError, UnauthorizedError, crudRouter, type Dependency, type NeutralRequest, type NeutralResult, type OperationKey, type RouteDescriptor } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import type { AdminContext } from '../context';
+import { setAdminUser } from '../admin-user-of';
 import { diff, scrub } from '../event-log';
+import { adminFilters } from '../model-declaration';
 import { parseId } from '../ids';
 import { signOutAll, type ResolvedView } from '../model-view';
 import type { AdminAction } from '../options';
@@ -27,12 +29,30 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const transforms = Boolean(view.password || view.view.beforeWrite);
   const actions = [...view.allowed].filter((a) => !(transforms && (a === 'create' || a === 'update')));
+  const { options: declared, autoFields } = view.declaration;
+  // The model's own declaration (filters, sorting limits, joins, cursor key) as the API
+  // serves it; its dependencies guard the API's callers, the admin session guards these.
   const router = crudRouter({
+    ...declared,
+    createDeps: undefined,
+    readDeps: undefined,
+    readMultiDeps: undefined,
+    updateDeps: undefined,
+    deleteDeps: undefined,
+    dbDeleteDeps: undefined,
+    restoreDeps: undefined,
+    deletedMethods: undefined,
+    endpointNames: undefined,
+    endpointCreator: undefined,
+    deleteSchema: undefined,
     session: ctx.knex,
     model: view.view.model,
     createSchema: actions.includes('create') ? view.view.createSchema : undefined,
     updateSchema: actions.includes('update') ? view.view.updateSchema : undefined,
-    selectSchema: view.view.selectSchema,
+    selectSchema: view.view.selectSchema ?? declared?.selectSchema,
+    filterConfig: adminFilters(declared),
+    createConfig: { autoFields: autoFields.create },
+    updateConfig: { autoFields: autoFields.update },
     path: `${ctx.mount}/crud/${view.name}`,
     includedMethods: actions.flatMap((a) => OPERATIONS[a]),
   });
@@ -52,6 +72,7 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
       if (!principal) throw new UnauthorizedError('Not authenticated');
       if (unsafe && !ctx.auth.csrfValid(req, principal)) throw new ForbiddenError('Missing or wrong X-CSRF-Token header');
       principals.set(req, principal);
+      setAdminUser(req, principal.user);
     };
     // Runs the write and answers its event: the row before it (update, delete) and after it.
     const logged = async (req: NeutralRequest): Promise<{ result: NeutralResult; entry: { recordId?: string | number; details: unknown } }> => {

@@ -5,8 +5,10 @@ import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
 import { guarded } from '../guard';
 import { parseId } from '../ids';
+import { autoValues } from '../model-declaration';
 import type { ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
+import { requiredOnCreate } from '../required-fields';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads } from '../uploads';
@@ -44,7 +46,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
 
   const page = async (principal: AdminPrincipal, status: number, form: FormState) => {
     const { mode, values, errors = {}, id } = form;
-    const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, await choices());
+    const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
+    const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, { choices: await choices(), required });
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const title = mode === 'create' ? `New ${view.name}` : `Edit ${view.name} ${id}`;
     const multipart = fields.some((f) => f.input === 'file');
@@ -69,7 +72,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         delete values[password.field];
         values[password.column] = await ctx.auth.passwords.bounded(req.clientAddress, () => (password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain)));
       }
-      Object.assign(values, await storeUploads(view, req));
+      Object.assign(values, await storeUploads(view, req), await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       const logged = await write(values);
       counts.forget(view.name);

@@ -8,7 +8,9 @@ import { csrfArea } from './csrf';
 import { eventsArea } from './events';
 import { formsArea } from './forms';
 import { managementArea } from './management';
+import { modelDeclarationArea } from './model-declaration';
 import { pagesArea } from './pages';
+import { prefixArea } from './prefix';
 import { signInArea } from './sign-in';
 import { trashArea } from './trash';
 import { unlockArea } from './unlock';
@@ -24,6 +26,8 @@ const areas = [
   eventsArea,
   trashArea,
   unlockArea,
+  prefixArea,
+  modelDeclarationArea,
 ];
 
 /** Runs every admin area over `harness`, once per engine in `engines`. */

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdapterHarness } from '../../../adapters/conformance';
+import type { Engine } from '../../../fixtures/db';
+import { startAdminApp, type AdminEnv, type Client } from '../fixture';
+import { orderMigrations, ordersView } from '../orders';
+
+/** A model's own @Crud and @Filter declaration in the admin: required marks, auto fields, the REST list's filters and sorting. */
+export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): void {
+  describe(`admin over a declared model on ${harness.name} / ${engine}`, () => {
+    let env: AdminEnv;
+    let client: Client;
+    beforeAll(async () => {
+      env = await startAdminApp(harness, engine, { models: { orders: ordersView } }, { migrations: [orderMigrations] });
+      client = await env.signedIn();
+    });
+    afterAll(async () => env?.close());
+
+    it('marks required only the fields a create fails without: not an optional field whose column has a default', async () => {
+      const form = await client.get('/admin/orders/create_page');
+      expect(form.status).toBe(200);
+      expect(form.text).toMatch(/<input id="f-product" type="text" name="product" value="" required/);
+      expect(form.text).toMatch(/<input id="f-status" type="text" name="status" value="" maxlength="20"/);
+      expect(form.text).toMatch(/<input id="f-quantity" type="number" name="quantity" value="">/);
+      expect(form.text).not.toMatch(/id="f-note"[^>]* required/);
+      expect((await client.postForm('/admin/orders/form_create', { product: 'lamp' })).status).toBe(303);
+      expect(await env.db.knex('orders').where({ product: 'lamp' }).first()).toMatchObject({ status: 'new', quantity: 1 });
+    });
+
+    it("writes the model's auto fields on admin creates and updates, and never offers them as inputs", async () => {
+      const form = await client.get('/admin/orders/create_page');
+      expect(form.text).not.toContain('name="created_by"');
+      expect((await client.postForm('/admin/orders/form_create', { product: 'desk', status: 'paid', quantity: '2' })).status).toBe(303);
+      const row = await env.db.knex('orders').where({ product: 'desk' }).first();
+      expect(row).toMatchObject({ created_by: 'admin:root', updated_by: null });
+      expect((await client.postForm(`/admin/orders/form_update/${row.id}`, { quantity: '3' })).status).toBe(303);
+      expect(await env.db.knex('orders').where({ id: row.id }).first()).toMatchObject({ quantity: 3, created_by: 'admin:root', updated_by: 'admin:root' });
+      const api = await client.request('POST', '/admin/crud/orders', { json: { product: 'chair' }, headers: { 'x-csrf-token': client.csrf } });
+      expect(api.status).toBe(201);
+      expect(await env.db.knex('orders').where({ product: 'chair' }).first()).toMatchObject({ created_by: 'admin:root' });
+    });
+
+    it("honours the model's declared filters and sorting on {mount}/crud/{model}, as the API does", async () => {
+      await env.db.knex('orders').insert([
+        { product: 'pen', status: 'paid', quantity: 9, created_at: new Date() },
+        { product: 'ink', status: 'shipped', quantity: 5, created_at: new Date() },
+      ]);
+      const paid = await client.get('/admin/crud/orders?status=paid&sort=-quantity');
+      expect(paid.status).toBe(200);
+      expect(paid.json.data.map((r: { product: string }) => r.product)).toEqual(['pen', 'desk']);
+      const many = await client.get('/admin/crud/orders?quantity__gte=5&sort=quantity');
+      expect(many.json.data.map((r: { product: string }) => r.product)).toEqual(['ink', 'pen']);
+      expect((await client.get('/admin/crud/orders?quantity__ilike=5')).status).toBe(400);
+    });
+  });
+}
