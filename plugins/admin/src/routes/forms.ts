@@ -4,7 +4,7 @@ import { layoutLocals, type AdminContext } from '../context';
 import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
 import { guarded } from '../guard';
-import { parseId } from '../ids';
+import { idFilters, parseId, recordIdOf } from '../ids';
 import type { ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
@@ -89,7 +89,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       guarded(ctx, { method: 'POST', path: `${base}/form_create`, operation: `admin_${view.name}_form_create`, bodyLimit: formBodyLimit(view) }, (req, principal) =>
         submit(req, principal, { mode: 'create' }, async (values) => {
           const created = await view.repository.create(ctx.knex, values);
-          return { recordId: created[view.info.idColumn] as string | number, details: { record: scrub(created, view.hidden) } };
+          return { recordId: recordIdOf(view, created)!, details: { record: scrub(created, view.hidden) } };
         }),
       ),
     );
@@ -97,7 +97,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   if (view.allowed.has('update')) {
     const load = async (req: NeutralRequest) => {
       const id = parseId(view, req.params.id);
-      const row = id === undefined ? null : await view.repository.get(ctx.knex, { [view.info.idColumn]: id });
+      const row = id === undefined ? null : await view.repository.get(ctx.knex, idFilters(view, id));
       if (!row) throw new NotFoundError('Item not found');
       return { id: id!, row };
     };
@@ -110,9 +110,9 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         const { id, row: before } = await load(req);
         return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
           if (Object.keys(values).length === 0) return undefined;
-          await view.repository.update(ctx.knex, values, { filters: { [view.info.idColumn]: id } });
-          const after = (await view.repository.get(ctx.knex, { [view.info.idColumn]: id })) ?? {};
-          return { recordId: id, details: { changes: diff(before, after, view.hidden) } };
+          await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
+          const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
+          return { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } };
         });
       }),
     );

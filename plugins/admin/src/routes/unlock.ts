@@ -14,7 +14,8 @@ export function unlockRoute(ctx: AdminContext, view: ResolvedView, unlock: (id: 
   const base = `${ctx.mount}/${view.name}`;
   return guarded(ctx, { method: 'POST', path: `${base}/unlock/:id`, operation: `admin_${view.name}_unlock` }, async (req, principal) => {
     const id = parseId(view, req.params.id);
-    if (id === undefined || !(await view.repository.exists(ctx.knex, { [view.info.idColumn]: id }, { includeDeleted: true }))) throw new NotFoundError('Item not found');
+    // A users view has a single-column key: the app's unlock takes that value.
+    if (id === undefined || Array.isArray(id) || !(await view.repository.exists(ctx.knex, { [view.info.idColumn]: id }, { includeDeleted: true }))) throw new NotFoundError('Item not found');
     await unlock(id);
     await ctx.events.record(req, principal, [{ type: 'unlock', model: view.name, recordId: id }]);
     return seeOther(req, `${base}/update/${encodeURIComponent(String(id))}`);
