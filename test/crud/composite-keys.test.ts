@@ -3,10 +3,10 @@
 // on every adapter and engine, and the OpenAPI document says so.
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Model } from 'objection';
 import { IsInt, IsOptional, IsString } from 'class-validator';
 import { crudRouter, type CrudRouter } from '@crudsmith/core';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { createOrderLines, OrderLine } from '../fixtures/order-lines';
 import type { AdapterHarness, MountedServer } from '../adapters/conformance';
 import { koaHarness } from '../adapters/koa-harness';
 import { expressHarness } from '../adapters/express-harness';
@@ -24,23 +24,6 @@ class LineUpdate {
 }
 class LineDelete {}
 
-class OrderLine extends Model {
-  static override tableName = 'order_lines';
-  static override get idColumn() {
-    return ['order_id', 'line_no'];
-  }
-  static override jsonSchema = {
-    type: 'object',
-    properties: {
-      order_id: { type: 'integer' },
-      line_no: { type: 'integer' },
-      product: { type: 'string', maxLength: 50 },
-      qty: { type: 'integer' },
-      is_deleted: { type: 'boolean' },
-    },
-  };
-}
-
 type Line = { order_id: number; line_no: number };
 
 const HARNESSES: AdapterHarness[] = [koaHarness, expressHarness, fastifyHarness];
@@ -50,14 +33,7 @@ describe.each(ENGINES)('composite primary keys on %s', (engine) => {
   let router: CrudRouter;
   beforeAll(async () => {
     db = await openDatabase(engine);
-    await db.knex.schema.createTable('order_lines', (t) => {
-      t.integer('order_id').notNullable();
-      t.integer('line_no').notNullable();
-      t.string('product', 50).notNullable();
-      t.integer('qty').notNullable().defaultTo(1);
-      t.boolean('is_deleted').notNullable().defaultTo(false);
-      t.primary(['order_id', 'line_no']);
-    });
+    await createOrderLines(db.knex);
     router = crudRouter({ session: db.knex, model: OrderLine, path: '/lines', createSchema: LineCreate, updateSchema: LineUpdate, deleteSchema: LineDelete, selectSchema: LineCreate });
   });
   afterAll(() => db?.destroy());
