@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../fixtures/ports';
+import { INIT, USERS_TIER } from '../fixtures/existing-app-history';
 import { importsOfDeclarations } from './declarations';
 import { buildAndPack, cleanEnv, installProject, lockedVersion, manifestOf, publishableDirs, repoRoot, run, type Packed } from './temp-project';
 
@@ -151,6 +152,8 @@ describe('the published packages', { timeout: 180_000 }, () => {
         expect(Object.keys(conditions)[0], `${p.name} ${entry}: types first`).toBe('types');
         for (const file of Object.values(conditions)) expect(files, `${p.name} ${entry}`).toContain(file.replace(/^\.\//, ''));
         expect(files, `${p.name} ${entry}`).toContain(conditions.default.replace(/^\.\//, '').replace(/\.js$/, '.js.map'));
+        // TypeScript's node10 resolution (the default of "module": "commonjs") reads no exports: typesVersions names each subpath's declarations.
+        if (entry !== '.') expect(p.manifest.typesVersions?.['*']?.[entry.slice(2)], `${p.name} ${entry}: typesVersions`).toEqual([conditions.types]);
       }
     }
     expect(Object.keys(packed.find((p) => p.name === '@crudsmith/core')!.manifest.exports!)).toEqual(['.', './adapter', './session', './package.json']);
@@ -289,6 +292,32 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     expect((await fetch(`${url}/1`, json('PATCH', { genre: 'classic' }))).status).toBe(200);
     expect(await (await fetch(`${url}/1`)).json()).toEqual({ id: 1, title: 'Dune', genre: 'classic' });
     expect((await fetch(`${url}/99`)).status).toBe(404);
+  });
+
+  it('an existing CommonJS app (module commonjs, no moduleResolution) keeps its knex history and enables every plugin, its users referencing tiers', async () => {
+    const folder = join(project, 'existing-app');
+    mkdirSync(join(folder, 'migrations'), { recursive: true });
+    copyFileSync(join(repoRoot, 'test', 'packaging', 'consumers', 'existing-app-cjs.ts'), join(folder, 'app.ts'));
+    const compilerOptions = { target: 'ES2022', module: 'commonjs', strict: true, esModuleInterop: true, experimentalDecorators: true, skipLibCheck: false, types: ['node'], outDir: 'dist' };
+    writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['app.ts'] }));
+    const files = await compile('existing-app');
+    // The subpath entries the adapters' and plugins' declarations import, found without exports.
+    expect(files).toEqual(expect.arrayContaining(['node_modules/@crudsmith/core/dist/session.d.ts', 'node_modules/@crudsmith/core/dist/adapter.d.ts']));
+    expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toContain('require("@crudsmith/core")');
+
+    // The app as it was: its own history, applied by its own migrator.
+    writeFileSync(join(folder, 'migrations', '20240101000000_init.js'), INIT);
+    await run(process.execPath, ['dist/app.js'], { cwd: folder, env: cleanEnv({ MIGRATE_ONLY: '1' }) });
+    // Then crudsmith, and a migration of the app's whose users reference the plugin's tiers.
+    writeFileSync(join(folder, 'migrations', '20240601000000_users_tier.js'), USERS_TIER);
+    const url = await start('existing-app', 'dist/app.js', {});
+    const registered = await fetch(`${url}/auth/register`, json('POST', { username: 'ada', email: 'ada@example.com', password: 'a long and unusual passphrase' }));
+    expect(registered.status).toBe(201);
+    const created = await fetch(`${url}/api/v1/items`, json('POST', { name: 'Hammer' }));
+    expect(created.status).toBe(201);
+    expect(created.headers.get('x-ratelimit-limit')).toBe('50');
+    expect((await fetch(`${url}/admin/login`)).status).toBe(200);
+    expect(await (await fetch(`${url}/api/versions`)).json()).toMatchObject({ available_versions: ['v1'] });
   });
 
   it('an ES module on Express (moduleResolution bundler) serves two API versions and rate-limits v2 in memory', async () => {

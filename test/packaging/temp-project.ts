@@ -33,6 +33,7 @@ export interface Manifest {
   main?: string;
   types?: string;
   exports?: Record<string, string | Record<string, string>>;
+  typesVersions?: Record<string, Record<string, string[]>>;
   files?: string[];
   engines?: Record<string, string>;
   repository?: { type: string; url: string; directory?: string };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError, NotFoundError, ValidationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/http-error';
 import type { Dependency, NeutralRequest } from '../http/neutral';
 import type { Filters } from '../data/filters';
 import { resolveJoins, type JoinConfig } from '../data/joins';
@@ -11,6 +11,7 @@ import { declareFilters, scopeFilters, type DeclaredFilter } from './filter-conf
 import type { ListLimits } from './list-query';
 import type { CrudOptions } from './options';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size';
+import { pathKeyFilters } from './path-key';
 
 /** Everything the generated handlers share, checked once when the routes are built. */
 export interface CrudContext {
@@ -123,18 +124,10 @@ function relationshipJoins(info: ModelInfo, options: CrudOptions): JoinConfig[] 
  * not found. Without a dependency-valued filter the answer is synchronous.
  */
 export function rowFilters(ctx: CrudContext, req: NeutralRequest): Filters | Promise<Filters> {
-  const { idColumn, columns } = ctx.info;
-  const raw = req.params.id;
-  let id: unknown = raw;
-  if (columns.get(idColumn)?.kind === 'integer') {
-    if (!/^[+-]?\d+$/.test(raw ?? '')) throw ValidationError.of(['path', 'id'], 'Input should be a valid integer', 'int_parsing');
-    id = Number(raw);
-    const { minimum = -Number.MAX_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER } = columns.get(idColumn)!;
-    if (!Number.isSafeInteger(id) || (id as number) < minimum || (id as number) > maximum) throw new NotFoundError('Item not found');
-  }
+  const key = pathKeyFilters(ctx.info, req);
   // No dependency-valued filter (the common case): no scope to resolve, no extra tick.
-  if (!ctx.filters.some((f) => f.dependency)) return { [idColumn]: id };
-  return scopeFilters(ctx.filters, req).then((scope) => ({ ...scope, [idColumn]: id }));
+  if (!ctx.filters.some((f) => f.dependency)) return key;
+  return scopeFilters(ctx.filters, req).then((scope) => ({ ...scope, ...key }));
 }
 
 /** The knex instance (or transaction) of this request; a fixed one is answered as is. */

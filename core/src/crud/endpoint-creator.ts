@@ -7,6 +7,7 @@ import { crudContext, type CrudContext } from './crud-context';
 import * as operations from './operations';
 import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions, type OperationKey } from './options';
 import { routeDoc } from './route-docs';
+import { keyPath } from './path-key';
 
 /** The framework-neutral routes of one model, ready for an adapter to mount. */
 export interface CrudRouter {
@@ -97,7 +98,8 @@ export class EndpointCreator {
   /** The route of one operation; override to change a single endpoint. */
   protected route(op: OperationKey): RouteDescriptor {
     const segment = this.names[op];
-    const parts = ID_FIRST.includes(op) ? [this.path, ':id', segment] : [this.path, segment, WITH_ID.includes(op) ? ':id' : ''];
+    const key = keyPath(this.ctx.info);
+    const parts = ID_FIRST.includes(op) ? [this.path, key, segment] : [this.path, segment, WITH_ID.includes(op) ? key : ''];
     const path = parts.filter(Boolean).join('/') || '/';
     const deps = this.options[`${op}Deps` as const] ?? (op === 'restore' ? this.options.deleteDeps : undefined) ?? [];
     const doc = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });

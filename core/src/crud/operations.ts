@@ -6,6 +6,7 @@ import { requestFilters } from './filter-config';
 import { checkSortable, parseListQuery } from './list-query';
 import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
+import { keyFilters, keyOf } from '../data/row-key';
 
 // One handler per generated operation. Each reads the neutral request, calls the
 // repository, and answers the wire format the README's table gives.
@@ -81,7 +82,7 @@ export function updateHandler(ctx: CrudContext): Handler {
     const db = await sessionOf(ctx, req);
     await ctx.repo.update(db, { ...body, ...auto }, { filters });
     if (!ctx.joins) return ok(null);
-    return ok(await ctx.repo.get(db, { [ctx.info.idColumn]: filters[ctx.info.idColumn] }, readOptions(ctx)));
+    return ok(await ctx.repo.get(db, keyFilters(ctx.info, keyOf(ctx.info, filters)), readOptions(ctx)));
   };
 }
 

@@ -3,6 +3,7 @@ import { columnJsonSchema, rowJsonSchema, schemaToJsonSchema, type JsonSchema } 
 import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from '../schema/error-schemas';
 import type { CrudContext } from './crud-context';
 import type { OperationKey } from './options';
+import { keyParams } from './path-key';
 
 // OpenAPI information of each generated route, published later by the docs plugin.
 
@@ -25,8 +26,10 @@ const errors = (...codes: number[]) =>
     { description: DESCRIPTIONS[code] ?? 'Error', schema: code === 422 ? VALIDATION_ERROR_SCHEMA : ERROR_SCHEMA },
   ]));
 
-function idParameter(ctx: CrudContext): Record<string, unknown> {
-  return { name: 'id', in: 'path', required: true, schema: columnJsonSchema({ ...ctx.info.columns.get(ctx.info.idColumn)!, nullable: false }) };
+// One path parameter per key column: `id`, or each column of a composite key by name.
+function idParameters(ctx: CrudContext): Record<string, unknown>[] {
+  const names = keyParams(ctx.info);
+  return ctx.info.idColumns.map((column, i) => ({ name: names[i], in: 'path', required: true, schema: columnJsonSchema({ ...ctx.info.columns.get(column)!, nullable: false }) }));
 }
 
 function query(name: string, schema: JsonSchema, description?: string): Record<string, unknown> {
@@ -65,7 +68,7 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       doc.responses = { '201': { description: 'Created', schema: ctx.selectSchema ? item : { type: ['object', 'null'] } }, ...errors(409, 422) };
       break;
     case 'read':
-      doc.parameters = [idParameter(ctx)];
+      doc.parameters = idParameters(ctx);
       doc.responses = { '200': { description: 'The item', schema: item }, ...errors(404, 422) };
       break;
     case 'readMulti':
@@ -84,16 +87,16 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       };
       break;
     case 'update':
-      doc.parameters = [idParameter(ctx)];
+      doc.parameters = idParameters(ctx);
       doc.requestBody = schemaToJsonSchema(ctx.updateSchema!, { info: ctx.info, exclude: ctx.updateConfig.forbidden });
       doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422) };
       break;
     case 'restore':
-      doc.parameters = [idParameter(ctx)];
+      doc.parameters = idParameters(ctx);
       doc.responses = { '200': { description: 'The restored item', schema: item }, ...errors(404, 409, 422) };
       break;
     default:
-      doc.parameters = [idParameter(ctx)];
+      doc.parameters = idParameters(ctx);
       doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422) };
   }
   return doc;

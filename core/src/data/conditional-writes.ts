@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { reuseCompiledSql } from './compiled-sql';
 import { dialectOf } from './dialect';
+import { pinsKey } from './row-key';
 import type { Filters } from './filters';
 import type { ModelInfo } from './model-info';
 import { normalizeRow } from './normalize';
@@ -31,8 +32,7 @@ export interface WriteTarget {
 export function writesInOneStatement(info: ModelInfo, filters: Filters, allowMultiple: boolean | undefined): boolean {
   for (const key in filters) if (key.includes('.') || key === '_or') return false;
   if (allowMultiple) return true;
-  const id = filters[info.idColumn];
-  return typeof id === 'number' || typeof id === 'string' || typeof id === 'bigint';
+  return pinsKey(info, filters);
 }
 
 /** Whether the engine answers the written row itself (INSERT/UPDATE … RETURNING through knex). */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { reuseCompiledSql } from './compiled-sql';
 import { dialectOf } from './dialect';
+import { isComposite, keyOf, whereKeys, type RowKey } from './row-key';
 import type { ModelClass, ModelInfo } from './model-info';
 
 // Writes go through objection so that a model's hooks and mappers run. For a model that
@@ -60,9 +61,14 @@ export function plainValues(info: ModelInfo, values: Record<string, unknown>): b
 
 /**
  * Inserts one row as objection would (`returning` the id on PostgreSQL, the driver's
- * insert id elsewhere, the given id when the row names one) and answers its id.
+ * insert id elsewhere, the given id when the row names one) and answers its key (a
+ * composite key is the row's own values).
  */
-export async function insertDirectly(trx: Knex, info: ModelInfo, values: Record<string, unknown>): Promise<unknown> {
+export async function insertDirectly(trx: Knex, info: ModelInfo, values: Record<string, unknown>): Promise<RowKey> {
+  if (isComposite(info)) {
+    await reuseCompiledSql(trx(info.table).insert(values));
+    return keyOf(info, values);
+  }
   const pg = dialectOf(trx) === 'pg';
   const query = trx(info.table).insert(values);
   if (pg) query.returning(info.idColumn);
@@ -74,5 +80,5 @@ export async function insertDirectly(trx: Knex, info: ModelInfo, values: Record<
 
 /** Updates the rows with these ids, as objection's patch would. */
 export async function patchDirectly(trx: Knex, info: ModelInfo, values: Record<string, unknown>, ids: unknown[]): Promise<void> {
-  await reuseCompiledSql(trx(info.table).update(values).whereIn(info.idColumn, ids as readonly string[]));
+  await reuseCompiledSql(whereKeys(trx(info.table).update(values), info, ids));
 }

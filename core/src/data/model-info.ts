@@ -27,7 +27,10 @@ export interface ColumnInfo {
 export interface ModelInfo {
   model: ModelClass;
   table: string;
+  /** The primary key's column; for a composite key, its first column (`idColumns` holds them all). */
   idColumn: string;
+  /** Every column of the primary key, in the model's order: one, or several for a composite key. */
+  idColumns: readonly string[];
   columns: Map<string, ColumnInfo>;
   relations: Record<string, Relation>;
 }
@@ -46,14 +49,19 @@ export function modelInfo(model: ModelClass): ModelInfo {
   if (!schema?.properties) {
     throw new ConfigurationError(`Model ${model.name} declares no jsonSchema.properties; crudsmith reads its columns from there`);
   }
-  const idColumn = model.idColumn;
-  if (typeof idColumn !== 'string') {
-    throw new ConfigurationError(`Model ${model.name} has a composite primary key; crudsmith supports a single id column`);
+  const idColumns: string[] = typeof model.idColumn === 'string' ? [model.idColumn] : [...(model.idColumn as string[])];
+  if (idColumns.length === 0 || new Set(idColumns).size !== idColumns.length) {
+    throw new ConfigurationError(`Model ${model.name} names no primary key column, or one twice, in idColumn`);
   }
   const columns = new Map<string, ColumnInfo>();
   for (const [name, property] of Object.entries(schema.properties)) columns.set(name, columnFromSchema(name, property));
-  if (!columns.has(idColumn)) columns.set(idColumn, { name: idColumn, kind: 'integer', nullable: false });
-  const info: ModelInfo = { model, table: model.tableName, idColumn, columns, relations: model.getRelations() };
+  for (const column of idColumns) {
+    if (!columns.has(column)) {
+      if (idColumns.length > 1) throw new ConfigurationError(`Model ${model.name}: key column '${column}' is not in jsonSchema.properties`);
+      columns.set(column, { name: column, kind: 'integer', nullable: false });
+    }
+  }
+  const info: ModelInfo = { model, table: model.tableName, idColumn: idColumns[0], idColumns, columns, relations: model.getRelations() };
   cache.set(model, info);
   return info;
 }

@@ -15,6 +15,7 @@ import type { CursorOptions, DeleteOptions, ListOptions, ReadOptions, Repository
 import { sortSpecs } from './sort';
 import { writeValues } from './write-values';
 import { dialectOf } from './dialect';
+import { isComposite, keyFilters, keyOf, whereKeys } from './row-key';
 import { storedDates, storedDatetime } from './sqlite-datetime';
 
 export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions, DeleteOptions } from './repository-options';
@@ -72,10 +73,10 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     if (direct && this.joins(options).length === 0) {
       return this.guard(async () => {
-        if (options.returnRow === false) return { [this.info.idColumn]: await insertDirectly(db, this.info, values) };
+        if (options.returnRow === false) return keyFilters(this.info, await insertDirectly(db, this.info, values));
         if (returnsRows(db)) return this.shape([await insertReturning(db, this.info, values, selectedFields(this.info, options.schemaToSelect))], options)[0];
         const id = await insertDirectly(db, this.info, values);
-        return (await this.get(db, { [this.info.idColumn]: id }, { ...options, includeDeleted: true })) as Row;
+        return (await this.get(db, keyFilters(this.info, id), { ...options, includeDeleted: true })) as Row;
       });
     }
     return this.guard(() =>
@@ -83,7 +84,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         const id = direct
           ? await insertDirectly(trx, this.info, values)
           : ((await this.model.query(trx).insert(this.model.fromJson(values, { skipValidation: true }) as any)) as any).$id();
-        const row = await this.get(trx, { [this.info.idColumn]: id }, { ...options, includeDeleted: true });
+        const row = await this.get(trx, keyFilters(this.info, id), { ...options, includeDeleted: true });
         return row as Row;
       }),
     );
@@ -188,9 +189,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
         if (direct) await patchDirectly(trx, this.info, values, ids);
-        else await this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any).whereIn(this.info.idColumn, ids as any);
+        else await whereKeys(this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any) as any, this.info, ids);
         if (!schemaToSelect) return null;
-        const rows = await this.select(trx, { [`${this.info.idColumn}__in`]: ids }, { schemaToSelect, includeDeleted: true });
+        const rows = isComposite(this.info)
+          ? (await Promise.all(ids.map((id) => this.get(trx, keyFilters(this.info, id), { schemaToSelect, includeDeleted: true })))).filter((row): row is Row => row !== null)
+          : await this.select(trx, { [`${this.info.idColumn}__in`]: ids }, { schemaToSelect, includeDeleted: true });
         return options.allowMultiple ? rows : rows[0];
       }),
     );
@@ -214,7 +217,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(() =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
-        await reuseCompiledSql(trx(this.info.table).whereIn(this.info.idColumn, ids as any).update(values));
+        await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, ids).update(values));
         return ids.length;
       }),
     );
@@ -235,7 +238,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const deleted = { ...filters, [deletedFlag]: true };
     // Read back as it is now, deleted again or not; a row purged meanwhile is a 404.
     const reread = async (conn: Knex, id: unknown) => {
-      const row = await this.get(conn, { [this.info.idColumn]: id }, { ...options, includeDeleted: true });
+      const row = await this.get(conn, keyFilters(this.info, id), { ...options, includeDeleted: true });
       if (!row) throw new NotFoundError('Item not found');
       return row;
     };
@@ -244,7 +247,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       return this.guard(async () => {
         if (!returnsRows(db)) {
           found(await updateWhere(target, values, true));
-          return reread(db, filters[this.info.idColumn]);
+          return reread(db, keyOf(this.info, filters));
         }
         const rows = await updateReturning(target, values, selectedFields(this.info, options.schemaToSelect));
         found(rows.length);
@@ -254,7 +257,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(() =>
       db.transaction(async (trx) => {
         const [id] = await this.matchingIds(trx, deleted, { includeDeleted: true });
-        found(Number(await reuseCompiledSql(trx(this.info.table).where(this.info.idColumn, id as any).where(deletedFlag, true).update(values))));
+        found(Number(await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, [id]).where(deletedFlag, true).update(values))));
         return reread(trx, id);
       }),
     );
@@ -270,8 +273,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(() =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, { ...options, includeDeleted });
-        if (writesDirectly(this.info)) await reuseCompiledSql(trx(this.info.table).whereIn(this.info.idColumn, ids as any).del());
-        else await this.model.query(trx).delete().whereIn(this.info.idColumn, ids as any);
+        if (writesDirectly(this.info)) await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, ids).del());
+        else await whereKeys(this.model.query(trx).delete() as any, this.info, ids);
         return ids.length;
       }),
     );
@@ -290,9 +293,9 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** The ids a write will touch: 404 when none, 400 when several without allowMultiple. */
   protected async matchingIds(db: Knex, filters: Filters, options: WriteOptions & { includeDeleted?: boolean }): Promise<unknown[]> {
     const build = await startBuild(db, this.ctx, [filters]);
-    const qb = whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(`${this.info.table}.${this.info.idColumn}`);
+    const qb = whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(this.info.idColumns.map((column) => `${this.info.table}.${column}`));
     if (!options.allowMultiple) qb.limit(2);
-    const ids = ((await reuseCompiledSql(qb)) as Row[]).map((r) => r[this.info.idColumn]);
+    const ids = ((await reuseCompiledSql(qb)) as Row[]).map((r) => keyOf(this.info, r));
     if (ids.length === 0) throw new NotFoundError('Item not found');
     if (ids.length > 1 && !options.allowMultiple) {
       throw new BadRequestError('More than one record matches; pass allowMultiple to change them all');

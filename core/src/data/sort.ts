@@ -42,7 +42,7 @@ export function sortSpecs(info: ModelInfo, columns?: string | string[], orders?:
     if (order !== 'asc' && order !== 'desc') throw new BadRequestError(`Invalid sort order '${orderList[i]}': use asc or desc`);
     if (!specs.some((s) => s.column === column)) specs.push({ column, order });
   });
-  if (!specs.some((s) => s.column === info.idColumn)) specs.push({ column: info.idColumn, order: 'asc' });
+  for (const key of info.idColumns) if (!specs.some((s) => s.column === key)) specs.push({ column: key, order: 'asc' });
   return specs;
 }
 
@@ -53,7 +53,7 @@ const byKey = new WeakMap<ModelInfo, readonly SortSpec[]>();
 function primaryKeyOrder(info: ModelInfo): SortSpec[] {
   let specs = byKey.get(info);
   if (!specs) {
-    specs = Object.freeze([Object.freeze({ column: info.idColumn, order: 'asc' as const })]);
+    specs = Object.freeze(info.idColumns.map((column) => Object.freeze({ column, order: 'asc' as const })));
     byKey.set(info, specs);
   }
   return specs as SortSpec[];

@@ -126,8 +126,9 @@ export function checkReferences(views: Map<string, ResolvedView>): void {
 }
 
 /** Ends every sign-in of the rows' accounts through the view's `signOutEverywhere` (nothing without one). */
-export async function signOutAll(view: ResolvedView, ids: readonly (string | number)[]): Promise<void> {
+export async function signOutAll(view: ResolvedView, ids: readonly unknown[]): Promise<void> {
   const signOut = view.view.signOutEverywhere;
   if (!signOut) return;
-  for (const id of ids) await signOut(id);
+  // An account's key is one column; a composite key names no account.
+  for (const id of ids) if (typeof id === 'string' || typeof id === 'number') await signOut(id);
 }

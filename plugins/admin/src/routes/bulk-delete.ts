@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError, ValidationError, mapDatabaseError, type
 import type { AdminContext } from '../context';
 import { guarded } from '../guard';
 import { scrub } from '../event-log';
-import { parseIds } from '../ids';
+import { idFilters, parseIds, recordIdOf } from '../ids';
 import { signOutAll, type ResolvedView } from '../model-view';
 import { html } from '../page';
 import type { RowCounts } from '../row-counts';
@@ -23,11 +23,21 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
       throw new BadRequestError('No ids given');
     }
     if (!Array.isArray(body.ids)) throw ValidationError.of(['body', 'ids'], 'ids must be a list', 'list_type');
-    const ids = [...new Set(parseIds(view, body.ids))];
+    const ids = parseIds(view, body.ids);
     let removedRows: Record<string, unknown>[] = [];
     try {
       await ctx.knex.transaction(async (trx) => {
         // The rows as they were, for the event log, read in the transaction that deletes them.
+        if (view.info.idColumns.length > 1) {
+          // A composite key: one conditional delete per row (filters take no tuple list).
+          let removed = 0;
+          for (const id of ids) {
+            if (ctx.events.enabled) removedRows.push(...(await view.repository.select(trx, idFilters(view, id))));
+            removed += await view.repository.delete(trx, idFilters(view, id)).catch((error: unknown) => (error instanceof NotFoundError ? 0 : Promise.reject(error)));
+          }
+          if (removed !== ids.length) throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
+          return;
+        }
         if (ctx.events.enabled) removedRows = await view.repository.select(trx, { [`${view.info.idColumn}__in`]: ids });
         const removed = await view.repository.delete(trx, { [`${view.info.idColumn}__in`]: ids }, { allowMultiple: true });
         if (removed !== ids.length) throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
@@ -44,7 +54,7 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
     // A deleted account is signed out everywhere, so a later restore revives none of its sign-ins.
     await signOutAll(view, ids);
     await view.view.afterWrite?.('delete');
-    await ctx.events.record(req, principal, removedRows.map((row) => ({ type: 'delete' as const, model: view.name, recordId: row[view.info.idColumn] as string | number, details: { record: scrub(row, view.hidden) } })));
+    await ctx.events.record(req, principal, removedRows.map((row) => ({ type: 'delete' as const, model: view.name, recordId: recordIdOf(view, row), details: { record: scrub(row, view.hidden) } })));
     return html(200, render('list-content', await listLocals(ctx, view, req, principal)));
   });
 }

@@ -4,7 +4,7 @@ import type { AdminContext } from '../context';
 import { setAdminUser } from '../admin-user-of';
 import { diff, scrub } from '../event-log';
 import { adminFilters } from '../model-declaration';
-import { parseId } from '../ids';
+import { idFilters, parseId, recordIdOf } from '../ids';
 import { signOutAll, type ResolvedView } from '../model-view';
 import type { AdminAction } from '../options';
 import type { RowCounts } from '../row-counts';
@@ -58,10 +58,10 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
   });
   // The admitted request's admin user, for its event records.
   const principals = new WeakMap<NeutralRequest, AdminPrincipal>();
-  const idColumn = view.info.idColumn;
+  // The generated routes name a row by `:id`, or by one parameter per column of a composite key.
   const rowOf = async (req: NeutralRequest) => {
-    const id = parseId(view, req.params.id);
-    return id === undefined ? null : view.repository.get(ctx.knex, { [idColumn]: id });
+    const id = view.info.idColumns.length === 1 ? parseId(view, req.params.id) : parseId(view, view.info.idColumns.map((column) => req.params[column]));
+    return id === undefined ? null : view.repository.get(ctx.knex, idFilters(view, id));
   };
   return router.routes.map((route) => {
     const unsafe = !SAFE.has(route.method);
@@ -78,12 +78,12 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     const logged = async (req: NeutralRequest): Promise<{ result: NeutralResult; entry: { recordId?: string | number; details: unknown } }> => {
       const before = action === 'create' ? null : await rowOf(req);
       const result = await route.handler(req);
-      if (action === 'delete') return { result, entry: { recordId: before?.[idColumn] as string | number, details: { record: before ? scrub(before, view.hidden) : null } } };
-      if (action === 'update') return { result, entry: { recordId: before?.[idColumn] as string | number, details: { changes: diff(before ?? {}, (await rowOf(req)) ?? {}, view.hidden) } } };
+      if (action === 'delete') return { result, entry: { recordId: recordIdOf(view, before), details: { record: before ? scrub(before, view.hidden) : null } } };
+      if (action === 'update') return { result, entry: { recordId: recordIdOf(view, before), details: { changes: diff(before ?? {}, (await rowOf(req)) ?? {}, view.hidden) } } };
       // Without a select schema the create answers null: its record is then what was sent.
       const answered = result.json && typeof result.json === 'object' ? (result.json as Record<string, unknown>) : null;
       const record = answered ?? ((req.body ?? {}) as Record<string, unknown>);
-      return { result, entry: { recordId: answered?.[idColumn] as string | number | undefined, details: { record: scrub(record, view.hidden) } } };
+      return { result, entry: { recordId: recordIdOf(view, answered), details: { record: scrub(record, view.hidden) } } };
     };
     return {
       ...route,

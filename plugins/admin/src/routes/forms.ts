@@ -4,9 +4,9 @@ import { layoutLocals, type AdminContext } from '../context';
 import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
 import { guarded } from '../guard';
-import { parseId } from '../ids';
+import { idFilters, parseId, recordIdOf } from '../ids';
 import { autoValues } from '../model-declaration';
-import type { ResolvedView } from '../model-view';
+import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import { requiredOnCreate } from '../required-fields';
 import type { RowCounts } from '../row-counts';
@@ -93,7 +93,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       guarded(ctx, { method: 'POST', path: `${base}/form_create`, operation: `admin_${view.name}_form_create`, bodyLimit: formBodyLimit(view) }, (req, principal) =>
         submit(req, principal, { mode: 'create' }, async (values) => {
           const created = await view.repository.create(ctx.knex, values);
-          return { recordId: created[view.info.idColumn] as string | number, details: { record: scrub(created, view.hidden) } };
+          return { recordId: recordIdOf(view, created)!, details: { record: scrub(created, view.hidden) } };
         }),
       ),
     );
@@ -101,7 +101,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   if (view.allowed.has('update')) {
     const load = async (req: NeutralRequest) => {
       const id = parseId(view, req.params.id);
-      const row = id === undefined ? null : await view.repository.get(ctx.knex, { [view.info.idColumn]: id });
+      const row = id === undefined ? null : await view.repository.get(ctx.knex, idFilters(view, id));
       if (!row) throw new NotFoundError('Item not found');
       return { id: id!, row };
     };
@@ -117,11 +117,11 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           // A new address is not proven yet, whoever typed it: its flag goes in the same write.
           const proof = view.view.verifiedEmail;
           if (proof && values[proof.column] !== undefined && values[proof.column] !== before[proof.column]) values[proof.flag] = false;
-          await view.repository.update(ctx.knex, values, { filters: { [view.info.idColumn]: id } });
+          await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
           // A password the admin set replaces every sign-in made with the old one.
-          if (view.password && values[view.password.column] !== undefined) await view.view.signOutEverywhere?.(id);
-          const after = (await view.repository.get(ctx.knex, { [view.info.idColumn]: id })) ?? {};
-          return { recordId: id, details: { changes: diff(before, after, view.hidden) } };
+          if (view.password && values[view.password.column] !== undefined) await signOutAll(view, [id]);
+          const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
+          return { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } };
         });
       }),
     );

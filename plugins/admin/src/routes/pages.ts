@@ -4,6 +4,7 @@ import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
 import { referenceLabels } from '../reference-labels';
+import { rowIdText } from '../ids';
 import { hasTrash } from './trash';
 import type { ResolvedView } from '../model-view';
 import { html, isHtmx } from '../page';
@@ -74,7 +75,7 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
     view: { name: view.name, base, canCreate: view.allowed.has('create'), canUpdate: view.allowed.has('update'), canDelete: view.allowed.has('delete'), hasTrash: hasTrash(view) },
     columns: view.listColumns.map((c) => c.name),
     idColumn: view.info.idColumn,
-    rows: data.map((row) => ({ id: cell(row[view.info.idColumn]), cells: view.listColumns.map((c) => shown(row, c.name)) })),
+    rows: data.map((row) => ({ id: rowIdText(view, row), cells: view.listColumns.map((c) => shown(row, c.name)) })),
     total,
     query,
     pages,

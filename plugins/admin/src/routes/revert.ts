@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError, type RouteDescriptor } from '@crudsmith
 import type { AdminContext } from '../context';
 import { diff } from '../event-log';
 import { guarded } from '../guard';
-import { parseId } from '../ids';
+import { idFilters, parseId, recordIdOf } from '../ids';
 import { seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 
@@ -27,17 +27,17 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
     const values: Record<string, unknown> = {};
     for (const [field, change] of Object.entries(changes)) {
       const column = view.info.columns.get(field);
-      if (!column || view.hidden.has(field) || field === STAMP || field === view.info.idColumn) continue;
+      if (!column || view.hidden.has(field) || field === STAMP || view.info.idColumns.includes(field)) continue;
       values[field] = (column.kind === 'datetime' || column.kind === 'date') && typeof change.before === 'string' ? new Date(change.before) : change.before;
     }
     if (Object.keys(values).length === 0) throw new BadRequestError('This update changed nothing that can be written back');
-    const before = await view.repository.get(ctx.knex, { [view.info.idColumn]: id });
+    const before = await view.repository.get(ctx.knex, idFilters(view, id));
     if (!before) throw new NotFoundError('Item not found');
-    await view.repository.update(ctx.knex, values, { filters: { [view.info.idColumn]: id } });
-    const after = (await view.repository.get(ctx.knex, { [view.info.idColumn]: id })) ?? {};
+    await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
+    const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
     counts.forget(view.name);
     await view.view.afterWrite?.('update');
-    await ctx.events.record(req, principal, [{ type: 'update', model: view.name, recordId: id, details: { changes: diff(before, after, view.hidden), revertOf: event.id } }]);
+    await ctx.events.record(req, principal, [{ type: 'update', model: view.name, recordId: recordIdOf(view, before), details: { changes: diff(before, after, view.hidden), revertOf: event.id } }]);
     return seeOther(req, `${ctx.mount}/management/events`);
   });
 }

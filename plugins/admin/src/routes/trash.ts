@@ -3,7 +3,7 @@ import { BadRequestError, NotFoundError, ValidationError, type NeutralRequest, t
 import { layoutLocals, type AdminContext } from '../context';
 import { scrub } from '../event-log';
 import { guarded } from '../guard';
-import { parseIds } from '../ids';
+import { idFilters, parseIds, recordIdOf, rowIdText, whereIds, type RowId } from '../ids';
 import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
@@ -19,11 +19,11 @@ export function hasTrash(view: ResolvedView): boolean {
 }
 
 // The ids of a trash form: `ids` as one value or several, each of the key's type.
-function idsOf(view: ResolvedView, req: NeutralRequest): (string | number)[] {
+function idsOf(view: ResolvedView, req: NeutralRequest): RowId[] {
   const raw = (req.body as Record<string, unknown> | undefined)?.ids;
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   if (list.length === 0) throw new BadRequestError('No rows chosen');
-  return [...new Set(parseIds(view, list))];
+  return parseIds(view, list);
 }
 
 /**
@@ -40,9 +40,9 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
   const onChosen = async (req: NeutralRequest, change: (chosen: Knex.QueryBuilder) => Promise<number>) => {
     const ids = idsOf(view, req);
     return ctx.knex.transaction(async (trx) => {
-      const rows = await trx(table).whereIn(idColumn, ids).where(FLAG, true).select('*');
+      const rows = await whereIds(trx(table), view, ids).where(FLAG, true).select('*');
       if (rows.length !== ids.length) throw new NotFoundError(`${ids.length - rows.length} of the rows are not in the trash; nothing was changed`);
-      const changed = await change(trx(table).whereIn(idColumn, ids).where(FLAG, true));
+      const changed = await change(whereIds(trx(table), view, ids).where(FLAG, true));
       if (changed !== ids.length) throw new NotFoundError('The rows changed meanwhile; nothing was changed');
       return rows as Record<string, unknown>[];
     });
@@ -63,7 +63,7 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
         view: { name: view.name, base: `${ctx.mount}/${view.name}` },
         trash: base,
         columns,
-        rows: rows.map((row: Record<string, unknown>) => ({ id: text(row[idColumn]), cells: columns.map((c) => text(row[c])) })),
+        rows: rows.map((row: Record<string, unknown>) => ({ id: rowIdText(view, row), cells: columns.map((c) => text(row[c])) })),
         total,
         page,
         pages: Math.max(1, Math.ceil(total / PER_PAGE)),
@@ -77,9 +77,9 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
         const restored: Record<string, unknown>[] = [];
         for (const id of ids) {
           try {
-            restored.push(await view.repository.restore(trx, { [idColumn]: id }));
+            restored.push(await view.repository.restore(trx, idFilters(view, id)));
           } catch (error) {
-            if (error instanceof NotFoundError) throw new NotFoundError(`Row ${id} is not in the trash; nothing was changed`);
+            if (error instanceof NotFoundError) throw new NotFoundError(`Row ${Array.isArray(id) ? id.join(',') : id} is not in the trash; nothing was changed`);
             throw error;
           }
         }
@@ -87,17 +87,17 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
       });
       counts.forget(view.name);
       // A restored account starts signed out: whatever was signed in before the delete stays dead.
-      await signOutAll(view, rows.map((row) => row[idColumn] as string | number));
+      await signOutAll(view, rows.map((row) => recordIdOf(view, row)));
       await view.view.afterWrite?.('update');
-      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: row[idColumn] as string | number })));
+      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: recordIdOf(view, row) })));
       return seeOther(req, base);
     }),
     guarded(ctx, { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge` }, async (req, principal) => {
       const rows = await onChosen(req, (chosen) => chosen.delete());
       // Nothing issued to a purged account may outlive it (a reused id would inherit it).
-      await signOutAll(view, rows.map((row) => row[idColumn] as string | number));
+      await signOutAll(view, rows.map((row) => recordIdOf(view, row)));
       await view.view.afterWrite?.('delete');
-      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'purge' as const, model: view.name, recordId: row[idColumn] as string | number, details: { record: scrub(row, view.hidden) } })));
+      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'purge' as const, model: view.name, recordId: recordIdOf(view, row), details: { record: scrub(row, view.hidden) } })));
       return seeOther(req, base);
     }),
   ];
