@@ -8,7 +8,7 @@ import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
 
 // One handler per generated operation. Each reads the neutral request, calls the
-// repository, and answers the wire format the README's table gives.
+// repository, and answers the wire format docs/wire-format.md gives.
 
 type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
 
