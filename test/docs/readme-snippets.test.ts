@@ -136,6 +136,19 @@ describe('README and guide code blocks', () => {
     }
   });
 
+  it('each package README is complete on its own: its peer ranges, and a tsconfig with experimentalDecorators', () => {
+    const corePeers = JSON.parse(readFileSync(join(root, 'core/package.json'), 'utf8')).peerDependencies as Record<string, string>;
+    for (const readme of readmes().filter((r) => r !== 'README.md')) {
+      const text = readFileSync(join(root, readme), 'utf8');
+      const manifest = JSON.parse(readFileSync(join(root, readme.replace(/README\.md$/, 'package.json')), 'utf8'));
+      for (const [name, range] of Object.entries({ ...corePeers, ...manifest.peerDependencies } as Record<string, string>)) {
+        expect(text, `${readme} states the range of ${name}`).toContain(`\`${name}\` \`${range}\``);
+      }
+      expect(text, readme).toContain('"experimentalDecorators": true');
+      expect(text, `${readme} sends the reader to another README for its settings`).not.toContain('crudsmith#readme');
+    }
+  });
+
   it('finds the guides of docs/', () => {
     expect(guides()).toContain('docs/filters.md');
   });
