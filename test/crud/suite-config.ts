@@ -199,6 +199,13 @@ export function describeConfig(env: CrudEnv): void {
         expect(await storedRow(env.knex, 'items', id)).toMatchObject({ description: 'deleted by server', is_deleted: true });
       });
 
+      it('a body naming an auto field the request schema does not declare is one 422 entry, at that field', async () => {
+        const api = await env.serve(crudRouter(itemOptions(env.knex, { path: '/stamped', createConfig: { autoFields: { updated_at: () => new Date() } } })));
+        const res = await api.post('/stamped', { name: 'Stamped', updated_at: '2024-01-01T00:00:00Z' });
+        expect(res.status).toBe(422);
+        expect(res.body.detail).toEqual([{ loc: ['body', 'updated_at'], msg: "Field 'updated_at' is set by the server", type: 'extra_forbidden' }]);
+      });
+
       it('excludeFromSchema hides a field from the published request schema and refuses it in bodies', async () => {
         const router = crudRouter(itemOptions(env.knex, { path: '/hidden', createConfig: { excludeFromSchema: ['description'] } }));
         const create = router.routes.find((route) => route.method === 'POST')!;

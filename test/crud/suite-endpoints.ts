@@ -253,6 +253,24 @@ export function describeEndpoints(env: CrudEnv): void {
       });
     });
 
+    it('answers the writes as the wire-format table says, per configuration: a selectSchema or auto fields change the create answer only', async () => {
+      const configs: [string, Api, (body: unknown) => void][] = [
+        ['selectSchema', api, (body) => expect(Object.keys(body as object).sort()).toEqual([...ITEM_READ_FIELDS].sort())],
+        ['none', plain, (body) => expect(body).toBeNull()],
+        ['autoFields', auto, (body) => expect(body).toMatchObject({ category: 'server-set', is_deleted: false })],
+      ];
+      for (const [name, client, createAnswer] of configs) {
+        const path = name === 'selectSchema' ? '/items' : `/${name === 'none' ? 'plain' : 'auto'}`;
+        const created = await client.post(path, { name: `Wire ${name}` });
+        expect(created.status, name).toBe(201);
+        createAnswer(created.body);
+        const [{ id }] = await env.knex('items').where({ name: `Wire ${name}` });
+        expect(await client.patch(`${path}/${id}`, { price: 2 }), name).toMatchObject({ status: 200, body: null });
+        expect(await client.del(`${path}/${id}`), name).toMatchObject({ status: 200, body: null });
+        expect(await client.del(`${path}/db_delete/${id}`), name).toMatchObject({ status: 200, body: null });
+      }
+    });
+
     describe('restore: POST /{model}/{id}/restore', () => {
       it('brings a soft-deleted row back: 200 with the row, flag and deletion time cleared, readable again', async () => {
         const id = (await api.post('/items', { name: 'Back', price: 3 })).body.id;

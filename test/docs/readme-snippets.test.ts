@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// Every ```ts block of the READMEs compiles as written: each block is written to a file of
+// Every ```ts block of the READMEs and of the guides in docs/ compiles as written: each block is written to a file of
 // its own, and all of them are type-checked together in one TypeScript program (the one
 // `tsc -p test/docs/.snippets/tsconfig.json` builds) against the packages' sources, through
 // the root tsconfig's `paths`. A block whose first line starts with `// fragment` is a piece
@@ -16,12 +16,19 @@ const outDir = join(root, 'test/docs/.snippets');
 const FRAGMENT = '// fragment';
 
 interface Snippet {
-  /** The README, relative to the repository root. */
+  /** The README or guide, relative to the repository root. */
   readme: string;
   /** Line of the README where the block's code starts (1-based). */
   line: number;
   file: string;
   code: string;
+}
+
+/** The guides: every Markdown file of docs/. */
+function guides(): string[] {
+  const dir = join(root, 'docs');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
 }
 
 /** The README of the repository and of every package (core, adapters, plugins). */
@@ -55,8 +62,8 @@ function tsBlocks(text: string): { line: number; code: string; fragment: boolean
 function snippets(): { checked: Snippet[]; fragments: Snippet[] } {
   const checked: Snippet[] = [];
   const fragments: Snippet[] = [];
-  for (const readme of readmes()) {
-    const name = readme === 'README.md' ? 'root' : readme.replace(/\/README\.md$/, '').replaceAll('/', '-');
+  for (const readme of [...readmes(), 'examples/app/README.md', ...guides()].filter((path) => existsSync(join(root, path)))) {
+    const name = readme === 'README.md' ? 'root' : readme.replace(/\/README\.md$/, '').replace(/\.md$/, '').replaceAll('/', '-');
     tsBlocks(readFileSync(join(root, readme), 'utf8')).forEach((block, index) => {
       const snippet = { readme, line: block.line, file: `${name}-${index + 1}.ts`, code: block.code };
       (block.fragment ? fragments : checked).push(snippet);
@@ -118,7 +125,7 @@ function flatten(diagnostic: ts.Diagnostic): string {
   return ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n    ');
 }
 
-describe('README code blocks', () => {
+describe('README and guide code blocks', () => {
   const { checked, fragments } = snippets();
 
   it('finds blocks in every package README, each opening with a complete (checked) example', () => {
@@ -129,8 +136,25 @@ describe('README code blocks', () => {
     }
   });
 
+  it('each package README is complete on its own: its peer ranges, and a tsconfig with experimentalDecorators', () => {
+    const corePeers = JSON.parse(readFileSync(join(root, 'core/package.json'), 'utf8')).peerDependencies as Record<string, string>;
+    for (const readme of readmes().filter((r) => r !== 'README.md')) {
+      const text = readFileSync(join(root, readme), 'utf8');
+      const manifest = JSON.parse(readFileSync(join(root, readme.replace(/README\.md$/, 'package.json')), 'utf8'));
+      for (const [name, range] of Object.entries({ ...corePeers, ...manifest.peerDependencies } as Record<string, string>)) {
+        expect(text, `${readme} states the range of ${name}`).toContain(`\`${name}\` \`${range}\``);
+      }
+      expect(text, readme).toContain('"experimentalDecorators": true');
+      expect(text, `${readme} sends the reader to another README for its settings`).not.toContain('crudsmith#readme');
+    }
+  });
+
+  it('finds the guides of docs/', () => {
+    expect(guides()).toContain('docs/filters.md');
+  });
+
   it('type-checks every block that is not marked as a fragment', () => {
     const failures = [...typeCheck(checked).values()].flat();
-    expect(failures, `README code blocks that do not compile (run \`npx tsc -p test/docs/.snippets/tsconfig.json\` to see them all):\n${failures.join('\n')}`).toEqual([]);
+    expect(failures, `README and guide code blocks that do not compile (run \`npx tsc -p test/docs/.snippets/tsconfig.json\` to see them all):\n${failures.join('\n')}`).toEqual([]);
   }, 90_000);
 });

@@ -9,7 +9,7 @@ import { checkPageSize } from './response-size';
 import { keyFilters, keyOf } from '../data/row-key';
 
 // One handler per generated operation. Each reads the neutral request, calls the
-// repository, and answers the wire format the README's table gives.
+// repository, and answers the wire format docs/wire-format.md gives.
 
 type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
 

@@ -5,7 +5,7 @@ import { readOidcSettings, type OidcSettings } from './oidc';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@crudsmith/core';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 
-/** Every setting the example reads, with its default (README lists the same). */
+/** Every setting the example reads, with its default (examples/app/README.md lists the same). */
 export interface Settings {
   host: string;
   port: number;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { outbox, smtpTransport, type RecoveryOptions } from '@crudsmith/account';
 
-/** The mail settings of the example (README lists each with its default). */
+/** The mail settings of the example (examples/app/README.md lists each with its default). */
 export interface MailSettings {
   /** SMTP_URL (`smtp://user:pass@host:587`, `smtps://…`): mail goes there. Unset: into the outbox. */
   smtpUrl?: string;

@@ -3,7 +3,7 @@ import type { AccountPlugin } from '@crudsmith/account';
 import { versioning, type VersioningPlugin } from '@crudsmith/versioning';
 import { LIMITED_PATHS } from './rate-limit';
 
-/** When /api/v1 goes away unless API_V1_SUNSET says otherwise (README, settings). */
+/** When /api/v1 goes away unless API_V1_SUNSET says otherwise (examples/app/README.md, settings). */
 export const DEFAULT_V1_SUNSET = '2027-06-30';
 
 /** The routers of each version, paths relative to the version (`/items`). */
