@@ -248,6 +248,17 @@ export function requestTranslation(env: SuiteEnv): void {
       expect(typeof (await readJson(res)).detail).toBe('string');
     });
 
+    it("answers 404 for a percent-encoded spelling of a route's fixed segments, as no route is written that way", async () => {
+      expect((await api('/items/1')).status).toBe(200);
+      for (const path of ['/%69tems/1', '/it%65ms/1', '/%69tems%2F1', '/users%2F', '/%75sers/', '/echo/%61/b']) {
+        const res = await api(path, path.startsWith('/echo') ? { method: 'PUT' } : undefined);
+        if (path.startsWith('/echo')) expect(res.status, path).toBe(200);
+        else expect(res.status, path).toBe(404);
+      }
+      // A parameter may be encoded: it is decoded for the handler.
+      expect((await readJson(await api('/items/%31'))).params).toEqual({ id: '1' });
+    });
+
     it('answers 400 for a path that is not valid percent-encoded UTF-8', async () => {
       const res = await api('/items/%C3%28');
       expect(res.status).toBe(400);

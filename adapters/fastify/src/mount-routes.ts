@@ -39,7 +39,7 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
     // Fastify answers its own 404 for a method a path does not serve: answer 405.
     for (const [path, allowed] of allowedMethods(routes)) {
       const others = methods.filter((method) => !allowed.includes(method));
-      const handler = (request: FastifyRequest, reply: FastifyReply) => (hasEmptyParam(request)
+      const handler = (request: FastifyRequest, reply: FastifyReply) => (hasEmptyParam(request) || !spelledAsRouted(request)
         ? unmatched(request, reply, settings)
         : writeResult(reply, otherMethodResult(request.method, allowed)));
       if (others.length > 0) instance.route({ method: others, url: path, prefixTrailingSlash: 'slash', bodyLimit: settings.bodyLimit, handler });
@@ -64,9 +64,23 @@ function serve(route: RouteDescriptor, settings: AdapterSettings) {
   return (request: FastifyRequest, reply: FastifyReply) => {
     // find-my-way lets `/items/:id` match `/items/` with an empty id; Koa and Express do
     // not, and no route means that: answer as if nothing matched.
-    if (hasEmptyParam(request)) return unmatched(request, reply, settings);
+    if (hasEmptyParam(request) || !spelledAsRouted(request)) return unmatched(request, reply, settings);
     return exchange({ request, reply, settings }, (req) => runRoute(route, req, settings.logger));
   };
+}
+
+/**
+ * Whether the path's fixed segments are written as the route writes them. find-my-way
+ * decodes the path before matching, so `/%69tems` would reach `/items`; Koa and Express
+ * match the path as sent and answer 404, and so does this adapter.
+ */
+function spelledAsRouted(request: FastifyRequest): boolean {
+  const pattern = request.routeOptions.url;
+  if (pattern === undefined) return true;
+  const sent = (request.raw.url ?? '').split('?', 1)[0].split('/');
+  const written = pattern.split('/');
+  if (sent.length !== written.length) return false;
+  return written.every((segment, i) => segment.includes(':') || segment.includes('*') || segment === sent[i]);
 }
 
 function hasEmptyParam(request: FastifyRequest): boolean {

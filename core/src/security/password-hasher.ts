@@ -62,13 +62,8 @@ export class PasswordHasher {
    * caller's address; undefined for the app's own code): 429/503 at once when the pool's
    * bounds are reached, rather than a queue without limit.
    */
-  async bounded<T>(client: string | undefined, work: () => Promise<T>): Promise<T> {
-    const release = this.pool.acquire(client);
-    try {
-      return await work();
-    } finally {
-      release();
-    }
+  bounded<T>(client: string | undefined, work: () => Promise<T>): Promise<T> {
+    return this.pool.admit(client, work);
   }
 
   /**
@@ -80,8 +75,10 @@ export class PasswordHasher {
     const usable = typeof hash === 'string' && hash.startsWith('$2');
     // An absurdly long input is refused, but only after the same work as any other.
     const input = [...password].length > this.maxLength ? '' : bcryptInput(password);
-    const ok = await this.pool.compare(input, usable ? hash : await this.dummyHash());
-    return ok && usable && input !== '';
+    const ok = (await this.pool.compare(input, usable ? hash : await this.dummyHash())) && usable && input !== '';
+    // A wrong password (or an unknown name) counts against the caller's address: cheap to send, not to check.
+    if (!ok) this.pool.failed();
+    return ok;
   }
 
   private dummyHash(): Promise<string> {

@@ -120,6 +120,8 @@ export interface AccountOptions {
   oauthResponseMode?: 'redirect' | 'json';
   /** Paths of the OAuth routes, each holding `:provider` (default `/oauth/:provider/authorize` and `/oauth/:provider/callback`). */
   oauthPaths?: { authorize?: string; callback?: string };
+  /** Most OAuth sign-ins one client address may start in a window, each a stored flow (default 120 in 600 s); past it, 429. */
+  oauthRateLimit?: { limit: number; periodSeconds: number };
   /** The clock, in milliseconds (tests). */
   now?: () => number;
 }

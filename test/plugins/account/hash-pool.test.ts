@@ -2,8 +2,8 @@
 // requests, and hashing beyond the bounds answers 429 (per client address) or 503
 // (overall) at once instead of queueing without limit. Before, bcrypt ran on the event
 // loop: 20 bogus sign-ins made a one-row read take 4 s.
-import { afterEach, describe, expect, it } from 'vitest';
-import { HashPool, HttpError } from '@crudsmith/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HashPool, HttpError, PasswordHasher } from '@crudsmith/core';
 import { koaHarness } from '../../adapters/koa-harness';
 import { HARNESSES } from './adapter-runs';
 import { PASSWORD, startAccountApp, type AccountEnv, type Answer } from './fixture';
@@ -103,10 +103,13 @@ describe('account: createUser within the hashing bounds', () => {
     try {
       env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashPool: pool });
       await env.user('shared');
-      // The app (another plugin) holds the pool's only slot: this plugin's sign-in is refused overall.
+      // The app (another plugin) holds the pool's only slot, and a newcomer address the one
+      // fair admission adds: this plugin's sign-in is refused overall.
       const release = pool.acquire();
+      const newcomer = pool.acquire('203.0.113.1');
       expect((await env.client().login('shared', PASSWORD)).status).toBe(503);
       release();
+      newcomer();
       expect((await env.client().login('shared', PASSWORD)).status).toBe(200);
       const inFlight = pool.hash('still hashing', 10);
       await env.close();
@@ -114,6 +117,80 @@ describe('account: createUser within the hashing bounds', () => {
       expect(await inFlight).toMatch(/^\$2[aby]\$10\$/);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+// Admission in front of the pool: an address with nothing in flight gets in past the
+// overall bound, turns go to the address served least recently, and failed checks are
+// rationed per address while correct passwords cost nothing.
+describe('account: fair admission to the hashing pool', () => {
+  it('lets in an address with nothing in flight past maxPending, up to twice it', () => {
+    const pool = new HashPool({ threads: 1, perClient: 2, maxPending: 2 });
+    pool.acquire('a');
+    pool.acquire('a');
+    expect(() => pool.acquire('a')).toThrow(expect.objectContaining({ status: 429 }));
+    pool.acquire('b');
+    expect(() => pool.acquire('b')).toThrow(expect.objectContaining({ status: 503 }));
+    pool.acquire('c');
+    expect(() => pool.acquire('d')).toThrow(expect.objectContaining({ status: 503 }));
+    expect(() => pool.acquire()).toThrow(expect.objectContaining({ status: 503 }));
+  });
+
+  it('serves a newcomer address before the rest of a busy address\'s queue', async () => {
+    const pool = new HashPool({ threads: 1, perClient: 100, maxPending: 100 });
+    try {
+      const done: string[] = [];
+      const busy = Array.from({ length: 6 }, (_, i) => pool.admit('busy', async () => {
+        await pool.hash(`busy ${i}`, 8);
+        done.push(`busy ${i}`);
+      }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const newcomer = pool.admit('new', async () => {
+        await pool.hash('newcomer', 8);
+        done.push('new');
+      });
+      await Promise.all([...busy, newcomer]);
+      expect(done.indexOf('new'), done.join()).toBeLessThanOrEqual(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('rations failed password checks per address (429 with Retry-After), correct ones cost nothing', async () => {
+    const pool = new HashPool({ threads: 1, failedChecks: { limit: 60, periodSeconds: 3600, burst: 3 } });
+    const hasher = new PasswordHasher({ rounds: 4 }, pool);
+    try {
+      const hash = await hasher.hash('the right one');
+      for (let i = 0; i < 5; i++) expect(await hasher.bounded('198.51.100.1', () => hasher.verify('the right one', hash))).toBe(true);
+      for (let i = 0; i < 3; i++) expect(await hasher.bounded('198.51.100.1', () => hasher.verify('a wrong one', hash))).toBe(false);
+      const refused = await hasher.bounded('198.51.100.1', () => hasher.verify('the right one', hash)).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 429, detail: 'Too many failed password checks from this address; try again later' });
+      // One failure back every minute at 60 an hour.
+      expect(Number((refused as HttpError).headers?.['Retry-After'])).toBeGreaterThan(50);
+      expect(Number((refused as HttpError).headers?.['Retry-After'])).toBeLessThanOrEqual(60);
+      expect(await hasher.bounded('198.51.100.2', () => hasher.verify('the right one', hash))).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('allows at least 500 failed checks an hour from one address by default (many users share one address)', async () => {
+    const pool = new HashPool({ threads: 1 });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const start = Date.now();
+      let admitted = 0;
+      // An hour, one failed check tried every 6 s.
+      for (let step = 0; step < 600; step++) {
+        vi.setSystemTime(start + step * 6000);
+        const outcome = await pool.admit('192.0.2.9', async () => pool.failed()).then(() => 'ok', (error: unknown) => error);
+        if (outcome === 'ok') admitted += 1;
+        else expect(outcome).toMatchObject({ status: 429 });
+      }
+      expect(admitted).toBeGreaterThanOrEqual(500);
+    } finally {
+      vi.useRealTimers();
     }
   });
 });

@@ -27,13 +27,13 @@ describe('OpenID Connect route docs', () => {
       const doc = r.doc!;
       expect(doc.parameters?.[0]).toMatchObject({ name: 'provider', in: 'path', required: true, schema: { enum: ['oidc', 'corp'] } });
       const codes = Object.keys(doc.responses ?? {});
-      expect(codes).toEqual(mode === 'json' ? ['200', '400'] : ['307', '400']);
+      expect(codes).toEqual([mode === 'json' ? '200' : '307', '400', ...(r.path.endsWith('/authorize') ? ['429'] : [])]);
       for (const response of Object.values(doc.responses ?? {})) expect(() => ajv.compile(response.schema ?? {})).not.toThrow();
       expect(doc.responses!['400'].schema?.required).toEqual(['detail']);
     }
     const callback = docs[1].doc!;
     const described = JSON.stringify(callback.responses);
-    for (const code of ['invalid_state', 'access_denied', 'provider_error', 'email_missing', 'email_unverified', 'account_unverified', 'identity_conflict', 'account_deleted']) expect(described).toContain(code);
+    for (const code of ['invalid_state', 'access_denied', 'provider_error', 'email_missing', 'email_unsupported', 'email_unverified', 'account_unverified', 'identity_conflict', 'account_deleted']) expect(described).toContain(code);
   });
 
   it('refuses a configuration it cannot serve, at startup', () => {

@@ -33,6 +33,7 @@ export function oauthPart(core: AccountCore, prefix: string): { routes: RouteDes
     responseMode: json ? 'json' : 'redirect',
     paths,
     flowSeconds,
+    rateLimit: options.oauthRateLimit ?? { limit: 120, periodSeconds: 600 },
     warn: (message, details) => console.warn(message, details),
   });
   return { routes: withAccountDocs(routes, oauthDocs([...providers.keys()], json)), migrations };
@@ -42,13 +43,14 @@ function oauthDocs(providers: string[], json: boolean): Record<string, RouteDocP
   const provider = { name: 'provider', in: 'path', required: true, schema: { enum: providers }, description: 'A configured provider (an unknown one is 400)' };
   const unknown = { description: 'Unknown provider', schema: { ...ERROR_SCHEMA, examples: [{ detail: 'Unknown OAuth provider' }] } };
   const failure = { description: `The sign-in failed; detail is one of ${CODES.join(', ')}`, schema: { ...ERROR_SCHEMA, examples: CODES.map((detail) => ({ detail })) } };
+  const limited = { description: 'Too many sign-ins started from this address (oauthRateLimit); Retry-After says when to try again', schema: ERROR_SCHEMA };
   const location = { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } };
   return {
     oauth_authorize: {
       parameters: [provider, { name: 'redirect_to', in: 'query', required: false, schema: text(), description: 'A same-origin path to land on afterwards (default /); anything else is dropped' }],
       responses: json
-        ? { '200': ok('The provider URL to send the browser to; the flow cookie is set', object({ authorization_url: text({ format: 'uri' }) }, ['authorization_url'])), '400': { ...unknown, description: 'Unknown provider, or the provider cannot be reached (provider_error)' } }
-        : { '307': { description: 'To the provider (authorization code, PKCE S256, state, nonce); sets the HttpOnly flow cookie; on a provider failure, to redirect_to?error=provider_error', headers: location }, '400': unknown },
+        ? { '200': ok('The provider URL to send the browser to; the flow cookie is set', object({ authorization_url: text({ format: 'uri' }) }, ['authorization_url'])), '400': { ...unknown, description: 'Unknown provider, or the provider cannot be reached (provider_error)' }, '429': limited }
+        : { '307': { description: 'To the provider (authorization code, PKCE S256, state, nonce); sets the HttpOnly flow cookie; on a provider failure, to redirect_to?error=provider_error', headers: location }, '400': unknown, '429': limited },
     },
     oauth_callback: {
       parameters: [provider, { name: 'code', in: 'query', required: false, schema: text() }, { name: 'state', in: 'query', required: false, schema: text() }],

@@ -64,7 +64,8 @@ export class OAuthStore {
       created_at: now,
       expires_at: now + this.flowMs,
     });
-    await this.knex(this.tables.flows).where('expires_at', '<', now - 86_400_000).delete();
+    // Expired flows can never be taken: swept as new ones come (the index on expires_at keeps it cheap).
+    await this.knex(this.tables.flows).where('expires_at', '<', now).delete();
   }
 
   /** Uses up the live flow of `state` at `provider`; null when there is none (unknown, used, expired, another provider's). */
@@ -74,6 +75,8 @@ export class OAuthStore {
     const won = await this.knex(this.tables.flows).where({ state_hash: stateHash, provider }).whereNull('used_at').where('expires_at', '>', now).update({ used_at: now });
     if (Number(won) !== 1) return null;
     const row = await this.knex(this.tables.flows).where({ state_hash: stateHash }).first();
+    // Swept between the two statements (it expired just then): as good as expired.
+    if (!row) return null;
     return { provider, state, nonce: String(row.nonce), codeVerifier: String(row.code_verifier), redirectTo: String(row.redirect_to) };
   }
 

@@ -1,4 +1,4 @@
-import { BadRequestError, safeEqual, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import { BadRequestError, RateLimitError, hashSecret, safeEqual, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import * as oidc from 'openid-client';
 import type { AccountCore } from '../account-core';
 import { clearCookie, cookie } from '../cookies';
@@ -16,6 +16,8 @@ export interface OAuthRouteSettings {
   responseMode: 'redirect' | 'json';
   paths: { authorize: string; callback: string };
   flowSeconds: number;
+  /** Most sign-ins one client address may start in a window. */
+  rateLimit: { limit: number; periodSeconds: number };
   /** Where a provider failure is reported (never a token or a code). */
   warn(message: string, details: Record<string, unknown>): void;
 }
@@ -49,6 +51,10 @@ export function oauthRoutes(core: AccountCore, store: OAuthStore, settings: OAut
   return [
     route({ method: 'GET', path: settings.paths.authorize, operation: 'oauth_authorize', summary: 'Start an OpenID Connect sign-in: 307 to the provider' }, async (req) => {
       const provider = providerOf(req);
+      // Each start stores a flow row until it expires: bounded per client address, shared by every process.
+      const key = `oauth:${hashSecret(req.clientAddress).slice(0, 32)}`;
+      const { count, retryAfter } = await core.lockout.hit(key, settings.rateLimit.periodSeconds * 1000, core.now());
+      if (count > settings.rateLimit.limit) throw new RateLimitError('Too many sign-ins started from this address; try again later', { retryAfter });
       const redirectTo = safeRedirect(queryText(req, 'redirect_to')) ?? '/';
       const flow = { provider: provider.name, state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier(), redirectTo };
       let url: string;

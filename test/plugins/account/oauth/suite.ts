@@ -180,6 +180,23 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       expect((await env.client().request('GET', '/auth/oauth/nope/callback?state=x&code=y', { redirect: 'manual' })).status).toBe(400);
     });
 
+    it('bounds the sign-ins one address may start (429 past oauthRateLimit) and sweeps expired flows', async () => {
+      const app = await startAccountApp(harness, engine, { oauthProviders: oidc(), redirectBaseUrl: PUBLIC, oauthRateLimit: { limit: 3, periodSeconds: 600 } });
+      try {
+        for (let i = 0; i < 3; i++) expect((await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' })).status).toBe(307);
+        const limited = await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' });
+        expect(limited.status).toBe(429);
+        expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(Number((await app.db.knex('account_oauth_flows').count({ n: '*' }).first())?.n)).toBe(3);
+        // Past the window and the flows' ten minutes: a new start sweeps the expired ones.
+        clock.skew = 601_000;
+        expect((await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' })).status).toBe(307);
+        expect(Number((await app.db.knex('account_oauth_flows').count({ n: '*' }).first())?.n)).toBe(1);
+      } finally {
+        await app.close();
+      }
+    });
+
     it('answers JSON in JSON mode, on moved paths; a provider that cannot be reached is provider_error', async () => {
       const app = await startAccountApp(harness, engine, {
         oauthProviders: { ...oidc(), down: { issuer: 'http://127.0.0.1:9/', clientId: 'x', timeoutSeconds: 2 } },
