@@ -53,10 +53,17 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
   return params;
 }
 
+// Each `<relation>_count` the rows carry, beside their columns.
+function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
+  if (!relations) return row;
+  const counts = Object.fromEntries(relations.map((name) => [`${name}_count`, { type: 'integer', minimum: 0 }]));
+  return { ...row, properties: { ...row.properties, ...counts } };
+}
+
 /** The OpenAPI description of one generated operation. */
 export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: string; tags: string[] }): RouteDoc {
   const operationId = `${base.name}_${op.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
-  const item = rowJsonSchema(ctx.info, ctx.selectSchema);
+  const item = withCounts(rowJsonSchema(ctx.info, ctx.selectSchema), ctx.relationshipCounts);
   const nullable = { oneOf: [item, { type: 'null' }] };
   const doc: RouteDoc = { operationId, tags: base.tags, summary: `${op} ${base.name}` };
   switch (op) {
