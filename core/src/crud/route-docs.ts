@@ -40,7 +40,7 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
     query('limit', int(1, ctx.limits.maxLimit)),
     query('page', int(1)),
     query('itemsPerPage', int(1, ctx.limits.maxLimit)),
-    query('sort', { type: 'string' }, 'Comma-separated columns; a leading - sorts descending'),
+    query('sort', { type: 'string' }, `Comma-separated columns among ${[...ctx.sortable].join(', ')}; a leading - sorts descending`),
     query('cursor', { type: 'string' }, 'Keyset pagination: empty for the first page, then next_cursor'),
   ];
   for (const filter of ctx.filters) {
