@@ -19,7 +19,7 @@ const entries: [string, object, string[]][] = [
     // errors
     'BadRequestError', 'ConfigurationError', 'ConflictError', 'DuplicateValueError', 'ForbiddenError', 'HttpError',
     'NotFoundError', 'PayloadTooLargeError', 'RateLimitError', 'UnauthorizedError', 'ValidationError', 'mapDatabaseError',
-    'ServiceUnavailableError', 'DatabaseUnavailableError', 'MissingFulltextIndexError',
+    'ServiceUnavailableError', 'DatabaseUnavailableError', 'MissingFulltextIndexError', 'MultipleRowsError',
     // decorators and the registry
     'Crud', 'crud', 'SoftDelete', 'softDelete', 'Filter', 'filter', 'Registry', 'createRegistry', 'routesOf',
     // generated endpoints

@@ -18,6 +18,27 @@ describe.each(ENGINES)('joins on %s', (engine) => {
   });
   afterAll(() => db?.destroy());
 
+  it('counts each row\'s related rows as <relation>_count, in the statement that reads the rows', async () => {
+    const before = queries;
+    const { data, total_count } = await authors.getMulti(db.knex, { relationshipCounts: ['books', 'awards'], schemaToSelect: ['id', 'name'], sortColumns: ['name'], sortOrders: ['desc'] });
+    expect(queries - before).toBe(2); // the rows (with their counts) and the total
+    expect(total_count).toBe(3);
+    expect(data).toEqual([
+      { id: 3, name: 'Cy', books_count: 0, awards_count: 0 },
+      { id: 2, name: 'Bob', books_count: 1, awards_count: 0 },
+      { id: 1, name: 'Ann', books_count: 3, awards_count: 2 },
+    ]);
+    expect(await books.get(db.knex, { id: 1 }, { relationshipCounts: ['reviews', 'tags'], schemaToSelect: ['title'] })).toEqual({ title: 'A1', reviews_count: 3, tags_count: 2 });
+    const page = await authors.getMultiByCursor(db.knex, { limit: 2, relationshipCounts: ['books'], schemaToSelect: ['id'] });
+    expect(page.data).toEqual([{ id: 1, books_count: 3 }, { id: 2, books_count: 1 }]);
+    expect(await authors.get(db.knex, { id: 1 }, { schemaToSelect: ['id'] })).toEqual({ id: 1 });
+  });
+
+  it('refuses a count of a relation the model lacks', async () => {
+    await expect(authors.getMulti(db.knex, { relationshipCounts: ['reviews'] })).rejects.toThrow(/'reviews' is not a relation of model Author/);
+    await expect(authors.getMulti(db.knex, { relationshipCounts: ['reviews'] })).rejects.toBeInstanceOf(ConfigurationError);
+  });
+
   it('nests a one-to-one relation under its name, null when absent', async () => {
     const { data } = await books.getMultiJoined(db.knex, { joinsConfig: [{ relation: 'author', schemaToSelect: ['id', 'name'] }] });
     expect(data.map((b) => [b.title, b.author])).toEqual([

@@ -2,7 +2,7 @@
 // dependencies of custom GET routes added with EndpointCreator.addCustomRoute, subclassed.
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CursorPaginatedRequestQuery, EndpointCreator, PaginatedRequestQuery } from '@crudsmith/core';
+import { CursorPaginatedRequestQuery, EndpointCreator, PaginatedRequestQuery, type CrudRouter } from '@crudsmith/core';
 import { itemOptions, type Answer, type Api, type CrudEnv } from './kit';
 
 const ids = (res: Answer): number[] => res.body.data.map((row: { id: number }) => row.id);
@@ -21,6 +21,7 @@ class KeysetByCategory extends CursorPaginatedRequestQuery {
 export function describeCustomRoutes(env: CrudEnv): void {
   describe('query dependencies of custom GET routes', () => {
     let api: Api;
+    let router: CrudRouter;
 
     beforeAll(async () => {
       await env.resetItems();
@@ -68,7 +69,33 @@ export function describeCustomRoutes(env: CrudEnv): void {
         path: '/cursor-query',
         handler: async (req) => ({ status: 200, json: { ...(await req.resolve(CursorPaginatedRequestQuery.dependency())) } }),
       });
-      api = await env.serve(creator.router);
+      creator.addCustomRoute({
+        method: 'GET',
+        path: '/internal',
+        includeInSchema: false,
+        dependencies: [KeysetByCategory.dependency()],
+        handler: async () => ({ status: 200, json: { internal: true } }),
+      });
+      router = creator.router;
+      api = await env.serve(router);
+    });
+
+    it('publishes the parameters of the query classes a custom route depends on, their own fields included', () => {
+      const search = router.routes.find((route) => route.path === '/items/search')!;
+      const names = (search.doc?.parameters ?? []).map((p) => p.name);
+      expect(names).toEqual(['offset', 'limit', 'page', 'itemsPerPage', 'items_per_page', 'sort', 'category', 'q']);
+      expect(search.doc?.parameters?.find((p) => p.name === 'category')).toMatchObject({ in: 'query', required: false, schema: { enum: ['tools', 'garden', 'food'] } });
+      expect(search.doc?.parameters?.find((p) => p.name === 'q')).toMatchObject({ schema: { maxLength: 5 } });
+      expect(KeysetByCategory.parameters().map((p) => p.name)).toEqual(['cursor', 'limit', 'sort_column', 'sort_order', 'category']);
+      // A route whose query class is only resolved in its handler publishes nothing it cannot know.
+      expect(router.routes.find((route) => route.path === '/items/paged')!.doc?.parameters).toBeUndefined();
+    });
+
+    it('serves a custom route left out of the OpenAPI document (includeInSchema: false)', async () => {
+      const internal = router.routes.find((route) => route.path === '/items/internal')!;
+      expect(internal.includeInSchema).toBe(false);
+      expect(router.routes.filter((route) => route.includeInSchema === false).map((route) => route.path)).toEqual(['/items/internal']);
+      expect((await api.get('/items/internal')).body).toEqual({ internal: true });
     });
 
     describe('PaginatedRequestQuery', () => {

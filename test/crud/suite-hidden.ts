@@ -40,6 +40,14 @@ export function describeHiddenColumns(env: CrudEnv): void {
       expect(missing.body.detail).toBe("Invalid sort column 'colour': sort by id, name");
     });
 
+    it('publishes the sortable columns in the sort parameter of the list document', () => {
+      const list = (sortableToo: boolean) => crudRouter({ session: env.knex, model: Author, selectSchema: AuthorPublic, includedMethods: ['readMulti'], ...(sortableToo ? { sortable: ['email'] } : {}) }).routes[0];
+      const sortParam = (sortableToo: boolean) => list(sortableToo).doc?.parameters?.find((p) => p.name === 'sort')?.description;
+      expect(sortParam(false)).toBe('Comma-separated columns among id, name; a leading - sorts descending');
+      expect(sortParam(true)).toBe('Comma-separated columns among id, name, email; a leading - sorts descending');
+      expect(() => crudRouter({ session: env.knex, model: Author, includedMethods: ['readMulti'], sortable: ['colour'] })).toThrow(/sortable column 'colour' is not a column of model Author/);
+    });
+
     it('sorts on a shown column, and on a hidden one the endpoint declares sortable', async () => {
       expect(names((await authors.get('/authors?sort=-name')).body)).toEqual(['Cy', 'Bob', 'Ann']);
       const declared = await sortable.get('/authors?sort=-email');

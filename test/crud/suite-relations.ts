@@ -23,6 +23,17 @@ export function describeRelations(env: CrudEnv): void {
       everything = await books('/books', { includeRelationships: true, includeOneToMany: true });
     });
 
+    it('relationshipCounts: reads and lists answer <relation>_count per row, and the document says so', async () => {
+      const router = crudRouter({ session: env.knex, model: Author, path: '/counted', includedMethods: ['read', 'readMulti'], relationshipCounts: ['books'] });
+      const counted = await env.serve(router);
+      const list = await counted.get('/counted?sort=-name');
+      expect(list.body.data.map((a: { name: string; books_count: number }) => [a.name, a.books_count])).toEqual([['Cy', 0], ['Bob', 1], ['Ann', 3]]);
+      expect((await counted.get('/counted/1')).body).toEqual({ ...ANN, books_count: 3 });
+      const read = router.routes.find((route) => route.path === '/counted/:id')!;
+      expect((read.doc?.responses?.['200'].schema as any).properties.books_count).toEqual({ type: 'integer', minimum: 0 });
+      expect(() => crudRouter({ session: env.knex, model: Author, path: '/bad', includedMethods: ['read'], relationshipCounts: ['reviews'] })).toThrow(/not a relation of model Author/);
+    });
+
     it('includeRelationships: true includes one-to-one relations only, nested under their name', async () => {
       const read = await oneToOne.get('/books/1');
       expect(read.body).toEqual({ id: 1, title: 'A1', author_id: 1, pages: 100, author: ANN });

@@ -4,6 +4,7 @@ import type { Dependency, NeutralRequest } from '../http/neutral';
 import type { Filters } from '../data/filters';
 import { resolveJoins, type JoinConfig } from '../data/joins';
 import type { ModelInfo } from '../data/model-info';
+import { relationshipCounts } from '../data/relationship-counts';
 import { CrudRepository } from '../data/repository';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { CreateConfig, DeleteConfig, FieldInjection, UpdateConfig } from './field-injection';
@@ -25,6 +26,8 @@ export interface CrudContext {
   selectSchema?: SchemaLike;
   filters: DeclaredFilter[];
   joins?: JoinConfig[];
+  /** The relations each answered row counts (`<relation>_count`). */
+  relationshipCounts?: string[];
   nestJoins: boolean;
   createConfig: FieldInjection;
   updateConfig: FieldInjection;
@@ -62,6 +65,7 @@ export function crudContext(options: CrudOptions): CrudContext {
     // (a `crud` instance brings its own customFilters).
     filters: declareFilters(info, options.filterConfig, repo.customFilters),
     joins: relationshipJoins(info, options),
+    relationshipCounts: options.relationshipCounts?.length ? [...options.relationshipCounts] : undefined,
     nestJoins: options.nestJoins ?? true,
     createConfig: injection(CreateConfig, options.createConfig),
     updateConfig: injection(UpdateConfig, options.updateConfig),
@@ -74,6 +78,7 @@ export function crudContext(options: CrudOptions): CrudContext {
   if (ctx.limits.defaultLimit > ctx.limits.maxLimit) throw new ConfigurationError('defaultLimit cannot exceed maxLimit');
   // The repository checks these only when it reads; a misfit must fail here, at startup.
   if (ctx.joins) resolveJoins(info, ctx.joins);
+  if (ctx.relationshipCounts) relationshipCounts(info, ctx.relationshipCounts);
   // A body field with no column would only fail in SQL, at the first write: check it now.
   for (const [name, schema] of [['selectSchema', ctx.selectSchema], ['createSchema', ctx.createSchema], ['updateSchema', ctx.updateSchema]] as const) {
     for (const field of schema ? schemaFields(schema) : []) {

@@ -6,6 +6,7 @@ import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import { crudContext, type CrudContext } from './crud-context';
 import * as operations from './operations';
 import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions, type OperationKey } from './options';
+import { queryParametersOf } from './paginated-query';
 import { routeDoc } from './route-docs';
 import { keyPath } from './path-key';
 
@@ -25,6 +26,8 @@ export interface CustomRoute {
   dependencies?: Dependency[];
   operation?: string;
   doc?: Partial<RouteDoc>;
+  /** False: served, but left out of the OpenAPI document (default true). */
+  includeInSchema?: boolean;
 }
 
 const METHODS: Record<OperationKey, HttpMethod> = {
@@ -112,13 +115,17 @@ export class EndpointCreator {
   addCustomRoute(route: CustomRoute): void {
     const path = `${this.path}/${route.path.replace(/^\/+/, '')}`.replace(/\/$/, route.path.endsWith('/') ? '/' : '');
     const operation = route.operation ?? `${this.docName}_${route.method.toLowerCase()}_${route.path.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+    const dependencies = [...(route.dependencies ?? [])];
+    // The query classes among the dependencies publish the parameters they read.
+    const parameters = [...dependencies.flatMap(queryParametersOf), ...(route.doc?.parameters ?? [])];
     this.routeList.push({
       method: route.method,
       path,
       operation,
-      dependencies: [...(route.dependencies ?? [])],
+      dependencies,
       handler: route.handler,
-      doc: { operationId: operation, tags: this.tags, ...route.doc },
+      doc: { operationId: operation, tags: this.tags, ...route.doc, ...(parameters.length > 0 ? { parameters } : {}) },
+      ...(route.includeInSchema === false ? { includeInSchema: false } : {}),
     });
   }
 

@@ -16,7 +16,7 @@ type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
 const ok = (json: unknown, status = 200): NeutralResult => ({ status, json });
 
 function readOptions(ctx: CrudContext) {
-  return { schemaToSelect: ctx.selectSchema, joinsConfig: ctx.joins, nestJoins: ctx.nestJoins };
+  return { schemaToSelect: ctx.selectSchema, joinsConfig: ctx.joins, nestJoins: ctx.nestJoins, relationshipCounts: ctx.relationshipCounts };
 }
 
 /** POST: validates, injects auto fields, inserts; answers 201 with the item or null. */
@@ -24,7 +24,7 @@ export function createHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const body = await validateBody(ctx.createSchema!, req.body, { forbidden: ctx.createConfig.forbidden });
     const auto = await ctx.createConfig.values(req);
-    const answersItem = Boolean(ctx.selectSchema || ctx.joins);
+    const answersItem = Boolean(ctx.selectSchema || ctx.joins || ctx.relationshipCounts);
     const answersRow = answersItem || Object.keys(ctx.createConfig.autoFields).length > 0;
     // An answer of null needs no stored row read back (MariaDB then sends the INSERT alone).
     const options = answersItem ? readOptions(ctx) : { returnRow: answersRow };

@@ -57,6 +57,11 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
   includeRelationships?: boolean | string[];
   includeOneToMany?: boolean;
   joinsConfig?: JoinConfig[];
+  /**
+   * Relations whose related rows each read and list row counts, as `<relation>_count`
+   * (an integer, soft-deleted related rows left out), in the same statement as the rows.
+   */
+  relationshipCounts?: string[];
   /** Nest one-to-one related rows under the relation name (default true) or flatten them. */
   nestJoins?: boolean;
   isDeletedColumn?: string;

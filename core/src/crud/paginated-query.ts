@@ -3,9 +3,31 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError } from '../errors/http-error';
 import type { Dependency, NeutralRequest } from '../http/neutral';
 import { parseSortParam } from '../data/sort';
+import { schemaToJsonSchema } from '../schema/json-schema';
+import type { SchemaClass } from '../schema/fields';
 import { integer, single, within, type Query } from './query-values';
 
 const dependencies = new WeakMap<Function, Dependency<unknown>>();
+// Back from a dependency to its query class, so a custom route can publish its parameters.
+const classes = new WeakMap<Dependency<unknown>, { parameters(): QueryParameter[] }>();
+
+/** An OpenAPI query parameter object. */
+export type QueryParameter = Record<string, unknown>;
+
+/** The OpenAPI query parameters a query class's dependency reads; none for any other dependency. */
+export function queryParametersOf(dependency: Dependency<unknown>): QueryParameter[] {
+  return classes.get(dependency)?.parameters() ?? [];
+}
+
+const param = (name: string, schema: Record<string, unknown>, description?: string): QueryParameter =>
+  ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
+
+// The base parameters, then each class-validator field a subclass adds, typed from its decorators.
+function parametersOf(cls: Function, base: QueryParameter[]): QueryParameter[] {
+  const known = new Set(base.map((p) => p.name));
+  const own = schemaToJsonSchema(cls as SchemaClass).properties ?? {};
+  return [...base, ...Object.entries<Record<string, unknown>>(own).filter(([name]) => !known.has(name)).map(([name, schema]) => param(name, schema))];
+}
 
 /** Reads the query into an instance of `cls`; extra fields of a subclass are validated by class-validator. */
 async function readInto<T extends object>(cls: new () => T, req: NeutralRequest, known: Record<string, unknown>): Promise<T> {
@@ -27,6 +49,7 @@ function dependencyOf<T extends object>(cls: new () => T, read: (req: NeutralReq
   if (!dependency) {
     dependency = read;
     dependencies.set(cls, dependency);
+    classes.set(dependency, cls as unknown as { parameters(): QueryParameter[] });
   }
   return dependency;
 }
@@ -59,6 +82,16 @@ export class PaginatedRequestQuery {
     });
   }
 
+  /** The OpenAPI query parameters this class (or a subclass) reads, its own fields included. */
+  static parameters(): QueryParameter[] {
+    const int = (minimum: number) => ({ type: 'integer', minimum });
+    return parametersOf(this, [
+      param('offset', int(0)), param('limit', int(1)), param('page', int(1)),
+      param('itemsPerPage', int(1)), param('items_per_page', int(1), 'Alias of itemsPerPage'),
+      param('sort', { type: 'string' }, 'Comma-separated columns; a leading - sorts descending'),
+    ]);
+  }
+
   /** Offset and limit: from page and items_per_page when both are set, else as given. */
   window(): { offset?: number; limit?: number } {
     if (this.page !== undefined && this.items_per_page !== undefined) {
@@ -80,6 +113,16 @@ export class CursorPaginatedRequestQuery {
   limit = 100;
   sort_column = 'id';
   sort_order: 'asc' | 'desc' = 'asc';
+
+  /** The OpenAPI query parameters this class (or a subclass) reads, its own fields included. */
+  static parameters(): QueryParameter[] {
+    return parametersOf(this, [
+      param('cursor', { type: 'string' }, 'Keyset pagination: empty for the first page, then next_cursor'),
+      param('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+      param('sort_column', { type: 'string', default: 'id' }),
+      param('sort_order', { type: 'string', enum: ['asc', 'desc'], default: 'asc' }),
+    ]);
+  }
 
   /** The dependency that reads this class (or a subclass) from the request. */
   static dependency<T extends CursorPaginatedRequestQuery>(this: new () => T): Dependency<T> {

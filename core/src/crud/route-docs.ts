@@ -43,7 +43,7 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
     query('limit', int(1, ctx.limits.maxLimit)),
     query('page', int(1)),
     query('itemsPerPage', int(1, ctx.limits.maxLimit)),
-    query('sort', { type: 'string' }, 'Comma-separated columns; a leading - sorts descending'),
+    query('sort', { type: 'string' }, `Comma-separated columns among ${[...ctx.sortable].join(', ')}; a leading - sorts descending`),
     query('cursor', { type: 'string' }, 'Keyset pagination: empty for the first page, then next_cursor'),
   ];
   for (const filter of ctx.filters) {
@@ -56,10 +56,17 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
   return params;
 }
 
+// Each `<relation>_count` the rows carry, beside their columns.
+function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
+  if (!relations) return row;
+  const counts = Object.fromEntries(relations.map((name) => [`${name}_count`, { type: 'integer', minimum: 0 }]));
+  return { ...row, properties: { ...row.properties, ...counts } };
+}
+
 /** The OpenAPI description of one generated operation. */
 export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: string; tags: string[] }): RouteDoc {
   const operationId = `${base.name}_${op.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
-  const item = rowJsonSchema(ctx.info, ctx.selectSchema);
+  const item = withCounts(rowJsonSchema(ctx.info, ctx.selectSchema), ctx.relationshipCounts);
   const nullable = { oneOf: [item, { type: 'null' }] };
   const doc: RouteDoc = { operationId, tags: base.tags, summary: `${op} ${base.name}` };
   switch (op) {

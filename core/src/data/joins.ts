@@ -114,7 +114,8 @@ export function restrictOwners(qb: Knex.QueryBuilder, joins: ResolvedJoin[], sco
   }
 }
 
-function excludeDeletedRelated(qb: Knex.QueryBuilder, scope: FilterScope): void {
+/** Leaves out the soft-deleted rows of a related model (its own flag, else `is_deleted`). */
+export function excludeDeletedRelated(qb: Knex.QueryBuilder, scope: FilterScope): void {
   // A related model's own @SoftDelete names its flag; without one, the default `is_deleted`.
   const flag = ownMetadata<SoftDeleteDeclaration>(SOFT_DELETE_KEY, scope.info.model)?.isDeletedColumn ?? 'is_deleted';
   if (scope.info.columns.get(flag)?.kind === 'boolean') qb.where(`${scope.alias}.${flag}`, false);

@@ -9,6 +9,7 @@ import { ensureSqliteLower } from './like';
 import type { ModelInfo } from './model-info';
 import { normalizeRow } from './normalize';
 import type { CustomFilter } from './operators';
+import { normalizeCounts, selectCounts, type RelationshipCount } from './relationship-counts';
 import { orderItems, type SortSpec } from './sort';
 
 /** What every read shares: the model, its soft-delete flag and custom operators. */
@@ -30,6 +31,8 @@ export interface ReadPlan {
   specs?: SortSpec[];
   offset?: number;
   limit?: number;
+  /** `<relation>_count` subqueries to select beside the columns. */
+  counts?: RelationshipCount[];
   /** Extra conditions added after the filters (the keyset of a cursor page). */
   refine?: (qb: Knex.QueryBuilder, scope: FilterScope) => void;
 }
@@ -135,11 +138,13 @@ export interface ReadResult {
 export async function readRows(build: FilterBuild, ctx: ReadContext, plan: ReadPlan, base?: Knex.QueryBuilder): Promise<ReadResult> {
   const { columns, extras } = selection(ctx, plan);
   const qb = (base ?? whereQuery(build, ctx, plan)).select(columns);
+  if (plan.counts && plan.counts.length > 0) selectCounts(qb, plan.counts, { info: ctx.info, alias: ctx.info.table }, build);
   if (plan.specs && plan.specs.length > 0) qb.orderBy(orderItems(plan.specs, ctx.info.table, { info: ctx.info, dialect: build.dialect }));
   if (plan.offset) qb.offset(plan.offset);
   if (plan.limit !== undefined) qb.limit(plan.limit);
   const rows = (await reuseCompiledSql(qb)) as Record<string, unknown>[];
   for (const row of rows) normalizeRow(row, ctx.info);
+  if (plan.counts && plan.counts.length > 0) normalizeCounts(rows, plan.counts);
   if (plan.joins && plan.joins.length > 0) await attachJoins(rows, plan.joins, { build, nest: plan.nestJoins ?? true });
   return { rows, extras };
 }

@@ -48,6 +48,11 @@ export interface ReadOptions {
   joinSchemaToSelect?: SchemaLike;
   joinType?: 'left' | 'inner';
   relationshipType?: 'one-to-one' | 'one-to-many';
+  /**
+   * Relations whose related rows each answered row counts, as `<relation>_count` (soft-deleted
+   * related rows left out), selected in the same statement as the rows.
+   */
+  relationshipCounts?: readonly string[];
 }
 
 /** Options of a list read. */

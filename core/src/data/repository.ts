@@ -12,6 +12,7 @@ import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
 import { countRows, readRows, selectedFields, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan, type ReadResult } from './read-query';
 import type { CustomFilter } from './operators';
 import type { CursorOptions, DeleteOptions, ListOptions, ReadOptions, RepositoryOptions, UpdateOptions, WriteOptions } from './repository-options';
+import { relationshipCounts } from './relationship-counts';
 import { sortSpecs } from './sort';
 import { writeValues } from './write-values';
 import { dialectOf } from './dialect';
@@ -71,7 +72,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
     storedDates(values, db);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
-    if (direct && this.joins(options).length === 0) {
+    // Joins and relationship counts are read with the row, so the row is read back.
+    if (direct && this.joins(options).length === 0 && !options.relationshipCounts?.length) {
       return this.guard(async () => {
         if (options.returnRow === false) return keyFilters(this.info, await insertDirectly(db, this.info, values));
         if (returnsRows(db)) return this.shape([await insertReturning(db, this.info, values, selectedFields(this.info, options.schemaToSelect))], options)[0];
@@ -242,7 +244,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       if (!row) throw new NotFoundError('Item not found');
       return row;
     };
-    if (writesInOneStatement(this.info, filters, false) && this.joins(options).length === 0) {
+    if (writesInOneStatement(this.info, filters, false) && this.joins(options).length === 0 && !options.relationshipCounts?.length) {
       const target = { db, ctx: this.ctx, filters: deleted, includeDeleted: true };
       return this.guard(async () => {
         if (!returnsRows(db)) {
@@ -355,6 +357,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       schemaToSelect: options.schemaToSelect,
       includeDeleted: options.includeDeleted,
       joins: this.joins(options),
+      counts: options.relationshipCounts ? relationshipCounts(this.info, options.relationshipCounts) : undefined,
       nestJoins: options.nestJoins,
       specs: sortSpecs(this.info, options.sortColumns, options.sortOrders),
       offset: options.offset,

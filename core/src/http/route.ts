@@ -41,6 +41,8 @@ export interface RouteDescriptor {
    */
   resolvesDependencies?: boolean;
   doc?: RouteDoc;
+  /** False: the route is served but left out of the OpenAPI document (default true). */
+  includeInSchema?: boolean;
   /**
    * Largest request body this route accepts, in bytes, in place of the adapter's
    * `bodyLimit` (an upload route may need more than JSON routes, or less).

@@ -188,6 +188,12 @@ describe('versioning() at startup', () => {
     expect(headers.Deprecation).toBe(`@${Date.UTC(2030, 0, 31, 12) / 1000}`);
   });
 
+  it('leaves a route marked includeInSchema: false out of the document', () => {
+    const get = (path: string, extra: Partial<RouteDescriptor>): RouteDescriptor => ({ ...route(`GET /api/v2/${path}`, () => ({ status: 200, json: null })), doc: { operationId: path }, ...extra });
+    const doc = buildOpenApiDocument({ label: 'v2', routes: [get('shown', {}), get('internal', { includeInSchema: false })], docs: {} }) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(['/api/v2/shown']);
+  });
+
   it('documents a request body as required unless the route says it may be left out', () => {
     const body = { type: 'object', properties: { token: { type: 'string' } } };
     const post = (operation: string, extra: object): RouteDescriptor => ({ ...route(`POST /api/v2/${operation}`, () => ({ status: 200, json: null })), doc: { operationId: operation, requestBody: body, ...extra } });

@@ -45,7 +45,8 @@ export class Item extends Model {
       name: { type: ['string', 'null'], maxLength: 100 },
       description: { type: ['string', 'null'], maxLength: ITEM_DESCRIPTION_MAX },
       category: { type: ['string', 'null'], maxLength: 50 },
-      price: { type: ['number', 'null'] },
+      // decimal(12, 2): a finer price is refused (422) rather than rounded by some engines.
+      price: { type: ['number', 'null'], multipleOf: 0.01 },
       last_sold: datetime,
       created_at: { type: 'string', format: 'date-time' },
       updated_at: datetime,

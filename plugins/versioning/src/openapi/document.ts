@@ -31,6 +31,7 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
   // The version's own routes, then the unversioned ones its clients call too (never deprecated).
   const documented = [...input.routes.map((route) => ({ route, versioned: true })), ...(docs.unversioned ?? []).map((route) => ({ route, versioned: false }))];
   for (const { route, versioned } of documented) {
+    if (route.includeInSchema === false) continue;
     const doc: RouteDoc = route.doc ?? { operationId: route.operation };
     const where = `${route.method} ${route.path}`;
     const clash = operationIds.get(doc.operationId);
