@@ -54,6 +54,10 @@ export type { Dialect } from './data/dialect';
 export { migrationSource } from './data/migrations';
 export { withDatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from './data/database-timeouts';
 export { usePreparedStatements } from './data/pg-statements';
+export { useReplicas, DEFAULT_REPLICA_OPTIONS } from './data/replicas';
+export type { ReplicaOptions } from './data/replicas';
+export { readFromPrimary } from './data/consistency';
+export { CONSISTENCY_HEADER, CONSISTENCY_COOKIE } from './http/consistency-token';
 export type { DatabaseTimeouts } from './data/database-timeouts';
 export type { Migration, MigrationSet } from './data/migrations';
 
