@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isDatabaseUnreachable } from '../errors/database-error';
+import { HttpError } from '../errors/http-error';
 import { currentConsistency, type Lsn } from './consistency';
 
 // PostgreSQL read replicas behind a primary knex. The repository's reads (gets, lists,
@@ -11,8 +12,8 @@ import { currentConsistency, type Lsn } from './consistency';
 // What is known of each replica (its replayed position and lag) is asked in the background,
 // at most once per `refreshMs`, by the reads themselves: a read never waits for it. A
 // replica that cannot be asked, or fails a read as unreachable, is left out until the next
-// refresh finds it again, and that read runs again on the primary: losing a replica is
-// never a 503.
+// refresh finds it again, and a read a replica fails for any reason but a bad request runs
+// again on the primary: losing a replica is never a 503.
 
 /** How reads use the replicas; every field optional. */
 export interface ReplicaOptions {
@@ -150,8 +151,11 @@ export function onReader<T>(db: Knex, read: (reader: Knex) => Promise<T>): Promi
   const replica = set.pick(consistency?.after);
   if (!replica) return read(db);
   return read(replica.knex).catch((error: unknown) => {
-    if (!isDatabaseUnreachable(error) && !isDatabaseUnreachable((error as { cause?: unknown })?.cause)) throw error;
-    replica.lost();
+    // The client's own mistake (a bad value) fails the same on the primary.
+    if (error instanceof HttpError && error.status < 500) throw error;
+    // Anything else runs again on the primary: a replica gone, a statement cancelled by
+    // recovery, or a table a lagging replica does not have yet.
+    if (isDatabaseUnreachable(error) || isDatabaseUnreachable((error as { cause?: unknown })?.cause)) replica.lost();
     return read(db);
   });
 }
