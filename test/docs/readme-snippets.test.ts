@@ -31,7 +31,8 @@ function readmes(): string[] {
       .filter((entry) => entry.isDirectory())
       .map((entry) => `${dir}/${entry.name}`),
   );
-  return ['README.md', 'core/README.md', ...packages.map((p) => `${p}/README.md`)].filter((path) => existsSync(join(root, path)));
+  const guides = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`) : [];
+  return ['README.md', 'core/README.md', ...packages.map((p) => `${p}/README.md`), ...guides].filter((path) => existsSync(join(root, path)));
 }
 
 /** The TypeScript blocks of one README: code, where it starts, and whether it is a fragment. */
@@ -56,7 +57,7 @@ function snippets(): { checked: Snippet[]; fragments: Snippet[] } {
   const checked: Snippet[] = [];
   const fragments: Snippet[] = [];
   for (const readme of readmes()) {
-    const name = readme === 'README.md' ? 'root' : readme.replace(/\/README\.md$/, '').replaceAll('/', '-');
+    const name = readme === 'README.md' ? 'root' : readme.replace(/\/README\.md$/, '').replace(/\.md$/, '').replaceAll('/', '-');
     tsBlocks(readFileSync(join(root, readme), 'utf8')).forEach((block, index) => {
       const snippet = { readme, line: block.line, file: `${name}-${index + 1}.ts`, code: block.code };
       (block.fragment ? fragments : checked).push(snippet);
