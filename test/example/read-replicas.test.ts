@@ -3,6 +3,7 @@
 // write at once through the consistency token (header or cookie) on any process, a client
 // without one may see the replica's lag, and a replica lost mid-load is never a 5xx.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../../examples/app/src/config';
 import { ENGINES } from '../fixtures/db';
 import { clusterWanted, startPgCluster, type PgCluster } from '../fixtures/pg-cluster';
 import { spawnApp, type AppProcess } from './spawn-app';
@@ -10,6 +11,16 @@ import { spawnApp, type AppProcess } from './spawn-app';
 const wanted = clusterWanted(ENGINES);
 if (!wanted) it.skip('needs PostgreSQL in CRUDSMITH_DATABASES, pgbouncer and the PostgreSQL binaries', () => {});
 const TOKEN = 'crudsmith-consistency';
+
+describe('DATABASE_REPLICA_URL', () => {
+  it('takes PostgreSQL replicas of a PostgreSQL DATABASE_URL, comma-separated, and refuses anything else before connecting', () => {
+    expect(readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_URL: 'postgres://b/db, postgres://c/db' })).toMatchObject({ databaseReplicaUrls: ['postgres://b/db', 'postgres://c/db'], replicaMaxLagMs: 10_000 });
+    expect(readSettings({}).databaseReplicaUrls).toEqual([]);
+    expect(() => readSettings({ DATABASE_REPLICA_URL: 'postgres://b/db' })).toThrow(/DATABASE_URL/);
+    expect(() => readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_URL: 'mysql://b/db' })).toThrow(/postgres:\/\//);
+    expect(() => readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_MAX_LAG_MS: '-1' })).toThrow(/DATABASE_REPLICA_MAX_LAG_MS/);
+  });
+});
 
 describe.runIf(wanted)('example with a read replica', () => {
   let cluster: PgCluster;
