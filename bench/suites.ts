@@ -4,6 +4,7 @@ import { versioningSuite } from './versioning';
 import { rateLimitSuite } from './rate-limit';
 import { peersSuite } from './peers';
 import { adminSuite } from './admin';
+import { severalMachinesSuite } from './several-machines';
 import type { Suite } from './lib/suite';
 
 /** Every suite of `npm run bench`, in the order it runs them. */
@@ -14,4 +15,5 @@ export const suites: Suite<any>[] = [
   peersSuite,
   rateLimitSuite,
   adminSuite,
+  severalMachinesSuite,
 ];

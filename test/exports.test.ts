@@ -27,6 +27,7 @@ const entries: [string, object, string[]][] = [
     'PaginatedRequestQuery', 'CursorPaginatedRequestQuery', 'parseListQuery', 'validateBody',
     // data access and migrations
     'CrudRepository', 'modelInfo', 'dialectOf', 'migrationSource', 'directoryMigrations', 'withDatabaseTimeouts', 'DEFAULT_DATABASE_TIMEOUTS', 'usePreparedStatements',
+    'useReplicas', 'DEFAULT_REPLICA_OPTIONS', 'readFromPrimary', 'CONSISTENCY_HEADER', 'CONSISTENCY_COOKIE',
     // route docs
     'columnJsonSchema', 'schemaToJsonSchema', 'ERROR_SCHEMA', 'VALIDATION_ERROR_SCHEMA', 'schemaFields',
     // plugins and bootstrap

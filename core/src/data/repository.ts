@@ -14,6 +14,8 @@ import type { CustomFilter } from './operators';
 import type { CursorOptions, DeleteOptions, ListOptions, ReadOptions, RepositoryOptions, UpdateOptions, WriteOptions } from './repository-options';
 import { relationshipCounts } from './relationship-counts';
 import { sortSpecs } from './sort';
+import { noteWrite, readFromPrimary } from './consistency';
+import { onReader, replicaSetOf } from './replicas';
 import { writeValues } from './write-values';
 import { dialectOf } from './dialect';
 import { isComposite, keyFilters, keyOf, whereKeys } from './row-key';
@@ -74,14 +76,14 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     // Joins and relationship counts are read with the row, so the row is read back.
     if (direct && this.joins(options).length === 0 && !options.relationshipCounts?.length) {
-      return this.guard(async () => {
+      return this.guard(db, async () => {
         if (options.returnRow === false) return keyFilters(this.info, await insertDirectly(db, this.info, values));
         if (returnsRows(db)) return this.shape([await insertReturning(db, this.info, values, selectedFields(this.info, options.schemaToSelect))], options)[0];
         const id = await insertDirectly(db, this.info, values);
         return (await this.get(db, keyFilters(this.info, id), { ...options, includeDeleted: true })) as Row;
       });
     }
-    return this.guard(() =>
+    return this.guard(db, () =>
       db.transaction(async (trx) => {
         const id = direct
           ? await insertDirectly(trx, this.info, values)
@@ -103,14 +105,22 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   /** Whether any row matches the filters. */
-  async exists(db: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted'> = {}): Promise<boolean> {
+  exists(primary: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted'> = {}): Promise<boolean> {
+    return onReader(primary, (db) => this.existsOn(db, filters, options));
+  }
+
+  private async existsOn(db: Knex, filters: Filters, options: Pick<ReadOptions, 'includeDeleted'>): Promise<boolean> {
     const build = await startBuild(db, this.ctx, [filters]);
     const rows = await reuseCompiledSql(whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(db.raw('1 as one')).limit(1));
     return rows.length > 0;
   }
 
   /** How many rows match the filters (and the joins' conditions). */
-  async count(db: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'> = {}): Promise<number> {
+  count(primary: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'> = {}): Promise<number> {
+    return onReader(primary, (db) => this.countOn(db, filters, options));
+  }
+
+  private async countOn(db: Knex, filters: Filters, options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'>): Promise<number> {
     const joins = this.joins(options);
     const build = await startBuild(db, this.ctx, [filters, ...joins.map((j) => j.filters)]);
     return countRows(whereQuery(build, this.ctx, { filters, joins, includeDeleted: options.includeDeleted }));
@@ -180,14 +190,14 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     const { schemaToSelect, filters } = options;
     if (direct && writesInOneStatement(this.info, filters, options.allowMultiple) && (!schemaToSelect || (!options.allowMultiple && returnsRows(db)))) {
-      return this.guard(async () => {
+      return this.guard(db, async () => {
         const target = { db, ctx: this.ctx, filters };
         const rows = schemaToSelect ? await updateReturning(target, values, selectedFields(this.info, schemaToSelect)) : undefined;
         if ((rows ? rows.length : await updateWhere(target, values)) === 0) throw new NotFoundError('Item not found');
         return rows ? rows[0] : null;
       });
     }
-    return this.guard(() =>
+    return this.guard(db, () =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
         if (direct) await patchDirectly(trx, this.info, values, ids);
@@ -214,9 +224,9 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     // Never through objection (no update hook ran on a soft delete): one UPDATE whose WHERE
     // holds the flag, when the filters name one row.
     if (writesInOneStatement(this.info, filters, options.allowMultiple)) {
-      return this.guard(async () => found(await updateWhere({ db, ctx: this.ctx, filters }, values, true)));
+      return this.guard(db, async () => found(await updateWhere({ db, ctx: this.ctx, filters }, values, true)));
     }
-    return this.guard(() =>
+    return this.guard(db, () =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
         await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, ids).update(values));
@@ -246,7 +256,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     };
     if (writesInOneStatement(this.info, filters, false) && this.joins(options).length === 0 && !options.relationshipCounts?.length) {
       const target = { db, ctx: this.ctx, filters: deleted, includeDeleted: true };
-      return this.guard(async () => {
+      return this.guard(db, async () => {
         if (!returnsRows(db)) {
           found(await updateWhere(target, values, true));
           return reread(db, keyOf(this.info, filters));
@@ -256,7 +266,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         return this.shape(rows, options)[0];
       });
     }
-    return this.guard(() =>
+    return this.guard(db, () =>
       db.transaction(async (trx) => {
         const [id] = await this.matchingIds(trx, deleted, { includeDeleted: true });
         found(Number(await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, [id]).where(deletedFlag, true).update(values))));
@@ -270,9 +280,9 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     this.refuseUnfiltered('dbDelete', filters, options);
     const includeDeleted = !(options as { onlyActive?: boolean }).onlyActive;
     if (writesDirectly(this.info) && writesInOneStatement(this.info, filters, options.allowMultiple)) {
-      return this.guard(async () => found(await deleteWhere({ db, ctx: this.ctx, filters, includeDeleted })));
+      return this.guard(db, async () => found(await deleteWhere({ db, ctx: this.ctx, filters, includeDeleted })));
     }
-    return this.guard(() =>
+    return this.guard(db, () =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, { ...options, includeDeleted });
         if (writesDirectly(this.info)) await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, ids).del());
@@ -333,7 +343,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
    * The one read path of every method: builds the plan's query, runs the rows query (and
    * the count, when asked, concurrently) and answers normalized rows with their joins.
    */
-  private async read(db: Knex, plan: ReadPlan, counted: boolean): Promise<ReadResult & { total?: number }> {
+  private read(db: Knex, plan: ReadPlan, counted: boolean): Promise<ReadResult & { total?: number }> {
+    return onReader(db, (reader) => this.readOn(reader, plan, counted));
+  }
+
+  private async readOn(db: Knex, plan: ReadPlan, counted: boolean): Promise<ReadResult & { total?: number }> {
     const filters = plan.joins && plan.joins.length > 0 ? [plan.filters, ...plan.joins.map((j) => j.filters)] : [plan.filters];
     const started = startBuild(db, this.ctx, filters);
     const build = started instanceof Promise ? await started : started;
@@ -375,9 +389,14 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   /** Runs a database call, turning the client's mistakes (duplicates, bad values) into HTTP errors. */
-  protected async guard<T>(work: () => Promise<T>): Promise<T> {
+  protected async guard<T>(db: Knex, work: () => Promise<T>): Promise<T> {
     try {
-      return await work();
+      // A write's own reads (a row read back, ids read first) are the primary's.
+      const set = replicaSetOf(db);
+      if (!set) return await work();
+      const done = await readFromPrimary(work);
+      noteWrite(set);
+      return done;
     } catch (error) {
       throw mapDatabaseError(error) ?? error;
     }

@@ -1,12 +1,19 @@
 import type { NeutralRequest, NeutralResult } from './neutral';
 import type { RouteDescriptor } from './route';
 import { errorToResult, requestContext, type ErrorLogger } from './render-error';
+import { replicasInUse } from '../data/replicas';
+import { withConsistencyToken } from './consistency-token';
 
 /**
  * Serves one request with one route: resolves the route's dependencies in order (unless
  * its handler does), runs the handler, and renders any error. Adapters call this and only translate.
  */
 export function runRoute(route: RouteDescriptor, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
+  if (replicasInUse()) return withConsistencyToken(req, () => serve(route, req, logger));
+  return serve(route, req, logger);
+}
+
+function serve(route: RouteDescriptor, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
   const failed = (error: unknown) => errorToResult(error, logger, requestContext(req.headers));
   // Most generated routes have no dependency: their handler runs at once, without an
   // async frame of its own around it.

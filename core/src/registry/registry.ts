@@ -4,6 +4,7 @@ import type { Dependency } from '../http/neutral';
 import type { RouteDescriptor } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import type { ModelClass } from '../data/model-info';
+import { useReplicas, type ReplicaOptions } from '../data/replicas';
 import { crudRouter, type CrudRouter } from '../crud/endpoint-creator';
 import { FilterConfig } from '../crud/filter-config';
 import type { CrudOptions } from '../crud/options';
@@ -14,6 +15,13 @@ import { CRUD_KEY, ownMetadata, SOFT_DELETE_KEY, type CrudDeclaration, type Soft
 export interface CompileOptions {
   /** A knex instance, or a dependency answering one per request. */
   session: Knex | Dependency<Knex>;
+  /**
+   * Read replicas of `session` (PostgreSQL): the generated reads, lists and counts outside
+   * transactions go to one of them under the replica rule (`useReplicas`); none by default.
+   */
+  replicas?: Knex[];
+  /** How reads use the replicas (lag bound, refresh period). */
+  replicaOptions?: ReplicaOptions;
   /** Options every model gets unless its @Crud says otherwise (maxLimit, cursorKey, ...). */
   defaults?: Partial<Omit<CrudOptions, 'model' | 'session'>>;
 }
@@ -59,6 +67,10 @@ export class Registry {
    * conflicting options, unknown relation, clashing routes) throws here, at startup.
    */
   compile(runtime: CompileOptions): CrudRouter[] {
+    if (runtime.replicas?.length) {
+      if (typeof runtime.session !== 'function' || !('client' in runtime.session)) throw new ConfigurationError('replicas need session to be a knex instance, not a dependency');
+      useReplicas(runtime.session as Knex, runtime.replicas, runtime.replicaOptions);
+    }
     const routers = this.models.map((model) => crudRouter(this.optionsOf(model, runtime)));
     assertNoRouteClash(routers.flatMap((r) => r.routes));
     return routers;

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { clusterNodes, rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
 import { readMailSettings, type MailSettings } from './mail';
 import { readOidcSettings, type OidcSettings } from './oidc';
-import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '@crudsmith/core';
+import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_REPLICA_OPTIONS, type DatabaseTimeouts } from '@crudsmith/core';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 
 /** Every setting the example reads, with its default (examples/app/README.md lists the same). */
@@ -11,6 +11,10 @@ export interface Settings {
   port: number;
   /** postgres://… or mysql://…; the embedded SQLite file under dataDir when unset. */
   databaseUrl?: string;
+  /** DATABASE_REPLICA_URL: PostgreSQL read replicas of DATABASE_URL (postgres://…, comma-separated); none by default. */
+  databaseReplicaUrls: string[];
+  /** DATABASE_REPLICA_MAX_LAG_MS (10 000): a replica replaying further behind than this serves no read. */
+  replicaMaxLagMs: number;
   dataDir: string;
   /** The HTTP adapter: `koa` (default), `express` or `fastify`. */
   adapter: string;
@@ -85,6 +89,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     host: env.HOST ?? '127.0.0.1',
     port: Number(env.PORT ?? 8000),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReplicaUrls: replicaUrls(env),
+    replicaMaxLagMs: milliseconds(env, 'DATABASE_REPLICA_MAX_LAG_MS', DEFAULT_REPLICA_OPTIONS.maxLagMs),
     dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')),
     adapter,
     trustedProxies: (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
@@ -123,4 +129,14 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): n
   const value = Number(env[name] || fallback);
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}=${env[name]} must be a positive whole number of milliseconds`);
   return value;
+}
+
+// DATABASE_REPLICA_URL: replicas of a PostgreSQL DATABASE_URL, checked before anything connects.
+function replicaUrls(env: NodeJS.ProcessEnv): string[] {
+  const urls = (env.DATABASE_REPLICA_URL ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (urls.length === 0) return urls;
+  const isPostgres = (url: string | undefined) => url !== undefined && /^postgres(ql)?:\/\//.test(url);
+  if (!isPostgres(env.DATABASE_URL)) throw new Error('DATABASE_REPLICA_URL needs DATABASE_URL to be a postgres:// URL');
+  for (const url of urls) if (!isPostgres(url)) throw new Error('DATABASE_REPLICA_URL must list postgres:// URLs, comma-separated');
+  return urls;
 }

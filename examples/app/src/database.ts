@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { withDatabaseTimeouts, type DatabaseTimeouts } from '@crudsmith/core';
+import { useReplicas, withDatabaseTimeouts, type DatabaseTimeouts } from '@crudsmith/core';
 import { OutageLog } from './outage-log';
 
 /**
@@ -45,4 +45,17 @@ export function openDatabase(settings: { databaseUrl?: string; dataDir: string; 
     }, timeouts));
   }
   throw new Error(`DATABASE_URL must start with postgres:// or mysql:// (got ${protocol})`);
+}
+
+/**
+ * The read replicas of DATABASE_REPLICA_URL, each bounded like the primary, with the
+ * repository's reads on `primary` sent to them under the replica rule (`useReplicas`).
+ */
+export function openReplicas(primary: Knex, settings: { databaseReplicaUrls: string[]; replicaMaxLagMs: number; databaseTimeouts?: DatabaseTimeouts }, log?: (line: string) => void): Knex[] {
+  const replicas = settings.databaseReplicaUrls.map((url, i) => {
+    const warnings = new OutageLog(`Read replica ${i + 1} (DATABASE_REPLICA_URL)`, log);
+    return knexFactory(withDatabaseTimeouts({ client: 'pg', connection: url, pool: { min: 0, max: 10 }, log: { warn: (message: string) => warnings.failed(message) } }, settings.databaseTimeouts));
+  });
+  useReplicas(primary, replicas, { maxLagMs: settings.replicaMaxLagMs });
+  return replicas;
 }

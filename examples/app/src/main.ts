@@ -4,7 +4,7 @@ import { gracefulShutdown, requestLog, ShutdownState } from '@crudsmith/core';
 import { buildApp } from './app';
 import { serve } from './server';
 import { readSettings } from './config';
-import { openDatabase } from './database';
+import { openDatabase, openReplicas } from './database';
 import { ensureFirstSuperuser } from './first-superuser';
 import { ensureFirstAdmin } from './admin';
 import { openSessionStore } from './session-store';
@@ -19,6 +19,8 @@ async function main(): Promise<void> {
   const requests = requestLog({ logger });
   const shutdown = new ShutdownState();
   const knex = openDatabase(settings, (line) => logger.warn(line));
+  // A replica down at start is no reason to refuse: reads go to the primary until it answers.
+  const replicas = openReplicas(knex, settings, (line) => logger.warn(line));
   const sessionRedis = settings.redisClusterNodes ? { cluster: settings.redisClusterNodes } : settings.redisUrl ? { url: settings.redisUrl } : undefined;
   const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line) });
   const counters = openRateLimitRedis(settings.rateLimit);
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
     preStopDelayMs: settings.shutdownPreStopDelayMs,
     timeoutMs: settings.shutdownTimeoutMs,
     logger,
-    close: { plugins: () => app.close(), sessions: () => sessions?.close(), rateLimitRedis: () => counters?.close(), database: () => knex.destroy() },
+    close: { plugins: () => app.close(), sessions: () => sessions?.close(), rateLimitRedis: () => counters?.close(), database: () => knex.destroy(), replicas: () => Promise.all(replicas.map((replica) => replica.destroy())) },
   });
   console.log(`crudsmith example listening on ${server.url} (adapter: ${settings.adapter}, database: ${settings.databaseUrl ? new URL(settings.databaseUrl).protocol.replace(':', '') : 'sqlite'})`);
   console.log(`  try: curl ${server.url}/api/v1/items`);
