@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import { migrationSource, orderMigrationSets, type MigrationSet } from '../data/migrations';
 import type { Dependency } from '../http/neutral';
 import { errorToResult, requestContext, type ErrorLogger } from '../http/render-error';
