@@ -19,7 +19,8 @@ const entries: [string, object, string[]][] = [
     // errors
     'BadRequestError', 'ConfigurationError', 'ConflictError', 'DuplicateValueError', 'ForbiddenError', 'HttpError',
     'NotFoundError', 'PayloadTooLargeError', 'RateLimitError', 'UnauthorizedError', 'ValidationError', 'mapDatabaseError',
-    'ServiceUnavailableError', 'DatabaseUnavailableError', 'MissingFulltextIndexError', 'MultipleRowsError',
+    'ServiceUnavailableError', 'DatabaseUnavailableError', 'MissingFulltextIndexError', 'MultipleRowsError', 'UriTooLongError',
+    'UnsupportedMediaTypeError',
     // decorators and the registry
     'Crud', 'crud', 'SoftDelete', 'softDelete', 'Filter', 'filter', 'Registry', 'createRegistry', 'routesOf',
     // generated endpoints

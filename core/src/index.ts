@@ -1,7 +1,7 @@
 // @crudsmith/core: the application API. What only HTTP adapters need is in
 // `@crudsmith/core/adapter`; server-side sessions are in `@crudsmith/core/session`.
 
-/** Errors: typed classes carrying status and `detail`. */
+/** Errors: typed classes carrying status, `detail` and a stable `code`. */
 export {
   HttpError,
   BadRequestError,
@@ -15,11 +15,13 @@ export {
   ValidationError,
   RateLimitError,
   ServiceUnavailableError,
-  ConfigurationError,
+  UriTooLongError,
+  UnsupportedMediaTypeError,
 } from './errors/http-error';
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
+export type { ErrorCode } from './errors/codes';
 export { mapDatabaseError, DatabaseUnavailableError } from './errors/database-error';
-export { MissingFulltextIndexError } from './data/fulltext-index';
+export { ConfigurationError, MissingFulltextIndexError } from './errors/configuration-error';
 
 /** Decorators (each with its plain-function twin) and the registry that compiles them. */
 export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';

@@ -1,6 +1,25 @@
 import { describe, expect, it, vi } from 'vitest';
 import { KnexTimeoutError } from 'knex';
-import { BadRequestError, DatabaseUnavailableError, DuplicateValueError, NotFoundError, RateLimitError, ValidationError, mapDatabaseError } from '@crudsmith/core';
+import {
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  DatabaseUnavailableError,
+  DuplicateValueError,
+  ForbiddenError,
+  HttpError,
+  MissingFulltextIndexError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  UriTooLongError,
+  ValidationError,
+  mapDatabaseError,
+} from '@crudsmith/core';
+import { ERROR_CODES } from '../../core/src/errors/codes';
 import { errorToResult } from '@crudsmith/core/adapter';
 
 describe('errorToResult', () => {
@@ -59,5 +78,39 @@ describe('mapDatabaseError', () => {
       expect(Number(mapped!.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
       expect(errorToResult(error)).toMatchObject({ status: 503, json: { detail: expect.stringMatching(/database/i) } });
     }
+  });
+});
+
+describe('error codes', () => {
+  const errors = [
+    new HttpError(418, 'Passed through'),
+    new BadRequestError(),
+    new UnauthorizedError(),
+    new ForbiddenError(),
+    new NotFoundError(),
+    new ConflictError(),
+    new DuplicateValueError(),
+    new PayloadTooLargeError(),
+    new UriTooLongError(),
+    new UnsupportedMediaTypeError(),
+    ValidationError.of(['body'], 'bad'),
+    new RateLimitError(),
+    new ServiceUnavailableError(),
+    new DatabaseUnavailableError(),
+  ];
+
+  it('gives every HTTP error class its own code, answering the status the catalogue lists', () => {
+    const codes = errors.map((error) => error.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const error of errors.slice(1)) expect(error.status, error.code).toBe(ERROR_CODES[error.code]);
+  });
+
+  it('gives configuration errors their codes too', () => {
+    expect(new ConfigurationError('x').code).toBe('configuration_error');
+    expect(new MissingFulltextIndexError('Item', 'items', 'name').code).toBe('missing_fulltext_index');
+  });
+
+  it('keeps the code off the wire', () => {
+    for (const error of errors) expect(Object.keys(errorToResult(error).json as object)).toEqual(['detail']);
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { BadRequestError, HttpError } from '@crudsmith/core';
+import { BadRequestError, HttpError, UriTooLongError } from '@crudsmith/core';
 import { errorToResult } from '@crudsmith/core/adapter';
 import { writeResult } from './write-result';
 
@@ -13,7 +13,7 @@ export function toKnownError(error: unknown): unknown {
   const { code, statusCode, message } = error as Partial<FastifyError>;
   // Fixed sentences: Fastify's own messages repeat the path the client sent.
   if (code === 'FST_ERR_BAD_URL') return new BadRequestError('Path is not valid percent-encoded UTF-8');
-  if (code === 'FST_ERR_MAX_PARAM_LENGTH') return new HttpError(414, 'Path parameter too long');
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH') return new UriTooLongError('Path parameter too long');
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new HttpError(statusCode, message || 'Bad request');
   return error;
 }

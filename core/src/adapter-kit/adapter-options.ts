@@ -1,4 +1,5 @@
-import { ConfigurationError, NotFoundError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
+import { NotFoundError } from '../errors/http-error';
 import { createAddressResolver, type AddressResolver } from '../http/client-address';
 import type { ErrorLogger } from '../http/render-error';
 import type { RouteDescriptor } from '../http/route';

@@ -1,5 +1,5 @@
 import { assertFulltextIndexes } from '../data/fulltext-index';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import type { Dependency, HttpMethod, NeutralRequest, NeutralResult } from '../http/neutral';
 import type { RouteDescriptor, RouteDoc } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';

@@ -1,4 +1,5 @@
-import { BadRequestError, ConfigurationError, ValidationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
+import { BadRequestError, ValidationError } from '../errors/http-error';
 import type { Dependency, NeutralRequest } from '../http/neutral';
 import { coerceValue } from '../data/coerce';
 import { parseFilterKey, type Filters } from '../data/filters';

@@ -1,4 +1,5 @@
-import { ConfigurationError, NotFoundError, ValidationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
+import { NotFoundError, ValidationError } from '../errors/http-error';
 import type { NeutralRequest } from '../http/neutral';
 import type { ModelInfo } from '../data/model-info';
 

@@ -1,21 +1,6 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/http-error';
+import { MissingFulltextIndexError } from '../errors/configuration-error';
 import { dialectOf } from './dialect';
-
-/**
- * A `match` filter is allowed on a column that MySQL/MariaDB cannot search: `MATCH ...
- * AGAINST` needs a FULLTEXT index over exactly that column, and without one every such
- * request would fail. Thrown at startup, naming the model and the column.
- */
-export class MissingFulltextIndexError extends ConfigurationError {
-  constructor(readonly model: string, readonly table: string, readonly column: string) {
-    super(
-      `Model ${model} allows the 'match' filter on column '${column}', but table ${table} has no FULLTEXT index on it, `
-        + `which MySQL/MariaDB need for full-text search: add one in a migration (ALTER TABLE ${table} ADD FULLTEXT INDEX (${column})) or drop the filter`,
-    );
-    this.name = 'MissingFulltextIndexError';
-  }
-}
 
 /** A column a `match` filter searches, and the model that owns it. */
 export interface MatchedColumn {

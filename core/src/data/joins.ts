@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import { ownMetadata, SOFT_DELETE_KEY, type SoftDeleteDeclaration } from '../decorators/metadata';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { applyFilters, relatedScope, type FilterBuild, type FilterScope, type Filters } from './filters';

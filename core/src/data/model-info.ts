@@ -1,5 +1,5 @@
 import type { Model, Relation } from 'objection';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 
 /** An objection model class. */
 export type ModelClass = typeof Model;

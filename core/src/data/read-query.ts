@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { dialectOf } from './dialect';
 import { applyFilters, mentionsIlike, type FilterBuild, type FilterScope, type Filters } from './filters';

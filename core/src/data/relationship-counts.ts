@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import { relatedScope, type FilterBuild, type FilterScope } from './filters';
 import { excludeDeletedRelated } from './joins';
 import { linkOfRelation, type Link } from './link';

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { plainToInstance } from 'class-transformer';
-import { BadRequestError, ConfigurationError, MultipleRowsError, NotFoundError, ValidationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
+import { BadRequestError, MultipleRowsError, NotFoundError, ValidationError } from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import { deleteWhere, insertReturning, returnsRows, updateReturning, updateWhere, writesInOneStatement } from './conditional-writes';

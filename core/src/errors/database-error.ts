@@ -1,4 +1,5 @@
 import { KnexTimeoutError } from 'knex';
+import type { ErrorCode } from './codes';
 import { BadRequestError, ConflictError, DuplicateValueError, HttpError, ServiceUnavailableError, ValidationError } from './http-error';
 
 // The one place where driver errors become HTTP errors. Each engine reports the same
@@ -40,6 +41,8 @@ function pgCode(error: any): string | undefined {
  * or did not answer within its timeouts. What every connection-level failure becomes.
  */
 export class DatabaseUnavailableError extends ServiceUnavailableError {
+  override readonly code: ErrorCode = 'database_unavailable';
+
   constructor(detail = 'The database is unavailable; try again shortly', options: { cause?: unknown; retryAfter?: number } = {}) {
     super(detail, options);
   }

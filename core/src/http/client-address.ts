@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 
 /** Gives the client address of a request from its socket peer and its `X-Forwarded-For`. */
 export type AddressResolver = (peer: string, forwardedFor: string | undefined) => string;

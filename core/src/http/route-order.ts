@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import type { RouteDescriptor } from './route';
 
 function segments(path: string): string[] {

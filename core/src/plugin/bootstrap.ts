@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import { orderMigrationSets, type KnexMigrations, type MigrationSet } from '../data/migrations';
 import { appMigrationSource, CRUDSMITH_MIGRATIONS, runMigrationSets } from '../data/migration-history';
 import type { Dependency } from '../http/neutral';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import type { Dependency } from '../http/neutral';
 import type { RouteDescriptor } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import { ShutdownState } from './shutdown-state';
 import type { StructuredLogger } from './structured-logger';
 

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/http-error';
+import { ConfigurationError } from '../errors/configuration-error';
 import type { CookieToSet, Dependency, NeutralRequest } from '../http/neutral';
 import type { SessionCarrier } from './session-carrier';
 import { expired, fromSession, toSession } from './session-record';

@@ -1,4 +1,4 @@
-import { HttpError, RateLimitError, type Dependency } from '@crudsmith/core';
+import { RateLimitError, ServiceUnavailableError, type Dependency } from '@crudsmith/core';
 import { decide, rateLimitKey, windowStart, type RateLimitStore } from '@crudsmith/rate-limit';
 
 /** How many accounts one client address may create in a window. */
@@ -24,7 +24,7 @@ export function registerLimiter(store: RateLimitStore, limit: RegisterLimit, now
       count = await store.hit(key, policy.period, policy.limit);
     } catch (error) {
       const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds ?? 1;
-      throw new HttpError(503, 'Account creation is unavailable; try again shortly', { cause: error, headers: { 'Retry-After': String(retryAfter) } });
+      throw new ServiceUnavailableError('Account creation is unavailable; try again shortly', { cause: error, retryAfter });
     }
     const decision = decide(count, policy, nowSeconds);
     if (!decision.allowed) throw new RateLimitError('Too many registrations from this address; try again later', { retryAfter: decision.retryAfter });

@@ -1,14 +1,7 @@
-import { HttpError, type Dependency, type RouteDescriptor } from '@crudsmith/core';
+import { UnsupportedMediaTypeError, type Dependency, type RouteDescriptor } from '@crudsmith/core';
 import { error } from './routes/docs';
 
 export const JSON_ONLY = 'Send the body as JSON (Content-Type: application/json)';
-
-/** 415: the body's media type is not one the route reads. */
-export class UnsupportedMediaTypeError extends HttpError {
-  constructor(detail = 'Unsupported media type', options?: { cause?: unknown }) {
-    super(415, detail, options);
-  }
-}
 
 // `application/json` or a `+json` type, parameters (charset) aside: what the adapters parse as JSON.
 function isJson(contentType: string): boolean {

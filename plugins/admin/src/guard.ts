@@ -1,4 +1,4 @@
-import { HttpError, mapDatabaseError, type NeutralRequest, type NeutralResult, type RouteDescriptor, type HttpMethod } from '@crudsmith/core';
+import { ForbiddenError, mapDatabaseError, type NeutralRequest, type NeutralResult, type RouteDescriptor, type HttpMethod } from '@crudsmith/core';
 import type { AdminPrincipal } from './admin-auth';
 import { setAdminUser } from './admin-user-of';
 import { layoutLocals, type AdminContext } from './context';
@@ -25,7 +25,7 @@ export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: st
         if (!principal) return unauthenticated(ctx, req);
         setAdminUser(req, principal.user);
         if (UNSAFE.has(method) && !ctx.auth.csrfValid(req, principal)) {
-          return errorResult(ctx, req, principal, new HttpError(403, 'The form has expired or did not come from this site; reload the page and try again'));
+          return errorResult(ctx, req, principal, new ForbiddenError('The form has expired or did not come from this site; reload the page and try again'));
         }
         return await handler(req, principal);
       } catch (error) {

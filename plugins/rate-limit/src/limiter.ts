@@ -1,4 +1,4 @@
-import { HttpError, principalOf, RateLimitError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import { principalOf, RateLimitError, ServiceUnavailableError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 import { decide, windowStart, type Decision, type Policy } from './decide';
 import { rateLimitHeaders } from './headers';
 import { matchedPath, rateLimitKey, sanitizePath, type MatchedPath } from './keys';
@@ -75,11 +75,11 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
       // Full of spent windows: failing open would serve the flood unlimited.
       if (error instanceof StoreFullError) {
         reportFull(ctx, outage);
-        throw new HttpError(503, 'Too many clients are being rate limited; try again later', { headers: { 'Retry-After': String(error.retryAfterSeconds) } });
+        throw new ServiceUnavailableError('Too many clients are being rate limited; try again later', { retryAfter: error.retryAfterSeconds });
       }
       reportOutage(ctx, outage, error);
       if (ctx.failOpen) return null;
-      throw new HttpError(503, 'Rate limiting is unavailable; try again shortly', { cause: error, headers: { 'Retry-After': '1' } });
+      throw new ServiceUnavailableError('Rate limiting is unavailable; try again shortly', { cause: error, retryAfter: 1 });
     }
     if (outage.since) {
       ctx.logger.info?.('Rate-limit store answers again', { failedRequests: outage.failures, downForMs: ctx.now() - outage.since });
