@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const shutdown = new ShutdownState();
   const knex = openDatabase(settings, (line) => logger.warn(line));
   const sessionRedis = settings.redisClusterNodes ? { cluster: settings.redisClusterNodes } : settings.redisUrl ? { url: settings.redisUrl } : undefined;
-  const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line) });
+  const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line), waitReplicas: settings.redisWaitReplicas });
   const counters = openRateLimitRedis(settings.rateLimit);
   // Every configured service answers, or the start fails naming the setting to fix.
   await checkServices({
