@@ -36,7 +36,7 @@ const entries: [string, object, string[]][] = [
     // health and readiness
     'healthRoutes', 'knexCheck',
     // running a server: shutdown and request logs
-    'gracefulShutdown', 'ShutdownState', 'requestLog', 'REQUEST_ID_HEADER', 'requestIdFrom', 'MAX_REQUEST_ID_LENGTH',
+    'gracefulShutdown', 'ShutdownState', 'loadShedding', 'LoadMonitor', 'OverloadedError', 'requestLog', 'REQUEST_ID_HEADER', 'requestIdFrom', 'MAX_REQUEST_ID_LENGTH',
     // secrets
     'randomToken', 'hashSecret', 'safeEqual',
     // passwords

@@ -79,6 +79,9 @@ export type { HealthCheck, HealthOptions, CheckState } from './http/health';
 export { gracefulShutdown } from './server/graceful-shutdown';
 export type { GracefulShutdown, GracefulShutdownOptions, Closer } from './server/graceful-shutdown';
 export { ShutdownState } from './server/shutdown-state';
+/** Shedding load: 503 with Retry-After while the event loop or the heap is past its bound. */
+export { loadShedding, LoadMonitor, OverloadedError } from './server/load-shedding';
+export type { LoadShedding, LoadSheddingOptions } from './server/load-shedding';
 export { requestLog, REQUEST_ID_HEADER } from './server/request-log';
 export type { RequestLog, RequestLogOptions } from './server/request-log';
 export { requestIdFrom, MAX_REQUEST_ID_LENGTH } from './server/request-id';

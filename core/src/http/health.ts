@@ -18,6 +18,8 @@ export interface HealthOptions {
   readyPath?: string;
   /** Once it is draining (`gracefulShutdown` flips it), `/readyz` answers 503 without running the checks. */
   shutdown?: ShutdownState;
+  /** While it reports overload (`loadShedding().monitor`), `/readyz` answers 503 saying why, so a balancer sends work elsewhere. */
+  load?: { readonly overloaded: string | undefined };
 }
 
 /** A check's outcome: only these words, so no error text (which may carry a connection string) is answered. */
@@ -71,6 +73,8 @@ export function healthRoutes(options: HealthOptions = {}): RouteDescriptor[] {
       dependencies: [],
       handler: async () => {
         if (options.shutdown?.draining) return notReady('Not ready: shutting down', {}, timeoutMs);
+        const overloaded = options.load?.overloaded;
+        if (overloaded) return notReady(`Not ready: overloaded (${overloaded})`, {}, timeoutMs);
         const states = await Promise.all(checks.map(([, check]) => settle(check, timeoutMs)));
         const byName = Object.fromEntries(checks.map(([name], i) => [name, states[i]]));
         const down = checks.filter((_, i) => states[i] !== 'ok').map(([name]) => name);

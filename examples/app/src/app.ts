@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { HashPool, bootstrap, createRegistry, healthRoutes, knexCheck, type App, type ErrorLogger, type HealthCheck, type RequestLog, type ShutdownState } from '@crudsmith/core';
+import { HashPool, bootstrap, createRegistry, healthRoutes, knexCheck, loadShedding, type App, type ErrorLogger, type HealthCheck, type LoadSheddingOptions, type RequestLog, type ShutdownState } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
@@ -60,6 +60,8 @@ export interface BuildOptions {
   readinessTimeoutMs?: number;
   /** Flipped by the graceful shutdown, so /readyz answers 503 while requests drain. */
   shutdown?: ShutdownState;
+  /** When the process sheds load (LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS, default 1000; LOAD_SHEDDING_MAX_HEAP_RATIO, default 0.9). */
+  loadShedding?: LoadSheddingOptions;
   /** One structured line per request (main.ts passes one writing through pino). */
   requestLog?: RequestLog;
   /** Where errors no route expected are reported (console by default; main.ts puts them on their request's log line). */
@@ -116,10 +118,12 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth)), [sudoRoute(auth)]],
     v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars, registerLimit)), posts, [sudoRoute(auth)]],
   }, { auth, sunset: options.apiV1Sunset });
+  // First of the plugins: a shed request is refused before it is counted or touches a session.
+  const shedding = loadShedding(options.loadShedding);
   const app = bootstrap({
     // Unversioned and outside the limiter's paths: probes must never be counted or refused as a client.
-    routers: [staticRoutes(avatars), healthRoutes({ checks: { database: knexCheck(knex), ...options.readinessChecks }, timeoutMs: options.readinessTimeoutMs, shutdown: options.shutdown })],
-    plugins: [versions, limits, auth, panel, ...(options.requestLog ? [options.requestLog.plugin] : [])],
+    routers: [staticRoutes(avatars), healthRoutes({ checks: { database: knexCheck(knex), ...options.readinessChecks }, timeoutMs: options.readinessTimeoutMs, shutdown: options.shutdown, load: shedding.monitor })],
+    plugins: [shedding, versions, limits, auth, panel, ...(options.requestLog ? [options.requestLog.plugin] : [])],
     principal: auth.principal,
     // The plugins' tables come with them; the app's set says it runs after the tiers its users reference.
     migrations: [appMigrations],

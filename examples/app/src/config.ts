@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { clusterNodes, rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
 import { readMailSettings, type MailSettings } from './mail';
 import { readOidcSettings, type OidcSettings } from './oidc';
-import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_REPLICA_OPTIONS, type DatabaseTimeouts } from '@crudsmith/core';
+import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_REPLICA_OPTIONS, type DatabaseTimeouts, type LoadSheddingOptions } from '@crudsmith/core';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 
 /** Every setting the example reads, with its default (examples/app/README.md lists the same). */
@@ -60,6 +60,14 @@ export interface Settings {
   databaseTimeouts: Required<DatabaseTimeouts>;
   /** How long the sessions' Redis may take, in ms: REDIS_CONNECT_TIMEOUT_MS (2000) to connect, REDIS_COMMAND_TIMEOUT_MS (1000) per command. */
   redisTimeouts: RedisTimeouts;
+  /**
+   * When requests are refused with 503 and Retry-After because the process is overloaded:
+   * LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS (1000; 0 = off) and LOAD_SHEDDING_MAX_HEAP_RATIO
+   * (0.9 of the heap limit; 0 = off).
+   */
+  loadShedding: LoadSheddingOptions;
+  /** Replicas that must hold a new session before sign-in answers (REDIS_WAIT_REPLICAS, default 0; 1 on a cluster with replicas keeps sessions across a failover). */
+  redisWaitReplicas: number;
   /** Least level logged (LOG_LEVEL, default `info`): one of LOG_LEVELS; `silent` logs nothing. */
   logLevel: string;
   /** Longest wait for in-flight requests after SIGTERM or SIGINT, in ms (SHUTDOWN_TIMEOUT_MS, default 10 000). */
@@ -118,6 +126,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       connectMs: milliseconds(env, 'REDIS_CONNECT_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUTS.connectMs),
       commandMs: milliseconds(env, 'REDIS_COMMAND_TIMEOUT_MS', DEFAULT_REDIS_TIMEOUTS.commandMs),
     },
+    loadShedding: {
+      maxEventLoopDelayMs: whole(env, 'LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS', 1000),
+      maxHeapUsedRatio: fraction(env, 'LOAD_SHEDDING_MAX_HEAP_RATIO', 0.9),
+    },
+    redisWaitReplicas: whole(env, 'REDIS_WAIT_REPLICAS', 0),
     logLevel,
     shutdownTimeoutMs,
     shutdownPreStopDelayMs,
@@ -139,4 +152,18 @@ function replicaUrls(env: NodeJS.ProcessEnv): string[] {
   if (!isPostgres(env.DATABASE_URL)) throw new Error('DATABASE_REPLICA_URL needs DATABASE_URL to be a postgres:// URL');
   for (const url of urls) if (!isPostgres(url)) throw new Error('DATABASE_REPLICA_URL must list postgres:// URLs, comma-separated');
   return urls;
+}
+
+// A whole number of at least 0 (0 turns the feature off).
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] || fallback);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name}=${env[name]} must be a whole number`);
+  return value;
+}
+
+// A fraction from 0 to 1.
+function fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] || fallback);
+  if (!(value >= 0 && value <= 1)) throw new Error(`${name}=${env[name]} must be a number from 0 to 1`);
+  return value;
 }

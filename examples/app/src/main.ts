@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   // A replica down at start is no reason to refuse: reads go to the primary until it answers.
   const replicas = openReplicas(knex, settings, (line) => logger.warn(line));
   const sessionRedis = settings.redisClusterNodes ? { cluster: settings.redisClusterNodes } : settings.redisUrl ? { url: settings.redisUrl } : undefined;
-  const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line) });
+  const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line), waitReplicas: settings.redisWaitReplicas });
   const counters = openRateLimitRedis(settings.rateLimit);
   // Every configured service answers, or the start fails naming the setting to fix.
   await checkServices({

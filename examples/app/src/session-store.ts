@@ -32,7 +32,7 @@ export type SessionRedis = { url: string } | { cluster: { host: string; port: nu
 export function openSessionStore(
   where: SessionRedis | undefined,
   prefix?: string,
-  options: { timeouts?: Partial<RedisTimeouts>; log?: (line: string) => void } = {},
+  options: { timeouts?: Partial<RedisTimeouts>; log?: (line: string) => void; waitReplicas?: number } = {},
 ): OpenedSessionStore | undefined {
   if (!where) return undefined;
   const timeouts = { ...DEFAULT_REDIS_TIMEOUTS, ...options.timeouts };
@@ -52,7 +52,7 @@ export function openSessionStore(
   redis.on('error', (error) => outage.failed(error));
   redis.on('ready', () => outage.recovered());
   return {
-    store: new RedisSessionStore(redis, { prefix, commandTimeoutMs: timeouts.commandMs }),
+    store: new RedisSessionStore(redis, { prefix, commandTimeoutMs: timeouts.commandMs, replicas: options.waitReplicas }),
     client: redis,
     ping: () => redis.ping(),
     // disconnect when QUIT cannot be sent (Redis away): closing never waits on it.
