@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { CrudRepository, modelInfo, schemaFields as fieldsOf, type ColumnInfo, type ModelInfo } from '@crudsmith/core';
 import { AdminModelTypeError, AdminSchemaError } from './errors';
+import { viewLabels, type ViewLabels } from './labels';
 import { modelDeclaration, type ModelDeclaration } from './model-declaration';
 import type { AdminAction, ModelView, PasswordTransformer } from './options';
 
@@ -32,6 +33,8 @@ export interface ResolvedView {
   hidden: ReadonlySet<string>;
   /** The model's own `@Crud` declaration and the auto fields of admin writes. */
   declaration: ModelDeclaration;
+  /** Human names of the view and its columns. */
+  labels: ViewLabels;
 }
 
 /**
@@ -75,6 +78,9 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': files column '${column}' is not a column of ${view.model.name}`);
     if (typeof view.files![column].store !== 'function') throw new AdminSchemaError(`Admin model '${name}': files.${column} needs a store function`);
   }
+  for (const column of Object.keys(view.columnLabels ?? {})) {
+    if (!info.columns.has(column) && column !== password?.field) throw new AdminSchemaError(`Admin model '${name}': columnLabels names '${column}', which is not a column of ${view.model.name}`);
+  }
   for (const column of Object.keys(view.references ?? {})) {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`);
   }
@@ -110,6 +116,7 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
     displayField,
     hidden,
     declaration,
+    labels: viewLabels(name, view, [...info.columns.keys(), ...(password ? [password.field] : [])]),
   };
 }
 

@@ -5,6 +5,7 @@ import { crudApiArea } from './areas/crud-api';
 import { csrfArea } from './areas/csrf';
 import { eventsArea } from './areas/events';
 import { formsArea } from './areas/forms';
+import { labelsArea } from './areas/labels';
 import { managementArea } from './areas/management';
 import { modelDeclarationArea } from './areas/model-declaration';
 import { pagesArea } from './areas/pages';
@@ -27,4 +28,5 @@ for (const engine of ENGINES) {
   unlockArea(koaHarness, engine);
   prefixArea(koaHarness, engine);
   modelDeclarationArea(koaHarness, engine);
+  labelsArea(koaHarness, engine);
 }
