@@ -11,7 +11,8 @@ export interface AdminContext {
   /** The mount path, without a trailing slash (`/admin`). */
   mount: string;
   title: string;
-  scheme: 'light' | 'dark';
+  /** The scheme the app fixed, or undefined: the reader's system preference (a toggle overrides either). */
+  scheme?: 'light' | 'dark';
   auth: AdminAuth;
   assets: Assets;
   views: Map<string, ResolvedView>;
@@ -36,5 +37,6 @@ export function layoutLocals(ctx: AdminContext, principal: AdminPrincipal | null
     css: ctx.assets.url(ctx.mount, 'admin.css'),
     htmx: ctx.assets.url(ctx.mount, 'htmx.min.js'),
     script: ctx.assets.url(ctx.mount, 'admin.js'),
+    schemeScript: ctx.assets.url(ctx.mount, 'scheme.js'),
   };
 }

@@ -134,6 +134,6 @@ export interface AdminSessionOptions {
 export interface AdminTheme {
   /** Shown in the header and the page titles (default `crudsmith admin`). */
   title?: string;
-  /** `light` or `dark` (default `light`). */
+  /** `light` or `dark` for every reader (default: each reader's system preference); the page's toggle overrides it per browser. */
   scheme?: 'light' | 'dark';
 }

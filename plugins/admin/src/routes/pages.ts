@@ -3,13 +3,15 @@ import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
-import { columnHeads, rowCells } from '../format-value';
+import { columnHeads, rowCells, showValue } from '../format-value';
 import { referenceLabels } from '../reference-labels';
 import { hasTrash } from './trash';
 import type { ResolvedView } from '../model-view';
 import { html, isHtmx } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+
+const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
 /** How many of the latest events the dashboard shows. */
 const LATEST_EVENTS = 10;
@@ -29,7 +31,7 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
     const rows = await Promise.all(views.map(async (v) => ({ name: v.name, label: v.labels.plural, count: await counts.of(v) })));
     // The latest events, when the log is on: one small indexed query.
     const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
-    return { rows, latest: latest.map((e) => ({ at: e.at.toISOString(), type: e.type, username: e.username ?? '', model: e.model ?? '', recordId: e.recordId ?? '' })) };
+    return { rows, latest: latest.map((e) => ({ at: showValue(e.at, AT), type: e.type, username: e.username ?? '', model: e.model ?? '', recordId: e.recordId ?? '' })) };
   };
   return [
     guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (_req, principal) =>
