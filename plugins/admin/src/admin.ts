@@ -102,7 +102,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     knex,
     mount,
     title: options.theme?.title ?? 'crudsmith admin',
-    scheme: options.theme?.scheme ?? 'light',
+    scheme: options.theme?.scheme,
     auth,
     assets: new Assets(),
     views,

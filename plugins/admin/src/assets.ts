@@ -15,6 +15,7 @@ const SOURCES: Record<string, { path: () => string; type: string }> = {
   'htmx.min.js': { path: () => require.resolve('htmx.org/dist/htmx.min.js'), type: 'text/javascript; charset=utf-8' },
   'admin.css': { path: () => join(__dirname, 'assets', 'admin.css'), type: 'text/css; charset=utf-8' },
   'admin.js': { path: () => join(__dirname, 'assets', 'admin.js'), type: 'text/javascript; charset=utf-8' },
+  'scheme.js': { path: () => join(__dirname, 'assets', 'scheme.js'), type: 'text/javascript; charset=utf-8' },
 };
 
 /** The admin's static files, read once; each with a strong ETag of its content. */

@@ -11,7 +11,8 @@ export interface AdminContext {
   /** The mount path, without a trailing slash (`/admin`). */
   mount: string;
   title: string;
-  scheme: 'light' | 'dark';
+  /** The scheme the app fixed, or undefined: the reader's system preference (a toggle overrides either). */
+  scheme?: 'light' | 'dark';
   auth: AdminAuth;
   assets: Assets;
   views: Map<string, ResolvedView>;
@@ -32,9 +33,10 @@ export function layoutLocals(ctx: AdminContext, principal: AdminPrincipal | null
     // htmx 2 inherits hx-headers down the tree: set once on <body>, every request sends it.
     hxHeaders: principal ? JSON.stringify({ 'X-CSRF-Token': principal.csrf }) : '',
     events: ctx.events.enabled,
-    models: [...ctx.views.values()].filter((v) => v.allowed.has('view')).map((v) => v.name),
+    models: [...ctx.views.values()].filter((v) => v.allowed.has('view')).map((v) => ({ name: v.name, label: v.labels.plural })),
     css: ctx.assets.url(ctx.mount, 'admin.css'),
     htmx: ctx.assets.url(ctx.mount, 'htmx.min.js'),
     script: ctx.assets.url(ctx.mount, 'admin.js'),
+    schemeScript: ctx.assets.url(ctx.mount, 'scheme.js'),
   };
 }

@@ -1,4 +1,5 @@
 import { ValidationError, type ColumnInfo, type ValidationIssue } from '@crudsmith/core';
+import { toBoolean, toDate } from './format-value';
 import type { ResolvedView } from './model-view';
 
 /** One input of a generated form. */
@@ -40,7 +41,8 @@ function inputFor(column: ColumnInfo, view: ResolvedView): string {
 function shown(value: unknown, input: string): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return input === 'date' ? value.toISOString().slice(0, 10) : value.toISOString().slice(0, 19);
-  if (input === 'datetime-local' && typeof value === 'string') return value.slice(0, 19);
+  // Echoed form text stays as typed; a stored value (epoch ms on SQLite) is read as a date.
+  if (input === 'datetime-local') return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? value.slice(0, 19) : (toDate(value)?.toISOString().slice(0, 19) ?? '');
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
@@ -56,21 +58,22 @@ export function formFields(
   { choices, required }: { choices: Map<string, { value: string; label: string }[]>; required?: ReadonlySet<string> },
 ): FormField[] {
   return fields.map((name) => {
-    if (name === view.password?.field) return { name, label: name, input: 'password', required: required?.has(name) ?? false, value: '' };
+    const label = view.labels.columns.get(name) ?? name;
+    if (name === view.password?.field) return { name, label, input: 'password', required: required?.has(name) ?? false, value: '' };
     const multi = view.arrays.get(name);
     if (multi) {
       const current = Array.isArray(values[name]) ? (values[name] as unknown[]).map(String) : typeof values[name] === 'string' ? parseList(values[name] as string) : [];
       return multi.options
-        ? { name, label: name, input: 'multiselect', required: false, value: '', options: multi.options.map((o) => ({ value: String(o), label: String(o), selected: current.includes(String(o)) })) }
-        : { name, label: name, input: 'lines', required: false, value: current.join('\n') };
+        ? { name, label, input: 'multiselect', required: false, value: '', options: multi.options.map((o) => ({ value: String(o), label: String(o), selected: current.includes(String(o)) })) }
+        : { name, label, input: 'lines', required: false, value: current.join('\n') };
     }
-    if (view.view.files?.[name]) return { name, label: name, input: 'file', required: false, value: String(values[name] ?? ''), accept: view.view.files[name].types?.join(',') };
+    if (view.view.files?.[name]) return { name, label, input: 'file', required: false, value: String(values[name] ?? ''), accept: view.view.files[name].types?.join(',') };
     const column = view.info.columns.get(name)!;
     const options = choices.get(name) ?? view.enums.get(name)?.map((v) => ({ value: String(v), label: String(v) }));
     const input = options ? 'select' : inputFor(column, view);
     const field: FormField = {
       name,
-      label: name,
+      label,
       input,
       required: required ? required.has(name) : !column.nullable && column.kind !== 'boolean',
       maxLength: column.maxLength,
@@ -78,7 +81,7 @@ export function formFields(
       options: options && column.nullable ? [{ value: '', label: '—' }, ...options] : options,
       value: shown(values[name], input),
     };
-    if (input === 'checkbox') field.checked = values[name] === true || values[name] === 1;
+    if (input === 'checkbox') field.checked = toBoolean(values[name]);
     return field;
   });
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { CrudRepository, modelInfo, schemaFields as fieldsOf, type ColumnInfo, type ModelInfo } from '@crudsmith/core';
 import { AdminModelTypeError, AdminSchemaError } from './errors';
+import { viewLabels, type ViewLabels } from './labels';
 import { modelDeclaration, type ModelDeclaration } from './model-declaration';
 import type { AdminAction, ModelView, PasswordTransformer } from './options';
 
@@ -32,6 +33,8 @@ export interface ResolvedView {
   hidden: ReadonlySet<string>;
   /** The model's own `@Crud` declaration and the auto fields of admin writes. */
   declaration: ModelDeclaration;
+  /** Human names of the view and its columns. */
+  labels: ViewLabels;
 }
 
 /**
@@ -78,6 +81,9 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
   for (const column of [view.verifiedEmail?.column, view.verifiedEmail?.flag].filter((c): c is string => c !== undefined)) {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': verifiedEmail column '${column}' is not a column of ${view.model.name}`);
   }
+  for (const column of Object.keys(view.columnLabels ?? {})) {
+    if (!info.columns.has(column) && column !== password?.field) throw new AdminSchemaError(`Admin model '${name}': columnLabels names '${column}', which is not a column of ${view.model.name}`);
+  }
   for (const column of Object.keys(view.references ?? {})) {
     if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`);
   }
@@ -113,6 +119,7 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
     displayField,
     hidden,
     declaration,
+    labels: viewLabels(name, view, [...info.columns.keys(), ...(password ? [password.field] : [])]),
   };
 }
 

@@ -41,6 +41,10 @@ export interface ModelView {
   deleteSchema?: SchemaLike;
   /** Columns of the list (default: every column of the model). */
   selectSchema?: SchemaLike;
+  /** The view's names in pages (default: from its URL name, `rate_limits` → "Rate limit", "Rate limits"). */
+  label?: { singular?: string; plural?: string };
+  /** Column headers and form labels by column (default: from the names, `customer_id` → "Customer", `created_at` → "Created at"). */
+  columnLabels?: Record<string, string>;
   /** Marks the admin's own user model (its list shows no password column). */
   adminModel?: boolean;
   /** Hashes a password field on create and update. */
@@ -142,6 +146,6 @@ export interface AdminSessionOptions {
 export interface AdminTheme {
   /** Shown in the header and the page titles (default `crudsmith admin`). */
   title?: string;
-  /** `light` or `dark` (default `light`). */
+  /** `light` or `dark` for every reader (default: each reader's system preference); the page's toggle overrides it per browser. */
   scheme?: 'light' | 'dark';
 }

@@ -126,7 +126,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
 
   it('creates a row through the generated form', async () => {
     await page.goto('/admin/items/');
-    await Promise.all([page.waitForURL('**/admin/items/create_page'), page.click('a.button:has-text("New items")')]);
+    await Promise.all([page.waitForURL('**/admin/items/create_page'), page.click('a.button:has-text("New item")')]);
     expect(await page.getAttribute('#f-name', 'required')).not.toBeNull();
     await page.fill('#f-name', 'made in chromium');
     await page.fill('#f-category', 'browser');
@@ -142,7 +142,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
 
   it('creates a row with a file upload, sent as a multipart form and kept by the view', async () => {
     await page.goto('/admin/gadgets/');
-    await Promise.all([page.waitForURL('**/admin/gadgets/create_page'), page.click('a.button:has-text("New gadgets")')]);
+    await Promise.all([page.waitForURL('**/admin/gadgets/create_page'), page.click('a.button:has-text("New gadget")')]);
     expect(await page.getAttribute('form.record', 'enctype')).toBe('multipart/form-data');
     const uid = randomUUID();
     await page.fill('#f-uid', uid);

@@ -31,3 +31,32 @@ document.addEventListener('click', async (event) => {
   list.replaceWith(fresh);
   if (window.htmx) window.htmx.process(fresh);
 });
+
+// The scheme toggle: light, dark, or the system's again; kept a year in a cookie on the
+// admin's path (a preference, nothing secret), read by scheme.js on every page.
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button.scheme-toggle') : null;
+  if (!button) return;
+  const root = document.documentElement;
+  const dark = root.dataset.scheme === 'dark' || (root.dataset.scheme !== 'light' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  const next = dark ? 'light' : 'dark';
+  root.dataset.scheme = next;
+  document.cookie = `cs_admin_scheme=${next}; Path=${button.dataset.path}; Max-Age=31536000; SameSite=Strict`;
+  button.setAttribute('aria-pressed', String(next === 'dark'));
+});
+
+for (const button of document.querySelectorAll('button.scheme-toggle')) {
+  const root = document.documentElement;
+  const dark = root.dataset.scheme === 'dark' || (root.dataset.scheme !== 'light' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  button.setAttribute('aria-pressed', String(dark));
+}
+
+// Date-times in the reader's own locale and time zone; the exact instant stays on hover.
+function localTimes(root) {
+  for (const time of root.querySelectorAll('time[datetime*="T"]')) {
+    const date = new Date(time.getAttribute('datetime'));
+    if (!Number.isNaN(date.getTime())) time.textContent = date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }
+}
+localTimes(document);
+document.addEventListener('htmx:afterSettle', (event) => localTimes(event.target));

@@ -27,6 +27,8 @@ interface FormState {
   values: Record<string, unknown>;
   errors?: Record<string, string>;
   id?: string;
+  /** The row's display value (its displayField), naming it in the title. */
+  label?: string;
 }
 
 /** The create and update forms of a view and their submissions (`create` and `update` actions). */
@@ -49,7 +51,9 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
     const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, { choices: await choices(), required });
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
-    const title = mode === 'create' ? `New ${view.name}` : `Edit ${view.name} ${id}`;
+    const one = view.labels.singular.toLowerCase();
+    const named = form.label ?? id;
+    const title = mode === 'create' ? `New ${one}` : `Edit ${one} ${named}`;
     const multipart = fields.some((f) => f.input === 'file');
     const unlockAction = mode === 'update' && view.view.unlock ? `${base}/unlock/${encodeURIComponent(id!)}` : null;
     const signOutAction = mode === 'update' && view.view.signOutEverywhere ? `${base}/sign-out/${encodeURIComponent(id!)}` : null;
@@ -108,7 +112,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     routes.push(
       guarded(ctx, { method: 'GET', path: `${base}/update/:id`, operation: `admin_${view.name}_update_page` }, async (req, principal) => {
         const { row } = await load(req);
-        return page(principal, 200, { mode: 'update', values: row, id: req.params.id });
+        return page(principal, 200, { mode: 'update', values: row, id: req.params.id, label: String(row[view.displayField] ?? req.params.id) });
       }),
       guarded(ctx, { method: 'POST', path: `${base}/form_update/:id`, operation: `admin_${view.name}_form_update`, bodyLimit: formBodyLimit(view) }, async (req, principal) => {
         const { id, row: before } = await load(req);

@@ -3,6 +3,7 @@ import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
+import { columnHeads, rowCells, showValue } from '../format-value';
 import { referenceLabels } from '../reference-labels';
 import { rowIdText } from '../ids';
 import { hasTrash } from './trash';
@@ -10,6 +11,8 @@ import type { ResolvedView } from '../model-view';
 import { html, isHtmx } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+
+const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
 /** How many of the latest events the dashboard shows. */
 const LATEST_EVENTS = 10;
@@ -26,10 +29,10 @@ function cell(value: unknown): string {
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
   const content = async () => {
     const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
-    const rows = await Promise.all(views.map(async (v) => ({ name: v.name, count: await counts.of(v) })));
+    const rows = await Promise.all(views.map(async (v) => ({ name: v.name, label: v.labels.plural, count: await counts.of(v) })));
     // The latest events, when the log is on: one small indexed query.
     const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
-    return { rows, latest: latest.map((e) => ({ at: e.at.toISOString(), type: e.type, username: e.username ?? '', model: e.model ?? '', recordId: e.recordId ?? '' })) };
+    return { rows, latest: latest.map((e) => ({ at: showValue(e.at, AT), type: e.type, username: e.username ?? '', model: e.model ?? '', recordId: e.recordId ?? '' })) };
   };
   return [
     guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (_req, principal) =>
@@ -53,11 +56,7 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
     returnTotalCount: true,
   });
   const labels = await referenceLabels(ctx, view, data);
-  const shown = (row: Record<string, unknown>, column: string) => {
-    const text = cell(row[column]);
-    const label = labels.get(column)?.get(text);
-    return label === undefined ? text : `${label} (${text})`;
-  };
+  const names = view.listColumns.map((c) => c.name);
   const pages = Math.max(1, Math.ceil(total / query.rowsPerPage));
   const base = `${ctx.mount}/${view.name}`;
   const state = (page: number, sort = query.sort ? `${query.descending ? '-' : ''}${query.sort}` : '') =>
@@ -71,11 +70,11 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
   // A column's header sorts by it (descending when it already sorts ascending), keeping the search.
   const sortLinks = Object.fromEntries(view.listColumns.map((c) => [c.name, `${base}/?${state(1, query.sort === c.name && !query.descending ? `-${c.name}` : c.name)}`]));
   return {
-    ...layoutLocals(ctx, principal, view.name),
-    view: { name: view.name, base, canCreate: view.allowed.has('create'), canUpdate: view.allowed.has('update'), canDelete: view.allowed.has('delete'), hasTrash: hasTrash(view) },
-    columns: view.listColumns.map((c) => c.name),
+    ...layoutLocals(ctx, principal, view.labels.plural),
+    view: { name: view.name, base, singular: view.labels.singular, canCreate: view.allowed.has('create'), canUpdate: view.allowed.has('update'), canDelete: view.allowed.has('delete'), hasTrash: hasTrash(view) },
+    columns: columnHeads(view),
     idColumn: view.info.idColumn,
-    rows: data.map((row) => ({ id: rowIdText(view, row), cells: view.listColumns.map((c) => shown(row, c.name)) })),
+    rows: data.map((row) => ({ id: rowIdText(view, row), cells: rowCells(view, row, names, labels) })),
     total,
     query,
     pages,

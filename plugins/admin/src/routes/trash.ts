@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { BadRequestError, NotFoundError, ValidationError, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 import { layoutLocals, type AdminContext } from '../context';
 import { scrub } from '../event-log';
+import { columnHeads, rowCells } from '../format-value';
 import { guarded } from '../guard';
 import { idFilters, parseIds, recordIdOf, rowIdText, whereIds, type RowId } from '../ids';
 import { signOutAll, type ResolvedView } from '../model-view';
@@ -56,14 +57,13 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
       const order = hasDeletedAt ? [{ column: DELETED_AT, order: 'desc' as const }, { column: idColumn, order: 'desc' as const }] : [{ column: idColumn, order: 'desc' as const }];
       const rows = await ctx.knex(table).where(FLAG, true).orderBy(order).limit(PER_PAGE).offset((page - 1) * PER_PAGE).select('*');
       const total = Number((await ctx.knex(table).where(FLAG, true).count({ n: '*' }).first())?.n ?? 0);
-      const columns = view.listColumns.map((c) => c.name);
-      const text = (v: unknown) => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString() : String(v));
+      const names = view.listColumns.map((c) => c.name);
       return html(200, render('trash', {
-        ...layoutLocals(ctx, principal, `${view.name}: trash`),
+        ...layoutLocals(ctx, principal, `${view.labels.plural}: trash`),
         view: { name: view.name, base: `${ctx.mount}/${view.name}` },
         trash: base,
-        columns,
-        rows: rows.map((row: Record<string, unknown>) => ({ id: rowIdText(view, row), cells: columns.map((c) => text(row[c])) })),
+        columns: columnHeads(view),
+        rows: rows.map((row: Record<string, unknown>) => ({ id: rowIdText(view, row), cells: rowCells(view, row, names) })),
         total,
         page,
         pages: Math.max(1, Math.ceil(total / PER_PAGE)),

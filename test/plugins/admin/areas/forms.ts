@@ -136,7 +136,7 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.postForm('/admin/users/form_create', { username: 'bob', password: 'a long enough secret', tier_id: String(pro) })).status).toBe(303);
       expect((await env.db.knex('app_users').where({ username: 'bob' }).first()).tier_id).toBe(pro);
       const list = await client.get('/admin/users/');
-      expect(list.text).toContain(`<td>pro (${pro})</td>`);
+      expect(list.text).toContain(`<td><span class="ref" title="#${pro}">pro</span></td>`);
       expect(list.text).not.toContain(`free (${free})`);
     });
 

@@ -7,6 +7,7 @@ import { crudApiArea } from './crud-api';
 import { csrfArea } from './csrf';
 import { eventsArea } from './events';
 import { formsArea } from './forms';
+import { labelsArea } from './labels';
 import { managementArea } from './management';
 import { modelDeclarationArea } from './model-declaration';
 import { pagesArea } from './pages';
@@ -28,6 +29,7 @@ const areas = [
   unlockArea,
   prefixArea,
   modelDeclarationArea,
+  labelsArea,
 ];
 
 /** Runs every admin area over `harness`, once per engine in `engines`. */

@@ -25,8 +25,8 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
     it('shows every viewable model with its row count on the dashboard and its partial', async () => {
       const page = await client.get('/admin/');
       expect(page.status).toBe(200);
-      expect(page.text).toMatch(/<a href="\/admin\/items\/">items<\/a><\/td><td>23<\/td>/);
-      expect(page.text).toMatch(/<a href="\/admin\/gadgets\/">gadgets<\/a><\/td><td>2<\/td>/);
+      expect(page.text).toMatch(/<a href="\/admin\/items\/">Items<\/a><\/td><td>23<\/td>/);
+      expect(page.text).toMatch(/<a href="\/admin\/gadgets\/">Gadgets<\/a><\/td><td>2<\/td>/);
       const partial = await client.get('/admin/dashboard-content', { 'HX-Request': 'true' });
       expect(partial.status).toBe(200);
       expect(partial.text.startsWith('<section id="dashboard-content"')).toBe(true);
@@ -55,7 +55,7 @@ export function pagesArea(harness: AdapterHarness, engine: Engine): void {
       const ids = rowIds(sorted.text).map(Number);
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
       const searched = await client.get('/admin/items/?column-to-search=name&search=item&sort=price');
-      expect(searched.text).toContain('<a href="/admin/items/?page=1&amp;rows-per-page-select=10&amp;column-to-search=name&amp;search=item&amp;sort=-price">price</a>');
+      expect(searched.text).toContain('<a href="/admin/items/?page=1&amp;rows-per-page-select=10&amp;column-to-search=name&amp;search=item&amp;sort=-price">Price</a>');
     });
 
     it('refuses a bad page, rows-per-page or column with 422 and an unknown sort column with 400', async () => {
