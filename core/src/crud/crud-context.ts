@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
-import { NotFoundError, ValidationError } from '../errors/http-error';
 import type { Dependency, NeutralRequest } from '../http/neutral';
 import type { Filters } from '../data/filters';
 import { resolveJoins, type JoinConfig } from '../data/joins';

@@ -17,14 +17,6 @@ const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 /** How many of the latest events the dashboard shows. */
 const LATEST_EVENTS = 10;
 
-/** A cell's text: dates as ISO 8601, objects as JSON, null as empty. */
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
 /** The dashboard (`GET {mount}/` and its partial `dashboard-content`). */
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
   const content = async () => {
