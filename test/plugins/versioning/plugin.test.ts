@@ -141,6 +141,11 @@ describe.each<AdapterHarness>([koaHarness, expressHarness, fastifyHarness])('ver
       expect(doc.paths[`/api/${version}/things/{id}`].get.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
       const page = await get(`/api/${version}/docs`);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      // A strict policy the page still works under (the Chromium suite renders it), and no framing by another site.
+      const csp = page.headers.get('content-security-policy') ?? '';
+      expect(csp.split('; ')).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]));
+      expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
       expect(await page.text()).not.toMatch(/https?:\/\//);
       const script = await (await get(`/api/${version}/docs/swagger-initializer.js`)).text();
       expect(script).toContain('validatorUrl: null');
