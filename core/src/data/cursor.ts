@@ -81,8 +81,9 @@ export function encodeCursor(row: Record<string, unknown>, ctx: { info: ModelInf
 /** Decodes a cursor this query issued, or throws 400 `Invalid cursor`. */
 export function decodeCursor(token: string, ctx: { info: ModelInfo; specs: SortSpec[]; key: CursorKeyValue }): unknown[] {
   const invalid = () => new BadRequestError('Invalid cursor');
-  // Long before any real cursor (a few sort values): refused before any work.
-  if (token.length > 4096 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
+  // Longer than any URL a server takes (a cursor carries a few sort values, text ones
+  // included): refused before any work.
+  if (token.length > 65_536 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
   const bytes = Buffer.from(token, 'base64url');
   if (bytes.length <= IV_BYTES + TAG_BYTES) throw invalid();
   let values: unknown;
