@@ -125,6 +125,8 @@ describe.runIf(wanted)('behind PgBouncer', () => {
       const total = [...statuses.values()].reduce((a, b) => a + b, 0);
       expect(total).toBeGreaterThanOrEqual(3000);
       expect([...statuses.keys()].filter((status) => status >= 500)).toEqual([]);
+      // And every request did what it asked: created, listed, read or updated.
+      expect([...statuses.keys()].filter((status) => status !== 200 && status !== 201)).toEqual([]);
       expect(app.output()).not.toMatch(/42P05|26000|prepared statement/);
     }, 120_000);
   });

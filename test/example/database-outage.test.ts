@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DATABASE_TIMEOUTS } from '@crudsmith/core';
 import { ADAPTERS, type AdapterName } from '../../examples/app/src/server';
 import { SERVER_ENGINES, type Engine } from '../fixtures/db';
 import { expectUnavailable, timed } from '../fixtures/outage';
@@ -60,4 +61,29 @@ describe.runIf(CASES.length > 0).each(CASES)('example on %s with %s: the databas
     const rows = await example.db.knex('items').where({ name: 'cut' });
     expect(rows.length).toBeLessThanOrEqual(1);
   });
+});
+
+// With the default bounds (a 30 s statement timeout), a network cut still answers within
+// the unresponsive bound (4 s, so a 503 within 5 s): the statement's server is checked on a fresh connection.
+describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('example on koa with %s and the default timeouts: the database gone silent', (engine) => {
+  let example: ProxiedExample;
+
+  beforeAll(async () => {
+    example = await startProxiedExample(engine, 'koa', { timeouts: DEFAULT_DATABASE_TIMEOUTS });
+  });
+  afterAll(async () => { await example?.close(); });
+
+  it('answers reads and writes with a JSON 503 and Retry-After within 5 s, not the 30 s statement timeout, and serves again without a restart', async () => {
+    const client = example.client();
+    // Pooled connections open before the cut, so requests meet silence on them.
+    await Promise.all([client.request('GET', '/api/v1/items'), client.request('GET', '/api/v1/items?category=x')]);
+    await example.proxy.set('silent');
+    const answers = await Promise.all([
+      timed(client.request('GET', '/api/v1/items')),
+      timed(client.request('POST', '/api/v1/items', { json: { name: 'silent write' } })),
+    ]);
+    for (const answer of answers) expectUnavailable(answer, 5000);
+    await example.proxy.set('forward');
+    expect((await example.client().request('GET', '/api/v1/items')).status).toBe(200);
+  }, 30_000);
 });

@@ -13,7 +13,7 @@ export interface DatabaseTimeouts {
   /** Longest run of one statement, in ms (default 30000); the server is asked to cancel it and the connection is dropped past it. */
   statementMs?: number;
   /**
-   * Longest a statement waits on a server that has stopped answering, in ms (default 5000):
+   * Longest a statement waits on a server that has stopped answering, in ms (default 4000):
    * a statement still running after a second has a fresh connection check that the server
    * answers, and gives up when that check fails within the rest of this bound.
    */
@@ -21,7 +21,7 @@ export interface DatabaseTimeouts {
 }
 
 /** The timeouts `withDatabaseTimeouts` applies where none is given. */
-export const DEFAULT_DATABASE_TIMEOUTS: Required<DatabaseTimeouts> = { connectMs: 5000, acquireMs: 10000, statementMs: 30000, unresponsiveMs: 5000 };
+export const DEFAULT_DATABASE_TIMEOUTS: Required<DatabaseTimeouts> = { connectMs: 5000, acquireMs: 10000, statementMs: 30000, unresponsiveMs: 4000 };
 
 // knex's dialect classes (a documented way to pass a client is a class extending one).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -55,7 +55,7 @@ export interface Settings {
    * How long a PostgreSQL or MariaDB server may take before a request answers 503, in ms:
    * DATABASE_CONNECT_TIMEOUT_MS (5000) to open a connection, DATABASE_ACQUIRE_TIMEOUT_MS
    * (10 000) to get a free pooled one, DATABASE_STATEMENT_TIMEOUT_MS (30 000) per statement,
-   * DATABASE_UNRESPONSIVE_TIMEOUT_MS (5000) before a statement on a server that stopped answering gives up.
+   * DATABASE_UNRESPONSIVE_TIMEOUT_MS (4000) before a statement on a server that stopped answering gives up.
    */
   databaseTimeouts: Required<DatabaseTimeouts>;
   /** How long the sessions' Redis may take, in ms: REDIS_CONNECT_TIMEOUT_MS (2000) to connect, REDIS_COMMAND_TIMEOUT_MS (1000) per command. */
