@@ -23,10 +23,11 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
   const apps: AppProcess[] = [];
   let proxy: RoundRobinProxy;
   const client = () => new Client(proxy.url);
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     [cluster, db] = await Promise.all([startRedisCluster(), openDatabase('postgres')]);
-    const env = {
+    env = {
       DATABASE_URL: db.url!, REDIS_CLUSTER_NODES: cluster.nodesSetting, REDIS_WAIT_REPLICAS: '1',
       DEFAULT_RATE_LIMIT_LIMIT: String(LIMIT), DEFAULT_RATE_LIMIT_PERIOD: String(30 * 24 * 3600),
       ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password,
@@ -112,6 +113,51 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
     expect(seen).toHaveLength(3);
     expect(new Set(seen).size).toBe(3);
   });
+
+  it('a rolling restart under mixed load answers nothing but 2xx, or 503 with Retry-After', async () => {
+    const session = client();
+    expect((await session.login('rover', PASSWORD)).status).toBe(200);
+    const access = (await client().request('POST', '/auth/token', { form: { username: 'rover', password: PASSWORD } })).body.access_token as string;
+    // Sign-ins by another user: rover's sessions are capped per user, and the oldest would go.
+    expect((await client().request('POST', '/auth/register', { json: { username: 'roller', email: 'roller@example.com', password: PASSWORD } })).status).toBe(201);
+    const bad: string[] = [];
+    let answered = 0;
+    let running = true;
+    const check = (what: string, res: { status: number; headers: Headers }) => {
+      answered++;
+      const ok = (res.status >= 200 && res.status < 300) || (res.status === 503 && res.headers.has('retry-after'));
+      if (!ok) bad.push(`${what}: ${res.status}`);
+    };
+    const load = Promise.all([
+      async () => check('session', await session.get('/auth/me')),
+      async () => check('csrf', await session.post('/auth/csrf/refresh')),
+      async () => check('bearer', await client().get('/auth/me', { authorization: `Bearer ${access}` })),
+      async () => check('sign-in', await client().login('roller', PASSWORD)),
+    ].map(async (step) => {
+      while (running) {
+        await step().catch((error: unknown) => void bad.push(String(error)));
+        // Steady, not flat out: the replacements must start on the same two cores.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }));
+    try {
+      // One at a time: out of the balancer, drained and stopped (SIGTERM), replaced, back in.
+      for (let i = 0; i < apps.length; i++) {
+        const old = apps[i];
+        proxy.set(proxy.targets.filter((url) => url !== old.url));
+        await old.stop();
+        apps[i] = await spawnApp({ ...env, ADAPTER: ['koa', 'express', 'fastify'][i] }, 120_000);
+        proxy.set([...proxy.targets, apps[i].url]);
+      }
+    } finally {
+      running = false;
+      await load;
+    }
+    expect(bad).toEqual([]);
+    expect(answered).toBeGreaterThan(20);
+    // The user's session outlived every process it was served by.
+    expect((await session.get('/auth/me')).status).toBe(200);
+  }, 400_000);
 
   it('the admin session and its CSRF token work on every process; a lockout earned across them holds', async () => {
     const admin = new AdminClient(proxy.url);

@@ -21,6 +21,17 @@ describe('rateLimitSettings(env)', () => {
     expect(rateLimitSettings({ REDIS_URL: 'redis://127.0.0.1:6379', KVSTORE_RATE_LIMITER_DB: '3' }).redis).toEqual({ url: 'redis://127.0.0.1:6379', db: 3 });
   });
 
+  it('counts on a Redis Cluster: KVSTORE_RATE_LIMITER_CLUSTER_NODES first, REDIS_CLUSTER_NODES after the KVSTORE host', () => {
+    const nodes = [{ host: '10.0.0.1', port: 7000 }, { host: 'redis-2', port: 7001 }];
+    expect(rateLimitSettings({ KVSTORE_RATE_LIMITER_CLUSTER_NODES: '10.0.0.1:7000, redis-2:7001', KVSTORE_RATE_LIMITER_HOST: 'r', REDIS_URL: 'redis://x' }).redis).toEqual({ cluster: nodes });
+    expect(rateLimitSettings({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,redis-2:7001' }).redis).toEqual({ cluster: nodes });
+    expect(rateLimitSettings({ REDIS_CLUSTER_NODES: '10.0.0.1:7000', KVSTORE_RATE_LIMITER_HOST: 'r' }).redis).toEqual({ host: 'r', port: 6379, db: 0 });
+    expect(rateLimitSettings({ REDIS_CLUSTER_NODES: '[::1]:7000' }).redis).toEqual({ cluster: [{ host: '::1', port: 7000 }] });
+    for (const env of [{ REDIS_CLUSTER_NODES: 'no-port' }, { REDIS_CLUSTER_NODES: 'h:99999' }, { REDIS_CLUSTER_NODES: ' , ' }, { KVSTORE_RATE_LIMITER_CLUSTER_NODES: 'h:7000', KVSTORE_RATE_LIMITER_DB: '1' }]) {
+      expect(() => rateLimitSettings(env)).toThrow(ConfigurationError);
+    }
+  });
+
   it('refuses numbers that are not whole, or out of range, at startup', () => {
     for (const env of [{ DEFAULT_RATE_LIMIT_LIMIT: '1e3' }, { DEFAULT_RATE_LIMIT_PERIOD: '0' }, { DEFAULT_RATE_LIMIT_LIMIT: '-1' }, { KVSTORE_RATE_LIMITER_HOST: 'r', KVSTORE_RATE_LIMITER_PORT: 'x' }]) {
       expect(() => rateLimitSettings(env)).toThrow(ConfigurationError);
