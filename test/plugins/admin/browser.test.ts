@@ -6,6 +6,7 @@ import type { AdminOptions } from '@crudsmith/admin';
 import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
+import { axeViolations, pageScrollsSideways, smallTargets } from './browser-axe';
 import { watchedContext, type WatchedContext } from './browser-watch';
 import { startForgedSite } from './forged-site';
 import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, seed, startAdminApp, type AdminEnv } from './fixture';
@@ -80,6 +81,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(policy).toContain("script-src 'self'");
     expect(policy).toContain("frame-ancestors 'none'");
     await w.screenshot('login');
+    expect(await axeViolations(page)).toEqual([]);
     await page.fill('#username', ADMIN.username);
     await page.fill('#password', ADMIN.password);
     await Promise.all([page.waitForURL('**/admin/'), page.click('form.login button[type=submit]')]);
@@ -89,11 +91,12 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
 
   it('shows the dashboard: every model with its row count and a link to its list', async () => {
     const rows = await page.$$eval('#dashboard-content tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())));
-    expect(rows).toContainEqual(['items', '25']);
-    expect(rows).toContainEqual(['gadgets', '2']);
+    expect(rows).toContainEqual(['Items', '25']);
+    expect(rows).toContainEqual(['Gadgets', '2']);
     // htmx ran: it was loaded from the admin's own static route and processed the page.
     expect(await page.evaluate('typeof window.htmx')).toBe('object');
     await w.screenshot('dashboard');
+    expect(await axeViolations(page)).toEqual([]);
     expect(w.problems).toEqual([]);
   });
 
@@ -102,6 +105,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(await shownIds(page)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
     expect(await page.textContent('.pager span')).toContain('25 rows · page 1 of 3');
     await w.screenshot('list');
+    expect(await axeViolations(page)).toEqual([]);
 
     const next = page.waitForResponse((r) => r.url().includes('/admin/items/get_model_list') && r.url().includes('page=2'));
     await page.click('.pager a:has-text("Next")');
@@ -133,6 +137,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     await page.fill('#f-price', '12.5');
     await page.check('#f-in_stock');
     await w.screenshot('create');
+    expect(await axeViolations(page)).toEqual([]);
     await Promise.all([page.waitForURL('**/admin/items/'), page.click('form.record button[type=submit]')]);
     const made = (await items()).find((row) => row.name === 'made in chromium');
     expect(made).toMatchObject({ id: 26, category: 'browser', price: 12.5 });
@@ -165,6 +170,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(await page.inputValue('#f-name')).toBe('made in chromium');
     await page.fill('#f-name', 'changed in chromium');
     await w.screenshot('update');
+    expect(await axeViolations(page)).toEqual([]);
     await Promise.all([page.waitForURL('**/admin/items/'), page.click('form.record button[type=submit]')]);
     expect((await items()).find((row) => row.id === 26)).toMatchObject({ name: 'changed in chromium', category: 'browser', price: 12.5 });
     expect(w.problems).toEqual([]);
@@ -192,6 +198,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     await Promise.all([page.waitForURL('**/admin/items/trash'), page.click('#list-content a:has-text("Trash")')]);
     expect([...(await shownIds(page))].sort()).toEqual(['1', '2', '3']);
     await w.screenshot('trash');
+    expect(await axeViolations(page)).toEqual([]);
     await page.check('tr[data-id="1"] input[name="ids"]');
     await page.check('tr[data-id="2"] input[name="ids"]');
     const restored = page.waitForResponse((r) => r.url().endsWith('/admin/items/trash/restore'));
@@ -211,6 +218,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(types.indexOf('restore')).toBeLessThan(types.indexOf('sign_in'));
     expect(await page.textContent('tbody')).not.toContain(ADMIN.password);
     await w.screenshot('events');
+    expect(await axeViolations(page)).toEqual([]);
     await page.selectOption('select[name="type"]', 'restore');
     await Promise.all([page.waitForURL('**/admin/management/events?type=restore*'), page.click('form.search button[type=submit]')]);
     const restores = await page.$$eval('tbody tr[data-event]', (rows) => rows.map((row) => `${row.children[1].textContent}:${row.children[4].textContent}`));
@@ -234,6 +242,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
     expect(await page.textContent('main')).toContain('did not come from this site');
     expect(await items()).toEqual(before);
     await w.screenshot('forged-form-refused');
+    expect(await axeViolations(page)).toEqual([]);
     // Chromium logs every 4xx document it loads; this one refusal is the expected one, and the only one.
     expect(w.problems.splice(seen)).toEqual(['console: Failed to load resource: the server responded with a status of 403 (Forbidden)']);
   });
@@ -258,6 +267,65 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])('th
       await site.close();
     }
     expect(await items()).toEqual(before);
+  });
+
+  it('switches to the dark scheme with the header toggle, keeps it across pages by its cookie, and stays accessible', async () => {
+    await page.goto('/admin/items/');
+    const light = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    await page.click('button.scheme-toggle');
+    expect(await page.getAttribute('html', 'data-scheme')).toBe('dark');
+    expect(await page.getAttribute('button.scheme-toggle', 'aria-pressed')).toBe('true');
+    await page.goto('/admin/');
+    expect(await page.getAttribute('html', 'data-scheme')).toBe('dark');
+    const dark = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    expect(dark).not.toBe(light);
+    await w.screenshot('dashboard-dark');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.goto('/admin/items/');
+    await w.screenshot('list-dark');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.click('button.scheme-toggle');
+    expect(await page.getAttribute('html', 'data-scheme')).toBe('light');
+    expect(w.problems).toEqual([]);
+  }, 60_000);
+
+  it('fits a 390 px phone: no page-wide horizontal scroll, lists scrolling in their own box, tap targets of 24 px at least', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const [path, name] of [['/admin/', 'dashboard'], ['/admin/items/', 'list'], ['/admin/items/create_page', 'create'], ['/admin/items/update/26', 'update'], ['/admin/items/trash', 'trash'], ['/admin/management/events', 'events']] as const) {
+        await page.goto(path);
+        expect(await pageScrollsSideways(page), path).toEqual([]);
+        expect(await smallTargets(page), path).toEqual([]);
+        await w.screenshot(`${name}-390`);
+        expect(await axeViolations(page), path).toEqual([]);
+      }
+      await page.goto('/admin/items/');
+      const box = await page.$eval('#list-content .scroll', (el) => ({ scrolls: el.scrollWidth > el.clientWidth, width: el.getBoundingClientRect().width }));
+      expect(box.scrolls).toBe(true);
+      expect(box.width).toBeLessThanOrEqual(390);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
+    expect(w.problems).toEqual([]);
+  }, 120_000);
+
+  it('reaches every action of the list by keyboard, with a visible focus', async () => {
+    await page.goto('/admin/items/');
+    const reached: string[] = [];
+    for (let i = 0; i < 90; i += 1) {
+      await page.keyboard.press('Tab');
+      const focus = (await page.evaluate(`(() => {
+        const el = document.activeElement;
+        if (!el || el === document.body) return null;
+        const style = getComputedStyle(el);
+        return { text: (el.textContent || '').trim() || el.getAttribute('aria-label') || el.getAttribute('name') || el.tagName, outline: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+      })()`)) as { text: string; outline: boolean } | null;
+      if (!focus) continue;
+      expect(focus.outline, focus.text).toBe(true);
+      reached.push(focus.text);
+    }
+    for (const action of ['Search', 'New item', 'Delete selected', 'Trash', 'Next', 'Edit', 'Sign out']) expect(reached).toContain(action);
+    expect(w.problems).toEqual([]);
   });
 
   it('signs out: the session ends and the pages send back to the login', async () => {

@@ -4,6 +4,10 @@ import { EVENT_TYPES, EVENTS_PER_PAGE, parseEventFilter } from '../event-log';
 import { guarded } from '../guard';
 import { html } from '../page';
 import { render } from '../templates';
+import { eventFields, shortAgent } from '../event-view';
+import { showValue } from '../format-value';
+
+const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
 /** `{mount}/management/events`: the event log, newest first, by type, admin user and dates, 25 a page. */
 export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
@@ -25,7 +29,7 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
           base,
           types: EVENT_TYPES,
           query: { type: one('type'), username: one('username'), from: one('from'), to: one('to') },
-          events: events.map((e) => ({ ...e, at: e.at.toISOString(), details: e.details === null ? '' : JSON.stringify(e.details), revertible: e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')) })),
+          events: events.map((e) => ({ ...e, at: showValue(e.at, AT), fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model)), agent: shortAgent(e.userAgent), revertible: e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')) })),
           total,
           page: filter.page,
           pages,

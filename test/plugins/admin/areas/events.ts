@@ -57,6 +57,19 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.postForm('/admin/management/events/99999999/revert', {})).status).toBe(404);
     });
 
+    it('shows an update as a table of field, before and after, and the browser as name and system', async () => {
+      const agent = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+      const answer = await client.request('POST', '/admin/items/form_update/2', { form: { csrf_token: client.csrf, price: '77', in_stock: 'true' }, headers: { 'user-agent': agent } });
+      expect(answer.status).toBe(303);
+      const page = await client.get('/admin/management/events?type=update');
+      const row = /<tr data-event="\d+">(.*?)<\/tr><\/tbody><\/table><\/td>.*?<\/tr>/s.exec(page.text)![0];
+      expect(row).toContain('<thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>');
+      expect(row).toContain('<tr><th scope="row">Price</th><td>2</td><td>77</td></tr>');
+      expect(row).toContain('<tr><th scope="row">In stock</th><td><span class="badge no">No</span></td><td><span class="badge yes">Yes</span></td></tr>');
+      expect(row).toContain(`<td title="${agent.replace(/\(/g, '(')}">Chrome 131 on Linux</td>`);
+      expect(row).not.toContain('{&quot;');
+    });
+
     it('shows the latest events on the dashboard', async () => {
       const page = await client.get('/admin/');
       expect(page.text).toContain('Latest events');

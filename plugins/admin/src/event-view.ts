@@ -1,0 +1,40 @@
+import type { ColumnInfo } from '@crudsmith/core';
+import { showValue, type Shown } from './format-value';
+import type { ResolvedView } from './model-view';
+
+/** One changed or recorded field of an event, as the log shows it. */
+export interface EventField {
+  field: string;
+  before?: Shown;
+  after: Shown;
+}
+
+// Browser and system names, most specific first (Edge and Opera also say Chrome; Chrome also says Safari).
+const BROWSERS: [RegExp, string][] = [[/Edg\/(\d+)/, 'Edge'], [/OPR\/(\d+)/, 'Opera'], [/Firefox\/(\d+)/, 'Firefox'], [/Chrom(?:e|ium)\/(\d+)/, 'Chrome'], [/Version\/(\d+)[\d.]* .*Safari\//, 'Safari'], [/curl\/(\d+)/, 'curl']];
+const SYSTEMS: [RegExp, string][] = [[/Android/, 'Android'], [/iPhone|iPad|iPod/, 'iOS'], [/Windows/, 'Windows'], [/Mac OS X|Macintosh/, 'macOS'], [/CrOS/, 'ChromeOS'], [/Linux/, 'Linux']];
+
+/** A user agent as browser and system ("Chrome 131 on Linux"); the whole string stays on hover. */
+export function shortAgent(agent: string | null): string {
+  if (!agent) return '';
+  const text = agent.slice(0, 512);
+  const browser = BROWSERS.map(([pattern, name]) => [pattern.exec(text), name] as const).find(([match]) => match);
+  const system = SYSTEMS.find(([pattern]) => pattern.test(text))?.[1];
+  const name = browser ? `${browser[1]} ${browser[0]![1]}` : text.split(/[\s/]/)[0].slice(0, 40);
+  return system ? `${name} on ${system}` : name;
+}
+
+/**
+ * An event's details as field rows: an update's changes with before and after, a created
+ * or deleted record's values; each value shown by its column's type when the model is a view.
+ */
+export function eventFields(details: unknown, view: ResolvedView | undefined): EventField[] {
+  if (!details || typeof details !== 'object') return [];
+  const column = (name: string): ColumnInfo | undefined => view?.info.columns.get(name);
+  const label = (name: string) => view?.labels.columns.get(name) ?? name;
+  const { changes, record } = details as { changes?: Record<string, { before: unknown; after: unknown }>; record?: Record<string, unknown> };
+  if (changes && typeof changes === 'object') {
+    return Object.entries(changes).map(([name, change]) => ({ field: label(name), before: showValue(change?.before, column(name)), after: showValue(change?.after, column(name)) }));
+  }
+  const values = record && typeof record === 'object' ? record : (details as Record<string, unknown>);
+  return Object.entries(values).map(([name, value]) => ({ field: label(name), after: showValue(value, column(name)) }));
+}
