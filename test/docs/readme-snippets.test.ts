@@ -38,8 +38,7 @@ function readmes(): string[] {
       .filter((entry) => entry.isDirectory())
       .map((entry) => `${dir}/${entry.name}`),
   );
-  const guides = existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`) : [];
-  return ['README.md', 'core/README.md', ...packages.map((p) => `${p}/README.md`), ...guides].filter((path) => existsSync(join(root, path)));
+  return ['README.md', 'core/README.md', ...packages.map((p) => `${p}/README.md`)].filter((path) => existsSync(join(root, path)));
 }
 
 /** The TypeScript blocks of one README: code, where it starts, and whether it is a fragment. */
