@@ -19,6 +19,15 @@ const OPERATIONS: Record<AdminAction, OperationKey[]> = {
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
+ * Without a select schema, every column but the hidden ones (the password hash): so the
+ * answers, and the columns a client may sort or page by, never include them.
+ */
+function shownColumns(view: ResolvedView): string[] | undefined {
+  if (view.hidden.size === 0) return undefined;
+  return [...view.info.columns.keys()].filter((column) => !view.hidden.has(column));
+}
+
+/**
  * `{mount}/crud/{model}`: the model's generated REST endpoints (the API's routes and wire
  * format) under the admin session and its CSRF header, limited to the view's allowed
  * actions. A view that hashes a password or adjusts values before writing (passwordTransformer,
@@ -49,7 +58,7 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     model: view.view.model,
     createSchema: actions.includes('create') ? view.view.createSchema : undefined,
     updateSchema: actions.includes('update') ? view.view.updateSchema : undefined,
-    selectSchema: view.view.selectSchema ?? declared?.selectSchema,
+    selectSchema: view.view.selectSchema ?? declared?.selectSchema ?? shownColumns(view),
     filterConfig: adminFilters(declared),
     createConfig: { autoFields: autoFields.create },
     updateConfig: { autoFields: autoFields.update },

@@ -33,6 +33,17 @@ export function crudApiArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.get(`/admin/crud/gadgets/${uids[0]}`)).json).toMatchObject({ uid: uids[0] });
     });
 
+    it('never answers, sorts or pages by a hidden column such as the password hash', async () => {
+      const list = await client.get('/admin/crud/users');
+      expect(list.status).toBe(200);
+      expect(list.text).not.toContain('hashed_password');
+      for (const query of ['sort=-hashed_password', 'sort=hashed_password&limit=1&cursor=']) {
+        const answer = await client.get(`/admin/crud/users?${query}`);
+        expect(answer.status, query).toBe(400);
+        expect(answer.text).not.toContain('$2');
+      }
+    });
+
     it('refuses an unsafe request without the CSRF header with 403 and writes nothing', async () => {
       const answer = await json('POST', '/admin/crud/items', { name: 'forged' }, false);
       expect(answer.status).toBe(403);
