@@ -1,7 +1,7 @@
 import { BadRequestError, type NeutralRequest, type NeutralResult } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
-import type { SignInIntent } from '../challenges';
-import { newTotpSecret } from '../totp';
+import type { SignInIntent } from './challenges';
+import { newTotpSecret } from './totp';
 import type { TwoFactor } from './two-factor';
 
 type Row = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { ConfigurationError, ERROR_SCHEMA, type Migration, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
-import { object, ok, text, type RouteDocPart, withAccountDocs } from '../routes/docs';
-import { oauthRoutes } from '../routes/oauth-routes';
+import { object, ok, text, type RouteDocPart, withAccountDocs } from '../openapi';
+import { oauthRoutes } from './oauth-routes';
 import { OAuthStore, oauthMigration } from './oauth-store';
 import { OidcProvider } from './oidc-provider';
 import { CHALLENGE_ANSWER } from '../mfa/docs';

@@ -3,12 +3,12 @@ import * as oidc from 'openid-client';
 import type { AccountCore } from '../account-core';
 import { clearCookie, cookie } from '../cookies';
 import { signInRedirect, type FinishSignIn } from '../mfa/sign-in';
-import { accountFor } from '../oauth/oauth-accounts';
-import { OAuthFlowError } from '../oauth/oauth-options';
-import type { OAuthStore } from '../oauth/oauth-store';
-import type { OidcProvider } from '../oauth/oidc-provider';
+import { accountFor } from './oauth-accounts';
+import { OAuthFlowError } from './oauth-options';
+import type { OAuthStore } from './oauth-store';
+import type { OidcProvider } from './oidc-provider';
 import { safeRedirect } from '../redirect-target';
-import { route } from './route';
+import { route } from '../routes/route';
 
 /** How the OAuth routes are set up: providers by name, the answer mode, the paths, the flow's lifetime. */
 export interface OAuthRouteSettings {
