@@ -3,7 +3,7 @@
 // started on A is finished on B, a code used on one is refused on the other, and the wrong
 // codes sent to either count toward one limit. A is Koa, B Express.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totpCode } from '../../plugins/account/src/totp';
+import { totpCode } from '../../plugins/account/src/mfa/totp';
 import { ENGINES, type TestDatabase } from '../fixtures/db';
 import { Client } from '../plugins/account/fixture';
 import { describeRedis, REDIS, uniquePrefix } from '../plugins/rate-limit/redis-fixture';

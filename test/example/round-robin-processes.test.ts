@@ -4,7 +4,7 @@
 // whole journey works as on one process. Consecutive requests of each step land on
 // different processes, so every step proves that what it needs is shared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totpCode } from '../../plugins/account/src/totp';
+import { totpCode } from '../../plugins/account/src/mfa/totp';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 import { startRedisCluster, type TestRedisCluster } from '../fixtures/redis-cluster';
 import { RoundRobinProxy } from '../fixtures/round-robin-proxy';

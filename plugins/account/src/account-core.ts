@@ -14,7 +14,6 @@ import { Lockout } from '@crudsmith/core';
 import type { AccountOptions, AccountUser, BearerTransportOptions } from './options';
 import { HashPool } from '@crudsmith/core';
 import { Passwords } from './password';
-import type { TwoFactor } from './mfa/two-factor';
 import { RefreshTokens } from './refresh-tokens';
 import { hashSecret } from '@crudsmith/core';
 import { UserTable, foldIdentifier, normalizeIdentifier, resolveColumns } from './users';
@@ -45,6 +44,8 @@ export interface CredentialResult {
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const CSRF_HEADER = 'x-csrf-token';
 export const LOGIN_FAILED = 'Incorrect username or password';
+
+const DEFAULT_TABLES = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', tokens: 'account_tokens', oauthFlows: 'account_oauth_flows', identities: 'account_identities' };
 
 /** Resolved bearer settings. */
 export interface BearerSettings {
@@ -79,11 +80,11 @@ export class AccountCore {
   private readonly keys: () => Promise<Buffer>;
   /** The app's secret, resolved once: keys for other purposes (sealed TOTP secrets) derive from it. */
   readonly secret: () => Promise<string>;
-  /** Two-factor authentication, when the plugin is configured with it (`account()` sets it). */
-  mfa: TwoFactor | null = null;
+  /** The plugin's table names: the options' `tables` over the defaults. */
+  readonly tables: Required<NonNullable<AccountOptions['tables']>>;
 
   constructor(readonly options: AccountOptions) {
-    const tables = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', ...options.tables };
+    const tables = (this.tables = { ...DEFAULT_TABLES, ...options.tables });
     this.now = options.now ?? Date.now;
     this.secure = options.secureCookies ?? false;
     this.users = new UserTable(options.knex, options.userModel, resolveColumns(options.userModel, options.columns));

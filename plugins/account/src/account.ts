@@ -9,15 +9,16 @@ import { createUser, type NewUser } from './registration';
 import { bearerRoutes } from './routes/bearer-routes';
 import { commonRoutes } from './routes/common-routes';
 import { jsonBodiesOnly } from './json-only';
-import { accountDocs, withAccountDocs } from './routes/docs';
+import { accountDocs, withAccountDocs } from './openapi';
 import { sessionRoutes } from './routes/session-routes';
-import { recoveryPart } from './recovery-part';
+import { recoveryPart } from './recovery/recovery-part';
 import { oauthPart } from './oauth/oauth-part';
 import { createSudo, type Sudo } from './sudo';
 import { freshSignInGate } from './fresh-sign-in';
 import { mfaDocs } from './mfa/docs';
 import { mfaRoutes } from './mfa/routes';
 import { TwoFactor } from './mfa/two-factor';
+import { signInStep } from './mfa/sign-in';
 
 /**
  * The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses.
@@ -83,23 +84,23 @@ export function account<User extends object = AccountUser>(options: AccountOptio
   const at = (routes: RouteDescriptor[]) => routes.map((r) => ({ ...r, path: `${prefix}${r.path}` }));
   const registerFields = options.registerFields ?? (core.users.info.columns.has('name') ? ['name'] : []);
 
-  const docs = accountDocs(core, registerFields);
+  const twoFactor = options.mfa ? new TwoFactor(core, options.mfa === true ? {} : options.mfa) : null;
+  // Every sign-in ends here: with two-factor, at its challenge.
+  const finishSignIn = signInStep(core, twoFactor);
+  const baseDocs = accountDocs(core, registerFields);
+  // With two-factor: its routes' docs, and /login and /token whose answer may be a challenge.
+  const docs = twoFactor ? { ...baseDocs, ...mfaDocs(baseDocs) } : baseDocs;
   // The e-mail (or phone) factor: its routes when `recovery` is set, its token table always.
-  const recovery = recoveryPart(core, options.tables?.tokens ?? 'account_tokens', docs.change_password);
+  const recovery = recoveryPart(core, core.tables.tokens, baseDocs.change_password);
   // OpenID Connect sign-in: its routes with `oauthProviders` (session transport only), its tables always.
-  const oauth = oauthPart(core, prefix);
-  if (options.mfa) {
-    core.mfa = new TwoFactor(core, options.mfa === true ? {} : options.mfa);
-    // The two-factor routes' docs, and /login and /token whose answer may be a challenge.
-    Object.assign(docs, mfaDocs(docs));
-  }
-  const mfa = core.mfa ? jsonBodiesOnly(withAccountDocs(mfaRoutes(core, core.mfa), docs)) : [];
+  const oauth = oauthPart(core, finishSignIn, prefix);
+  const mfa = twoFactor ? jsonBodiesOnly(withAccountDocs(mfaRoutes(core, twoFactor), docs)) : [];
   const common = [...withAccountDocs(commonRoutes(core, registerFields), docs), ...mfa, ...recovery.routes];
-  const session = core.sessions ? [...withAccountDocs(sessionRoutes(core, options.trustedOrigins ?? []), docs), ...oauth.routes] : [];
+  const session = core.sessions ? [...withAccountDocs(sessionRoutes(core, finishSignIn, options.trustedOrigins ?? []), docs), ...oauth.routes] : [];
   // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.
-  const bearer = core.bearer ? withAccountDocs(bearerRoutes(core, { logout: !core.sessions }), docs) : [];
-  const tables = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', ...options.tables };
-  const { sudo, requireSudo } = createSudo(core);
+  const bearer = core.bearer ? withAccountDocs(bearerRoutes(core, finishSignIn, { logout: !core.sessions }), docs) : [];
+  const { tables } = core;
+  const { sudo, requireSudo } = createSudo(core, twoFactor);
   const router = at([...common, ...session, ...bearer]);
 
   return {
@@ -123,7 +124,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
         '0002_refresh_tokens': refreshTokenMigration(tables.refreshTokens),
         '0003_login_failures': loginFailureMigration(tables.loginFailures),
         '0004_login_lockouts': loginLockoutsMigration(tables.loginFailures),
-        ...core.mfa?.migrations(),
+        ...twoFactor?.migrations(),
         ...recovery.migrations,
         ...oauth.migrations,
       },

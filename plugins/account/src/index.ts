@@ -13,14 +13,14 @@ export type { HashingOptions } from '@crudsmith/core';
 export { bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from '@crudsmith/core';
 
 /** Mail and text messages of the recovery factor: SMTP, the development outbox, pug templates. */
-export { smtpTransport } from './mail/smtp';
-export { outbox } from './mail/outbox';
-export type { SmtpOptions } from './mail/smtp';
-export type { MailMessage, MailTransport, TextMessage, MessageSender } from './mail/transport';
-export type { MailKind, MailTemplate, MailTemplates, MailLocals } from './mail/templates';
-export type { RecoveryOptions, RecoveryLogger } from './recovery-options';
+export { smtpTransport } from './recovery/mail/smtp';
+export { outbox } from './recovery/mail/outbox';
+export type { SmtpOptions } from './recovery/mail/smtp';
+export type { MailMessage, MailTransport, TextMessage, MessageSender } from './recovery/mail/transport';
+export type { MailKind, MailTemplate, MailTemplates, MailLocals } from './recovery/mail/templates';
+export type { RecoveryOptions, RecoveryLogger } from './recovery/recovery-options';
 
 /** Two-factor authentication: its options, the status GET /mfa answers, and the challenge store interface (for a store of your own). */
 export type { MfaOptions } from './mfa/mfa-options';
 export type { MfaStatus } from './mfa/two-factor';
-export type { ChallengeStore, ChallengeRecord, SignInIntent } from './challenges';
+export type { ChallengeStore, ChallengeRecord, SignInIntent } from './mfa/challenges';

@@ -1,5 +1,5 @@
 import { UnsupportedMediaTypeError, type Dependency, type RouteDescriptor } from '@crudsmith/core';
-import { error } from './routes/docs';
+import { error } from './openapi';
 
 export const JSON_ONLY = 'Send the body as JSON (Content-Type: application/json)';
 

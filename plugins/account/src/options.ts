@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ModelClass } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
-import type { RecoveryOptions } from './recovery-options';
+import type { RecoveryOptions } from './recovery/recovery-options';
 import type { OidcProviderOptions } from './oauth/oauth-options';
 import type { MfaOptions } from './mfa/mfa-options';
 import type { HashPool, HashingOptions, LockoutOptions } from '@crudsmith/core';

@@ -5,6 +5,6 @@
 
 export { RedisSessionStore } from './redis-session-store';
 export type { RedisSessionStoreOptions } from './redis-session-store';
-export { RedisChallengeStore } from './redis-challenge-store';
-export type { RedisChallengeStoreOptions } from './redis-challenge-store';
+export { RedisChallengeStore } from './mfa/redis-challenge-store';
+export type { RedisChallengeStoreOptions } from './mfa/redis-challenge-store';
 export type { RedisClient } from './bounded-redis';

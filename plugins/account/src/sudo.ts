@@ -2,6 +2,7 @@ import { ForbiddenError, UnauthorizedError, type Dependency, type NeutralRequest
 import type { AccountCore, Credential } from './account-core';
 import { credentialDependency } from './dependencies';
 import { assertFreshSignIn } from './fresh-sign-in';
+import type { TwoFactor } from './mfa/two-factor';
 import type { AccountUser } from './options';
 
 /** What `sudo.elevate` answers: until when, and for a bearer caller the token that carries it. */
@@ -24,14 +25,14 @@ export interface Sudo {
   elevate(req: NeutralRequest, proof: { password?: string; code?: string }): Promise<SudoGrant>;
 }
 
-export function createSudo(core: AccountCore): { sudo: Sudo; requireSudo: () => Dependency<AccountUser> } {
+export function createSudo(core: AccountCore, mfa: TwoFactor | null): { sudo: Sudo; requireSudo: () => Dependency<AccountUser> } {
   const authenticated = credentialDependency(core, { optional: false });
   const sudo: Sudo = {
     async elevate(req, proof) {
       const credential = (await req.resolve(authenticated)) as Credential;
       const { users } = core;
-      if (proof.code !== undefined && core.mfa && (await core.mfa.isEnabled(credential.row))) {
-        await core.mfa.checkCode(credential.row, proof.code);
+      if (proof.code !== undefined && mfa && (await mfa.isEnabled(credential.row))) {
+        await mfa.checkCode(credential.row, proof.code);
       } else if (credential.row[users.columns.passwordHash]) {
         await core.signIn('', proof.password ?? '', { row: credential.row, client: req.clientAddress });
       } else {

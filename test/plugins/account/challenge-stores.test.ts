@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { RedisChallengeStore } from '@crudsmith/account/redis';
-import { KnexChallengeStore, challengeMigration } from '../../../plugins/account/src/challenges';
+import { KnexChallengeStore, challengeMigration } from '../../../plugins/account/src/mfa/challenges';
 import { challengeContract as contract, NOW, record } from './challenge-contract';
 import { ENGINES, openDatabase, type TestDatabase } from '../../fixtures/db';
 import { describeRedis, testClient, uniquePrefix } from '../rate-limit/redis-fixture';

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { ServiceUnavailableError } from '@crudsmith/core';
 import { RedisChallengeStore, RedisSessionStore } from '@crudsmith/account/redis';
 import type { SessionRecord } from '@crudsmith/core/session';
-import type { ChallengeRecord } from '../../../plugins/account/src/challenges';
+import type { ChallengeRecord } from '../../../plugins/account/src/mfa/challenges';
 import { TcpProxy } from '../../fixtures/tcp-proxy';
 import { describeRedis, REDIS, uniquePrefix } from '../rate-limit/redis-fixture';
 

@@ -1,8 +1,8 @@
 // TOTP (RFC 6238 through otplib), sealed secrets and recovery codes, below HTTP.
 import { describe, expect, it } from 'vitest';
-import { normalizeRecoveryCode } from '../../../plugins/account/src/recovery-codes';
-import { SecretBox } from '../../../plugins/account/src/secret-box';
-import { matchTotp, newTotpSecret, totpCode, totpUri } from '../../../plugins/account/src/totp';
+import { normalizeRecoveryCode } from '../../../plugins/account/src/mfa/recovery-codes';
+import { SecretBox } from '../../../plugins/account/src/mfa/secret-box';
+import { matchTotp, newTotpSecret, totpCode, totpUri } from '../../../plugins/account/src/mfa/totp';
 
 // RFC 6238 appendix B: the SHA-1 seed "12345678901234567890" (Base32 below), 8-digit codes.
 const RFC_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';

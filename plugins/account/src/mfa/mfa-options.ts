@@ -1,4 +1,4 @@
-import type { ChallengeStore } from '../challenges';
+import type { ChallengeStore } from './challenges';
 import type { AccountUser } from '../options';
 
 /** Two-factor authentication: TOTP authenticator apps, with single-use recovery codes. */

@@ -19,12 +19,12 @@ export function mfaRoutes(core: AccountCore, mfa: TwoFactor): RouteDescriptor[] 
     route({ method: 'POST', path: '/mfa/verify', operation: 'mfa_verify', summary: 'Finish a sign-in with its second factor (authenticator or recovery code)' }, async (req) => {
       if (crossSite(req)) throw new ForbiddenError('Cross-site sign-in refused');
       const { challenge, code } = stringFields(req, ['challenge', 'code']);
-      return verifyChallenge(core, req, challenge, code);
+      return verifyChallenge(core, mfa, req, { challenge, code });
     }),
 
     route({ method: 'POST', path: '/mfa/challenge', operation: 'mfa_challenge', summary: 'The authenticator secret of a setup challenge (an account that must enroll)' }, async (req) => {
       const { challenge } = stringFields(req, ['challenge']);
-      return { status: 200, headers: { 'Cache-Control': 'no-store' }, json: await setupChallengeDetails(core, challenge) };
+      return { status: 200, headers: { 'Cache-Control': 'no-store' }, json: await setupChallengeDetails(core, mfa, challenge) };
     }),
 
     route({ method: 'GET', path: '/mfa', operation: 'mfa_status', summary: 'Whether two-factor is on, required, and how many recovery codes are left', dependencies: [authenticated] }, async (req) => {

@@ -1,7 +1,7 @@
 import { BadRequestError, type NeutralRequest, type NeutralResult } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
-import type { SignInIntent } from '../challenges';
-import { newTotpSecret } from '../totp';
+import type { SignInIntent } from './challenges';
+import { newTotpSecret } from './totp';
 import type { TwoFactor } from './two-factor';
 
 type Row = Record<string, unknown>;
@@ -10,29 +10,34 @@ export const BAD_CHALLENGE = 'Invalid or expired challenge';
 export const NOT_A_SETUP = 'This challenge needs a code from the enrolled authenticator, not a setup';
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
+/** The last step of a sign-in whose first factor passed: see `signInStep`. */
+export type FinishSignIn = (req: NeutralRequest, row: Row, intent: SignInIntent) => Promise<NeutralResult>;
+
 /**
  * A sign-in whose first factor passed (a password at /login or /token, a provider at an
  * OAuth callback) ends here: for an account with two-factor, or one that must enroll,
  * it answers the challenge object and no credential; otherwise the credential itself.
+ * `mfa` is the second factor when the plugin is configured with one.
  */
-export async function finishSignIn(core: AccountCore, req: NeutralRequest, row: Row, intent: SignInIntent): Promise<NeutralResult> {
-  const { mfa } = core;
-  if (!mfa) return completeSignIn(core, req, row, intent);
-  const enabled = await mfa.isEnabled(row);
-  const setup = !enabled && mfa.isRequired(row);
-  if (!enabled && !setup) return completeSignIn(core, req, row, intent);
-  const now = core.now();
-  const challenge = await mfa.challenges.create(
-    { userId: String(core.users.idOf(row)), purpose: setup ? 'setup' : 'sign-in', intent, tokenVersion: core.users.tokenVersionOf(row), secret: setup ? await mfa.seal(row, newTotpSecret()) : null, expiresAt: now + mfa.challengeMs },
-    now,
-  );
-  const json: Record<string, unknown> = { mfa_required: true, challenge, expires_in: Math.floor(mfa.challengeMs / 1000) };
-  if (setup) json.setup = true;
-  return { status: 200, headers: NO_STORE, json };
+export function signInStep(core: AccountCore, mfa: TwoFactor | null): FinishSignIn {
+  return async (req, row, intent) => {
+    if (!mfa) return completeSignIn(core, req, row, intent);
+    const enabled = await mfa.isEnabled(row);
+    const setup = !enabled && mfa.isRequired(row);
+    if (!enabled && !setup) return completeSignIn(core, req, row, intent);
+    const now = core.now();
+    const challenge = await mfa.challenges.create(
+      { userId: String(core.users.idOf(row)), purpose: setup ? 'setup' : 'sign-in', intent, tokenVersion: core.users.tokenVersionOf(row), secret: setup ? await mfa.seal(row, newTotpSecret()) : null, expiresAt: now + mfa.challengeMs },
+      now,
+    );
+    const json: Record<string, unknown> = { mfa_required: true, challenge, expires_in: Math.floor(mfa.challengeMs / 1000) };
+    if (setup) json.setup = true;
+    return { status: 200, headers: NO_STORE, json };
+  };
 }
 
 /**
- * Where a redirecting sign-in (an OAuth callback) sends the browser once `finishSignIn`
+ * Where a redirecting sign-in (an OAuth callback) sends the browser once the sign-in step
  * answered: `redirectTo`, or for a challenge `redirectTo#mfa_challenge=…&expires_in=…`
  * (`&setup=1` when the account must enroll). A fragment never reaches a server or a
  * Referer; the page reads it and posts the code to /mfa/verify.
@@ -61,8 +66,7 @@ export async function completeSignIn(core: AccountCore, req: NeutralRequest, row
  * have answered (plus `recovery_codes` after a required enrollment). 400 for a bad,
  * used or expired challenge (or one out of attempts), 401 for a wrong code.
  */
-export async function verifyChallenge(core: AccountCore, req: NeutralRequest, token: string, code: string): Promise<NeutralResult> {
-  const mfa = requireMfa(core);
+export async function verifyChallenge(core: AccountCore, mfa: TwoFactor, req: NeutralRequest, { challenge: token, code }: { challenge: string; code: string }): Promise<NeutralResult> {
   const challenges = mfa.challenges;
   const record = validToken(token) ? await challenges.attempt(token, core.now()) : null;
   if (!record) throw new BadRequestError(BAD_CHALLENGE);
@@ -77,19 +81,13 @@ export async function verifyChallenge(core: AccountCore, req: NeutralRequest, to
 }
 
 /** `/mfa/challenge`: the secret and URI of a live setup challenge, for the authenticator app. */
-export async function setupChallengeDetails(core: AccountCore, token: string): Promise<Record<string, unknown>> {
-  const mfa = requireMfa(core);
+export async function setupChallengeDetails(core: AccountCore, mfa: TwoFactor, token: string): Promise<Record<string, unknown>> {
   const record = validToken(token) ? await mfa.challenges.peek(token, core.now()) : null;
   if (!record) throw new BadRequestError(BAD_CHALLENGE);
   if (record.purpose !== 'setup' || !record.secret) throw new BadRequestError(NOT_A_SETUP);
   const row = await core.users.findById(record.userId);
   if (!row) throw new BadRequestError(BAD_CHALLENGE);
   return { setup: mfa.setupDetails(row, await mfa.open(row, record.secret)), expires_in: Math.max(0, Math.floor((record.expiresAt - core.now()) / 1000)) };
-}
-
-function requireMfa(core: AccountCore): TwoFactor {
-  if (!core.mfa) throw new Error('account: two-factor authentication is not configured');
-  return core.mfa;
 }
 
 // Challenge tokens are 43 base64url characters: anything far from that is refused before any lookup.

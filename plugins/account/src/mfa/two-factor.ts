@@ -2,10 +2,10 @@ import { createHmac } from 'node:crypto';
 import { BadRequestError, ForbiddenError, RateLimitError, UnauthorizedError } from '@crudsmith/core';
 import type { Knex } from 'knex';
 import type { AccountCore } from '../account-core';
-import { KnexChallengeStore, challengeMigration, type ChallengeStore } from '../challenges';
-import { RecoveryCodes, recoveryCodeMigration } from '../recovery-codes';
-import { SecretBox } from '../secret-box';
-import { matchTotp, newTotpSecret, totpUri } from '../totp';
+import { KnexChallengeStore, challengeMigration, type ChallengeStore } from './challenges';
+import { RecoveryCodes, recoveryCodeMigration } from './recovery-codes';
+import { SecretBox } from './secret-box';
+import { matchTotp, newTotpSecret, totpUri } from './totp';
 import { Enrollments, enrollmentMigration } from './enrollments';
 import type { MfaOptions } from './mfa-options';
 

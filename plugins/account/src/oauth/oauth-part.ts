@@ -1,10 +1,11 @@
 import { ConfigurationError, ERROR_SCHEMA, type Migration, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
-import { object, ok, text, type RouteDocPart, withAccountDocs } from '../routes/docs';
-import { oauthRoutes } from '../routes/oauth-routes';
+import { object, ok, text, type RouteDocPart, withAccountDocs } from '../openapi';
+import { oauthRoutes } from './oauth-routes';
 import { OAuthStore, oauthMigration } from './oauth-store';
 import { OidcProvider } from './oidc-provider';
 import { CHALLENGE_ANSWER } from '../mfa/docs';
+import type { FinishSignIn } from '../mfa/sign-in';
 
 const CODES = ['invalid_state', 'access_denied', 'provider_error', 'email_missing', 'email_unsupported', 'email_unverified', 'account_unverified', 'identity_conflict', 'account_deleted'];
 
@@ -12,9 +13,9 @@ const CODES = ['invalid_state', 'access_denied', 'provider_error', 'email_missin
  * OpenID Connect sign-in's part of the plugin: the routes when `oauthProviders` is set,
  * its tables always (so adding a provider later needs no migration of its own).
  */
-export function oauthPart(core: AccountCore, prefix: string): { routes: RouteDescriptor[]; migrations: Record<string, Migration> } {
+export function oauthPart(core: AccountCore, finishSignIn: FinishSignIn, prefix: string): { routes: RouteDescriptor[]; migrations: Record<string, Migration> } {
   const { options } = core;
-  const tables = { flows: options.tables?.oauthFlows ?? 'account_oauth_flows', identities: options.tables?.identities ?? 'account_identities' };
+  const tables = { flows: core.tables.oauthFlows, identities: core.tables.identities };
   const migrations = { '0011_oauth': oauthMigration(tables) };
   const configured = Object.entries(options.oauthProviders ?? {});
   if (configured.length === 0) return { routes: [], migrations };
@@ -28,7 +29,7 @@ export function oauthPart(core: AccountCore, prefix: string): { routes: RouteDes
   const flowSeconds = 600;
   const store = new OAuthStore(options.knex, tables, flowSeconds * 1000);
   const json = options.oauthResponseMode === 'json';
-  const routes = oauthRoutes(core, store, {
+  const routes = oauthRoutes(core, finishSignIn, store, {
     providers,
     responseMode: json ? 'json' : 'redirect',
     paths,

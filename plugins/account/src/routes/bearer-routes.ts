@@ -2,13 +2,13 @@ import { ForbiddenError, UnauthorizedError, ValidationError, type RouteDescripto
 import type { AccountCore } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { clearCookie } from '../cookies';
-import { finishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../mfa/sign-in';
 import { crossSiteCheck } from '../origin-check';
 import { revokeRefreshCookie } from './session-routes';
 import { route } from './route';
 
 /** `/token` and `/refresh` of the bearer transport, and `/logout` for a bearer-only app in cookie mode. */
-export function bearerRoutes(core: AccountCore, options: { logout: boolean }): RouteDescriptor[] {
+export function bearerRoutes(core: AccountCore, finishSignIn: FinishSignIn, options: { logout: boolean }): RouteDescriptor[] {
   const bearer = core.requireBearer();
   const refreshFailed = (detail: string) => new UnauthorizedError(detail);
 
@@ -26,7 +26,7 @@ export function bearerRoutes(core: AccountCore, options: { logout: boolean }): R
       const asked = scope?.split(' ').filter(Boolean);
       const granted = asked ? held.filter((s) => asked.includes(s)) : held;
       // With two-factor: the challenge object, and no token until /mfa/verify.
-      return finishSignIn(core, req, row, { transport: 'bearer', scope: granted.join(' ') });
+      return finishSignIn(req, row, { transport: 'bearer', scope: granted.join(' ') });
     }),
   ];
 

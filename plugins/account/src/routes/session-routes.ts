@@ -1,7 +1,7 @@
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError, randomToken, type Dependency, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore, Credential } from '../account-core';
 import { stringFields } from '../body';
-import { finishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../mfa/sign-in';
 import { crossSiteCheck } from '../origin-check';
 import { route } from './route';
 
@@ -19,7 +19,7 @@ function sessionOnly(core: AccountCore, options: { csrf: boolean }): Dependency<
 }
 
 /** `/login` and `/logout` of the session transport, plus the management routes when enabled. */
-export function sessionRoutes(core: AccountCore, trustedOrigins: string[]): RouteDescriptor[] {
+export function sessionRoutes(core: AccountCore, finishSignIn: FinishSignIn, trustedOrigins: string[]): RouteDescriptor[] {
   const sessions = core.requireSessions();
   const session = sessionOnly(core, { csrf: true });
   const sessionNoCsrf = sessionOnly(core, { csrf: false });
@@ -32,7 +32,7 @@ export function sessionRoutes(core: AccountCore, trustedOrigins: string[]): Rout
       const { username, password } = stringFields(req, ['username', 'password']);
       const row = await core.signIn(username, password, { client: req.clientAddress });
       // With two-factor: the challenge object, and no cookie until /mfa/verify.
-      return finishSignIn(core, req, row, { transport: 'session' });
+      return finishSignIn(req, row, { transport: 'session' });
     }),
 
     route({ method: 'POST', path: '/logout', operation: 'logout', summary: 'End the current session', dependencies: [session] }, async (req) => {

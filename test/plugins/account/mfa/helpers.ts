@@ -1,7 +1,7 @@
 // What the two-factor tests share: codes from the test clock, enrollment through the
 // routes, and sign-ins that stop at the challenge.
 import { expect } from 'vitest';
-import { totpCode } from '../../../../plugins/account/src/totp';
+import { totpCode } from '../../../../plugins/account/src/mfa/totp';
 import { clock, PASSWORD, type AccountEnv, type Client } from '../fixture';
 
 /** The authenticator's code now (by the test clock, as the server sees it). */

@@ -1,8 +1,8 @@
 import { ValidationError, type NeutralRequest } from '@crudsmith/core';
-import type { AccountCore } from './account-core';
-import { bodyObject } from './body';
-import { looksLikeEmail } from './registration';
-import { normalizeIdentifier } from './users';
+import type { AccountCore } from '../account-core';
+import { bodyObject } from '../body';
+import { looksLikeEmail } from '../registration';
+import { normalizeIdentifier } from '../users';
 
 // Longest phone number as typed (spaces, dashes, dots and brackets allowed around the digits).
 const MAX_PHONE_INPUT = 32;

@@ -1,7 +1,7 @@
 import { columnJsonSchema, type JsonSchema } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
-import type { Recovery } from '../recovery';
-import { MESSAGE, RETRY_AFTER, error, object, ok, text, validation, type RouteDocPart } from './docs';
+import type { Recovery } from './recovery';
+import { MESSAGE, RETRY_AFTER, error, object, ok, text, validation, type RouteDocPart } from '../openapi';
 import { REQUEST_ACCEPTED, TOKEN_REFUSED } from './email-routes';
 
 /** The docs of the e-mail and recovery routes, by operation; `signedIn` is the security of a route any signed-in caller may use. */

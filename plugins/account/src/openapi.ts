@@ -1,5 +1,5 @@
 import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA, columnJsonSchema, type JsonSchema, type RouteDescriptor, type RouteDoc } from '@crudsmith/core';
-import type { AccountCore } from '../account-core';
+import type { AccountCore } from './account-core';
 
 // OpenAPI information of the account routes (an app publishes it, for example in every
 // version's document through the versioning plugin's `docs.unversioned`), in core's

@@ -2,13 +2,13 @@ import { BadRequestError, RateLimitError, hashSecret, safeEqual, type NeutralReq
 import * as oidc from 'openid-client';
 import type { AccountCore } from '../account-core';
 import { clearCookie, cookie } from '../cookies';
-import { finishSignIn, signInRedirect } from '../mfa/sign-in';
-import { accountFor } from '../oauth/oauth-accounts';
-import { OAuthFlowError } from '../oauth/oauth-options';
-import type { OAuthStore } from '../oauth/oauth-store';
-import type { OidcProvider } from '../oauth/oidc-provider';
+import { signInRedirect, type FinishSignIn } from '../mfa/sign-in';
+import { accountFor } from './oauth-accounts';
+import { OAuthFlowError } from './oauth-options';
+import type { OAuthStore } from './oauth-store';
+import type { OidcProvider } from './oidc-provider';
 import { safeRedirect } from '../redirect-target';
-import { route } from './route';
+import { route } from '../routes/route';
 
 /** How the OAuth routes are set up: providers by name, the answer mode, the paths, the flow's lifetime. */
 export interface OAuthRouteSettings {
@@ -27,7 +27,7 @@ export interface OAuthRouteSettings {
  * process finds it) and is bound to the browser that started it by an HttpOnly cookie
  * holding its state: a callback URL sent to someone else signs nobody in.
  */
-export function oauthRoutes(core: AccountCore, store: OAuthStore, settings: OAuthRouteSettings): RouteDescriptor[] {
+export function oauthRoutes(core: AccountCore, finishSignIn: FinishSignIn, store: OAuthStore, settings: OAuthRouteSettings): RouteDescriptor[] {
   const flowCookie = `${core.secure ? '__Host-' : ''}cs_oauth`;
   const json = settings.responseMode === 'json';
   const providerOf = (req: NeutralRequest): OidcProvider => {
@@ -89,7 +89,7 @@ export function oauthRoutes(core: AccountCore, store: OAuthStore, settings: OAut
         const row = await accountFor(core, store, { provider: provider.name, identity, redirectTo: flow.redirectTo });
         // For an account with two-factor: the challenge instead of a session (in redirect mode,
         // in the fragment of redirect_to), finished at /mfa/verify.
-        const signedIn = await finishSignIn(core, req, row, { transport: 'session', redirectTo: flow.redirectTo });
+        const signedIn = await finishSignIn(req, row, { transport: 'session', redirectTo: flow.redirectTo });
         const cookies = [...(signedIn.cookies ?? []), clearCookie(flowCookie, { secure: core.secure, httpOnly: true })];
         if (json) return { ...signedIn, cookies };
         return { status: 307, cookies, headers: { 'Cache-Control': 'no-store' }, redirect: signInRedirect(flow.redirectTo, signedIn) };

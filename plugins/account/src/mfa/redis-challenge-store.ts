@@ -1,6 +1,6 @@
 import { hashSecret, randomToken } from '@crudsmith/core';
 import { CHALLENGE_MAX_ATTEMPTS, type ChallengeRecord, type ChallengeStore } from './challenges';
-import { boundedRedis, commandTimeout, type RedisClient } from './bounded-redis';
+import { boundedRedis, commandTimeout, type RedisClient } from '../bounded-redis';
 
 /** Options of the Redis challenge store. */
 export interface RedisChallengeStoreOptions {

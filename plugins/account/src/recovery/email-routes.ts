@@ -2,10 +2,10 @@ import { BadRequestError, ValidationError, type NeutralRequest, type NeutralResu
 import type { AccountCore } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { safeRedirect } from '../redirect-target';
-import type { Recovery } from '../recovery';
-import { emailField, phoneField } from '../recovery-input';
+import type { Recovery } from './recovery';
+import { emailField, phoneField } from './recovery-input';
 import { contextWords } from '../registration';
-import { route } from './route';
+import { route } from '../routes/route';
 
 type Row = Record<string, unknown>;
 

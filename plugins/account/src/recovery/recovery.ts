@@ -1,5 +1,5 @@
 import { ConfigurationError, RateLimitError, hashSecret, type NeutralRequest } from '@crudsmith/core';
-import type { AccountCore } from './account-core';
+import type { AccountCore } from '../account-core';
 import { AccountTokens, stateFingerprint, type AccountToken, type TokenPurpose } from './account-tokens';
 import { MailRenderer, type MailKind, type MailLocals } from './mail/templates';
 import type { MailTransport, MessageSender } from './mail/transport';

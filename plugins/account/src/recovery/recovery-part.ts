@@ -1,12 +1,12 @@
 import type { Migration, RouteDescriptor } from '@crudsmith/core';
-import type { AccountCore } from './account-core';
+import type { AccountCore } from '../account-core';
 import { accountTokenMigration } from './account-tokens';
-import { jsonBodiesOnly } from './json-only';
+import { jsonBodiesOnly } from '../json-only';
 import { Recovery } from './recovery';
-import { type RouteDocPart, withAccountDocs } from './routes/docs';
-import { emailChangeRoutes } from './routes/email-change-routes';
-import { emailRoutes } from './routes/email-routes';
-import { recoveryDocs } from './routes/recovery-docs';
+import { type RouteDocPart, withAccountDocs } from '../openapi';
+import { emailChangeRoutes } from './email-change-routes';
+import { emailRoutes } from './email-routes';
+import { recoveryDocs } from './recovery-docs';
 
 /** What the recovery factor adds to the plugin: its routes, its table, and a way to wait for its deliveries. */
 export interface RecoveryPart {

@@ -3,11 +3,11 @@ import type { AccountCore, Credential } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { credentialDependency } from '../dependencies';
 import { safeRedirect } from '../redirect-target';
-import type { Recovery } from '../recovery';
-import { emailField } from '../recovery-input';
+import type { Recovery } from './recovery';
+import { emailField } from './recovery-input';
 import { foldIdentifier } from '../users';
 import { TOKEN_REFUSED, accepted, confirmed, tokenField } from './email-routes';
-import { route } from './route';
+import { route } from '../routes/route';
 
 /**
  * `/email/change-request` (signed in, with the current password) and
