@@ -43,9 +43,11 @@ export function streamingReplica(): ReplicaBackend {
     return value;
   };
 
-  /** Waits until the replica has replayed everything the primary has written so far. */
+  /** Waits until the replica has replayed everything the primary has committed so far. */
   async function caughtUp(): Promise<void> {
-    const { rows } = (await need(primary).raw('select pg_current_wal_insert_lsn()::text as lsn')) as { rows: { lsn: string }[] };
+    // Commits are flushed (synchronous_commit on), so the flush position covers each of
+    // them; records after the last commit may stay unflushed, and unshipped, indefinitely.
+    const { rows } = (await need(primary).raw('select pg_current_wal_flush_lsn()::text as lsn')) as { rows: { lsn: string }[] };
     const lsn = rows[0].lsn;
     if (lsn === synced) return;
     const deadline = Date.now() + 10_000;
