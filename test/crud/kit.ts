@@ -47,9 +47,23 @@ async function answer(res: Response): Promise<Answer> {
   return { status: res.status, headers: res.headers, body: json && text !== '' ? JSON.parse(text) : text };
 }
 
-function client(server: MountedServer): Api {
-  const send: Api['send'] = async (method, path, init) =>
-    answer(await fetch(`${server.url}${PREFIX}${path}`, { method, body: init.body, headers: init.headers }));
+/** Where an engine's suite keeps its data, when not a fresh database of the machine's server. */
+export interface CrudBackend {
+  /** Opens the suite's empty database. */
+  open(): Promise<TestDatabase>;
+  /** Headers every request carries, asked just before it is sent. */
+  headers?(): Promise<Record<string, string>>;
+  /** Sees every answer's headers, as the client would. */
+  seen?(headers: Headers): void;
+}
+
+function client(server: MountedServer, backend?: CrudBackend): Api {
+  const send: Api['send'] = async (method, path, init) => {
+    const headers = { ...(await backend?.headers?.()), ...init.headers };
+    const res = await fetch(`${server.url}${PREFIX}${path}`, { method, body: init.body, headers });
+    backend?.seen?.(res.headers);
+    return answer(res);
+  };
   const json = (method: string) => (path: string, body?: unknown, headers: Record<string, string> = {}) =>
     send(method, path, { body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
   return {
@@ -63,17 +77,17 @@ function client(server: MountedServer): Api {
 }
 
 /**
- * Registers the hooks that open one database for `engine` (fixture schema, library seed)
+ * Registers the hooks that open one database for `engine` (or `backend`'s; fixture schema, library seed)
  * and close every server and the database at the end.
  */
-export function crudEnv(harness: AdapterHarness, engine: Engine): CrudEnv {
+export function crudEnv(harness: AdapterHarness, engine: Engine, backend?: CrudBackend): CrudEnv {
   let db: TestDatabase | undefined;
   const servers: MountedServer[] = [];
   const logged: unknown[] = [];
   const logger: ErrorLogger = { error: (_message, error) => void logged.push(error) };
 
   beforeAll(async () => {
-    db = await openDatabase(engine);
+    db = await (backend ? backend.open() : openDatabase(engine));
     await createSchema(db.knex);
     await seedLibrary(db.knex);
   });
@@ -96,7 +110,7 @@ export function crudEnv(harness: AdapterHarness, engine: Engine): CrudEnv {
     async serve(...routers) {
       const server = await harness.mount(routesOf(...routers), { prefix: PREFIX, logger });
       servers.push(server);
-      return client(server);
+      return client(server, backend);
     },
     async resetItems() {
       await knexOf()('items').truncate();

@@ -103,7 +103,12 @@ export class ReplicaSet {
 
   /** The primary's current WAL position: what a read must see to see this client's writes. */
   async position(): Promise<string> {
-    const result = (await this.primary.raw('select pg_current_wal_lsn()::text as lsn')) as { rows: { lsn: string }[] };
+    // The insert position, not the write position (`pg_current_wal_lsn`): under
+    // `synchronous_commit = off` a commit returns before its record is written, so the
+    // write position can still be short of it, and a replica past that token would not
+    // have the write yet. The insert position may be past records not flushed yet (they
+    // ship with the next commit): until then the token's reads stay on the primary, which is safe.
+    const result = (await this.primary.raw('select pg_current_wal_insert_lsn()::text as lsn')) as { rows: { lsn: string }[] };
     return result.rows[0].lsn;
   }
 }
