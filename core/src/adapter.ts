@@ -19,9 +19,9 @@ export { errorToResult } from './http/render-error';
 export type { AddressResolver } from './http/client-address';
 
 /** Reading a Node request: body, path, headers, cookies, query. */
-export { readBody, checkJsonDepth } from './http/wire/read-body';
-export { flattenHeaders, decodePath, splitUrl, cookiesOf, parseQuery } from './http/wire/request-parts';
+export { readBody, checkJsonDepth } from './adapter-kit/wire/read-body';
+export { flattenHeaders, decodePath, splitUrl, cookiesOf, parseQuery } from './adapter-kit/wire/request-parts';
 
 /** Deciding the bytes of a result, the same on every framework. */
-export { toPayload, hasContentType, isPlainJson } from './http/wire/payload';
-export type { Payload } from './http/wire/payload';
+export { toPayload, hasContentType, isPlainJson } from './adapter-kit/wire/payload';
+export type { Payload } from './adapter-kit/wire/payload';

@@ -50,11 +50,11 @@ export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, Update
 export type { JoinConfig } from './data/joins';
 export type { Filters } from './data/filters';
 export type { Operator, CustomFilter } from './data/operators';
-export { modelInfo } from './data/model-info';
-export type { ModelClass, ModelInfo, ColumnInfo, ColumnKind } from './data/model-info';
+export { modelInfo } from './model/model-info';
+export type { ModelClass, ModelInfo, ColumnInfo, ColumnKind } from './model/model-info';
 export { dialectOf } from './data/dialect';
 export type { Dialect } from './data/dialect';
-export { migrationSource } from './data/migrations';
+export { migrationSource } from './migrations';
 export { directoryMigrations } from './data/directory-migrations';
 export { withDatabaseTimeouts, DEFAULT_DATABASE_TIMEOUTS } from './data/database-timeouts';
 export { usePreparedStatements } from './data/pg-statements';
@@ -63,7 +63,7 @@ export type { ReplicaOptions } from './data/replicas';
 export { readFromPrimary } from './data/consistency';
 export { CONSISTENCY_HEADER, CONSISTENCY_COOKIE } from './http/consistency-token';
 export type { DatabaseTimeouts } from './data/database-timeouts';
-export type { Migration, MigrationSet, KnexMigrations } from './data/migrations';
+export type { Migration, MigrationSet, KnexMigrations } from './migrations';
 export type { DirectoryMigrationsOptions } from './data/directory-migrations';
 
 /** The neutral HTTP contract routes are written against. */
@@ -72,8 +72,8 @@ export type { RouteDescriptor, RouteDoc } from './http/route';
 export type { ErrorContext, ErrorLogger } from './http/render-error';
 
 /** Liveness and readiness routes for probes and load balancers. */
-export { healthRoutes, knexCheck } from './http/health';
-export type { HealthCheck, HealthOptions, CheckState } from './http/health';
+export { healthRoutes, knexCheck } from './server/health';
+export type { HealthCheck, HealthOptions, CheckState } from './server/health';
 
 /** Running a node server: graceful shutdown, and one structured log line per request. */
 export { gracefulShutdown } from './server/graceful-shutdown';
@@ -102,7 +102,7 @@ export { principalOf } from './plugin/principal';
 export type { Principal } from './plugin/principal';
 
 /** Secrets: random tokens, their stored hashes, and a timing-safe comparison. */
-export { randomToken, hashSecret, safeEqual } from './session/session-secret';
+export { randomToken, hashSecret, safeEqual } from './security/secrets';
 
 /** Passwords: bcrypt off the event loop, with bounded concurrency (the account plugin's and the admin's). */
 export { HashPool } from './security/hash-pool';

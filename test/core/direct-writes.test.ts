@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { Model, snakeCaseMappers } from 'objection';
 import { CrudRepository } from '@crudsmith/core';
 import { plainValues, writesDirectly } from '../../core/src/data/direct-writes';
-import { modelInfo } from '../../core/src/data/model-info';
+import { modelInfo } from '../../core/src/model/model-info';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 
 // A model objection would add nothing to is written through knex directly, in as few

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '@crudsmith/core';
 import { coerceValue } from '../../core/src/data/coerce';
 import { checkLikePattern } from '../../core/src/data/like';
-import type { ColumnInfo } from '../../core/src/data/model-info';
-import { textProblem } from '../../core/src/data/text';
-import { checkJsonDepth } from '../../core/src/http/wire/read-body';
+import type { ColumnInfo } from '../../core/src/model/model-info';
+import { textProblem } from '../../core/src/text';
+import { checkJsonDepth } from '../../core/src/adapter-kit/wire/read-body';
 
 const column = (kind: ColumnInfo['kind']): ColumnInfo => ({ name: 'c', kind }) as ColumnInfo;
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../core/src/data/cursor';
-import { modelInfo } from '../../core/src/data/model-info';
+import { modelInfo } from '../../core/src/model/model-info';
 import { sortSpecs } from '../../core/src/data/sort';
 import { cursorKeyFrom } from '../../examples/app/src/cursor-key';
 import { Item } from '../../examples/app/src/models/item';

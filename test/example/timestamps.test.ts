@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writesDirectly } from '../../core/src/data/direct-writes';
-import { modelInfo } from '../../core/src/data/model-info';
+import { modelInfo } from '../../core/src/model/model-info';
 import { Item } from '../../examples/app/src/models/item';
 import { Post } from '../../examples/app/src/models/post';
 import { User } from '../../examples/app/src/models/user';

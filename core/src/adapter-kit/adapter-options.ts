@@ -3,7 +3,7 @@ import { NotFoundError } from '../errors/http-error';
 import { createAddressResolver, type AddressResolver } from '../http/client-address';
 import type { ErrorLogger } from '../http/render-error';
 import type { RouteDescriptor } from '../http/route';
-import { DEFAULT_MAX_BODY_VALUES } from '../http/wire/read-body';
+import { DEFAULT_MAX_BODY_VALUES } from './wire/read-body';
 import type { Fallback } from '../plugin/plugin';
 import { fallbackFor } from './fallback';
 

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../errors/configuration-error';
 import type { Dependency, NeutralRequest } from '../http/neutral';
 import type { Filters } from '../data/filters';
 import { resolveJoins, type JoinConfig } from '../data/joins';
-import type { ModelInfo } from '../data/model-info';
+import type { ModelInfo } from '../model/model-info';
 import { relationshipCounts } from '../data/relationship-counts';
 import { CrudRepository } from '../data/repository';
 import { schemaFields, type SchemaLike } from '../schema/fields';

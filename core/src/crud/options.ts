@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Dependency } from '../http/neutral';
 import type { CursorKey } from '../data/cursor';
 import type { JoinConfig } from '../data/joins';
-import type { ModelClass } from '../data/model-info';
+import type { ModelClass } from '../model/model-info';
 import type { CustomFilter } from '../data/operators';
 import type { CrudRepository } from '../data/repository';
 import type { SchemaLike } from '../schema/fields';

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors/configuration-error';
 import { NotFoundError, ValidationError } from '../errors/http-error';
 import type { NeutralRequest } from '../http/neutral';
-import type { ModelInfo } from '../data/model-info';
+import type { ModelInfo } from '../model/model-info';
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors/http-error';
-import type { ColumnInfo } from './model-info';
-import { textProblem } from './text';
+import type { ColumnInfo } from '../model/model-info';
+import { textProblem } from '../text';
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;

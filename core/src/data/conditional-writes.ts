@@ -3,7 +3,7 @@ import { reuseCompiledSql } from './compiled-sql';
 import { dialectOf } from './dialect';
 import { pinsKey } from './row-key';
 import type { Filters } from './filters';
-import type { ModelInfo } from './model-info';
+import type { ModelInfo } from '../model/model-info';
 import { normalizeRow } from './normalize';
 import { startBuild, whereQuery, type ReadContext } from './read-query';
 

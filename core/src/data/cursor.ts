@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import type { Knex } from 'knex';
 import { BadRequestError } from '../errors/http-error';
 import { coerceValue } from './coerce';
-import type { ModelInfo } from './model-info';
+import type { ModelInfo } from '../model/model-info';
 import type { SortSpec } from './sort';
 
 // A keyset cursor is opaque to clients: the sort values of the last row, encrypted and

@@ -3,7 +3,7 @@ import { Model } from 'objection';
 import { reuseCompiledSql } from './compiled-sql';
 import { dialectOf } from './dialect';
 import { isComposite, keyOf, whereKeys, type RowKey } from './row-key';
-import type { ModelClass, ModelInfo } from './model-info';
+import type { ModelClass, ModelInfo } from '../model/model-info';
 
 // Writes go through objection so that a model's hooks and mappers run. For a model that
 // has none, objection only wraps the row in a model instance and hands it to knex: the

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { BadRequestError } from '../errors/http-error';
-import { linkOfRelation, type Link } from './link';
-import type { ModelInfo } from './model-info';
+import { linkOfRelation, type Link } from '../model/link';
+import type { ModelInfo } from '../model/model-info';
 import { applyOperator, OPERATORS, type OperatorContext } from './operators';
 
 /** Filters: `column`, `column__op`, `relation.column__op` keys, and `_or` across keys. */

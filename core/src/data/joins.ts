@@ -3,8 +3,8 @@ import { ConfigurationError } from '../errors/configuration-error';
 import { ownMetadata, SOFT_DELETE_KEY, type SoftDeleteDeclaration } from '../decorators/metadata';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { applyFilters, relatedScope, type FilterBuild, type FilterScope, type Filters } from './filters';
-import { linkOfRelation, type Link } from './link';
-import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
+import { linkOfRelation, type Link } from '../model/link';
+import { modelInfo, type ModelClass, type ModelInfo } from '../model/model-info';
 import { normalizeRow } from './normalize';
 import { orderSql, sortSpecs } from './sort';
 

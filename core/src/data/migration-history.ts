@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
-import { combinedSource, type Migration, type MigrationPart } from './migrations';
+import { combinedSource, type Migration, type MigrationPart } from '../migrations';
 
 /** The table where `bootstrap` records the migrations it runs (plugins' sets and the app's sets given to it). */
 export const CRUDSMITH_MIGRATIONS = 'crudsmith_migrations';

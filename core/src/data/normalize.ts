@@ -1,4 +1,4 @@
-import type { ColumnInfo, ModelInfo } from './model-info';
+import type { ColumnInfo, ModelInfo } from '../model/model-info';
 
 // The one serializer of stored values: pg answers decimals and bigints as
 // strings, SQLite booleans as 0/1 and datetimes as epoch numbers or 'YYYY-MM-DD HH:MM:SS'

@@ -4,7 +4,7 @@ import { checkText, coerceValue } from './coerce';
 import type { Dialect } from './dialect';
 import { storedDatetime } from './sqlite-datetime';
 import { checkLikePattern, escapeLike, whereLike } from './like';
-import type { ColumnInfo, ColumnKind } from './model-info';
+import type { ColumnInfo, ColumnKind } from '../model/model-info';
 
 /** Every filter operator (FastCRUD's set; `or` and `not` combine the others). */
 export const OPERATORS = [

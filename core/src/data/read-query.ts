@@ -6,7 +6,7 @@ import { applyFilters, mentionsIlike, type FilterBuild, type FilterScope, type F
 import { reuseCompiledSql } from './compiled-sql';
 import { attachJoins, ownerColumnsNeeded, restrictOwners, type ResolvedJoin } from './joins';
 import { ensureSqliteLower } from './like';
-import type { ModelInfo } from './model-info';
+import type { ModelInfo } from '../model/model-info';
 import { normalizeRow } from './normalize';
 import type { CustomFilter } from './operators';
 import { normalizeCounts, selectCounts, type RelationshipCount } from './relationship-counts';

@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
 import { relatedScope, type FilterBuild, type FilterScope } from './filters';
 import { excludeDeletedRelated } from './joins';
-import { linkOfRelation, type Link } from './link';
-import type { ModelInfo } from './model-info';
+import { linkOfRelation, type Link } from '../model/link';
+import type { ModelInfo } from '../model/model-info';
 
 /** One `<relation>_count` a read answers: the key it appears under and how rows relate. */
 export interface RelationshipCount {

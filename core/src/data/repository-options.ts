@@ -1,7 +1,7 @@
 import type { SchemaLike } from '../schema/fields';
 import type { Filters } from './filters';
 import type { JoinConfig } from './joins';
-import type { ModelClass } from './model-info';
+import type { ModelClass } from '../model/model-info';
 import type { CustomFilter } from './operators';
 import type { CursorKey } from './cursor';
 

@@ -9,7 +9,7 @@ import { insertDirectly, patchDirectly, plainValues, writesDirectly } from './di
 import { applyKeyset, cursorKeyOf, decodeCursor, encodeCursor } from './cursor';
 import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
-import { modelInfo, type ModelClass, type ModelInfo } from './model-info';
+import { modelInfo, type ModelClass, type ModelInfo } from '../model/model-info';
 import { countRows, readRows, selectedFields, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan, type ReadResult } from './read-query';
 import type { CustomFilter } from './operators';
 import type { CursorOptions, DeleteOptions, ListOptions, ReadOptions, RepositoryOptions, UpdateOptions, WriteOptions } from './repository-options';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ModelInfo } from './model-info';
+import type { ModelInfo } from '../model/model-info';
 
 /**
  * A row's primary key: its id column's value, or, for a composite key, the values of its

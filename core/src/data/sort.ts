@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors/http-error';
 import type { Dialect } from './dialect';
-import type { ModelInfo } from './model-info';
+import type { ModelInfo } from '../model/model-info';
 
 /** One sort key. */
 export interface SortSpec {

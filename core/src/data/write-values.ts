@@ -1,6 +1,6 @@
 import { ValidationError, type ValidationIssue } from '../errors/http-error';
 import { checkStep, coerceValue } from './coerce';
-import type { ModelInfo } from './model-info';
+import type { ModelInfo } from '../model/model-info';
 
 /**
  * Checks that every key of a write names a column and converts each value to what its

@@ -1,5 +1,5 @@
 import { operatorsFor } from '../data/operators';
-import { modelInfo, type ModelClass } from '../data/model-info';
+import { modelInfo, type ModelClass } from '../model/model-info';
 import type { FilterValue } from '../crud/filter-config';
 import { AllOperators, defineMetadata, FILTERS_KEY, ownMetadata, type FilterDeclaration, type PropertyFilterOptions } from './metadata';
 

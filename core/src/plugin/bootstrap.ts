@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
-import { orderMigrationSets, type KnexMigrations, type MigrationSet } from '../data/migrations';
+import { orderMigrationSets, type KnexMigrations, type MigrationSet } from '../migrations';
 import { appMigrationSource, CRUDSMITH_MIGRATIONS, runMigrationSets } from '../data/migration-history';
 import type { Dependency } from '../http/neutral';
 import { errorToResult, requestContext, type ErrorLogger } from '../http/render-error';

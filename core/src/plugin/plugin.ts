@@ -1,4 +1,4 @@
-import type { MigrationSet } from '../data/migrations';
+import type { MigrationSet } from '../migrations';
 import type { NeutralRequest, NeutralResult } from '../http/neutral';
 import type { RouteDescriptor } from '../http/route';
 

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../errors/configuration-error';
 import type { Dependency } from '../http/neutral';
 import type { RouteDescriptor } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
-import type { ModelClass } from '../data/model-info';
+import type { ModelClass } from '../model/model-info';
 import { useReplicas, type ReplicaOptions } from '../data/replicas';
 import { crudRouter, type CrudRouter } from '../crud/endpoint-creator';
 import { FilterConfig } from '../crud/filter-config';

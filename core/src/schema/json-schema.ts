@@ -3,7 +3,7 @@ import { targetConstructorToSchema } from 'class-validator-jsonschema';
 // classes need it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: any };
-import type { ColumnInfo, ModelInfo } from '../data/model-info';
+import type { ColumnInfo, ModelInfo } from '../model/model-info';
 import type { SchemaLike } from './fields';
 
 /** A JSON Schema object (draft 2020-12, as OpenAPI 3.1 uses). */

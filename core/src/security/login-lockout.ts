@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration } from '../data/migrations';
+import type { Migration } from '../migrations';
 import { mapDatabaseError } from '../errors/database-error';
 import { DuplicateValueError } from '../errors/http-error';
 

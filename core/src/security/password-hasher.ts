@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { randomToken } from '../session/session-secret';
+import { randomToken } from './secrets';
 import { HashPool } from './hash-pool';
 
 /** bcrypt reads at most this many bytes of its input; the rest would be silently ignored. */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration, MigrationSet } from '../data/migrations';
+import type { Migration, MigrationSet } from '../migrations';
 import type { SessionChanges, SessionRecord, SessionStore } from './session-store';
 
 /** Options of the database session store. */

@@ -2,7 +2,7 @@ import { ConfigurationError } from '../errors/configuration-error';
 import type { CookieToSet, Dependency, NeutralRequest } from '../http/neutral';
 import type { SessionCarrier } from './session-carrier';
 import { expired, fromSession, toSession } from './session-record';
-import { hashSecret, randomToken } from './session-secret';
+import { hashSecret, randomToken } from '../security/secrets';
 import type { SessionRecord, SessionStore } from './session-store';
 
 /** Options of a SessionManager. */

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { NeutralResult } from '../neutral';
+import type { NeutralResult } from '../../http/neutral';
 
 /** What goes on the wire for a neutral result: content type, body, and redirect target. */
 export interface Payload {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { BadRequestError, PayloadTooLargeError } from '../../errors/http-error';
-import type { UploadedFile } from '../neutral';
+import type { UploadedFile } from '../../http/neutral';
 
 /** The parts of a multipart/form-data body: its fields, in order, and its files. */
 export interface MultipartBody {

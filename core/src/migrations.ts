@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigurationError } from '../errors/configuration-error';
+import { ConfigurationError } from './errors/configuration-error';
 
 /** One migration: what `up` builds, `down` removes. */
 export interface Migration {

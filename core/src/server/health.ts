@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import type { NeutralResult } from './neutral';
-import type { RouteDescriptor } from './route';
-import type { ShutdownState } from '../server/shutdown-state';
+import type { NeutralResult } from '../http/neutral';
+import type { RouteDescriptor } from '../http/route';
+import type { ShutdownState } from './shutdown-state';
 
 /** A readiness check: resolves when its service answers, rejects (or hangs) when it does not. */
 export type HealthCheck = () => Promise<unknown>;

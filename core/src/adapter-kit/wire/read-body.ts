@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import coBody from 'co-body';
-import { textProblem } from '../../data/text';
+import { textProblem } from '../../text';
 import { BadRequestError, HttpError, PayloadTooLargeError, ValidationError } from '../../errors/http-error';
-import type { UploadedFile } from '../neutral';
+import type { UploadedFile } from '../../http/neutral';
 import { readMultipart } from './read-multipart';
 
 /** Deeper JSON is refused: it only serves to make validators recurse. */
