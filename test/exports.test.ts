@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as core from '@crudsmith/core';
 import * as coreAdapter from '@crudsmith/core/adapter';
 import * as coreSession from '@crudsmith/core/session';
+import * as coreS3 from '@crudsmith/core/s3';
 import * as koa from '@crudsmith/koa';
 import * as express from '@crudsmith/express';
 import * as fastify from '@crudsmith/fastify';
@@ -43,6 +44,8 @@ const entries: [string, object, string[]][] = [
     'HashPool', 'PasswordHasher', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES',
     // sign-in lockout
     'Lockout', 'loginFailureMigration', 'loginLockoutsMigration',
+    // uploaded files
+    'localStorage', 'checkStorageKey',
   ]],
   ['@crudsmith/core/adapter', coreAdapter, [
     'adapterSettings', 'bodyLimitOf', 'fallbackAt', 'answer', 'allowedMethods', 'otherMethodResult', 'runFallback', 'errorLoggerFor',
@@ -53,6 +56,7 @@ const entries: [string, object, string[]][] = [
   ['@crudsmith/core/session', coreSession, [
     'SessionManager', 'MemorySessionStore', 'KnexSessionStore', 'sessionTableMigration', 'sessionMigrations',
   ]],
+  ['@crudsmith/core/s3', coreS3, ['s3Storage', 'StorageUnavailableError']],
   ['@crudsmith/koa', koa, ['mountRoutes', 'koaSessionOptions']],
   ['@crudsmith/express', express, ['mountRoutes']],
   ['@crudsmith/fastify', fastify, ['mountRoutes', 'frameworkErrors']],

@@ -113,3 +113,8 @@ export type { PasswordHasherOptions } from './security/password-hasher';
 /** Sign-in lockout per account in the database, atomic under concurrent attempts. */
 export { Lockout, loginFailureMigration, loginLockoutsMigration } from './security/login-lockout';
 export type { LockoutOptions, Attempt } from './security/login-lockout';
+
+/** Uploaded files: the storage contract and the local folder (the S3 store is `@crudsmith/core/s3`). */
+export type { Storage, StoredObject } from './storage/storage';
+export { checkStorageKey } from './storage/storage';
+export { localStorage } from './storage/local-storage';

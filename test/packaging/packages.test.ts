@@ -30,6 +30,7 @@ const USER_PACKAGES = [
 const OPTIONAL_PEERS_OF_ENTRY: Record<string, string[]> = {
   '@crudsmith/account/redis': ['ioredis'],
   '@crudsmith/rate-limit/redis': ['ioredis'],
+  '@crudsmith/core/s3': ['@aws-sdk/client-s3'],
 };
 
 /** The peers whose internals core reads, pinned to the versions the differential tests prove. */
@@ -156,7 +157,7 @@ describe('the published packages', { timeout: 180_000 }, () => {
         if (entry !== '.') expect(p.manifest.typesVersions?.['*']?.[entry.slice(2)], `${p.name} ${entry}: typesVersions`).toEqual([conditions.types]);
       }
     }
-    expect(Object.keys(packed.find((p) => p.name === '@crudsmith/core')!.manifest.exports!)).toEqual(['.', './adapter', './session', './package.json']);
+    expect(Object.keys(packed.find((p) => p.name === '@crudsmith/core')!.manifest.exports!)).toEqual(['.', './adapter', './session', './s3', './package.json']);
     for (const name of ['@crudsmith/account', '@crudsmith/rate-limit']) {
       expect(Object.keys(packed.find((p) => p.name === name)!.manifest.exports!), name).toEqual(['.', './redis', './package.json']);
     }
@@ -230,12 +231,12 @@ describe('the published packages', { timeout: 180_000 }, () => {
 
   it('load with plain node from CommonJS and from ES modules, with the same names, without their optional peers', async () => {
     const entries = packed.flatMap((p) => Object.keys(p.manifest.exports ?? {}).filter((e) => e !== './package.json').map((e) => p.name + e.slice(1)));
-    // The optional peers (ioredis, koa-session) are made unresolvable, as in an app without them.
+    // The optional peers (ioredis, koa-session, @aws-sdk/client-s3) are made unresolvable, as in an app without them.
     writeFileSync(join(project, 'without-optional-peers.cjs'), [
       "const Module = require('node:module');",
       'const resolve = Module._resolveFilename;',
       "Module._resolveFilename = function (request, ...rest) {",
-      "  if (request === 'ioredis' || request === 'koa-session') throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });",
+      "  if (request === 'ioredis' || request === 'koa-session' || request === '@aws-sdk/client-s3') throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });",
       '  return resolve.call(this, request, ...rest);',
       '};',
     ].join('\n'));

@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { HashPool, bootstrap, createRegistry, healthRoutes, knexCheck, loadShedding, type App, type ErrorLogger, type HealthCheck, type LoadSheddingOptions, type RequestLog, type ShutdownState } from '@crudsmith/core';
+import { HashPool, bootstrap, createRegistry, healthRoutes, knexCheck, loadShedding, localStorage, type App, type ErrorLogger, type HealthCheck, type LoadSheddingOptions, type RequestLog, type ShutdownState, type Storage } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
@@ -44,8 +43,10 @@ export interface BuildOptions {
   rateLimit?: ExampleRateLimitOptions;
   /** When /api/v1 goes away (API_V1_SUNSET, an ISO date; default in versions.ts). */
   apiV1Sunset?: string;
-  /** Largest avatar upload in bytes (AVATAR_MAX_BYTES, default 2 MiB); avatars live in `dataDir/avatars`. */
+  /** Largest avatar upload in bytes (AVATAR_MAX_BYTES, default 2 MiB). */
   avatarMaxBytes?: number;
+  /** Where uploads live (an S3 bucket with STORAGE_URL); by default the folder dataDir (avatars in `dataDir/avatars`). */
+  storage?: Storage;
   /** The e-mail factor's settings (default: the outbox under dataDir, links on http://127.0.0.1:8000). */
   mail?: MailSettings;
   /** The OpenID Connect provider `oidc` (off when unset); its callback is on the mail settings' publicUrl. */
@@ -112,7 +113,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
   const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);
   // Uploads are counted by the rate limiter in every version (v1's users routes are otherwise unlimited).
-  const avatars = new AvatarStore({ dir: join(options.dataDir ?? 'data', 'avatars'), maxBytes: options.avatarMaxBytes, uploadDependencies: [limits.limiter] });
+  const avatars = new AvatarStore({ storage: options.storage ?? localStorage(options.dataDir ?? 'data'), maxBytes: options.avatarMaxBytes, uploadDependencies: [limits.limiter] });
   // /api/v1 and /api/v2: the versioning plugin mounts each version's routers.
   const versions = exampleVersions({
     v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth)), [sudoRoute(auth)]],

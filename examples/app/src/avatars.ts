@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
-import { BadRequestError, PayloadTooLargeError, ValidationError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import { BadRequestError, PayloadTooLargeError, ValidationError, type Dependency, type NeutralRequest, type RouteDescriptor, type Storage } from '@crudsmith/core';
 
 /** Where uploaded avatars are served from; the default avatar lives beside them. */
 export const AVATAR_URL_PREFIX = '/static/avatars/';
@@ -15,9 +13,12 @@ const STORED_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/;
 /** Room for the multipart framing and small fields around the file itself. */
 const MULTIPART_OVERHEAD = 64 * 1024;
 
-/** Where avatars live and how large one may be (AVATAR_MAX_BYTES, default 2 MiB). */
+/** Stored objects are keyed `avatars/<name>` (with a local folder: `DATA_DIR/avatars/<name>`, as before stores). */
+const KEY_PREFIX = 'avatars/';
+
+/** Where avatars live (a local folder or an S3 bucket) and how large one may be (AVATAR_MAX_BYTES, default 2 MiB). */
 export interface AvatarOptions {
-  dir: string;
+  storage: Storage;
   maxBytes?: number;
   /** Run before an upload is read further (the app's rate limiter): every upload costs disk and CPU. */
   uploadDependencies?: Dependency[];
@@ -29,12 +30,12 @@ export interface AvatarOptions {
  * by every version's upload route.
  */
 export class AvatarStore {
-  readonly dir: string;
+  readonly storage: Storage;
   readonly maxBytes: number;
   readonly uploadDependencies: Dependency[];
 
   constructor(options: AvatarOptions) {
-    this.dir = options.dir;
+    this.storage = options.storage;
     this.uploadDependencies = options.uploadDependencies ?? [];
     this.maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
     if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1) throw new Error(`AVATAR_MAX_BYTES must be a positive number of bytes, got ${options.maxBytes}`);
@@ -63,18 +64,25 @@ export class AvatarStore {
     const sniffed = await fileTypeFromBuffer(file.data);
     if (sniffed?.mime !== declared) throw new BadRequestError(`The file is not a ${declared} image`);
     const name = `${randomBytes(16).toString('hex')}.${ext}`;
-    await mkdir(this.dir, { recursive: true });
-    await writeFile(join(this.dir, name), file.data, { flag: 'wx' });
+    await this.storage.put(`${KEY_PREFIX}${name}`, file.data, { contentType: declared });
     return `${AVATAR_URL_PREFIX}${name}`;
   }
 
-  /** Removes a stored avatar by its URL (a replaced one); anything else, the default included, is left. */
+  /**
+   * Removes a stored avatar by its URL (a replaced one, or one whose row update failed);
+   * anything else, the default included, is left. Best effort: a store that fails here
+   * must not hide the error that led to the removal.
+   */
   async remove(url: unknown): Promise<void> {
     const name = typeof url === 'string' && url.startsWith(AVATAR_URL_PREFIX) ? url.slice(AVATAR_URL_PREFIX.length) : '';
-    if (STORED_NAME.test(name)) await unlink(join(this.dir, name)).catch(() => undefined);
+    if (STORED_NAME.test(name)) await this.storage.delete(`${KEY_PREFIX}${name}`).catch(() => undefined);
   }
 
-  /** `GET /static/avatars/:name`: a stored avatar with its real type, never sniffed by the browser. */
+  /**
+   * `GET /static/avatars/:name`: a stored avatar with its real type, never sniffed by the
+   * browser. From S3 the object is streamed through this route (not redirected to the
+   * bucket), so its URL, headers and access stay the app's whatever the store.
+   */
   route(): RouteDescriptor {
     return {
       method: 'GET',
@@ -83,8 +91,8 @@ export class AvatarStore {
       dependencies: [],
       handler: async (req) => {
         const name = req.params.name;
-        const bytes = STORED_NAME.test(name) ? await readFile(join(this.dir, name)).catch(() => null) : null;
-        if (!bytes) return { status: 404, json: { detail: 'Not Found' } };
+        const stored = STORED_NAME.test(name) ? await this.storage.get(`${KEY_PREFIX}${name}`) : null;
+        if (!stored) return { status: 404, json: { detail: 'Not Found' } };
         const headers = {
           'Content-Type': CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1)],
           'X-Content-Type-Options': 'nosniff',
@@ -92,7 +100,7 @@ export class AvatarStore {
           // A name is never reused: a new upload gets a new URL.
           'Cache-Control': 'public, max-age=31536000, immutable',
         };
-        return { status: 200, headers, body: bytes };
+        return { status: 200, headers, body: stored.body };
       },
     };
   }

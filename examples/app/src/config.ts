@@ -4,6 +4,7 @@ import { readMailSettings, type MailSettings } from './mail';
 import { readOidcSettings, type OidcSettings } from './oidc';
 import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_REPLICA_OPTIONS, type DatabaseTimeouts, type LoadSheddingOptions } from '@crudsmith/core';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
+import { readStorageSettings, type S3Settings } from './storage';
 
 /** Every setting the example reads, with its default (examples/app/README.md lists the same). */
 export interface Settings {
@@ -43,6 +44,8 @@ export interface Settings {
   apiV1Sunset?: string;
   /** Largest avatar upload in bytes (AVATAR_MAX_BYTES, default 2 MiB); larger is 413. */
   avatarMaxBytes: number;
+  /** STORAGE_URL=s3://bucket[/prefix] (with STORAGE_S3_*): uploads in an S3 bucket every process shares; under DATA_DIR when unset. */
+  s3Storage?: S3Settings;
   /** The first superuser: ADMIN_USERNAME (admin), ADMIN_EMAIL (admin@example.com), ADMIN_PASSWORD (random, printed once). */
   admin: { username: string; email: string; password?: string };
   /** MFA_REQUIRED_FOR_SUPERUSERS=true: superusers must use two-factor (they enroll at their next sign-in); false by default. */
@@ -112,6 +115,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     registerRateLimit: Number(env.REGISTER_RATE_LIMIT ?? 30),
     apiV1Sunset: env.API_V1_SUNSET || undefined,
     avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
+    s3Storage: readStorageSettings(env),
     admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
     mfaRequiredForSuperusers: env.MFA_REQUIRED_FOR_SUPERUSERS === 'true',
     oidc: readOidcSettings(env),

@@ -11,6 +11,7 @@ import { openSessionStore } from './session-store';
 import { RedisChallengeStore } from '@crudsmith/account/redis';
 import { openRateLimitRedis } from './rate-limit';
 import { checkServices, StartupError } from './startup-checks';
+import { openStorage } from './storage';
 
 // `npm start`: migrate, then serve the example application.
 async function main(): Promise<void> {
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
     ...settings, sessionStore: sessions?.store, challengeStore: sessions && new RedisChallengeStore(sessions.client), rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks,
     // Errors no route expected go on their request's line (one stack, with the request id), not a line of their own.
     shutdown, requestLog: requests, logger: requests.errors,
+    // Uploads in the S3 bucket of STORAGE_URL, else under DATA_DIR.
+    storage: openStorage(settings.s3Storage, settings.dataDir),
   });
   await app.start(knex);
   await ensureFirstSuperuser(knex, app.auth, settings.admin);
