@@ -5,6 +5,7 @@ import type { AdapterHarness } from '../adapters/conformance';
 import { ENGINES } from '../fixtures/db';
 import { crudEnv } from './kit';
 import { describeBodyCost } from './suite-body-cost';
+import { describeConditional } from './suite-conditional';
 import { describeConfig } from './suite-config';
 import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
@@ -29,5 +30,6 @@ export function runCrudSuite(harness: AdapterHarness): void {
     describeCustomRoutes(env);
     describeBadInput(env);
     describeBodyCost(env);
+    describeConditional(env);
   });
 }

@@ -6,6 +6,7 @@ import { requestFilters } from './filter-config';
 import { checkSortable, parseListQuery } from './list-query';
 import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
+import { conditionalAnswer, listTag, rowTag } from './etag';
 import { keyFilters, keyOf } from '../data/row-key';
 
 // One handler per generated operation. Each reads the neutral request, calls the
@@ -43,9 +44,11 @@ export function readHandler(ctx: CrudContext): Handler {
     const session = sessionOf(ctx, req);
     const row = await ctx.repo.get(session instanceof Promise ? await session : session, filters, options);
     if (!row) throw new NotFoundError('Item not found');
-    return ok(row);
+    return conditionalAnswer(req, row, rowTag(ctx, row));
   };
 }
+
+const listAnswer = (req: NeutralRequest, body: Record<string, unknown>) => conditionalAnswer(req, body, listTag(body));
 
 /** GET: a list envelope, a page envelope, or a keyset page. */
 export function readMultiHandler(ctx: CrudContext): Handler {
@@ -59,17 +62,17 @@ export function readMultiHandler(ctx: CrudContext): Handler {
     if (list.mode === 'cursor') {
       const keyset = await ctx.repo.getMultiByCursor(db, { ...readOptions(ctx), filters, cursor: list.cursor, limit: list.limit, ...sort });
       checkPageSize(keyset, keyset.data.length, max, 'limit');
-      return ok(keyset);
+      return listAnswer(req, keyset);
     }
     const page = await ctx.repo.getMulti(db, { ...readOptions(ctx), filters, offset: list.offset, limit: list.limit, ...sort });
     if (list.mode === 'offset') {
       checkPageSize(page, page.data.length, max, 'limit');
-      return ok(page);
+      return listAnswer(req, page);
     }
     const total = page.total_count ?? 0;
     const paged = { ...page, has_more: list.page * list.itemsPerPage < total, page: list.page, items_per_page: list.itemsPerPage };
     checkPageSize(paged, page.data.length, max, 'itemsPerPage');
-    return ok(paged);
+    return listAnswer(req, paged);
   };
 }
 

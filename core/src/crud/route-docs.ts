@@ -56,6 +56,11 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
   return params;
 }
 
+// A read answers its tag and a 304 when the client's `If-None-Match` lists it.
+const ETAG = { ETag: { description: 'The answer\'s entity tag: strong for one row, weak for a list', schema: { type: 'string' } } };
+const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Tags the client holds: 304 without a body when the answer\'s tag is among them' };
+const NOT_MODIFIED = { '304': { description: 'Not modified: the tag given in If-None-Match is current', headers: ETAG } };
+
 // Each `<relation>_count` the rows carry, beside their columns.
 function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
   if (!relations) return row;
@@ -75,14 +80,16 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       doc.responses = { '201': { description: 'Created', schema: ctx.selectSchema ? item : { type: ['object', 'null'] } }, ...errors(409, 422) };
       break;
     case 'read':
-      doc.parameters = idParameters(ctx);
-      doc.responses = { '200': { description: 'The item', schema: item }, ...errors(404, 422) };
+      doc.parameters = [...idParameters(ctx), IF_NONE_MATCH];
+      doc.responses = { '200': { description: 'The item', schema: item, headers: ETAG }, ...NOT_MODIFIED, ...errors(404, 422) };
       break;
     case 'readMulti':
-      doc.parameters = listParameters(ctx);
+      doc.parameters = [...listParameters(ctx), IF_NONE_MATCH];
       doc.responses = {
+        ...NOT_MODIFIED,
         '200': {
           description: 'A list envelope, a page envelope with has_more, or a keyset page with next_cursor',
+          headers: ETAG,
           schema: {
             oneOf: [
               { type: 'object', required: ['data', 'total_count'], properties: { data: { type: 'array', items: item }, total_count: { type: 'integer' }, has_more: { type: 'boolean' }, page: { type: 'integer' }, items_per_page: { type: 'integer' } } },
