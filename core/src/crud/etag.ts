@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NeutralRequest, NeutralResult } from '../http/neutral';
 import type { CrudContext } from './crud-context';
-import { keyOf } from '../data/row-key';
 
 // Entity tags of the read answers. A row's tag is strong and follows its stored state:
 // its `version` column when the model has one, else its update time with its key, else
@@ -19,16 +18,25 @@ const stamp = (value: unknown): string | undefined => {
   return undefined;
 };
 
+/** The part of a row's tag that names its key (the key's values as text). */
+export function keyHash(ctx: CrudContext, row: Row): string {
+  return hash(ctx.info.idColumns.map((column) => String(row[column])));
+}
+
 /** The strong ETag of one row as answered. */
 export function rowTag(ctx: CrudContext, row: Row): string {
-  const key = hash(keyOf(ctx.info, row));
+  const key = keyHash(ctx, row);
   if (ctx.info.columns.get('version')?.kind === 'integer' && 'version' in row) {
     const version = stamp(row.version);
     if (version !== undefined) return `"v.${key}.${version}"`;
   }
   const updatedAt = ctx.updatedAtColumn;
-  const at = stamp(row[updatedAt]);
-  if (at !== undefined && ctx.info.columns.get(updatedAt)?.kind === 'datetime') return `"t.${key}.${at}"`;
+  // A row never updated has no update time yet: its tag says so ("n"), which a write's
+  // WHERE can check as well as a time.
+  if (updatedAt in row && ctx.info.columns.get(updatedAt)?.kind === 'datetime') {
+    const at = row[updatedAt] === null ? 'n' : stamp(new Date(row[updatedAt] as string | Date));
+    if (at !== undefined && at !== 'NaN') return `"t.${key}.${at}"`;
+  }
   return `"h.${hash(row)}"`;
 }
 

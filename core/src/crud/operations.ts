@@ -7,6 +7,7 @@ import { checkSortable, parseListQuery } from './list-query';
 import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
 import { conditionalAnswer, listTag, rowTag } from './etag';
+import { writeIfMatch } from './if-match';
 import { keyFilters, keyOf } from '../data/row-key';
 
 // One handler per generated operation. Each reads the neutral request, calls the
@@ -83,7 +84,8 @@ export function updateHandler(ctx: CrudContext): Handler {
     const body = await validateBody(ctx.updateSchema!, req.body, { forbidden: ctx.updateConfig.forbidden });
     const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
-    await ctx.repo.update(db, { ...body, ...auto }, { filters });
+    const required = ctx.requireIfMatch;
+    await writeIfMatch(ctx, req, { db, filters, required }, (where, unchanged) => ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged }));
     if (!ctx.joins) return ok(null);
     return ok(await ctx.repo.get(db, keyFilters(ctx.info, keyOf(ctx.info, filters)), readOptions(ctx)));
   };
@@ -95,7 +97,8 @@ export function deleteHandler(ctx: CrudContext): Handler {
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
     const before = ctx.joins ? await ctx.repo.get(db, filters, readOptions(ctx)) : null;
-    await ctx.repo.delete(db, filters, { values: await ctx.deleteConfig.values(req) });
+    const values = await ctx.deleteConfig.values(req);
+    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch }, (where, unchanged) => ctx.repo.delete(db, where, { values, unchanged }));
     return ok(before);
   };
 }
@@ -106,7 +109,7 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
     const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted: true }) : null;
-    await ctx.repo.dbDelete(db, filters);
+    await writeIfMatch(ctx, req, { db, filters, includeDeleted: true, required: ctx.requireIfMatch }, (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged }));
     return ok(before);
   };
 }
@@ -115,6 +118,8 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
 export function restoreHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const filters = await rowFilters(ctx, req);
-    return ok(await ctx.repo.restore(await sessionOf(ctx, req), filters, readOptions(ctx)));
+    const db = await sessionOf(ctx, req);
+    const target = { db, filters, includeDeleted: true, required: ctx.requireIfMatch };
+    return ok(await writeIfMatch(ctx, req, target, (where) => ctx.repo.restore(db, where, readOptions(ctx))));
   };
 }
