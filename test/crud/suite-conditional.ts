@@ -141,5 +141,17 @@ export function describeConditional(env: CrudEnv): void {
       const tag = (await strict.get('/strict/6')).headers.get('etag')!;
       expect((await strict.patch('/strict/6', { price: 5 }, { 'if-match': tag })).status).toBe(200);
     });
+
+    it('publishes If-Match, the 412 and (when required) the 428 in the OpenAPI description of the writes', () => {
+      for (const requireIfMatch of [false, true]) {
+        const routes = crudRouter(itemOptions(env.knex, { requireIfMatch })).routes;
+        for (const operation of ['items_update', 'items_delete', 'items_db_delete', 'items_restore']) {
+          const doc = routes.find((route) => route.operation === operation)!.doc!;
+          expect(doc.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match', in: 'header', required: requireIfMatch }));
+          expect(Object.keys(doc.responses!)).toContain('412');
+          expect(Object.keys(doc.responses!).includes('428')).toBe(requireIfMatch);
+        }
+      }
+    });
   });
 }

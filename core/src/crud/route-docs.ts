@@ -9,9 +9,11 @@ import { keyParams } from './path-key';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (JSON body, path encoding, or query)',
+  412: 'The item changed since the ETag given in If-Match; nothing was written',
   413: 'Request body too large',
   415: 'Unsupported Content-Encoding',
   422: 'Validation error',
+  428: 'If-Match is required',
 };
 
 // The adapters read a JSON, form or multipart body sent with any method before the route
@@ -61,6 +63,10 @@ const ETAG = { ETag: { description: 'The answer\'s entity tag: strong for one ro
 const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Tags the client holds: 304 without a body when the answer\'s tag is among them' };
 const NOT_MODIFIED = { '304': { description: 'Not modified: the tag given in If-None-Match is current', headers: ETAG } };
 
+// The writes of one row take `If-Match`: 412 when stale, 428 without it where required.
+const ifMatch = (ctx: CrudContext) => ({ name: 'If-Match', in: 'header', required: ctx.requireIfMatch, schema: { type: 'string' }, description: 'The ETag the client read: the write happens only while the row still has it' });
+const preconditions = (ctx: CrudContext) => (ctx.requireIfMatch ? [412, 428] : [412]);
+
 // Each `<relation>_count` the rows carry, beside their columns.
 function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
   if (!relations) return row;
@@ -101,17 +107,17 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       };
       break;
     case 'update':
-      doc.parameters = idParameters(ctx);
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
       doc.requestBody = schemaToJsonSchema(ctx.updateSchema!, { info: ctx.info, exclude: ctx.updateConfig.forbidden });
-      doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422) };
+      doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422, ...preconditions(ctx)) };
       break;
     case 'restore':
-      doc.parameters = idParameters(ctx);
-      doc.responses = { '200': { description: 'The restored item', schema: item }, ...errors(404, 409, 422) };
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
+      doc.responses = { '200': { description: 'The restored item', schema: item }, ...errors(404, 409, 422, ...preconditions(ctx)) };
       break;
     default:
-      doc.parameters = idParameters(ctx);
-      doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422) };
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
+      doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422, ...preconditions(ctx)) };
   }
   return doc;
 }
