@@ -21,7 +21,7 @@ const entries: [string, object, string[]][] = [
     'BadRequestError', 'ConfigurationError', 'ConflictError', 'DuplicateValueError', 'ForbiddenError', 'HttpError',
     'NotFoundError', 'PayloadTooLargeError', 'RateLimitError', 'UnauthorizedError', 'ValidationError', 'mapDatabaseError',
     'ServiceUnavailableError', 'DatabaseUnavailableError', 'MissingFulltextIndexError', 'MultipleRowsError', 'UriTooLongError',
-    'UnsupportedMediaTypeError',
+    'UnsupportedMediaTypeError', 'PreconditionFailedError', 'PreconditionRequiredError',
     // decorators and the registry
     'Crud', 'crud', 'SoftDelete', 'softDelete', 'Filter', 'filter', 'Registry', 'createRegistry', 'routesOf',
     // generated endpoints

@@ -17,6 +17,8 @@ export {
   ServiceUnavailableError,
   UriTooLongError,
   UnsupportedMediaTypeError,
+  PreconditionFailedError,
+  PreconditionRequiredError,
 } from './errors/http-error';
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
 export type { ErrorCode } from './errors/codes';

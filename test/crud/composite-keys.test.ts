@@ -50,7 +50,7 @@ describe.each(ENGINES)('composite primary keys on %s', (engine) => {
       'POST /lines/:order_id/:line_no/restore',
     ]);
     const read = router.routes.find((route) => route.method === 'GET' && route.path.includes(':'))!;
-    expect(read.doc?.parameters).toEqual([
+    expect(read.doc?.parameters?.filter((parameter) => parameter.in === 'path')).toEqual([
       { name: 'order_id', in: 'path', required: true, schema: { type: 'integer' } },
       { name: 'line_no', in: 'path', required: true, schema: { type: 'integer' } },
     ]);

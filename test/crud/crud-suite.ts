@@ -7,6 +7,7 @@ import { clusterWanted } from '../fixtures/pg-cluster';
 import { crudEnv, type CrudEnv } from './kit';
 import { STREAMING, streamingReplica } from './replica-backend';
 import { describeBodyCost } from './suite-body-cost';
+import { describeConditional } from './suite-conditional';
 import { describeConfig } from './suite-config';
 import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
@@ -58,4 +59,5 @@ function describeAreas(env: CrudEnv): void {
   describeCustomRoutes(env);
   describeBadInput(env);
   describeBodyCost(env);
+  describeConditional(env);
 }

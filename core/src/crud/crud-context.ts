@@ -35,6 +35,10 @@ export interface CrudContext {
   limits: ListLimits & { maxResponseBytes: number };
   /** The columns a client may sort on: those the answer shows, and the declared `sortable`. */
   sortable: ReadonlySet<string>;
+  /** The column every update stamps (a row's tag follows it when the model has no `version`). */
+  updatedAtColumn: string;
+  /** Writes of one row answer 428 without `If-Match`. */
+  requireIfMatch: boolean;
 }
 
 function injection<T extends FieldInjection>(Kind: new (init?: object) => T, value: T | object | undefined): T {
@@ -71,6 +75,8 @@ export function crudContext(options: CrudOptions): CrudContext {
     updateConfig: injection(UpdateConfig, options.updateConfig),
     deleteConfig: injection(DeleteConfig, options.deleteConfig),
     sortable: sortableColumns(info, options),
+    updatedAtColumn: options.updatedAtColumn ?? 'updated_at',
+    requireIfMatch: options.requireIfMatch ?? false,
     limits: { maxLimit: options.maxLimit ?? 1000, defaultLimit: options.defaultLimit ?? 100, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
   };
   const { maxResponseBytes } = ctx.limits;

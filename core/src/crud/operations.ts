@@ -6,6 +6,8 @@ import { requestFilters } from './filter-config';
 import { checkSortable, parseListQuery } from './list-query';
 import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
+import { conditionalAnswer, listTag, rowTag } from './etag';
+import { writeIfMatch } from './if-match';
 import { keyFilters, keyOf } from '../data/row-key';
 
 // One handler per generated operation. Each reads the neutral request, calls the
@@ -43,9 +45,11 @@ export function readHandler(ctx: CrudContext): Handler {
     const session = sessionOf(ctx, req);
     const row = await ctx.repo.get(session instanceof Promise ? await session : session, filters, options);
     if (!row) throw new NotFoundError('Item not found');
-    return ok(row);
+    return conditionalAnswer(req, row, rowTag(ctx, row));
   };
 }
+
+const listAnswer = (req: NeutralRequest, body: Record<string, unknown>) => conditionalAnswer(req, body, listTag(body));
 
 /** GET: a list envelope, a page envelope, or a keyset page. */
 export function readMultiHandler(ctx: CrudContext): Handler {
@@ -59,17 +63,17 @@ export function readMultiHandler(ctx: CrudContext): Handler {
     if (list.mode === 'cursor') {
       const keyset = await ctx.repo.getMultiByCursor(db, { ...readOptions(ctx), filters, cursor: list.cursor, limit: list.limit, ...sort });
       checkPageSize(keyset, keyset.data.length, max, 'limit');
-      return ok(keyset);
+      return listAnswer(req, keyset);
     }
     const page = await ctx.repo.getMulti(db, { ...readOptions(ctx), filters, offset: list.offset, limit: list.limit, ...sort });
     if (list.mode === 'offset') {
       checkPageSize(page, page.data.length, max, 'limit');
-      return ok(page);
+      return listAnswer(req, page);
     }
     const total = page.total_count ?? 0;
     const paged = { ...page, has_more: list.page * list.itemsPerPage < total, page: list.page, items_per_page: list.itemsPerPage };
     checkPageSize(paged, page.data.length, max, 'itemsPerPage');
-    return ok(paged);
+    return listAnswer(req, paged);
   };
 }
 
@@ -80,7 +84,8 @@ export function updateHandler(ctx: CrudContext): Handler {
     const body = await validateBody(ctx.updateSchema!, req.body, { forbidden: ctx.updateConfig.forbidden });
     const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
-    await ctx.repo.update(db, { ...body, ...auto }, { filters });
+    const required = ctx.requireIfMatch;
+    await writeIfMatch(ctx, req, { db, filters, required }, (where, unchanged) => ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged }));
     if (!ctx.joins) return ok(null);
     return ok(await ctx.repo.get(db, keyFilters(ctx.info, keyOf(ctx.info, filters)), readOptions(ctx)));
   };
@@ -92,7 +97,8 @@ export function deleteHandler(ctx: CrudContext): Handler {
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
     const before = ctx.joins ? await ctx.repo.get(db, filters, readOptions(ctx)) : null;
-    await ctx.repo.delete(db, filters, { values: await ctx.deleteConfig.values(req) });
+    const values = await ctx.deleteConfig.values(req);
+    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch }, (where, unchanged) => ctx.repo.delete(db, where, { values, unchanged }));
     return ok(before);
   };
 }
@@ -103,7 +109,7 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
     const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted: true }) : null;
-    await ctx.repo.dbDelete(db, filters);
+    await writeIfMatch(ctx, req, { db, filters, includeDeleted: true, required: ctx.requireIfMatch }, (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged }));
     return ok(before);
   };
 }
@@ -112,6 +118,8 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
 export function restoreHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const filters = await rowFilters(ctx, req);
-    return ok(await ctx.repo.restore(await sessionOf(ctx, req), filters, readOptions(ctx)));
+    const db = await sessionOf(ctx, req);
+    const target = { db, filters, includeDeleted: true, required: ctx.requireIfMatch };
+    return ok(await writeIfMatch(ctx, req, target, (where) => ctx.repo.restore(db, where, readOptions(ctx))));
   };
 }

@@ -92,6 +92,8 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    * `limit` (or `itemsPerPage`) saying how many rows would fit, never an unbounded body.
    */
   maxResponseBytes?: number;
+  /** Update, delete, db_delete and restore answer 428 without an `If-Match` header. */
+  requireIfMatch?: boolean;
   /**
    * Encrypts keyset cursors (AES-256-GCM, bound to the list's table and sort): a key
    * derived from the app's secret, or a function answering it. Without it each process

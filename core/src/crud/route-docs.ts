@@ -9,9 +9,11 @@ import { keyParams } from './path-key';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (JSON body, path encoding, or query)',
+  412: 'The item changed since the ETag given in If-Match; nothing was written',
   413: 'Request body too large',
   415: 'Unsupported Content-Encoding',
   422: 'Validation error',
+  428: 'If-Match is required',
 };
 
 // The adapters read a JSON, form or multipart body sent with any method before the route
@@ -56,6 +58,15 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
   return params;
 }
 
+// A read answers its tag and a 304 when the client's `If-None-Match` lists it.
+const ETAG = { ETag: { description: 'The answer\'s entity tag: strong for one row, weak for a list', schema: { type: 'string' } } };
+const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Tags the client holds: 304 without a body when the answer\'s tag is among them' };
+const NOT_MODIFIED = { '304': { description: 'Not modified: the tag given in If-None-Match is current', headers: ETAG } };
+
+// The writes of one row take `If-Match`: 412 when stale, 428 without it where required.
+const ifMatch = (ctx: CrudContext) => ({ name: 'If-Match', in: 'header', required: ctx.requireIfMatch, schema: { type: 'string' }, description: 'The ETag the client read: the write happens only while the row still has it' });
+const preconditions = (ctx: CrudContext) => (ctx.requireIfMatch ? [412, 428] : [412]);
+
 // Each `<relation>_count` the rows carry, beside their columns.
 function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
   if (!relations) return row;
@@ -75,14 +86,16 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       doc.responses = { '201': { description: 'Created', schema: ctx.selectSchema ? item : { type: ['object', 'null'] } }, ...errors(409, 422) };
       break;
     case 'read':
-      doc.parameters = idParameters(ctx);
-      doc.responses = { '200': { description: 'The item', schema: item }, ...errors(404, 422) };
+      doc.parameters = [...idParameters(ctx), IF_NONE_MATCH];
+      doc.responses = { '200': { description: 'The item', schema: item, headers: ETAG }, ...NOT_MODIFIED, ...errors(404, 422) };
       break;
     case 'readMulti':
-      doc.parameters = listParameters(ctx);
+      doc.parameters = [...listParameters(ctx), IF_NONE_MATCH];
       doc.responses = {
+        ...NOT_MODIFIED,
         '200': {
           description: 'A list envelope, a page envelope with has_more, or a keyset page with next_cursor',
+          headers: ETAG,
           schema: {
             oneOf: [
               { type: 'object', required: ['data', 'total_count'], properties: { data: { type: 'array', items: item }, total_count: { type: 'integer' }, has_more: { type: 'boolean' }, page: { type: 'integer' }, items_per_page: { type: 'integer' } } },
@@ -94,17 +107,17 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       };
       break;
     case 'update':
-      doc.parameters = idParameters(ctx);
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
       doc.requestBody = schemaToJsonSchema(ctx.updateSchema!, { info: ctx.info, exclude: ctx.updateConfig.forbidden });
-      doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422) };
+      doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422, ...preconditions(ctx)) };
       break;
     case 'restore':
-      doc.parameters = idParameters(ctx);
-      doc.responses = { '200': { description: 'The restored item', schema: item }, ...errors(404, 409, 422) };
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
+      doc.responses = { '200': { description: 'The restored item', schema: item }, ...errors(404, 409, 422, ...preconditions(ctx)) };
       break;
     default:
-      doc.parameters = idParameters(ctx);
-      doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422) };
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
+      doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422, ...preconditions(ctx)) };
   }
   return doc;
 }

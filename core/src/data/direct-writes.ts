@@ -1,3 +1,4 @@
+import { storedDates } from './sqlite-datetime';
 import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { reuseCompiledSql } from './compiled-sql';
@@ -79,6 +80,19 @@ export async function insertDirectly(trx: Knex, info: ModelInfo, values: Record<
 }
 
 /** Updates the rows with these ids, as objection's patch would. */
-export async function patchDirectly(trx: Knex, info: ModelInfo, values: Record<string, unknown>, ids: unknown[]): Promise<void> {
-  await reuseCompiledSql(whereKeys(trx(info.table).update(values), info, ids));
+export async function patchDirectly(trx: Knex, info: ModelInfo, values: Record<string, unknown>, rows: { ids: unknown[]; unchanged?: Record<string, unknown> }): Promise<number> {
+  const { ids, unchanged } = rows;
+  return Number(await reuseCompiledSql(whereUnchanged(whereKeys(trx(info.table).update(values), info, ids), info, unchanged, trx)));
+}
+
+/** Adds to a write's WHERE the column values the row must still hold (null: still empty). */
+export function whereUnchanged<T extends Knex.QueryBuilder>(qb: T, info: ModelInfo, unchanged: Record<string, unknown> | undefined, db: Knex): T {
+  if (!unchanged) return qb;
+  const stored = storedDates({ ...unchanged }, db);
+  for (const column in stored) {
+    const ref = `${info.table}.${column}`;
+    if (stored[column] === null) qb.whereNull(ref);
+    else qb.where(ref, stored[column] as Knex.Value);
+  }
+  return qb;
 }

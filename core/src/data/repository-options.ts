@@ -87,6 +87,11 @@ export interface WriteOptions {
    * are empty throws ConfigurationError rather than act on every row.
    */
   all?: boolean;
+  /**
+   * Column values the row must still hold to be written (an `If-Match`), checked in the
+   * write's own WHERE: a row that changed meanwhile is not written, as if it matched none.
+   */
+  unchanged?: Record<string, unknown>;
 }
 
 /** Options of delete. */

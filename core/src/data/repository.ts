@@ -5,7 +5,7 @@ import { BadRequestError, MultipleRowsError, NotFoundError, ValidationError } fr
 import { mapDatabaseError } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import { deleteWhere, insertReturning, returnsRows, updateReturning, updateWhere, writesInOneStatement } from './conditional-writes';
-import { insertDirectly, patchDirectly, plainValues, writesDirectly } from './direct-writes';
+import { insertDirectly, patchDirectly, plainValues, whereUnchanged, writesDirectly } from './direct-writes';
 import { applyKeyset, cursorKeyOf, decodeCursor, encodeCursor } from './cursor';
 import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
@@ -201,8 +201,12 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(db, () =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
-        if (direct) await patchDirectly(trx, this.info, values, ids);
-        else await whereKeys(this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any) as any, this.info, ids);
+        const { unchanged } = options;
+        const written = direct
+          ? await patchDirectly(trx, this.info, values, { ids, unchanged })
+          : Number(await whereUnchanged(whereKeys(this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any) as any, this.info, ids), this.info, unchanged, trx));
+        // The row changed between the read of its id and this write: nothing is written.
+        if (unchanged && written < ids.length) throw new NotFoundError('Item not found');
         if (!schemaToSelect) return null;
         const rows = isComposite(this.info)
           ? (await Promise.all(ids.map((id) => this.get(trx, keyFilters(this.info, id), { schemaToSelect, includeDeleted: true })))).filter((row): row is Row => row !== null)
@@ -230,7 +234,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(db, () =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
-        await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, ids).update(values));
+        const flagged = Number(await reuseCompiledSql(whereUnchanged(whereKeys(trx(this.info.table), this.info, ids), this.info, options.unchanged, trx).update(values)));
+        if (options.unchanged && flagged < ids.length) throw new NotFoundError('Item not found');
         return ids.length;
       }),
     );
@@ -286,8 +291,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(db, () =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, { ...options, includeDeleted });
-        if (writesDirectly(this.info)) await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, ids).del());
-        else await whereKeys(this.model.query(trx).delete() as any, this.info, ids);
+        const { unchanged } = options;
+        const removed = writesDirectly(this.info)
+          ? Number(await reuseCompiledSql(whereUnchanged(whereKeys(trx(this.info.table), this.info, ids), this.info, unchanged, trx).del()))
+          : Number(await whereUnchanged(whereKeys(this.model.query(trx).delete() as any, this.info, ids), this.info, unchanged, trx));
+        if (unchanged && removed < ids.length) throw new NotFoundError('Item not found');
         return ids.length;
       }),
     );

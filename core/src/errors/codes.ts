@@ -15,10 +15,14 @@ export const ERROR_CODES = {
   not_found: 404,
   conflict: 409,
   duplicate_value: 409,
+  /** An `If-Match` names a tag the row no longer has. */
+  precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
   validation_failed: 422,
+  /** The route requires `If-Match` and the request has none. */
+  precondition_required: 428,
   rate_limited: 429,
   service_unavailable: 503,
   database_unavailable: 503,

@@ -110,6 +110,24 @@ export class UriTooLongError extends HttpError {
   }
 }
 
+/** 412: the row changed since the tag the request's `If-Match` names; nothing was written. */
+export class PreconditionFailedError extends HttpError {
+  override readonly code: ErrorCode = 'precondition_failed';
+
+  constructor(detail = 'The item changed since the given ETag', options?: { cause?: unknown }) {
+    super(412, detail, options);
+  }
+}
+
+/** 428: the route writes only with an `If-Match` header. */
+export class PreconditionRequiredError extends HttpError {
+  override readonly code: ErrorCode = 'precondition_required';
+
+  constructor(detail = 'If-Match is required', options?: { cause?: unknown }) {
+    super(428, detail, options);
+  }
+}
+
 /** 415: the body's media type is not one the route reads. */
 export class UnsupportedMediaTypeError extends HttpError {
   override readonly code: ErrorCode = 'unsupported_media_type';
