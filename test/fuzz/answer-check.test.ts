@@ -41,6 +41,17 @@ describe('the fuzz judging an answer', () => {
     expect(answerProblem(op, answer(200, { id: 1, at: '2024-01-01T00:00:00Z' }, 1500), 1000)).toMatch(/after 1500 ms/);
   });
 
+  it('judges a decimal step with a tolerance, as the server checks it, and still refuses a finer value', () => {
+    const priced = operationsOf('test', {
+      openapi: '3.1.0',
+      paths: { '/p': { get: { operationId: 'p_read', responses: { '200': { description: 'A price', content: { 'application/json': { schema: { type: 'object', properties: { price: { type: 'number', multipleOf: 0.01 } } } } } } } } } },
+    })[0];
+    // -2528.66 / 0.01 is -252865.99999999997 in binary.
+    expect(answerProblem(priced, answer(200, { price: -2528.66 }), 1000)).toBeUndefined();
+    expect(answerProblem(priced, answer(200, { price: 0.07 }), 1000)).toBeUndefined();
+    expect(answerProblem(priced, answer(200, { price: 1.005 }), 1000)).toMatch(/multiple of 0.01/);
+  });
+
   it('sends a lone surrogate as its invalid UTF-8 bytes and never a dot segment', () => {
     expect(encode('a\uD800')).toBe('a%ED%A0%80');
     expect(encode('é/')).toBe('%C3%A9%2F');

@@ -13,7 +13,9 @@ export interface Received {
 }
 
 // OpenAPI adds keywords JSON Schema does not know (`example`, `discriminator`...); they describe, never constrain.
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
+// A decimal step is not exact in binary (-2528.66 / 0.01 is -252865.99999999997): like the
+// server's own check, `multipleOf` is judged with a tolerance, as a client's validator should be.
+const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true, multipleOfPrecision: 9 });
 addFormats(ajv);
 const compiled = new WeakMap<object, ValidateFunction>();
 
