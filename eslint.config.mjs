@@ -27,24 +27,36 @@ export default tseslint.config(
   {
     files: ['core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug.' },
-          // The request log takes any logger with pino's (fields, message) methods.
-          { group: ['pino', 'pino-*'], message: 'core/ must not import a logging library: take a StructuredLogger.' },
-          { group: ['**/adapters/**', '**/plugins/**', '@crudsmith/*'], message: 'core/ depends on no adapter or plugin.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug.' },
+            // The request log takes any logger with pino's (fields, message) methods.
+            { group: ['pino', 'pino-*'], message: 'core/ must not import a logging library: take a StructuredLogger.' },
+            {
+              group: ['**/adapters/**', '**/plugins/**', '@crudsmith/*'],
+              message: 'core/ depends on no adapter or plugin.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['adapters/**/*.ts', 'plugins/**/*.ts', 'examples/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['@crudsmith/*/src/**', '**/core/src/**'], message: 'Import @crudsmith/core, never its inner files.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@crudsmith/*/src/**', '**/core/src/**'],
+              message: 'Import @crudsmith/core, never its inner files.',
+            },
+          ],
+        },
+      ],
     },
   },
   // Layout is Prettier's (npm run format); this turns off every lint rule it would fight.

@@ -39,7 +39,9 @@ async function signIn(base: string): Promise<string> {
   const cookies = (res: Response) => res.headers.getSetCookie().map((line) => line.split(';')[0]);
   const body = new URLSearchParams({ csrf_token: token, ...ADMIN_USER });
   const posted = await fetch(`${base}/admin/login`, {
-    method: 'POST', redirect: 'manual', body,
+    method: 'POST',
+    redirect: 'manual',
+    body,
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies(page).join('; ') },
   });
   if (posted.status !== 303) throw new Error(`admin sign-in answered ${posted.status}`);
@@ -74,7 +76,9 @@ async function measure(engine: Engine): Promise<ResultRow | undefined> {
   if (!db) return undefined;
   let server: Server | undefined;
   const plugin = admin({
-    knex: db.knex, secretKey: SECRET, bcryptRounds: 4,
+    knex: db.knex,
+    secretKey: SECRET,
+    bcryptRounds: 4,
     models: { items: { model: Item, allowedActions: ['view'], createSchema: ['name'], updateSchema: ['name'] } },
   });
   const app = bootstrap({ routers: [itemRoutes(db.knex)], plugins: [plugin] });
@@ -82,7 +86,14 @@ async function measure(engine: Engine): Promise<ResultRow | undefined> {
     await createItems(db.knex);
     await seedItems(db.knex, ROWS);
     const now = new Date();
-    await db.knex('items').insert(Array.from({ length: FOUND }, (_, i) => ({ name: `${PREFIX}${String(i).padStart(2, '0')}`, category: 'bench', price: i, created_at: now })));
+    await db.knex('items').insert(
+      Array.from({ length: FOUND }, (_, i) => ({
+        name: `${PREFIX}${String(i).padStart(2, '0')}`,
+        category: 'bench',
+        price: i,
+        created_at: now,
+      })),
+    );
     await app.start(db.knex);
     await plugin.createAdminUser(ADMIN_USER.username, ADMIN_USER.password);
     const served = await listen(app);
@@ -95,16 +106,28 @@ async function measure(engine: Engine): Promise<ResultRow | undefined> {
     const names = (JSON.parse((await list()) as string) as { data: { name: string }[] }).data.map((row) => row.name);
     const html = (await page()) as string;
     deepStrictEqual(names.length, FOUND, 'the JSON list answers the rows the search finds');
-    deepStrictEqual(names.map((name) => html.indexOf(`>${name}<`)).every((at, i, all) => at > 0 && (i === 0 || at > all[i - 1])), true, 'the admin page shows the same rows in the same order');
+    deepStrictEqual(
+      names.map((name) => html.indexOf(`>${name}<`)).every((at, i, all) => at > 0 && (i === 0 || at > all[i - 1])),
+      true,
+      'the admin page shows the same rows in the same order',
+    );
 
     const queries = await statementsOf(db.knex, page);
     const listQueries = await statementsOf(db.knex, list);
-    console.log(`  ${engine}: SQL queries per request: admin list page ${queries.list} (and ${queries.other} for its session), JSON list ${listQueries.list + listQueries.other}`);
-    if (queries.list > MAX_QUERIES) throw new Error(`the admin list page sends ${queries.list} SQL queries for its list (at most ${MAX_QUERIES})`);
+    console.log(
+      `  ${engine}: SQL queries per request: admin list page ${queries.list} (and ${queries.other} for its session), JSON list ${listQueries.list + listQueries.other}`,
+    );
+    if (queries.list > MAX_QUERIES)
+      throw new Error(`the admin list page sends ${queries.list} SQL queries for its list (at most ${MAX_QUERIES})`);
 
     const result = await interleaved(page, list, fromEnv('BENCH_ADMIN_REQUESTS', 2000));
     console.log(`  ${engine}: admin page ÷ JSON list ${result.ratio.toFixed(2)}`);
-    return { suite: 'admin', engine, operation: `admin list page (${FOUND} rows, search; ${queries.list} + ${queries.other} queries) ÷ JSON list`, ...result };
+    return {
+      suite: 'admin',
+      engine,
+      operation: `admin list page (${FOUND} rows, search; ${queries.list} + ${queries.other} queries) ÷ JSON list`,
+      ...result,
+    };
   } finally {
     if (server) await new Promise((resolve) => server!.close(resolve));
     await app.close();

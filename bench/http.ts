@@ -4,7 +4,16 @@ import { ENGINES, openDatabase, type Engine } from './lib/db';
 import type { Suite } from './lib/suite';
 import { CONNECTIONS, type RequestKind } from './http/load';
 import { FRAMEWORKS, SIDES, type Framework, type Side } from './http/protocol';
-import { defaultHttpOptions, httpTable, measureSides, ratioOf, sideMedians, type HttpRow, type SideResult, type Statements } from './http/rounds';
+import {
+  defaultHttpOptions,
+  httpTable,
+  measureSides,
+  ratioOf,
+  sideMedians,
+  type HttpRow,
+  type SideResult,
+  type Statements,
+} from './http/rounds';
 import { OPERATIONS, operations, prepare, traced, warmUpAll, type Operation } from './http/scenario';
 import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, type ServerProcess } from './http/server';
 
@@ -21,7 +30,11 @@ import { SERVER_WARMUP, SERVER_WARMUP_MAX_S, startServer, stopServers, type Serv
  * own values) and the same-SQL floor sends crudsmith's SQL; answers the statements each
  * side sent per request.
  */
-async function checkSame(servers: Record<Side, ServerProcess>, operation: Operation, label: string): Promise<Statements> {
+async function checkSame(
+  servers: Record<Side, ServerProcess>,
+  operation: Operation,
+  label: string,
+): Promise<Statements> {
   const sides = sidesOf(operation);
   const kinds = Object.fromEntries(sides.map((side) => [side, kindFor(operation, side)])) as Record<Side, RequestKind>;
   const statements: Statements = { crudsmith: 0, natural: 0 };
@@ -36,10 +49,19 @@ async function checkSame(servers: Record<Side, ServerProcess>, operation: Operat
       // Each side's cursor is its own: the page's rows and whether more follow must agree.
       if (operation.keyset) json.next_cursor = json.next_cursor !== null;
     }
-    if (answers.floor) deepStrictEqual(answers.crudsmith.sql, answers.floor.sql, `${label}: crudsmith and the same-SQL floor send different SQL`);
+    if (answers.floor)
+      deepStrictEqual(
+        answers.crudsmith.sql,
+        answers.floor.sql,
+        `${label}: crudsmith and the same-SQL floor send different SQL`,
+      );
     for (const side of sides.filter((s) => s !== 'crudsmith')) {
       const { status, json } = answers[side];
-      deepStrictEqual({ status: answers.crudsmith.status, json: answers.crudsmith.json }, { status, json }, `${label}: crudsmith and the ${side} floor answer differently`);
+      deepStrictEqual(
+        { status: answers.crudsmith.status, json: answers.crudsmith.json },
+        { status, json },
+        `${label}: crudsmith and the ${side} floor answer differently`,
+      );
     }
   }
   return statements;
@@ -63,7 +85,12 @@ function kindFor(operation: Operation, side: Side): RequestKind {
       const cursor = query.get('cursor') ?? '';
       query.delete('cursor');
       // crudsmith's cursor is the last row's sort values (here its id) as base64url JSON, then its signature.
-      query.set('after', cursor === '' ? '' : String((JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8')) as unknown[])[0]));
+      query.set(
+        'after',
+        cursor === ''
+          ? ''
+          : String((JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8')) as unknown[])[0]),
+      );
       return { ...request, path: `${path}?${query}` };
     },
   };
@@ -76,11 +103,15 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
   try {
     const ops = operations(await prepare(db.knex, engine));
     const servers = {} as Record<Framework, Record<Side, ServerProcess>>;
-    await Promise.all(FRAMEWORKS.flatMap((framework) => SIDES.map(async (side) => {
-      const server = await startServer({ framework, side, engine, connection: db.connection });
-      children.push(server.child);
-      (servers[framework] ??= {} as Record<Side, ServerProcess>)[side] = server;
-    })));
+    await Promise.all(
+      FRAMEWORKS.flatMap((framework) =>
+        SIDES.map(async (side) => {
+          const server = await startServer({ framework, side, engine, connection: db.connection });
+          children.push(server.child);
+          (servers[framework] ??= {} as Record<Side, ServerProcess>)[side] = server;
+        }),
+      ),
+    );
     // JIT: crudsmith runs more code than a floor, and V8 optimises it only after many
     // requests; counted, not timed, since a busy machine may serve only a few hundred a
     // second, which would measure crudsmith half-compiled.
@@ -91,11 +122,30 @@ async function measureEngine(engine: Engine, rows: HttpRow[]): Promise<void> {
         if (!OPERATIONS.includes(operation.name.split(' ')[0])) continue;
         const label = `${engine} ${framework} ${operation.name}`;
         const statements = await checkSame(pair, operation, label);
-        const targets = Object.fromEntries(sidesOf(operation).map((side) => [side, pair[side]])) as Record<Side, ServerProcess>;
-        const rounds: Partial<Record<Side, SideResult[]>> = await measureSides(targets, (side) => kindFor(operation, side));
-        const result = { ...ratioOf(rounds.crudsmith!, rounds.natural!), sameSqlRatio: rounds.floor && ratioOf(rounds.crudsmith!, rounds.floor).ratio };
-        console.log(`  ${label}: ratio ${result.ratio.toFixed(2)} (same-SQL ${result.sameSqlRatio?.toFixed(2) ?? '—'}), queries/req ${statements.crudsmith}/${statements.natural}/${statements.floor ?? '—'}`);
-        rows.push({ engine, framework, operation: operation.name, crudsmith: sideMedians(rounds.crudsmith!), natural: sideMedians(rounds.natural!), floor: rounds.floor && sideMedians(rounds.floor), statements, ...result });
+        const targets = Object.fromEntries(sidesOf(operation).map((side) => [side, pair[side]])) as Record<
+          Side,
+          ServerProcess
+        >;
+        const rounds: Partial<Record<Side, SideResult[]>> = await measureSides(targets, (side) =>
+          kindFor(operation, side),
+        );
+        const result = {
+          ...ratioOf(rounds.crudsmith!, rounds.natural!),
+          sameSqlRatio: rounds.floor && ratioOf(rounds.crudsmith!, rounds.floor).ratio,
+        };
+        console.log(
+          `  ${label}: ratio ${result.ratio.toFixed(2)} (same-SQL ${result.sameSqlRatio?.toFixed(2) ?? '—'}), queries/req ${statements.crudsmith}/${statements.natural}/${statements.floor ?? '—'}`,
+        );
+        rows.push({
+          engine,
+          framework,
+          operation: operation.name,
+          crudsmith: sideMedians(rounds.crudsmith!),
+          natural: sideMedians(rounds.natural!),
+          floor: rounds.floor && sideMedians(rounds.floor),
+          statements,
+          ...result,
+        });
       }
     }
   } finally {
@@ -109,7 +159,9 @@ export const httpSuite: Suite<HttpRow> = {
   table: httpTable,
   async run() {
     const { warmupSeconds, rounds, roundSeconds } = defaultHttpOptions;
-    console.log(`  ${CONNECTIONS} connections; each server warmed up with ${SERVER_WARMUP} requests (${SERVER_WARMUP_MAX_S} s at most), then per row ${warmupSeconds} s warm-up and ${rounds} rounds of ${roundSeconds} s per server`);
+    console.log(
+      `  ${CONNECTIONS} connections; each server warmed up with ${SERVER_WARMUP} requests (${SERVER_WARMUP_MAX_S} s at most), then per row ${warmupSeconds} s warm-up and ${rounds} rounds of ${roundSeconds} s per server`,
+    );
     const rows: HttpRow[] = [];
     for (const engine of ENGINES) await measureEngine(engine, rows);
     return rows;

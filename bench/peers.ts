@@ -48,14 +48,21 @@ interface PeerRow {
 
 /** Installs bench/peers from its lockfile unless it is there, and builds the Nest app unless its build is current. */
 function installPeers(): void {
-  if (!existsSync(join(PEERS_DIR, 'node_modules', '@feathersjs', 'knex')) || !existsSync(join(PEERS_DIR, 'node_modules', '@dataui', 'crud'))) {
+  if (
+    !existsSync(join(PEERS_DIR, 'node_modules', '@feathersjs', 'knex')) ||
+    !existsSync(join(PEERS_DIR, 'node_modules', '@dataui', 'crud'))
+  ) {
     console.log('  installing the peers: npm ci in bench/peers');
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS_DIR, stdio: 'inherit' });
   }
   const built = join(PEERS_DIR, 'dist', 'nest-app.js');
   if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(PEERS_DIR, 'nest-app.ts')).mtimeMs) {
     console.log('  building the Nest app: tsc -p bench/peers/tsconfig.build.json');
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(PEERS_DIR, 'tsconfig.build.json')], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [require.resolve('typescript/bin/tsc'), '-p', join(PEERS_DIR, 'tsconfig.build.json')],
+      { stdio: 'inherit' },
+    );
   }
 }
 
@@ -66,7 +73,8 @@ function nestRequest(request: ReturnType<RequestKind['next']>): ReturnType<Reque
   const query = new URLSearchParams();
   for (const [key, value] of new URLSearchParams(search)) {
     if (key === 'price__gte') query.append('filter', `price||$gte||${value}`);
-    else if (key === 'sort') query.append('sort', `${value.replace(/^-/, '')},${value.startsWith('-') ? 'DESC' : 'ASC'}`);
+    else if (key === 'sort')
+      query.append('sort', `${value.replace(/^-/, '')},${value.startsWith('-') ? 'DESC' : 'ASC'}`);
     else if (key === 'offset' || key === 'limit') query.append(key, value);
     else query.append('filter', `${key}||$eq||${value}`);
   }
@@ -97,14 +105,19 @@ function kindFor(operation: Operation, side: PeerSide): RequestKind {
 }
 
 /** Fails the run unless every side answers success; answers the statements each sent per request. */
-async function checkAnswers(servers: Record<PeerSide, ServerProcess>, operation: Operation, label: string): Promise<Record<PeerSide, number>> {
+async function checkAnswers(
+  servers: Record<PeerSide, ServerProcess>,
+  operation: Operation,
+  label: string,
+): Promise<Record<PeerSide, number>> {
   const statements = Object.fromEntries(PEER_SIDES.map((side) => [side, 0])) as Record<PeerSide, number>;
   const TRIES = 5;
   for (const side of PEER_SIDES) {
     const kind = kindFor(operation, side);
     for (let i = 0; i < TRIES; i++) {
       const answer = await traced(servers[side], { method: kind.method, ...kind.next() });
-      if (answer.status >= 300) throw new Error(`${label}: ${side} answered ${answer.status} ${JSON.stringify(answer.json)}`);
+      if (answer.status >= 300)
+        throw new Error(`${label}: ${side} answered ${answer.status} ${JSON.stringify(answer.json)}`);
       statements[side] += answer.sql.length / TRIES;
     }
   }
@@ -121,14 +134,20 @@ async function measureEngine(engine: Engine, rows: PeerRow[]): Promise<void> {
     // DEFAULT there); the other sides always write the creation time themselves.
     if (engine === 'postgres') await db.knex.raw('alter table items alter column created_at set default now()');
     const servers = {} as Record<PeerSide, ServerProcess>;
-    await Promise.all(PEER_SIDES.map(async (side) => {
-      const server = await startServer({ ...SERVERS[side], engine, connection: db.connection });
-      children.push(server.child);
-      servers[side] = server;
-    }));
+    await Promise.all(
+      PEER_SIDES.map(async (side) => {
+        const server = await startServer({ ...SERVERS[side], engine, connection: db.connection });
+        children.push(server.child);
+        servers[side] = server;
+      }),
+    );
     // The peers have no keyset pages.
     const common = ops.filter((op) => !op.keyset);
-    for (const side of PEER_SIDES) await warmUpAll(servers[side], common.map((op) => ({ kind: () => kindFor(op, side) })));
+    for (const side of PEER_SIDES)
+      await warmUpAll(
+        servers[side],
+        common.map((op) => ({ kind: () => kindFor(op, side) })),
+      );
     for (const operation of common) {
       if (!OPERATIONS.includes(operation.name.split(' ')[0])) continue;
       const label = `${engine} ${operation.name}`;
@@ -137,8 +156,13 @@ async function measureEngine(engine: Engine, rows: PeerRow[]): Promise<void> {
       const feathers = ratioOf(rounds.crudsmith, rounds.feathers).ratio;
       const nest = ratioOf(rounds['crudsmith express'], rounds.nest).ratio;
       const natural = ratioOf(rounds.crudsmith, rounds.natural).ratio;
-      console.log(`  ${label}: ÷ Feathers ${feathers.toFixed(2)}, ÷ Nest ${nest.toFixed(2)}, ÷ natural ${natural.toFixed(2)}, queries/req ${queries(statements)}`);
-      const sides = Object.fromEntries(PEER_SIDES.map((side) => [side, sideMedians(rounds[side])])) as Record<PeerSide, SideResult>;
+      console.log(
+        `  ${label}: ÷ Feathers ${feathers.toFixed(2)}, ÷ Nest ${nest.toFixed(2)}, ÷ natural ${natural.toFixed(2)}, queries/req ${queries(statements)}`,
+      );
+      const sides = Object.fromEntries(PEER_SIDES.map((side) => [side, sideMedians(rounds[side])])) as Record<
+        PeerSide,
+        SideResult
+      >;
       rows.push({ engine, operation: operation.name, sides, feathers, nest, natural, statements });
     }
   } finally {
@@ -168,17 +192,20 @@ const columns: Column<PeerRow>[] = [
 
 export const peersSuite: Suite<PeerRow> = {
   name: 'peers',
-  table: (rows) => [
-    formatTable(columns, rows),
-    '',
-    'req/s: medians over the rounds; ÷ Feathers: crudsmith on Koa ÷ Feathers 5 (@feathersjs/koa + @feathersjs/knex), target ≥ 1.2;',
-    '÷ Nest: crudsmith on Express ÷ NestJS 11 + @dataui/crud + TypeORM (Express platform), target ≥ 3; ÷ natural: crudsmith ÷ the natural Koa floor',
-    '(each the median of the per-round ratios); queries/req: statements per request, crudsmith/Feathers/Nest/natural (BEGIN and COMMIT count)',
-  ].join('\n'),
+  table: (rows) =>
+    [
+      formatTable(columns, rows),
+      '',
+      'req/s: medians over the rounds; ÷ Feathers: crudsmith on Koa ÷ Feathers 5 (@feathersjs/koa + @feathersjs/knex), target ≥ 1.2;',
+      '÷ Nest: crudsmith on Express ÷ NestJS 11 + @dataui/crud + TypeORM (Express platform), target ≥ 3; ÷ natural: crudsmith ÷ the natural Koa floor',
+      '(each the median of the per-round ratios); queries/req: statements per request, crudsmith/Feathers/Nest/natural (BEGIN and COMMIT count)',
+    ].join('\n'),
   async run() {
     installPeers();
     const { rounds, roundSeconds } = defaultHttpOptions;
-    console.log(`  per row ${rounds} rounds of ${roundSeconds} s per server, the ${PEER_SIDES.length} servers' order rotating`);
+    console.log(
+      `  per row ${rounds} rounds of ${roundSeconds} s per server, the ${PEER_SIDES.length} servers' order rotating`,
+    );
     const rows: PeerRow[] = [];
     for (const engine of ENGINES) await measureEngine(engine, rows);
     return rows;

@@ -62,7 +62,11 @@ const HTTP_ROWS: { a: Guard; b: Guard; connections: number; needsRedis: boolean;
 ];
 
 const GUARD_NAMES: Record<Guard, string> = {
-  none: 'no limiter', memory: 'memory limiter', redis: 'Redis limiter', flexible: 'rate-limiter-flexible', ping: 'one PING per request',
+  none: 'no limiter',
+  memory: 'memory limiter',
+  redis: 'Redis limiter',
+  flexible: 'rate-limiter-flexible',
+  ping: 'one PING per request',
   floor: 'floor',
 };
 
@@ -92,7 +96,12 @@ async function deleteKeys(prefix: string): Promise<void> {
 }
 
 async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  const probe = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 2000,
+  });
   probe.on('error', () => {});
   try {
     await probe.connect();
@@ -123,18 +132,28 @@ async function checkAnswers(servers: Partial<Record<Guard, ServerProcess>>, id: 
     if (expected === undefined) expected = json;
     deepStrictEqual(json, expected, `${guard}: every server answers the same item`);
     if (guard === 'none' || guard === 'ping') continue;
-    for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'ratelimit-policy']) {
+    for (const header of [
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'ratelimit',
+      'ratelimit-policy',
+    ]) {
       if (!response.headers.get(header)) throw new Error(`${guard}: ${header} missing on a limited answer`);
     }
     // The window of the moment the answer came; a request sent just before an hour's turn may be counted in the one before.
     const window = windowStart(Math.floor(Date.now() / 1000), BENCH_PERIOD);
     const reset = Number(response.headers.get('x-ratelimit-reset'));
-    if (guard !== 'flexible' && reset !== window + BENCH_PERIOD && reset !== window) throw new Error(`${guard}: the reset header is not the window's end`);
+    if (guard !== 'flexible' && reset !== window + BENCH_PERIOD && reset !== window)
+      throw new Error(`${guard}: the reset header is not the window's end`);
   }
 }
 
 /** Statements and Redis commands per request of each server, over a few traced reads; fails the run past one of each. */
-async function countPerRequest(servers: Partial<Record<Guard, ServerProcess>>, ids: number[]): Promise<Partial<Record<Guard, string>>> {
+async function countPerRequest(
+  servers: Partial<Record<Guard, ServerProcess>>,
+  ids: number[],
+): Promise<Partial<Record<Guard, string>>> {
   const n = 5;
   const counts: Partial<Record<Guard, string>> = {};
   for (const [guard, server] of Object.entries(servers) as [Guard, ServerProcess][]) {
@@ -147,7 +166,10 @@ async function countPerRequest(servers: Partial<Record<Guard, ServerProcess>>, i
       commands += answer.redis;
     }
     const [sql, redis] = [statements / n, commands / n];
-    if (sql > 1 || redis > 1) throw new Error(`${guard}: ${sql} statements and ${redis} Redis round trips per read (target: at most one of each)`);
+    if (sql > 1 || redis > 1)
+      throw new Error(
+        `${guard}: ${sql} statements and ${redis} Redis round trips per read (target: at most one of each)`,
+      );
     counts[guard] = `${sql} + ${redis}`;
   }
   return counts;
@@ -163,7 +185,11 @@ interface HttpSetup {
 }
 
 /** The HTTP rows of one framework on one engine: one server process per guard, each pair compared in rounds. */
-async function measureFramework(framework: Framework, { engine, connection, ids, withRedis, prefix }: HttpSetup, rows: RateLimitRow[]): Promise<void> {
+async function measureFramework(
+  framework: Framework,
+  { engine, connection, ids, withRedis, prefix }: HttpSetup,
+  rows: RateLimitRow[],
+): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const kind = reads(ids);
@@ -171,22 +197,41 @@ async function measureFramework(framework: Framework, { engine, connection, ids,
     const servers: Partial<Record<Guard, ServerProcess>> = {};
     // One at a time: each runs the limiter's migrations on start, and SQLite takes one writer.
     for (const guard of guards) {
-      const server = await startServer({ framework, side: 'crudsmith', engine, connection, limited: { guard, redisUrl: REDIS_URL, redisPrefix: prefix } });
+      const server = await startServer({
+        framework,
+        side: 'crudsmith',
+        engine,
+        connection,
+        limited: { guard, redisUrl: REDIS_URL, redisPrefix: prefix },
+      });
       children.push(server.child);
       servers[guard] = server;
     }
     await checkAnswers(servers, ids[0]);
     const perRequest = await countPerRequest(servers, ids);
-    console.log(`  ${engine} ${framework} statements + Redis round trips per read: ${guards.map((g) => `${g} ${perRequest[g]}`).join(', ')}`);
+    console.log(
+      `  ${engine} ${framework} statements + Redis round trips per read: ${guards.map((g) => `${g} ${perRequest[g]}`).join(', ')}`,
+    );
     for (const guard of guards) await warmUp(servers[guard]!, kind());
     for (const { a, b, connections, needsRedis } of HTTP_ROWS) {
       if (needsRedis && !withRedis) continue;
-      const result = await compareServers({ crudsmith: servers[a]!, floor: servers[b]! }, kind, { ...defaultHttpOptions, connections });
+      const result = await compareServers({ crudsmith: servers[a]!, floor: servers[b]! }, kind, {
+        ...defaultHttpOptions,
+        connections,
+      });
       const operation = rowName(a, b, connections);
       console.log(`  ${engine} ${framework} ${operation}: ${result.ratio.toFixed(2)}`);
       rows.push({
-        suite: 'rate-limit', engine, framework, operation, crudsmith: result.crudsmith.rps, knex: result.floor.rps,
-        ratio: result.ratio, ratioRange: result.ratioRange, cpu: [result.crudsmith.cpu, result.floor.cpu], perRequest: `${perRequest[a]} / ${perRequest[b]}`,
+        suite: 'rate-limit',
+        engine,
+        framework,
+        operation,
+        crudsmith: result.crudsmith.rps,
+        knex: result.floor.rps,
+        ratio: result.ratio,
+        ratioRange: result.ratioRange,
+        cpu: [result.crudsmith.cpu, result.floor.cpu],
+        perRequest: `${perRequest[a]} / ${perRequest[b]}`,
       });
     }
   } finally {
@@ -203,7 +248,8 @@ async function measureHttp(engine: Engine, withRedis: boolean, prefix: string, r
     await createItems(db.knex);
     await seedItems(db.knex, ROWS);
     const ids = (await db.knex('items').where('is_deleted', false).pluck('id')) as number[];
-    for (const framework of FRAMEWORKS) await measureFramework(framework, { engine, connection: db.connection, ids, withRedis, prefix }, rows);
+    for (const framework of FRAMEWORKS)
+      await measureFramework(framework, { engine, connection: db.connection, ids, withRedis, prefix }, rows);
   } finally {
     await db.close();
   }
@@ -235,10 +281,22 @@ async function measureInProcess(withRedis: boolean, prefix: string, rows: RateLi
       const redis = await started(crudsmithLimiter(db.knex, new RedisStore(ours), prefix));
       const flexible = await started(flexiblePlugin(theirs, 'rlflx'));
       await checkRoundTrips('crudsmith (Redis)', handlerReader(redis, LIMITED_PREFIX, ids), countCommands(ours));
-      await checkRoundTrips('rate-limiter-flexible', handlerReader(flexible, LIMITED_PREFIX, ids), countCommands(theirs));
-      sides.push({ operation: 'in process: Redis limiter ÷ rate-limiter-flexible', ours: handlerReader(redis, LIMITED_PREFIX, ids), theirs: handlerReader(flexible, LIMITED_PREFIX, ids) });
+      await checkRoundTrips(
+        'rate-limiter-flexible',
+        handlerReader(flexible, LIMITED_PREFIX, ids),
+        countCommands(theirs),
+      );
+      sides.push({
+        operation: 'in process: Redis limiter ÷ rate-limiter-flexible',
+        ours: handlerReader(redis, LIMITED_PREFIX, ids),
+        theirs: handlerReader(flexible, LIMITED_PREFIX, ids),
+      });
     }
-    sides.push({ operation: 'in process: memory limiter ÷ no limiter', ours: handlerReader(memory, LIMITED_PREFIX, ids), theirs: handlerReader(plain, LIMITED_PREFIX, ids) });
+    sides.push({
+      operation: 'in process: memory limiter ÷ no limiter',
+      ours: handlerReader(memory, LIMITED_PREFIX, ids),
+      theirs: handlerReader(plain, LIMITED_PREFIX, ids),
+    });
     for (const { operation, ours, theirs } of sides) {
       const row: RateLimitRow = { suite: 'rate-limit', engine: 'sqlite', operation, ...(await compare(ours, theirs)) };
       console.log(`  sqlite ${operation}: ${row.ratio.toFixed(2)}`);
@@ -272,26 +330,33 @@ const columns: Column<RateLimitRow>[] = [
   { title: 'B ops/s', value: (r) => formatOps(r.knex), right: true },
   { title: 'ratio', value: (r) => r.ratio.toFixed(2), right: true },
   { title: 'middle half', value: (r) => `${r.ratioRange[0].toFixed(2)}–${r.ratioRange[1].toFixed(2)}` },
-  { title: 'cpu/req A/B', value: (r) => (r.cpu ? `${Math.round(r.cpu[0])}/${Math.round(r.cpu[1])} µs` : ''), right: true },
+  {
+    title: 'cpu/req A/B',
+    value: (r) => (r.cpu ? `${Math.round(r.cpu[0])}/${Math.round(r.cpu[1])} µs` : ''),
+    right: true,
+  },
   { title: 'sql + redis/req A / B', value: (r) => r.perRequest ?? '' },
   { title: 'target', value: targetCell },
 ];
 
 export const rateLimitSuite: Suite<RateLimitRow> = {
   name: 'rate-limit',
-  table: (rows) => [
-    formatTable(columns, rows),
-    '',
-    'HTTP ×n: each server in its own process on the framework, loaded by autocannon over n connections; ×8 measures throughput, ×1 one request\'s latency',
-    'floor: the read and its limit by hand in the same framework, one Redis round trip (a script: INCR, EXPIRE on a window\'s first request) and one statement',
-    'sql + redis/req: the statements and Redis round trips each side sent per read (counted over five traced reads)',
-    'cpu/req: the server process\'s CPU time per request (median over the rounds); in process: the handler called directly, no HTTP',
-  ].join('\n'),
+  table: (rows) =>
+    [
+      formatTable(columns, rows),
+      '',
+      "HTTP ×n: each server in its own process on the framework, loaded by autocannon over n connections; ×8 measures throughput, ×1 one request's latency",
+      "floor: the read and its limit by hand in the same framework, one Redis round trip (a script: INCR, EXPIRE on a window's first request) and one statement",
+      'sql + redis/req: the statements and Redis round trips each side sent per read (counted over five traced reads)',
+      "cpu/req: the server process's CPU time per request (median over the rounds); in process: the handler called directly, no HTTP",
+    ].join('\n'),
   async run() {
     const prefix = `crudsmith-bench:${process.pid}:`;
     const withRedis = await redisReachable();
     const { rounds, roundSeconds } = defaultHttpOptions;
-    console.log(`  ${ROWS.toLocaleString('en-US')} rows; over HTTP, per row ${rounds} rounds of ${roundSeconds} s per server`);
+    console.log(
+      `  ${ROWS.toLocaleString('en-US')} rows; over HTTP, per row ${rounds} rounds of ${roundSeconds} s per server`,
+    );
     const rows: RateLimitRow[] = [];
     try {
       for (const engine of ENGINES) await measureHttp(engine, withRedis, prefix, rows);
@@ -299,7 +364,9 @@ export const rateLimitSuite: Suite<RateLimitRow> = {
     } finally {
       if (withRedis) await deleteKeys(prefix);
     }
-    console.log('  targets: Redis limiter ÷ floor ≥ 0.95; Redis limiter ÷ rate-limiter-flexible ≥ 1.00; memory limiter ÷ no limiter ≥ 0.90; one statement and ≤ 1 Redis round trip per request');
+    console.log(
+      '  targets: Redis limiter ÷ floor ≥ 0.95; Redis limiter ÷ rate-limiter-flexible ≥ 1.00; memory limiter ÷ no limiter ≥ 0.90; one statement and ≤ 1 Redis round trip per request',
+    );
     return rows;
   },
 };

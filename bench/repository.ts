@@ -77,7 +77,8 @@ function knexSide(knex: Knex, engine: Engine): { list: Operation; get: Operation
 /** The statements (SQL and bindings, sorted) one call sends. */
 async function statements(knex: Knex, op: Operation): Promise<{ result: unknown; sql: string[] }> {
   const sent: string[] = [];
-  const listen = (query: { sql: string; bindings?: unknown[] }) => sent.push(`${query.sql} ${JSON.stringify(query.bindings ?? [])}`);
+  const listen = (query: { sql: string; bindings?: unknown[] }) =>
+    sent.push(`${query.sql} ${JSON.stringify(query.bindings ?? [])}`);
   knex.on('query', listen);
   try {
     const result = await op();
@@ -102,7 +103,9 @@ async function prepare(knex: Knex, engine: Engine): Promise<void> {
   await createItems(knex);
   await seedItems(knex, ROWS);
   await knex.raw(engine === 'postgres' ? 'VACUUM ANALYZE items' : 'ANALYZE');
-  console.log(`  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 export const repositorySuite: Suite = {

@@ -23,7 +23,9 @@ async function main(): Promise<void> {
     console.log(`\n${suite.table ? suite.table(rows) : resultTable(rows)}\n`);
   }
   // Each suite's table names its own reference and target; this says what the columns mean.
-  console.log('ratio: crudsmith ops/s ÷ the reference side\'s ops/s, the median over the rounds (each suite states its target)');
+  console.log(
+    "ratio: crudsmith ops/s ÷ the reference side's ops/s, the median over the rounds (each suite states its target)",
+  );
   console.log('middle half: first and third quartile of the per-round ratios (narrow = trustworthy)');
 }
 

@@ -29,7 +29,14 @@ function reads(knex: Knex): { list: Operation; get: Operation } {
   const random = prng(7);
   let n = 0;
   return {
-    list: () => repo.getMulti(knex, { filters: { category: `c${n++ % CATEGORIES}`, price__gte: 10 }, sortColumns: ['price'], sortOrders: ['desc'], offset: 40, limit: 20 }),
+    list: () =>
+      repo.getMulti(knex, {
+        filters: { category: `c${n++ % CATEGORIES}`, price__gte: 10 },
+        sortColumns: ['price'],
+        sortOrders: ['desc'],
+        offset: 40,
+        limit: 20,
+      }),
     get: () => repo.get(knex, { id: 1 + Math.floor(random() * ROWS) }),
   };
 }
@@ -69,10 +76,20 @@ export const severalMachinesSuite: Suite<PooledRow> = {
         const ours = reads(knex);
         await ours.get();
         await new Promise((done) => setTimeout(done, 300));
-        for (const [operation, a, b] of [['getMulti 20 + count', ours.list, base.list], ['get by id', ours.get, base.get]] as const) {
+        for (const [operation, a, b] of [
+          ['getMulti 20 + count', ours.list, base.list],
+          ['get by id', ours.get, base.get],
+        ] as const) {
           const result = await compare(a, b);
           console.log(`  ${scenario}: ${operation}: ratio ${result.ratio.toFixed(2)}`);
-          rows.push({ scenario, operation, ours: result.crudsmith, direct: result.knex, ratio: result.ratio, range: result.ratioRange });
+          rows.push({
+            scenario,
+            operation,
+            ours: result.crudsmith,
+            direct: result.knex,
+            ratio: result.ratio,
+            range: result.ratioRange,
+          });
         }
       }
     } finally {
@@ -82,13 +99,16 @@ export const severalMachinesSuite: Suite<PooledRow> = {
     return rows;
   },
   table(rows) {
-    return formatTable([
-      { title: 'scenario', value: (r: PooledRow) => r.scenario },
-      { title: 'operation', value: (r: PooledRow) => r.operation },
-      { title: 'ops/s', value: (r: PooledRow) => formatOps(r.ours), right: true },
-      { title: 'direct ops/s', value: (r: PooledRow) => formatOps(r.direct), right: true },
-      { title: 'ratio', value: (r: PooledRow) => r.ratio.toFixed(2), right: true },
-      { title: 'middle half', value: (r: PooledRow) => `${r.range[0].toFixed(2)}–${r.range[1].toFixed(2)}` },
-    ], rows);
+    return formatTable(
+      [
+        { title: 'scenario', value: (r: PooledRow) => r.scenario },
+        { title: 'operation', value: (r: PooledRow) => r.operation },
+        { title: 'ops/s', value: (r: PooledRow) => formatOps(r.ours), right: true },
+        { title: 'direct ops/s', value: (r: PooledRow) => formatOps(r.direct), right: true },
+        { title: 'ratio', value: (r: PooledRow) => r.ratio.toFixed(2), right: true },
+        { title: 'middle half', value: (r: PooledRow) => `${r.range[0].toFixed(2)}–${r.range[1].toFixed(2)}` },
+      ],
+      rows,
+    );
   },
 };

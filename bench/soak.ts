@@ -25,12 +25,15 @@ const CONNECTIONS = setting('SOAK_CONNECTIONS', 64);
 const WARMUP_SECONDS = setting('SOAK_WARMUP_SECONDS', Math.max(3, Math.round(SECONDS / 6)));
 const MAX_GROWTH = setting('SOAK_MAX_GROWTH', 0.1);
 const ADAPTER = process.env.SOAK_ADAPTER ?? 'koa';
-const POSTGRES = process.env.SOAK_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const POSTGRES =
+  process.env.SOAK_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.SOAK_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
 /** The resident set of a process, in bytes (Linux). */
 function rssOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   if (!line) throw new Error(`no VmRSS for process ${pid}`);
   return Number(line.split(/\s+/)[1]) * 1024;
 }
@@ -39,7 +42,11 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
 /** Starts the example (node with tsx's loader, so the pid is the server's own) and resolves with its URL. */
 function startApp(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/app/src/main.ts'], { cwd: root, env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/app/src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, TSX_TSCONFIG_PATH: 'tsconfig.json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`the example did not listen within 60 s:\n${output}`)), 60_000);
@@ -84,11 +91,23 @@ async function json(url: string, init: RequestInit = {}): Promise<any> {
 /** A signed-in user's bearer header and a few items to read and update. */
 async function prepare(base: string): Promise<{ auth: string; itemIds: number[] }> {
   const user = { name: 'soak', username: 'soak', email: 'soak@example.com', password: 'a soak passphrase long enough' };
-  await json(`${base}/api/v1/users/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(user) });
-  const token = await json(`${base}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ username: user.username, password: user.password }).toString() });
+  await json(`${base}/api/v1/users/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(user),
+  });
+  const token = await json(`${base}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: user.username, password: user.password }).toString(),
+  });
   const itemIds: number[] = [];
   for (let i = 0; i < 50; i++) {
-    const item = await json(`${base}/api/v2/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `soak ${i}`, category: `c${i % 5}`, price: i + 0.5 }) });
+    const item = await json(`${base}/api/v2/items`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `soak ${i}`, category: `c${i % 5}`, price: i + 0.5 }),
+    });
     itemIds.push(item.id);
   }
   return { auth: `Bearer ${token.access_token}`, itemIds };
@@ -106,15 +125,36 @@ function workload(auth: string, itemIds: number[]) {
     () => ({ method: 'GET', path: '/api/v2/posts/?limit=10', headers: { authorization: auth } }),
     () => ({ method: 'GET', path: '/api/v2/users/me', headers: { authorization: auth } }),
     () => ({ method: 'GET', path: '/auth/me', headers: { authorization: auth } }),
-    () => ({ method: 'POST', path: '/api/v2/items', headers: jsonHeaders, body: JSON.stringify({ name: `soak-${++n}`, category: 'soak', price: n % 100 }) }),
-    () => ({ method: 'PATCH', path: `/api/v2/items/${pick()}`, headers: jsonHeaders, body: JSON.stringify({ price: n++ % 1000 }) }),
-    () => ({ method: 'POST', path: '/api/v2/posts/', headers: jsonHeaders, body: JSON.stringify({ title: `soak ${++n}`, text: 'Written by the soak.' }) }),
+    () => ({
+      method: 'POST',
+      path: '/api/v2/items',
+      headers: jsonHeaders,
+      body: JSON.stringify({ name: `soak-${++n}`, category: 'soak', price: n % 100 }),
+    }),
+    () => ({
+      method: 'PATCH',
+      path: `/api/v2/items/${pick()}`,
+      headers: jsonHeaders,
+      body: JSON.stringify({ price: n++ % 1000 }),
+    }),
+    () => ({
+      method: 'POST',
+      path: '/api/v2/posts/',
+      headers: jsonHeaders,
+      body: JSON.stringify({ title: `soak ${++n}`, text: 'Written by the soak.' }),
+    }),
   ];
   return [{ setupRequest: (req: any) => ({ ...req, ...kinds[n++ % kinds.length]() }) }];
 }
 
 function load(url: string, seconds: number, auth: string, itemIds: number[]): Promise<autocannon.Result> {
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, timeout: 10, requests: workload(auth, itemIds) as any });
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+    requests: workload(auth, itemIds) as any,
+  });
 }
 
 async function main(): Promise<void> {
@@ -123,15 +163,26 @@ async function main(): Promise<void> {
   let app: Awaited<ReturnType<typeof startApp>> | undefined;
   try {
     app = await startApp({
-      DATABASE_URL: database.url, REDIS_URL: REDIS, REDIS_SESSION_PREFIX: `soak-${process.pid}:`, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADAPTER,
-      ADMIN_PASSWORD: 'soak-admin-password-1', BCRYPT_ROUNDS: '4', LOG_LEVEL: 'warn',
+      DATABASE_URL: database.url,
+      REDIS_URL: REDIS,
+      REDIS_SESSION_PREFIX: `soak-${process.pid}:`,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADAPTER,
+      ADMIN_PASSWORD: 'soak-admin-password-1',
+      BCRYPT_ROUNDS: '4',
+      LOG_LEVEL: 'warn',
       // The soak measures the service, not its limits: no request may be refused for quota.
-      DEFAULT_RATE_LIMIT_LIMIT: '1000000000', REGISTER_RATE_LIMIT: '1000',
+      DEFAULT_RATE_LIMIT_LIMIT: '1000000000',
+      REGISTER_RATE_LIMIT: '1000',
     });
     const pid = app.child.pid!;
     const { auth, itemIds } = await prepare(app.url);
     const booted = rssOf(pid);
-    console.log(`soak: ${ADAPTER} on PostgreSQL and Redis, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${SECONDS} s; server RSS after start ${mb(booted)}`);
+    console.log(
+      `soak: ${ADAPTER} on PostgreSQL and Redis, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${SECONDS} s; server RSS after start ${mb(booted)}`,
+    );
     const warm = await load(app.url, WARMUP_SECONDS, auth, itemIds);
     const start = rssOf(pid);
     const samples: number[] = [];
@@ -141,11 +192,22 @@ async function main(): Promise<void> {
     const end = rssOf(pid);
     const growth = (end - start) / start;
     const errors = result.errors + result.timeouts + result.non2xx + warm.errors + warm.timeouts + warm.non2xx;
-    console.log(`requests: ${result.requests.total} in ${SECONDS} s (${Math.round(result.requests.average)}/s), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
-    console.log(`statuses: ${JSON.stringify(result.statusCodeStats)} (warm-up ${JSON.stringify(warm.statusCodeStats)})`);
-    console.log(`errors: ${result.errors} socket, ${result.timeouts} timeouts, ${result.non2xx} non-2xx (warm-up: ${warm.errors}, ${warm.timeouts}, ${warm.non2xx})`);
-    console.log(`server RSS: ${mb(start)} after warm-up, ${mb(end)} at the end (${(growth * 100).toFixed(1)}%; samples ${samples.map(mb).join(', ')})`);
-    const failures = [...(errors > 0 ? [`${errors} errors`] : []), ...(growth > MAX_GROWTH ? [`memory grew ${(growth * 100).toFixed(1)}% (limit ${MAX_GROWTH * 100}%)`] : [])];
+    console.log(
+      `requests: ${result.requests.total} in ${SECONDS} s (${Math.round(result.requests.average)}/s), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
+    );
+    console.log(
+      `statuses: ${JSON.stringify(result.statusCodeStats)} (warm-up ${JSON.stringify(warm.statusCodeStats)})`,
+    );
+    console.log(
+      `errors: ${result.errors} socket, ${result.timeouts} timeouts, ${result.non2xx} non-2xx (warm-up: ${warm.errors}, ${warm.timeouts}, ${warm.non2xx})`,
+    );
+    console.log(
+      `server RSS: ${mb(start)} after warm-up, ${mb(end)} at the end (${(growth * 100).toFixed(1)}%; samples ${samples.map(mb).join(', ')})`,
+    );
+    const failures = [
+      ...(errors > 0 ? [`${errors} errors`] : []),
+      ...(growth > MAX_GROWTH ? [`memory grew ${(growth * 100).toFixed(1)}% (limit ${MAX_GROWTH * 100}%)`] : []),
+    ];
     if (app.output().match(/\b(error|unhandled)\b/i)) console.log(`server output:\n${app.output().slice(-3000)}`);
     console.log(failures.length ? `SOAK FAILED: ${failures.join('; ')}` : 'soak passed');
     process.exitCode = failures.length ? 1 : 0;

@@ -33,28 +33,52 @@ export const versioningSuite: Suite = {
       await createItems(db.knex);
       await seedItems(db.knex, ROWS);
       const versionedApp = bootstrap({
-        plugins: [versioning({
-          prefix: '/api',
-          versions: [
-            { label: 'v1', routers: [itemsRoutes(db.knex)], deprecated: { message: 'Use v2', sunset: '2030-01-01' } },
-            { label: 'v2', routers: [itemsRoutes(db.knex)] },
-          ],
-        })],
+        plugins: [
+          versioning({
+            prefix: '/api',
+            versions: [
+              { label: 'v1', routers: [itemsRoutes(db.knex)], deprecated: { message: 'Use v2', sunset: '2030-01-01' } },
+              { label: 'v2', routers: [itemsRoutes(db.knex)] },
+            ],
+          }),
+        ],
       });
-      const plainApp = bootstrap({ routers: [itemsRoutes(db.knex).map((route) => ({ ...route, path: `/api/v2${route.path}` }))] });
+      const plainApp = bootstrap({
+        routers: [itemsRoutes(db.knex).map((route) => ({ ...route, path: `/api/v2${route.path}` }))],
+      });
       const versioned = await listen(versionedApp);
       const plain = await listen(plainApp);
       servers.push(versioned.server, plain.server);
       const ids = (await db.knex('items').where('is_deleted', false).pluck('id')) as number[];
-      for (let i = 0; i < 10; i++) deepStrictEqual(await httpReader(versioned.url, '/api/v2/items', ids)(), await httpReader(plain.url, '/api/v2/items', ids)(), 'both apps answer the same item');
+      for (let i = 0; i < 10; i++)
+        deepStrictEqual(
+          await httpReader(versioned.url, '/api/v2/items', ids)(),
+          await httpReader(plain.url, '/api/v2/items', ids)(),
+          'both apps answer the same item',
+        );
       const rows: ResultRow[] = [];
       const requests = fromEnv('BENCH_VERSIONING_REQUESTS', 8000);
       const sides = [
-        { operation: 'GET /api/v2/items/{id} over HTTP (Koa)', ours: httpReader(versioned.url, '/api/v2/items', ids), theirs: httpReader(plain.url, '/api/v2/items', ids), requests },
-        { operation: 'GET /api/v2/items/{id} in process', ours: handlerReader(versionedApp, '/api/v2/items', ids), theirs: handlerReader(plainApp, '/api/v2/items', ids), requests: requests * 4 },
+        {
+          operation: 'GET /api/v2/items/{id} over HTTP (Koa)',
+          ours: httpReader(versioned.url, '/api/v2/items', ids),
+          theirs: httpReader(plain.url, '/api/v2/items', ids),
+          requests,
+        },
+        {
+          operation: 'GET /api/v2/items/{id} in process',
+          ours: handlerReader(versionedApp, '/api/v2/items', ids),
+          theirs: handlerReader(plainApp, '/api/v2/items', ids),
+          requests: requests * 4,
+        },
       ];
       for (const { operation, ours, theirs, requests: n } of sides) {
-        const row: ResultRow = { suite: 'versioning', engine: 'sqlite', operation, ...(await interleaved(ours, theirs, n)) };
+        const row: ResultRow = {
+          suite: 'versioning',
+          engine: 'sqlite',
+          operation,
+          ...(await interleaved(ours, theirs, n)),
+        };
         console.log(`  sqlite: ${operation}: versioned ÷ plain ${row.ratio.toFixed(3)} (target ≥ 0.97)`);
         rows.push(row);
       }

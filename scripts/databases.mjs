@@ -24,7 +24,10 @@ async function probeMysql() {
 
 /** Tries each server once; answers which engines are usable and why others are not. */
 export async function probeDatabases() {
-  const wanted = (process.env.TEST_DATABASES ?? 'sqlite,postgres,mysql').split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = (process.env.TEST_DATABASES ?? 'sqlite,postgres,mysql')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const probes = { sqlite: async () => {}, postgres: probePostgres, mysql: probeMysql };
   const reachable = [];
   const missing = [];

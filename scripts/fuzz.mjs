@@ -17,7 +17,9 @@ const env = {
   FUZZ_RUNS: process.env.FUZZ_RUNS ?? '50',
   FUZZ_SECONDS: process.env.FUZZ_SECONDS ?? '120',
 };
-console.log(`fuzz: FUZZ_RUNS=${env.FUZZ_RUNS} FUZZ_SECONDS=${env.FUZZ_SECONDS}${env.FUZZ_SEED ? ` FUZZ_SEED=${env.FUZZ_SEED}` : ''} on ${reachable.join(', ')}`);
+console.log(
+  `fuzz: FUZZ_RUNS=${env.FUZZ_RUNS} FUZZ_SECONDS=${env.FUZZ_SECONDS}${env.FUZZ_SEED ? ` FUZZ_SEED=${env.FUZZ_SEED}` : ''} on ${reachable.join(', ')}`,
+);
 // One suite at a time: each holds a server and its database busy for the whole run.
 const run = spawnSync('npx', ['vitest', 'run', '--no-file-parallelism', ...files], { stdio: 'inherit', env });
 process.exit(run.status ?? 1);

@@ -19,7 +19,14 @@ if (missing.length > 0) {
 console.log(`Database suites run on: ${reachable.join(', ')}`);
 
 rmSync(report, { force: true });
-const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const args = [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+];
 const run = spawnSync('npx', args, {
   stdio: 'inherit',
   env: { ...process.env, CRUDSMITH_DATABASES: reachable.join(',') },
@@ -30,7 +37,8 @@ try {
   const json = JSON.parse(readFileSync(report, 'utf8'));
   counts = {
     passed: json.numPassedTests,
-    failed: json.numFailedTests + (json.numFailedTestSuites > 0 && json.numFailedTests === 0 ? json.numFailedTestSuites : 0),
+    failed:
+      json.numFailedTests + (json.numFailedTestSuites > 0 && json.numFailedTests === 0 ? json.numFailedTestSuites : 0),
     skipped: json.numPendingTests + json.numTodoTests,
   };
 } catch (error) {

@@ -44,7 +44,16 @@ class ItemRead {
 export const CURSOR_KEY = 'crudsmith bench cursors';
 
 /** The fields reads answer, in order: the floor selects the same ones. */
-export const READ_FIELDS = ['id', 'name', 'description', 'category', 'price', 'last_sold', 'created_at', 'updated_at'] as const;
+export const READ_FIELDS = [
+  'id',
+  'name',
+  'description',
+  'category',
+  'price',
+  'last_sold',
+  'created_at',
+  'updated_at',
+] as const;
 
 export function itemRoutes(knex: Knex): RouteDescriptor[] {
   return crudRouter({
@@ -67,7 +76,11 @@ export function startCrudsmith(framework: Framework, knex: Knex): Promise<Listen
 }
 
 /** Mounts `routes` (with `fallbacks`) by the framework's adapter on a bare app, listening on 127.0.0.1. */
-export async function serveRoutes(framework: Framework, routes: readonly RouteDescriptor[], fallbacks: AdapterOptions['fallbacks'] = []): Promise<Listening> {
+export async function serveRoutes(
+  framework: Framework,
+  routes: readonly RouteDescriptor[],
+  fallbacks: AdapterOptions['fallbacks'] = [],
+): Promise<Listening> {
   switch (framework) {
     case 'koa': {
       const app = new Koa();

@@ -61,11 +61,14 @@ function expressApp(floor: FloorHandlers): express.Express {
 async function fastifyApp(floor: FloorHandlers): Promise<Listening> {
   const app = Fastify();
   // Serialised by hand as the adapter does (no response schemas), so both send the same bytes.
-  const send = (reply: any, answer: Answer) => reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
+  const send = (reply: any, answer: Answer) =>
+    reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
   app.get<{ Params: { id: string } }>('/items/:id', async (req, reply) => send(reply, await floor.read(req.params.id)));
   app.get('/items', async (req, reply) => send(reply, await floor.list(req.query as Record<string, unknown>)));
   app.post('/items', async (req, reply) => send(reply, await floor.create(req.body)));
-  app.patch<{ Params: { id: string } }>('/items/:id', async (req, reply) => send(reply, await floor.update(req.params.id, req.body)));
+  app.patch<{ Params: { id: string } }>('/items/:id', async (req, reply) =>
+    send(reply, await floor.update(req.params.id, req.body)),
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { server: app.server, close: () => app.close() };
 }

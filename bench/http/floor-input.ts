@@ -34,15 +34,18 @@ const WRITABLE: Record<string, { type: 'string' | 'number' | 'datetime'; max?: n
 
 /** The body's values, or the problems with it (unknown fields, wrong types, too long). */
 export function itemValues(body: unknown): Row | Issue[] {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [issue(['body'], 'Input should be a valid object')];
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return [issue(['body'], 'Input should be a valid object')];
   const values: Row = {};
   const issues: Issue[] = [];
   for (const [key, value] of Object.entries(body)) {
     const field = WRITABLE[key];
     if (!field) issues.push(issue(['body', key], 'Extra inputs are not permitted'));
     else if (value === null) values[key] = null;
-    else if (field.type === 'number' ? !Number.isFinite(value) : typeof value !== 'string') issues.push(issue(['body', key], `Input should be a valid ${field.type}`));
-    else if (field.max !== undefined && (value as string).length > field.max) issues.push(issue(['body', key], `At most ${field.max} characters`));
+    else if (field.type === 'number' ? !Number.isFinite(value) : typeof value !== 'string')
+      issues.push(issue(['body', key], `Input should be a valid ${field.type}`));
+    else if (field.max !== undefined && (value as string).length > field.max)
+      issues.push(issue(['body', key], `At most ${field.max} characters`));
     else if (field.type === 'datetime') {
       const date = new Date(value as string);
       if (Number.isNaN(date.getTime())) issues.push(issue(['body', key], 'Input should be a valid datetime'));
@@ -79,10 +82,14 @@ export function listQuery(query: Record<string, unknown>): ListQuery | Answer {
   const { category, price__gte: minPrice, sort } = query;
   const offset = count(query.offset, 0);
   const limit = count(query.limit, 100);
-  if (offset === undefined || limit === undefined || limit < 1 || limit > 1000) return invalid([issue(['query'], 'Bad offset or limit')]);
-  if (sort !== undefined && sort !== '-price' && sort !== 'price') return { status: 400, json: { detail: `Invalid sort column '${sort}'` } };
+  if (offset === undefined || limit === undefined || limit < 1 || limit > 1000)
+    return invalid([issue(['query'], 'Bad offset or limit')]);
+  if (sort !== undefined && sort !== '-price' && sort !== 'price')
+    return { status: 400, json: { detail: `Invalid sort column '${sort}'` } };
   const min = minPrice === undefined ? undefined : Number(minPrice);
-  if (min !== undefined && !Number.isFinite(min)) return invalid([issue(['query', 'price__gte'], 'Input should be a valid number')]);
-  if (category !== undefined && typeof category !== 'string') return invalid([issue(['query', 'category'], 'Expected a single value')]);
+  if (min !== undefined && !Number.isFinite(min))
+    return invalid([issue(['query', 'price__gte'], 'Input should be a valid number')]);
+  if (category !== undefined && typeof category !== 'string')
+    return invalid([issue(['query', 'category'], 'Expected a single value')]);
   return { category, min, sort, offset, limit };
 }

@@ -2,7 +2,16 @@ import type { Knex } from 'knex';
 import type { Engine } from '../lib/db';
 import { rowMapper } from '../lib/items';
 import { READ_FIELDS } from './crudsmith-apps';
-import { idOf, invalid, itemValues, listQuery, notFound, type Answer, type FloorHandlers, type Row } from './floor-input';
+import {
+  idOf,
+  invalid,
+  itemValues,
+  listQuery,
+  notFound,
+  type Answer,
+  type FloorHandlers,
+  type Row,
+} from './floor-input';
 
 export type { Answer, FloorHandlers } from './floor-input';
 
@@ -24,7 +33,13 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
     async read(idText: string): Promise<Answer> {
       const id = idOf(idText);
       if (id === undefined) return notFound;
-      const row = await knex.from('items').select(columns).where('items.is_deleted', false).where('items.id', id).orderBy('items.id', 'asc').first();
+      const row = await knex
+        .from('items')
+        .select(columns)
+        .where('items.is_deleted', false)
+        .where('items.id', id)
+        .orderBy('items.id', 'asc')
+        .first();
       return row ? { status: 200, json: map(row) } : notFound;
     },
 

@@ -29,7 +29,14 @@ export function guardedApp(knex: Knex, guard?: Plugin): App {
 
 /** crudsmith's limiter on the read, counting in `store`, with the suite's never-reached limit. */
 export function crudsmithLimiter(knex: Knex, store: RateLimitOptions['store'], redisPrefix: string): Plugin {
-  return rateLimit({ knex, store, defaultLimit: BENCH_LIMIT, defaultPeriod: BENCH_PERIOD, paths: [LIMITED_PREFIX], channel: `${redisPrefix}invalidate` });
+  return rateLimit({
+    knex,
+    store,
+    defaultLimit: BENCH_LIMIT,
+    defaultPeriod: BENCH_PERIOD,
+    paths: [LIMITED_PREFIX],
+    channel: `${redisPrefix}invalidate`,
+  });
 }
 
 /** A Redis client once it is connected, so no request is served uncounted. */
@@ -53,9 +60,16 @@ async function guardOf(config: LimitedConfig, knex: Knex): Promise<Plugin | unde
     case 'memory':
       return crudsmithLimiter(knex, 'memory', redisPrefix);
     case 'redis':
-      return crudsmithLimiter(knex, new RedisStore(await counted(createRedisClient({ url: redisUrl }, { keyPrefix: redisPrefix }))), redisPrefix);
+      return crudsmithLimiter(
+        knex,
+        new RedisStore(await counted(createRedisClient({ url: redisUrl }, { keyPrefix: redisPrefix }))),
+        redisPrefix,
+      );
     case 'flexible':
-      return flexiblePlugin(await counted(new Redis(redisUrl, { keyPrefix: redisPrefix, enableOfflineQueue: false })), 'rlflx');
+      return flexiblePlugin(
+        await counted(new Redis(redisUrl, { keyPrefix: redisPrefix, enableOfflineQueue: false })),
+        'rlflx',
+      );
     case 'ping':
       return pingPlugin(await counted(new Redis(redisUrl)));
   }

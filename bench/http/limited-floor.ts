@@ -21,7 +21,8 @@ import type { Framework, Listening } from './protocol';
 // answers, which declares no select schema).
 
 // INCR, and EXPIRE when this request opened the window: atomic, one round trip.
-const COUNT_SCRIPT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n";
+const COUNT_SCRIPT =
+  "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n";
 const POLICY = { limit: BENCH_LIMIT, period: BENCH_PERIOD, name: 'default' };
 
 type Counting = Redis & { countRequest(key: string, period: number): Promise<number> };
@@ -51,8 +52,17 @@ export function limitedRead(knex: Knex, engine: Engine, redis: Redis): LimitedRe
     const count = await counting.countRequest(`floor:${req.socket.remoteAddress}:${path}:${window}`, BENCH_PERIOD);
     const allowed = count <= BENCH_LIMIT;
     const reset = window + BENCH_PERIOD;
-    const headers = rateLimitHeaders(POLICY, { allowed, remaining: Math.max(0, BENCH_LIMIT - count), reset, retryAfter: reset - now }, now);
-    if (!allowed) return { status: 429, json: { detail: 'Rate limit exceeded' }, headers: { ...headers, 'Retry-After': String(reset - now) } };
+    const headers = rateLimitHeaders(
+      POLICY,
+      { allowed, remaining: Math.max(0, BENCH_LIMIT - count), reset, retryAfter: reset - now },
+      now,
+    );
+    if (!allowed)
+      return {
+        status: 429,
+        json: { detail: 'Rate limit exceeded' },
+        headers: { ...headers, 'Retry-After': String(reset - now) },
+      };
     return { ...(await read(id)), headers };
   };
 }
@@ -84,7 +94,11 @@ export async function startLimitedFloor(framework: Framework, prefix: string, se
       const app = Fastify();
       app.get<{ Params: { id: string } }>(`${prefix}/:id`, async (req, reply) => {
         const answer = await serve(req.raw, req.url.split('?')[0], req.params.id);
-        return reply.code(answer.status).headers(answer.headers).type('application/json; charset=utf-8').send(JSON.stringify(answer.json));
+        return reply
+          .code(answer.status)
+          .headers(answer.headers)
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify(answer.json));
       });
       await app.listen({ port: 0, host: '127.0.0.1' });
       return { server: app.server, close: () => app.close() };

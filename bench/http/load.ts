@@ -32,7 +32,12 @@ export interface LoadOptions {
  * Loads `port` with `kind` for `seconds` (or until `maxRequests` were answered, when given
  * and sooner); any non-2xx answer or error fails the run.
  */
-export async function load(port: number, kind: RequestKind, seconds: number, { maxRequests, connections = CONNECTIONS }: LoadOptions = {}): Promise<LoadResult> {
+export async function load(
+  port: number,
+  kind: RequestKind,
+  seconds: number,
+  { maxRequests, connections = CONNECTIONS }: LoadOptions = {},
+): Promise<LoadResult> {
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections,
@@ -40,22 +45,26 @@ export async function load(port: number, kind: RequestKind, seconds: number, { m
     ...(maxRequests === undefined ? {} : { maxOverallRequests: maxRequests }),
     // The run ends at the first sample after `duration`: sample often so it ends on time.
     sampleInt: 50,
-    requests: [{
-      method: kind.method,
-      setupRequest(request: any) {
-        const { path, body, method } = kind.next();
-        request.path = path;
-        if (method) request.method = method;
-        if (body !== undefined) {
-          request.body = JSON.stringify(body);
-          request.headers = { ...request.headers, 'content-type': 'application/json' };
-        }
-        return request;
+    requests: [
+      {
+        method: kind.method,
+        setupRequest(request: any) {
+          const { path, body, method } = kind.next();
+          request.path = path;
+          if (method) request.method = method;
+          if (body !== undefined) {
+            request.body = JSON.stringify(body);
+            request.headers = { ...request.headers, 'content-type': 'application/json' };
+          }
+          return request;
+        },
       },
-    }],
+    ],
   });
   if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
-    throw new Error(`${kind.method} on port ${port}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
+    throw new Error(
+      `${kind.method} on port ${port}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`,
+    );
   }
   const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
   return { rps: result.requests.total / elapsed, p99: result.latency.p99, requests: result.requests.total };

@@ -34,7 +34,10 @@ export function naturalHandlers(knex: Knex, engine: Engine): FloorHandlers {
         if (after !== undefined) page.where('id', '>', after);
         const found = (await page.orderBy('id').limit(asked.limit + 1)) as Row[];
         const data = found.slice(0, asked.limit).map(map);
-        return { status: 200, json: { data, next_cursor: found.length > asked.limit ? String(data[data.length - 1].id) : null } };
+        return {
+          status: 200,
+          json: { data, next_cursor: found.length > asked.limit ? String(data[data.length - 1].id) : null },
+        };
       }
       const { category, min, sort, offset, limit } = asked;
       const matching = () => {
@@ -57,7 +60,9 @@ export function naturalHandlers(knex: Knex, engine: Engine): FloorHandlers {
     async create(body) {
       const values = itemValues(body);
       if (Array.isArray(values)) return invalid(values);
-      const [row] = await knex('items').insert({ ...values, created_at: new Date() }).returning(columns);
+      const [row] = await knex('items')
+        .insert({ ...values, created_at: new Date() })
+        .returning(columns);
       return { status: 201, json: map(row) };
     },
 
@@ -66,7 +71,9 @@ export function naturalHandlers(knex: Knex, engine: Engine): FloorHandlers {
       if (id === undefined) return notFound;
       const values = itemValues(body);
       if (Array.isArray(values)) return invalid(values);
-      const changed = await knex('items').where({ id, is_deleted: false }).update({ ...values, updated_at: new Date() });
+      const changed = await knex('items')
+        .where({ id, is_deleted: false })
+        .update({ ...values, updated_at: new Date() });
       return changed > 0 ? { status: 200, json: null } : notFound;
     },
   };

@@ -7,7 +7,9 @@ const ALL_FRAMEWORKS = ['koa', 'express', 'fastify'] as const;
 export type Framework = (typeof ALL_FRAMEWORKS)[number];
 
 /** The HTTP frameworks measured, each through its adapter and by hand (`BENCH_HTTP_FRAMEWORKS=koa` to run fewer). */
-export const FRAMEWORKS: Framework[] = ALL_FRAMEWORKS.filter((f) => (process.env.BENCH_HTTP_FRAMEWORKS ?? ALL_FRAMEWORKS.join(',')).split(',').includes(f));
+export const FRAMEWORKS: Framework[] = ALL_FRAMEWORKS.filter((f) =>
+  (process.env.BENCH_HTTP_FRAMEWORKS ?? ALL_FRAMEWORKS.join(',')).split(',').includes(f),
+);
 
 /**
  * crudsmith's adapter, or a hand-written floor in the same framework: `natural` as a
@@ -63,4 +65,8 @@ export type Command = { type: 'trace'; on: boolean } | { type: 'idle' } | { type
  * Server → parent: its port once it listens, the statements recorded by a trace (and the
  * Redis commands sent meanwhile), idle, its CPU time so far (µs).
  */
-export type Report = { type: 'listening'; port: number } | { type: 'traced'; sql: string[]; redis: number } | { type: 'idle' } | { type: 'cpu'; micros: number };
+export type Report =
+  | { type: 'listening'; port: number }
+  | { type: 'traced'; sql: string[]; redis: number }
+  | { type: 'idle' }
+  | { type: 'cpu'; micros: number };

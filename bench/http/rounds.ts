@@ -60,7 +60,7 @@ async function run(target: Target, kind: RequestKind, seconds: number, connectio
   const before = await target.cpu();
   const { rps, p99, requests } = await load(target.port, kind, seconds, { connections });
   await target.idle();
-  return { rps, p99, cpu: (await target.cpu() - before) / requests };
+  return { rps, p99, cpu: ((await target.cpu()) - before) / requests };
 }
 
 /**
@@ -69,11 +69,16 @@ async function run(target: Target, kind: RequestKind, seconds: number, connectio
  * alike. `kind` gives each side its sequence of requests (the same one, or the same
  * requests in a peer's own syntax). Answers each side's rounds.
  */
-export async function measureSides<K extends string>(targets: Record<K, Target>, kind: (side: K) => RequestKind, options = defaultHttpOptions): Promise<Record<K, SideResult[]>> {
+export async function measureSides<K extends string>(
+  targets: Record<K, Target>,
+  kind: (side: K) => RequestKind,
+  options = defaultHttpOptions,
+): Promise<Record<K, SideResult[]>> {
   const sides = Object.keys(targets) as K[];
   const kinds = Object.fromEntries(sides.map((side) => [side, kind(side)])) as Record<K, RequestKind>;
   const results = Object.fromEntries(sides.map((side) => [side, [] as SideResult[]])) as Record<K, SideResult[]>;
-  const measure = async (side: K, seconds: number) => results[side].push(await run(targets[side], kinds[side], seconds, options.connections));
+  const measure = async (side: K, seconds: number) =>
+    results[side].push(await run(targets[side], kinds[side], seconds, options.connections));
   for (const side of sides) await measure(side, options.warmupSeconds);
   for (const side of sides) results[side].length = 0;
   for (let round = 0; round < options.rounds; round++) {
@@ -92,7 +97,10 @@ export function sideMedians(results: SideResult[]): SideResult {
 }
 
 /** The ratio of two sides' rounds: median and middle half of the per-round req/s ratios, and the CPU ratio (floor ÷ subject). */
-export function ratioOf(subject: SideResult[], floor: SideResult[]): { ratio: number; ratioRange: [number, number]; cpuRatio: number } {
+export function ratioOf(
+  subject: SideResult[],
+  floor: SideResult[],
+): { ratio: number; ratioRange: [number, number]; cpuRatio: number } {
   const ratios = subject.map((r, i) => r.rps / floor[i].rps);
   return {
     ratio: median(ratios),
@@ -102,7 +110,11 @@ export function ratioOf(subject: SideResult[], floor: SideResult[]): { ratio: nu
 }
 
 /** Loads crudsmith and one floor in alternating rounds (A B, B A, ...) and compares them. */
-export async function compareServers(targets: { crudsmith: Target; floor: Target }, kind: () => RequestKind, options = defaultHttpOptions) {
+export async function compareServers(
+  targets: { crudsmith: Target; floor: Target },
+  kind: () => RequestKind,
+  options = defaultHttpOptions,
+) {
   const results = await measureSides(targets, kind, options);
   return {
     crudsmith: sideMedians(results.crudsmith),
@@ -123,7 +135,11 @@ const columns: Column<HttpRow>[] = [
   { title: 'middle half', value: (r) => `${r.ratioRange[0].toFixed(2)}–${r.ratioRange[1].toFixed(2)}` },
   { title: 'same-SQL req/s', value: (r) => (r.floor ? formatOps(r.floor.rps) : '—'), right: true },
   { title: 'same-SQL ratio', value: (r) => r.sameSqlRatio?.toFixed(2) ?? '—', right: true },
-  { title: 'queries/req', value: (r) => `${r.statements.crudsmith}/${r.statements.natural}/${r.statements.floor ?? '—'}`, right: true },
+  {
+    title: 'queries/req',
+    value: (r) => `${r.statements.crudsmith}/${r.statements.natural}/${r.statements.floor ?? '—'}`,
+    right: true,
+  },
   { title: 'crudsmith p99', value: (r) => ms(r.crudsmith.p99), right: true },
   { title: 'natural p99', value: (r) => ms(r.natural.p99), right: true },
   { title: 'cpu/req', value: (r) => `${Math.round(r.crudsmith.cpu)}/${Math.round(r.natural.cpu)} µs`, right: true },
@@ -137,10 +153,10 @@ export function httpTable(rows: HttpRow[]): string {
     '',
     'ratio: crudsmith req/s ÷ natural floor req/s (the same framework, by hand as a person writes it: one statement per write),',
     'the median over the rounds (target ≥ 0.95); middle half: first and third quartile of the per-round ratios',
-    'same-SQL ratio: crudsmith ÷ the hand-written floor that sends crudsmith\'s own statements (framework and library overhead alone)',
+    "same-SQL ratio: crudsmith ÷ the hand-written floor that sends crudsmith's own statements (framework and library overhead alone)",
     'queries/req: statements each server sent per request, crudsmith/natural/same-SQL (BEGIN and COMMIT count)',
-    'p99: the median over the rounds of each run\'s 99th percentile latency',
-    'cpu/req: the server process\'s CPU time per request, crudsmith/natural (median over the rounds); cpu ratio: natural ÷ crudsmith, the median of',
-    'the per-round ratios: what the req/s ratio tends to when the server\'s own work is the limit (the database\'s work, on PostgreSQL, is not in it)',
+    "p99: the median over the rounds of each run's 99th percentile latency",
+    "cpu/req: the server process's CPU time per request, crudsmith/natural (median over the rounds); cpu ratio: natural ÷ crudsmith, the median of",
+    "the per-round ratios: what the req/s ratio tends to when the server's own work is the limit (the database's work, on PostgreSQL, is not in it)",
   ].join('\n');
 }

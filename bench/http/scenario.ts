@@ -40,35 +40,73 @@ export function operations({ ids: activeIds, deepCursor }: Seeded): Operation[] 
   const randomId = (random: () => number) => activeIds[Math.floor(random() * activeIds.length)];
   let created = 0;
   return [
-    { name: 'read one', kind: () => { const random = prng(11); return { method: 'GET', next: () => ({ path: `/items/${randomId(random)}` }) }; } },
+    {
+      name: 'read one',
+      kind: () => {
+        const random = prng(11);
+        return { method: 'GET', next: () => ({ path: `/items/${randomId(random)}` }) };
+      },
+    },
     {
       name: `list ${20} + filter + sort`,
-      kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?category=c${n++ % CATEGORIES}${PAGE}` }) }; },
+      kind: () => {
+        let n = 0;
+        return { method: 'GET', next: () => ({ path: `/items?category=c${n++ % CATEGORIES}${PAGE}` }) };
+      },
     },
     {
       name: 'deep offset page of 20',
       // The whole table by price: an offset page costs what it skips, on every side.
-      kind: () => { let n = 0; return { method: 'GET', next: () => ({ path: `/items?sort=-price&offset=${DEEP() + (n++ % 10) * 20}&limit=20` }) }; },
+      kind: () => {
+        let n = 0;
+        return {
+          method: 'GET',
+          next: () => ({ path: `/items?sort=-price&offset=${DEEP() + (n++ % 10) * 20}&limit=20` }),
+        };
+      },
     },
-    { name: 'cursor page 1', keyset: true, kind: () => ({ method: 'GET', next: () => ({ path: '/items?cursor=&limit=20' }) }) },
-    { name: 'cursor page deep', keyset: true, kind: () => ({ method: 'GET', next: () => ({ path: `/items?cursor=${deepCursor}&limit=20` }) }) },
+    {
+      name: 'cursor page 1',
+      keyset: true,
+      kind: () => ({ method: 'GET', next: () => ({ path: '/items?cursor=&limit=20' }) }),
+    },
+    {
+      name: 'cursor page deep',
+      keyset: true,
+      kind: () => ({ method: 'GET', next: () => ({ path: `/items?cursor=${deepCursor}&limit=20` }) }),
+    },
     {
       name: 'create',
       // Category `bench`: created rows never show in the listed categories.
-      kind: () => ({ method: 'POST', next: () => ({ path: '/items', body: { name: `http-${++created}`, description: 'Made by the HTTP bench.', category: 'bench', price: 12.5 } }) }),
+      kind: () => ({
+        method: 'POST',
+        next: () => ({
+          path: '/items',
+          body: { name: `http-${++created}`, description: 'Made by the HTTP bench.', category: 'bench', price: 12.5 },
+        }),
+      }),
     },
     {
       name: 'update',
       kind: () => {
         const random = prng(13);
-        return { method: 'PATCH', next: () => ({ path: `/items/${randomId(random)}`, body: { price: Math.round(random() * 100000) / 100, description: 'Updated by the HTTP bench.' } }) };
+        return {
+          method: 'PATCH',
+          next: () => ({
+            path: `/items/${randomId(random)}`,
+            body: { price: Math.round(random() * 100000) / 100, description: 'Updated by the HTTP bench.' },
+          }),
+        };
       },
     },
   ];
 }
 
 /** Answers the SQL (and the count of Redis commands) a server sent while serving one request, and the request's answer. */
-export async function traced(server: ServerProcess, request: { method: string; path: string; body?: unknown }): Promise<{ status: number; json: unknown; sql: string[]; redis: number }> {
+export async function traced(
+  server: ServerProcess,
+  request: { method: string; path: string; body?: unknown },
+): Promise<{ status: number; json: unknown; sql: string[]; redis: number }> {
   server.child.send({ type: 'trace', on: true } satisfies Command);
   const response = await fetch(`http://127.0.0.1:${server.port}${request.path}`, {
     method: request.method,
@@ -104,7 +142,12 @@ export async function prepare(knex: Knex, engine: Engine): Promise<Seeded> {
   const ids = ((await knex('items').where('is_deleted', false).pluck('id')) as number[]).sort((a, b) => a - b);
   // The cursor a client holds after paging nine tenths of the way through, made as
   // crudsmith makes it: the next_cursor of a one-row page ending on that row.
-  const deep = await new CrudRepository(Item, { cursorKey: CURSOR_KEY }).getMultiByCursor(knex, { filters: { id__gte: ids[Math.floor(ids.length * 0.9)] }, limit: 1 });
-  console.log(`  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const deep = await new CrudRepository(Item, { cursorKey: CURSOR_KEY }).getMultiByCursor(knex, {
+    filters: { id__gte: ids[Math.floor(ids.length * 0.9)] },
+    limit: 1,
+  });
+  console.log(
+    `  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return { ids, deepCursor: deep.next_cursor! };
 }

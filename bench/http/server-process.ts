@@ -53,8 +53,7 @@ process.on('message', (command: Command) => {
   else if (command.type === 'cpu') {
     const { user, system } = process.cpuUsage();
     send({ type: 'cpu', micros: user + system });
-  }
-  else if (command.on) {
+  } else if (command.on) {
     traced = [];
     redisBefore = redisCommandsSent();
   } else {
@@ -70,11 +69,15 @@ process.on('disconnect', () => process.exit(0));
  */
 async function startPeer(peer: Peer): Promise<Listening> {
   if (peer === 'feathers') {
-    const app = (await import(join(__dirname, '..', 'peers', 'feathers-app.ts'))) as { startFeathers(db: typeof knex): Promise<Listening> };
+    const app = (await import(join(__dirname, '..', 'peers', 'feathers-app.ts'))) as {
+      startFeathers(db: typeof knex): Promise<Listening>;
+    };
     return app.startFeathers(knex);
   }
   // Nest runs from tsc's output (decorator metadata), built by the peers suite.
-  const app = (await import(join(__dirname, '..', 'peers', 'dist', 'nest-app.js'))) as { startNest(...args: unknown[]): Promise<Listening> };
+  const app = (await import(join(__dirname, '..', 'peers', 'dist', 'nest-app.js'))) as {
+    startNest(...args: unknown[]): Promise<Listening>;
+  };
   const listening = await app.startNest(config.engine, config.connection, sent);
   listening.server.prependListener('request', (_req, res) => {
     open++;
@@ -88,16 +91,21 @@ const start = config.limited
   : config.side === 'feathers' || config.side === 'nest'
     ? startPeer(config.side)
     : config.side === 'crudsmith'
-    ? startCrudsmith(config.framework, knex)
-    : startFloor(config.framework, (config.side === 'natural' ? naturalHandlers : floorHandlers)(knex, config.engine));
-start.then(
-  ({ server }) => {
+      ? startCrudsmith(config.framework, knex)
+      : startFloor(
+          config.framework,
+          (config.side === 'natural' ? naturalHandlers : floorHandlers)(knex, config.engine),
+        );
+start
+  .then(({ server }) => {
     // Checked once the app is up, so every module it loads is in: a server that ran a
     // package's src/ would measure the sources, so it stops the suite instead.
-    assertBuiltPackages(`the ${config.limited ? `${config.limited.guard}-guarded` : `${config.side} ${config.framework}`} server`);
+    assertBuiltPackages(
+      `the ${config.limited ? `${config.limited.guard}-guarded` : `${config.side} ${config.framework}`} server`,
+    );
     send({ type: 'listening', port: (server.address() as AddressInfo).port });
-  },
-).catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+  })
+  .catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

@@ -72,13 +72,15 @@ export async function warmUp(server: ServerProcess, kind: RequestKind): Promise<
  * CPU profile); one that has not gone within five seconds is killed.
  */
 export async function stopServers(children: ChildProcess[]): Promise<void> {
-  await Promise.all(children.map(async (child) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    if (child.connected) child.disconnect();
-    else child.kill();
-    const timer = setTimeout(() => child.kill(), 5000);
-    await exited;
-    clearTimeout(timer);
-  }));
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      if (child.connected) child.disconnect();
+      else child.kill();
+      const timer = setTimeout(() => child.kill(), 5000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 }

@@ -15,8 +15,10 @@ const ROOT = resolve(__dirname, '..', '..');
  * which would weigh on the servers' heaps.
  */
 function packageDirs(): string[] {
-  const dirs = ['core', ...['adapters', 'plugins'].flatMap((group) =>
-    readdirSync(join(ROOT, group)).map((name) => join(group, name)))];
+  const dirs = [
+    'core',
+    ...['adapters', 'plugins'].flatMap((group) => readdirSync(join(ROOT, group)).map((name) => join(group, name))),
+  ];
   return dirs.map((dir) => join(ROOT, dir)).filter((dir) => existsSync(join(dir, 'tsconfig.build.json')));
 }
 
@@ -64,13 +66,18 @@ function staleness(dir: string): string | undefined {
  * src/, then says what the run measures. Runs before any @crudsmith module is loaded.
  */
 export function ensureFreshBuild(): void {
-  const stale = packageDirs().map(staleness).filter((reason) => reason !== undefined);
+  const stale = packageDirs()
+    .map(staleness)
+    .filter((reason) => reason !== undefined);
   if (stale.length > 0) {
     console.log(`building the packages (${stale.join('; ')}): npm run build`);
     const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
-    if (build.status !== 0) throw new Error(`npm run build failed (exit ${build.status ?? build.signal}): the bench measures the built packages only`);
+    if (build.status !== 0)
+      throw new Error(
+        `npm run build failed (exit ${build.status ?? build.signal}): the bench measures the built packages only`,
+      );
   }
-  console.log('measuring the built packages (@crudsmith/* from each package\'s dist/, as users run them)');
+  console.log("measuring the built packages (@crudsmith/* from each package's dist/, as users run them)");
 }
 
 /** The modules of this process loaded from a package's src/, relative to the repository. */
@@ -91,7 +98,7 @@ export function assertBuiltPackages(who: string): void {
   if (core === join(ROOT, 'core', 'dist', 'index.js') && loaded.length === 0) return;
   throw new Error(
     `${who} loaded crudsmith from source, not from the built packages ` +
-    `(@crudsmith/core resolves to ${relative(ROOT, core)}; src modules loaded: ${loaded.slice(0, 5).join(', ') || 'none'}). ` +
-    'Run it with bench/tsconfig.json (`npm run bench`, TSX_TSCONFIG_PATH for servers), which has no source `paths`.',
+      `(@crudsmith/core resolves to ${relative(ROOT, core)}; src modules loaded: ${loaded.slice(0, 5).join(', ') || 'none'}). ` +
+      'Run it with bench/tsconfig.json (`npm run bench`, TSX_TSCONFIG_PATH for servers), which has no source `paths`.',
   );
 }

@@ -63,7 +63,9 @@ export async function openPostgres(): Promise<BenchDatabase | undefined> {
   } catch (error) {
     const where = new URL(POSTGRES_URL);
     where.password = where.password ? '***' : '';
-    console.log(`PostgreSQL unreachable at ${where.toString()} (${(error as Error).message}): continuing with SQLite only.`);
+    console.log(
+      `PostgreSQL unreachable at ${where.toString()} (${(error as Error).message}): continuing with SQLite only.`,
+    );
     return undefined;
   }
   const url = new URL(POSTGRES_URL);
@@ -87,4 +89,6 @@ export function openDatabase(engine: Engine): Promise<BenchDatabase | undefined>
 }
 
 /** The engines every suite runs on, in order (`BENCH_ENGINES=sqlite` to run fewer). */
-export const ENGINES: Engine[] = (['sqlite', 'postgres'] as const).filter((e) => (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').includes(e));
+export const ENGINES: Engine[] = (['sqlite', 'postgres'] as const).filter((e) =>
+  (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').includes(e),
+);

@@ -31,6 +31,14 @@ export async function interleaved(ours: Operation, theirs: Operation, requests: 
   }
   const blocks = 40;
   const size = Math.floor(requests / blocks);
-  const ratios = Array.from({ length: blocks }, (_, k) => median(b.slice(k * size, (k + 1) * size)) / median(a.slice(k * size, (k + 1) * size)));
-  return { crudsmith: 1000 / median(a), knex: 1000 / median(b), ratio: median(ratios), ratioRange: [quantile(ratios, 0.25), quantile(ratios, 0.75)] };
+  const ratios = Array.from(
+    { length: blocks },
+    (_, k) => median(b.slice(k * size, (k + 1) * size)) / median(a.slice(k * size, (k + 1) * size)),
+  );
+  return {
+    crudsmith: 1000 / median(a),
+    knex: 1000 / median(b),
+    ratio: median(ratios),
+    ratioRange: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
+  };
 }

@@ -26,7 +26,15 @@ export function handlerReader(app: App, prefix: string, ids: number[]): Operatio
   const random = prng(11);
   return async () => {
     const id = String(ids[Math.floor(random() * ids.length)]);
-    const req = createRequest({ method: 'GET', path: `${prefix}/${id}`, params: { id }, query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' });
+    const req = createRequest({
+      method: 'GET',
+      path: `${prefix}/${id}`,
+      params: { id },
+      query: {},
+      headers: {},
+      body: undefined,
+      clientAddress: '127.0.0.1',
+    });
     const result = await route.handler(req);
     if (result.status !== 200) throw new Error(`GET item answered ${result.status}`);
     return result.json;

@@ -32,7 +32,16 @@ export class Item extends Model {
 
 /** Every column of `items`, in table order. */
 export const ITEM_COLUMNS = [
-  'id', 'name', 'description', 'category', 'price', 'last_sold', 'created_at', 'updated_at', 'is_deleted', 'deleted_at',
+  'id',
+  'name',
+  'description',
+  'category',
+  'price',
+  'last_sold',
+  'created_at',
+  'updated_at',
+  'is_deleted',
+  'deleted_at',
 ] as const;
 
 /** Number of categories (`c0` … `c19`): each holds about 1/20 of the rows. */

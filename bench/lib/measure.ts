@@ -72,7 +72,11 @@ export interface Comparison {
  * Warms both sides up, then measures them in rounds (A B, B A, A B, ...) so drift of the
  * machine or the database (caches, autovacuum, GC, other processes) falls on both equally.
  */
-export async function compare(crudsmith: Operation, knex: Operation, options: MeasureOptions = defaultMeasureOptions): Promise<Comparison> {
+export async function compare(
+  crudsmith: Operation,
+  knex: Operation,
+  options: MeasureOptions = defaultMeasureOptions,
+): Promise<Comparison> {
   await opsPerSecond(crudsmith, options.warmupMs);
   await opsPerSecond(knex, options.warmupMs);
   const ours: number[] = [];
@@ -87,5 +91,10 @@ export async function compare(crudsmith: Operation, knex: Operation, options: Me
     }
   }
   const ratios = ours.map((value, i) => value / theirs[i]);
-  return { crudsmith: median(ours), knex: median(theirs), ratio: median(ratios), ratioRange: [quantile(ratios, 0.25), quantile(ratios, 0.75)] };
+  return {
+    crudsmith: median(ours),
+    knex: median(theirs),
+    ratio: median(ratios),
+    ratioRange: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
+  };
 }

@@ -16,13 +16,22 @@ export const BENCH_PERIOD = 3600;
  * same rate-limit headers on the answer.
  */
 export function flexiblePlugin(client: Redis, prefix: string): Plugin {
-  const limiter = new RateLimiterRedis({ storeClient: client, points: BENCH_LIMIT, duration: BENCH_PERIOD, keyPrefix: prefix });
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    points: BENCH_LIMIT,
+    duration: BENCH_PERIOD,
+    keyPrefix: prefix,
+  });
   const policy = { limit: BENCH_LIMIT, period: BENCH_PERIOD, name: 'default' };
   const STATE = 'bench.flexible';
   const headersOf = (res: RateLimiterRes, consumed: number) => {
     const now = Math.floor(Date.now() / 1000);
     const reset = now + Math.ceil(res.msBeforeNext / 1000);
-    return rateLimitHeaders(policy, { allowed: consumed <= BENCH_LIMIT, remaining: res.remainingPoints, reset, retryAfter: reset - now }, now);
+    return rateLimitHeaders(
+      policy,
+      { allowed: consumed <= BENCH_LIMIT, remaining: res.remainingPoints, reset, retryAfter: reset - now },
+      now,
+    );
   };
   return {
     name: 'rate-limiter-flexible',
@@ -35,7 +44,11 @@ export function flexiblePlugin(client: Redis, prefix: string): Plugin {
         } catch (rejected) {
           if (!(rejected instanceof RateLimiterRes)) throw rejected;
           const headers = headersOf(rejected, rejected.consumedPoints);
-          return { status: 429, headers: { ...headers, 'Retry-After': String(Math.ceil(rejected.msBeforeNext / 1000)) }, json: { detail: 'Rate limit exceeded' } };
+          return {
+            status: 429,
+            headers: { ...headers, 'Retry-After': String(Math.ceil(rejected.msBeforeNext / 1000)) },
+            json: { detail: 'Rate limit exceeded' },
+          };
         }
       },
       after(req, _route, result) {

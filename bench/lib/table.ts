@@ -10,7 +10,12 @@ export function formatTable<Row>(columns: Column<Row>[], rows: Row[]): string {
   const cells = [columns.map((c) => c.title), ...rows.map((row) => columns.map((c) => c.value(row)))];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i].length)));
   return cells
-    .map((line) => line.map((cell, i) => (columns[i].right ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd())
+    .map((line) =>
+      line
+        .map((cell, i) => (columns[i].right ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 

@@ -29,16 +29,37 @@ const itemSchema = Type.Object(
 );
 type Item = Static<typeof itemSchema>;
 
-const itemDataSchema = Type.Partial(Type.Pick(itemSchema, ['name', 'description', 'category', 'price', 'last_sold']), { $id: 'ItemData', additionalProperties: false });
+const itemDataSchema = Type.Partial(Type.Pick(itemSchema, ['name', 'description', 'category', 'price', 'last_sold']), {
+  $id: 'ItemData',
+  additionalProperties: false,
+});
 type ItemData = Static<typeof itemDataSchema>;
 const itemPatchSchema = Type.Partial(itemDataSchema, { $id: 'ItemPatch' });
 const itemQuerySchema = Type.Intersect(
-  [querySyntax(Type.Pick(itemSchema, ['id', 'category', 'price', 'is_deleted'])), Type.Object({}, { additionalProperties: false })],
+  [
+    querySyntax(Type.Pick(itemSchema, ['id', 'category', 'price', 'is_deleted'])),
+    Type.Object({}, { additionalProperties: false }),
+  ],
   { additionalProperties: false },
 );
 
 // The generated app's validators.ts.
-const formats: FormatsPluginOptions = ['date-time', 'time', 'date', 'email', 'hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex'];
+const formats: FormatsPluginOptions = [
+  'date-time',
+  'time',
+  'date',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uri',
+  'uri-reference',
+  'uuid',
+  'uri-template',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex',
+];
 const dataValidator = addFormats(new Ajv({}), formats);
 const queryValidator = addFormats(new Ajv({ coerceTypes: true }), formats);
 
@@ -46,8 +67,12 @@ const validateQuery = schemaHooks.validateQuery(getValidator(itemQuerySchema, qu
 const validateData = schemaHooks.validateData(getValidator(itemDataSchema, dataValidator));
 const validatePatch = schemaHooks.validateData(getValidator(itemPatchSchema, dataValidator));
 
-const itemDataResolver = resolve<Item & { created_at: Date }, HookContext>({ created_at: async () => new Date() } as never);
-const itemPatchResolver = resolve<Item & { updated_at: Date }, HookContext>({ updated_at: async () => new Date() } as never);
+const itemDataResolver = resolve<Item & { created_at: Date }, HookContext>({
+  created_at: async () => new Date(),
+} as never);
+const itemPatchResolver = resolve<Item & { updated_at: Date }, HookContext>({
+  updated_at: async () => new Date(),
+} as never);
 
 /** Live rows only: the soft-delete flag in every query the service runs. */
 function liveRowsOnly(context: HookContext): void {
@@ -60,9 +85,13 @@ export async function startFeathers(knex: Knex): Promise<{ server: Server; close
   app.use(errorHandler());
   app.use(bodyParser());
   app.configure(rest());
-  app.use('items', new KnexService<Item, ItemData>({ Model: knex, name: 'items', id: 'id', paginate: { default: 10, max: 1000 } }), {
-    methods: ['find', 'get', 'create', 'patch'],
-  });
+  app.use(
+    'items',
+    new KnexService<Item, ItemData>({ Model: knex, name: 'items', id: 'id', paginate: { default: 10, max: 1000 } }),
+    {
+      methods: ['find', 'get', 'create', 'patch'],
+    },
+  );
   app.service('items').hooks({
     around: {
       all: [validateQuery],

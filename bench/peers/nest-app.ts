@@ -6,7 +6,17 @@ import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
 import { Crud, CrudController } from '@dataui/crud';
 import { TypeOrmCrudService } from '@dataui/crud-typeorm';
 import { IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, getMetadataArgsStorage, PrimaryGeneratedColumn, UpdateDateColumn, type Logger, type Repository } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  DeleteDateColumn,
+  Entity,
+  getMetadataArgsStorage,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+  type Logger,
+  type Repository,
+} from 'typeorm';
 
 // NestJS 11 with @dataui/crud and TypeORM as their docs teach a generated CRUD resource:
 // an entity that is also the validated DTO (class-validator, `always` so both create and
@@ -18,20 +28,32 @@ import { Column, CreateDateColumn, DeleteDateColumn, Entity, getMetadataArgsStor
 class Item {
   @PrimaryGeneratedColumn() id!: number;
 
-  @IsOptional({ always: true }) @IsString({ always: true }) @MaxLength(100, { always: true })
-  @Column({ type: 'varchar', length: 100, nullable: true }) name?: string | null;
+  @IsOptional({ always: true })
+  @IsString({ always: true })
+  @MaxLength(100, { always: true })
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name?: string | null;
 
-  @IsOptional({ always: true }) @IsString({ always: true })
-  @Column({ type: 'text', nullable: true }) description?: string | null;
+  @IsOptional({ always: true })
+  @IsString({ always: true })
+  @Column({ type: 'text', nullable: true })
+  description?: string | null;
 
-  @IsOptional({ always: true }) @IsString({ always: true }) @MaxLength(50, { always: true })
-  @Column({ type: 'varchar', length: 50, nullable: true }) category?: string | null;
+  @IsOptional({ always: true })
+  @IsString({ always: true })
+  @MaxLength(50, { always: true })
+  @Column({ type: 'varchar', length: 50, nullable: true })
+  category?: string | null;
 
-  @IsOptional({ always: true }) @IsNumber({ allowNaN: false, allowInfinity: false }, { always: true })
-  @Column({ type: 'decimal', precision: 10, scale: 2, nullable: true }) price?: number | null;
+  @IsOptional({ always: true })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { always: true })
+  @Column({ type: 'decimal', precision: 10, scale: 2, nullable: true })
+  price?: number | null;
 
-  @IsOptional({ always: true }) @IsString({ always: true })
-  @Column({ type: 'datetime', nullable: true }) last_sold?: Date | null;
+  @IsOptional({ always: true })
+  @IsString({ always: true })
+  @Column({ type: 'datetime', nullable: true })
+  last_sold?: Date | null;
 
   @CreateDateColumn({ type: 'datetime' }) created_at!: Date;
   @UpdateDateColumn({ type: 'datetime', nullable: true }) updated_at?: Date | null;
@@ -74,12 +96,19 @@ class TraceLogger implements Logger {
 }
 
 /** Starts the Nest app on the engine's database (a SQLite file or a PostgreSQL URL), on 127.0.0.1. */
-export async function startNest(engine: 'sqlite' | 'postgres', connection: string, onQuery: QueryListener): Promise<{ server: Server; close(): Promise<void> }> {
-  const database = engine === 'sqlite'
-    ? { type: 'better-sqlite3' as const, database: connection }
-    : { type: 'postgres' as const, url: connection, poolSize: 4 };
+export async function startNest(
+  engine: 'sqlite' | 'postgres',
+  connection: string,
+  onQuery: QueryListener,
+): Promise<{ server: Server; close(): Promise<void> }> {
+  const database =
+    engine === 'sqlite'
+      ? { type: 'better-sqlite3' as const, database: connection }
+      : { type: 'postgres' as const, url: connection, poolSize: 4 };
   // Timestamps are declared as `datetime`; PostgreSQL calls the type `timestamp`.
-  if (engine === 'postgres') for (const column of ['last_sold', 'created_at', 'updated_at', 'deleted_at']) Reflect.set(columnOf(column), 'type', 'timestamp');
+  if (engine === 'postgres')
+    for (const column of ['last_sold', 'created_at', 'updated_at', 'deleted_at'])
+      Reflect.set(columnOf(column), 'type', 'timestamp');
   @Module({
     imports: [
       TypeOrmModule.forRoot({ ...database, entities: [Item], synchronize: false, logger: new TraceLogger(onQuery) }),

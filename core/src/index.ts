@@ -48,7 +48,15 @@ export type { CursorKey } from './data/cursor';
 
 /** Data access: the repository, model introspection and migrations. */
 export { CrudRepository } from './data/repository';
-export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions, DeleteOptions } from './data/repository';
+export type {
+  RepositoryOptions,
+  ReadOptions,
+  ListOptions,
+  CursorOptions,
+  UpdateOptions,
+  WriteOptions,
+  DeleteOptions,
+} from './data/repository';
 export type { JoinConfig } from './data/joins';
 export type { Filters } from './data/filters';
 export type { Operator, CustomFilter } from './data/operators';

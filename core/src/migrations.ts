@@ -52,9 +52,14 @@ export function migrationSource(...sets: MigrationSet[]): Knex.MigrationSource<S
  * The knex migration source of sets and knex migration lists, in the order given; `wrap`
  * may change each set's migration (lists are the app's own and stay as they are).
  */
-export function combinedSource(parts: readonly MigrationPart[], wrap?: (migration: Migration, name: string) => Migration): Knex.MigrationSource<SourceEntry> {
+export function combinedSource(
+  parts: readonly MigrationPart[],
+  wrap?: (migration: Migration, name: string) => Migration,
+): Knex.MigrationSource<SourceEntry> {
   const list = async (loadExtensions: readonly string[]): Promise<SourceEntry[]> => {
-    const groups = await Promise.all(parts.map((part) => ('source' in part ? entriesOf(part.source, loadExtensions) : setEntries(part, wrap))));
+    const groups = await Promise.all(
+      parts.map((part) => ('source' in part ? entriesOf(part.source, loadExtensions) : setEntries(part, wrap))),
+    );
     const all = groups.flat();
     const names = new Set<string>();
     for (const { name } of all) {
@@ -91,9 +96,15 @@ function setEntries(set: MigrationSet, wrap?: (migration: Migration, name: strin
   });
 }
 
-async function entriesOf(source: Knex.MigrationSource<unknown>, loadExtensions: readonly string[]): Promise<SourceEntry[]> {
+async function entriesOf(
+  source: Knex.MigrationSource<unknown>,
+  loadExtensions: readonly string[],
+): Promise<SourceEntry[]> {
   const specs = await source.getMigrations(loadExtensions);
-  return specs.map((spec) => ({ name: source.getMigrationName(spec), load: async () => (await source.getMigration(spec)) as Migration }));
+  return specs.map((spec) => ({
+    name: source.getMigrationName(spec),
+    load: async () => (await source.getMigration(spec)) as Migration,
+  }));
 }
 
 /**
@@ -108,7 +119,8 @@ export function orderMigrationSets<T extends Pick<MigrationSet, 'name' | 'after'
   }
   const needs = new Map(sets.map((set) => [set.name, new Set<string>()]));
   const known = (set: T, name: string, word: string) => {
-    if (!byName.has(name)) throw new ConfigurationError(`Migration set ${set.name} runs ${word} ${name}, which is not in the app`);
+    if (!byName.has(name))
+      throw new ConfigurationError(`Migration set ${set.name} runs ${word} ${name}, which is not in the app`);
     return name;
   };
   for (const set of sets) {

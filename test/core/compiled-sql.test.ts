@@ -9,21 +9,70 @@ import { reuseCompiledSql } from '../../core/src/data/compiled-sql';
 type Make = (k: Knex, v: number) => Knex.QueryBuilder;
 
 const SHAPES: Record<string, Make> = {
-  'read by id': (k, v) => k.from('items').select(['items.id', 'items.name']).where('items.is_deleted', false).where('items.id', v).orderBy('items.id', 'asc').limit(1),
+  'read by id': (k, v) =>
+    k
+      .from('items')
+      .select(['items.id', 'items.name'])
+      .where('items.is_deleted', false)
+      .where('items.id', v)
+      .orderBy('items.id', 'asc')
+      .limit(1),
   'list with filters, sort and window': (k, v) =>
-    k.from('items').where('items.price', '>=', v).whereIn('items.id', Array.from({ length: (v % 3) + 1 }, (_, i) => v + i))
-      .whereNull('items.deleted_at').whereBetween('items.price', [v, v * 2])
+    k
+      .from('items')
+      .where('items.price', '>=', v)
+      .whereIn(
+        'items.id',
+        Array.from({ length: (v % 3) + 1 }, (_, i) => v + i),
+      )
+      .whereNull('items.deleted_at')
+      .whereBetween('items.price', [v, v * 2])
       .whereRaw('?? like ? escape ?', ['items.name', `a${v}%`, '\\'])
-      .select(['items.id']).orderBy([{ column: 'items.price', order: 'desc', nulls: 'last' }, { column: 'items.id', order: 'asc' }])
-      .offset(v % 2 ? v : 0).limit(20),
-  count: (k, v) => k.from('items').where('items.price', '>=', v).where('items.name', v % 2 ? `n${v}` : '').count({ count: '*' }),
-  'first, dates and nulls': (k, v) => k.from('items').whereIn('items.category', ['a', null]).where('items.created_at', '<', new Date(v * 1000)).first(['items.id']),
-  'raw with a literal question mark': (k, v) => k.from('items').whereRaw("?? = ? and 'a\\?' <> ?", ['items.name', `x${v}`, 'y']).select(k.raw('1 as one')).limit(v),
-  'insert of one row': (k, v) => k('items').insert(v % 2 ? { name: `n${v}`, price: v, created_at: new Date(v) } : { name: null, price: v, created_at: new Date(v) }, ['id']),
-  'update by ids': (k, v) => k('items').update({ price: v, updated_at: new Date(v * 1000) }, ['id']).whereIn('id', [v, v + 1]),
+      .select(['items.id'])
+      .orderBy([
+        { column: 'items.price', order: 'desc', nulls: 'last' },
+        { column: 'items.id', order: 'asc' },
+      ])
+      .offset(v % 2 ? v : 0)
+      .limit(20),
+  count: (k, v) =>
+    k
+      .from('items')
+      .where('items.price', '>=', v)
+      .where('items.name', v % 2 ? `n${v}` : '')
+      .count({ count: '*' }),
+  'first, dates and nulls': (k, v) =>
+    k
+      .from('items')
+      .whereIn('items.category', ['a', null])
+      .where('items.created_at', '<', new Date(v * 1000))
+      .first(['items.id']),
+  'raw with a literal question mark': (k, v) =>
+    k
+      .from('items')
+      .whereRaw("?? = ? and 'a\\?' <> ?", ['items.name', `x${v}`, 'y'])
+      .select(k.raw('1 as one'))
+      .limit(v),
+  'insert of one row': (k, v) =>
+    k('items').insert(
+      v % 2 ? { name: `n${v}`, price: v, created_at: new Date(v) } : { name: null, price: v, created_at: new Date(v) },
+      ['id'],
+    ),
+  'update by ids': (k, v) =>
+    k('items')
+      .update({ price: v, updated_at: new Date(v * 1000) }, ['id'])
+      .whereIn('id', [v, v + 1]),
   'delete by ids': (k, v) => k('items').whereIn('id', [v]).del(),
-  'subquery (compiled as usual)': (k, v) => k.from('items').whereExists((sub) => sub.select(k.raw('1')).from('tags').where('tags.item_id', v)).select(['items.id']),
-  'nested conditions (compiled as usual)': (k, v) => k.from('items').where((sub) => sub.where('items.a', v).orWhereNull('items.a')).select(['items.id']),
+  'subquery (compiled as usual)': (k, v) =>
+    k
+      .from('items')
+      .whereExists((sub) => sub.select(k.raw('1')).from('tags').where('tags.item_id', v))
+      .select(['items.id']),
+  'nested conditions (compiled as usual)': (k, v) =>
+    k
+      .from('items')
+      .where((sub) => sub.where('items.a', v).orWhereNull('items.a'))
+      .select(['items.id']),
 };
 
 const clients = ['pg', 'mysql2', 'better-sqlite3'].map((client) => knexFactory({ client, useNullAsDefault: true }));
@@ -62,7 +111,14 @@ describe('reuseCompiledSql', () => {
         });
       }
 
-      for (const name of ['read by id', 'list with filters, sort and window', 'count', 'insert of one row', 'update by ids', 'delete by ids']) {
+      for (const name of [
+        'read by id',
+        'list with filters, sort and window',
+        'count',
+        'insert of one row',
+        'update by ids',
+        'delete by ids',
+      ]) {
         it(`compiles ${name} twice when its shape is first seen, then never again`, () => {
           const make = SHAPES[name];
           const first = countCompiles(k, () => reuseCompiledSql(make(k, 101)).toSQL());
@@ -92,8 +148,12 @@ describe('reuseCompiledSql', () => {
         const frozen = Object.freeze(['items.id', 'items.category']) as string[];
         const other = Object.freeze(['items.id', 'items.created_at']) as string[];
         for (let i = 0; i < 3; i++) {
-          expect(reuseCompiledSql(k.from('items').select(frozen).where('items.id', i)).toSQL().sql).toBe(k.from('items').select(frozen).where('items.id', i).toSQL().sql);
-          expect(reuseCompiledSql(k.from('items').select(other).where('items.id', i)).toSQL().sql).toBe(k.from('items').select(other).where('items.id', i).toSQL().sql);
+          expect(reuseCompiledSql(k.from('items').select(frozen).where('items.id', i)).toSQL().sql).toBe(
+            k.from('items').select(frozen).where('items.id', i).toSQL().sql,
+          );
+          expect(reuseCompiledSql(k.from('items').select(other).where('items.id', i)).toSQL().sql).toBe(
+            k.from('items').select(other).where('items.id', i).toSQL().sql,
+          );
         }
       });
 
@@ -120,7 +180,8 @@ describe('reuseCompiledSql', () => {
         t.string('name');
       });
       await k('items').insert([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
-      const byName = (db: Knex, name: string) => reuseCompiledSql(db.from('items').select(['items.id']).where('items.name', name).limit(1));
+      const byName = (db: Knex, name: string) =>
+        reuseCompiledSql(db.from('items').select(['items.id']).where('items.name', name).limit(1));
       expect(await byName(k, 'a')).toEqual([{ id: 1 }]);
       expect(await byName(k, 'c')).toEqual([{ id: 3 }]);
       await k.transaction(async (trx) => {

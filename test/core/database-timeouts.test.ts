@@ -13,7 +13,10 @@ const SLEEP = { postgres: 'select pg_sleep(3)', mysql: 'select sleep(3)' } as Re
 
 async function failure(run: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
   const started = Date.now();
-  const error = await run.then(() => undefined, (e: unknown) => e);
+  const error = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   return { error, ms: Date.now() - started };
 }
 
@@ -25,10 +28,27 @@ describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('withDatabaseTime
   beforeAll(async () => {
     db = await openDatabase(engine);
     const url = new URL(db.url!);
-    proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || (engine === 'postgres' ? 5432 : 3306)) });
-    const connection = { host: '127.0.0.1', port: proxy.port, user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: url.pathname.slice(1) };
-    knex = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 2 } }, { connectMs: 800, acquireMs: 1200, statementMs: 800 }));
-    await knex.schema.createTable('ledger', (t) => { t.increments('id'); t.string('note'); });
+    proxy = await TcpProxy.start({
+      host: url.hostname,
+      port: Number(url.port || (engine === 'postgres' ? 5432 : 3306)),
+    });
+    const connection = {
+      host: '127.0.0.1',
+      port: proxy.port,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: url.pathname.slice(1),
+    };
+    knex = knexFactory(
+      withDatabaseTimeouts(
+        { client: engine === 'postgres' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 2 } },
+        { connectMs: 800, acquireMs: 1200, statementMs: 800 },
+      ),
+    );
+    await knex.schema.createTable('ledger', (t) => {
+      t.increments('id');
+      t.string('note');
+    });
   });
   afterAll(async () => {
     await proxy?.set('forward');
@@ -45,11 +65,13 @@ describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('withDatabaseTime
   });
 
   it('ends a transaction cut off mid-way on time, leaves none of its rows, and serves again once the route is back', async () => {
-    const { error, ms } = await failure(knex.transaction(async (trx) => {
-      await trx('ledger').insert({ note: 'first half' });
-      await proxy.set('silent');
-      await trx('ledger').insert({ note: 'second half' });
-    }));
+    const { error, ms } = await failure(
+      knex.transaction(async (trx) => {
+        await trx('ledger').insert({ note: 'first half' });
+        await proxy.set('silent');
+        await trx('ledger').insert({ note: 'second half' });
+      }),
+    );
     expect(error).toBeInstanceOf(DatabaseUnavailableError);
     expect(ms).toBeLessThan(5000);
     // Still cut: a fresh connection cannot be opened either, within connectMs.
@@ -62,13 +84,24 @@ describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('withDatabaseTime
 
   it('ends reads and writes on a server gone silent within 5 s by the default unresponsive bound (4 s), not the 30 s statement timeout, and serves again once it answers', async () => {
     const url = new URL(db.url!);
-    const connection = { host: '127.0.0.1', port: proxy.port, user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: url.pathname.slice(1) };
-    const patient = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 4 } }));
+    const connection = {
+      host: '127.0.0.1',
+      port: proxy.port,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: url.pathname.slice(1),
+    };
+    const patient = knexFactory(
+      withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection, pool: { min: 0, max: 4 } }),
+    );
     try {
       // Pooled connections open before the cut, so the queries go out on them and meet silence.
       await Promise.all([patient.raw('select 1'), patient.raw('select 1')]);
       await proxy.set('silent');
-      const [read, write] = await Promise.all([failure(patient('ledger').select()), failure(patient('ledger').insert({ note: 'silent' }))]);
+      const [read, write] = await Promise.all([
+        failure(patient('ledger').select()),
+        failure(patient('ledger').insert({ note: 'silent' })),
+      ]);
       for (const { error, ms } of [read, write]) {
         expect(error).toBeInstanceOf(DatabaseUnavailableError);
         expect((error as DatabaseUnavailableError).status).toBe(503);
@@ -83,7 +116,12 @@ describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('withDatabaseTime
   }, 20_000);
 
   it('lets a slow statement on a live server run past the unresponsive bound, up to its statement timeout', async () => {
-    const slow = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection: db.url!, pool: { min: 0, max: 2 } }, { unresponsiveMs: 1000, statementMs: 5000 }));
+    const slow = knexFactory(
+      withDatabaseTimeouts(
+        { client: engine === 'postgres' ? 'pg' : 'mysql2', connection: db.url!, pool: { min: 0, max: 2 } },
+        { unresponsiveMs: 1000, statementMs: 5000 },
+      ),
+    );
     try {
       const started = Date.now();
       await slow.raw(SLEEP[engine]);
@@ -94,7 +132,12 @@ describe.runIf(SERVER_ENGINES.length > 0).each(SERVER_ENGINES)('withDatabaseTime
   });
 
   it('answers 503 within acquireMs when every pooled connection is busy, and serves once one is free', async () => {
-    const small = knexFactory(withDatabaseTimeouts({ client: engine === 'postgres' ? 'pg' : 'mysql2', connection: db.url!, pool: { min: 0, max: 1 } }, { acquireMs: 700, statementMs: 5000 }));
+    const small = knexFactory(
+      withDatabaseTimeouts(
+        { client: engine === 'postgres' ? 'pg' : 'mysql2', connection: db.url!, pool: { min: 0, max: 1 } },
+        { acquireMs: 700, statementMs: 5000 },
+      ),
+    );
     try {
       const busy = small.raw(SLEEP[engine]).then((result) => result);
       await new Promise((done) => setTimeout(done, 200));

@@ -128,12 +128,23 @@ describe.each(ENGINES)('direct writes on %s', (engine) => {
   afterAll(() => db?.destroy());
 
   it('create answers the row objection answers, in one INSERT … RETURNING (an INSERT and one read on MariaDB) instead of a transaction', async () => {
-    const direct = await statementsOf(db.knex, () => new CrudRepository(Gadget).create(db.knex, { name: 'one', price: '2.50', active: false }));
-    const viaObjection = await statementsOf(db.knex, () => new CrudRepository(ObjectionGadget).create(db.knex, { name: 'two', price: '2.50', active: false }));
-    expect(viaObjection.sql).toEqual(['BEGIN;', expect.stringMatching(/^insert/), expect.stringMatching(/^select/), 'COMMIT;']);
-    expect(direct.sql).toEqual(engine === 'mysql'
-      ? [viaObjection.sql[1], viaObjection.sql[2]]
-      : [expect.stringMatching(/^insert into .* returning /)]);
+    const direct = await statementsOf(db.knex, () =>
+      new CrudRepository(Gadget).create(db.knex, { name: 'one', price: '2.50', active: false }),
+    );
+    const viaObjection = await statementsOf(db.knex, () =>
+      new CrudRepository(ObjectionGadget).create(db.knex, { name: 'two', price: '2.50', active: false }),
+    );
+    expect(viaObjection.sql).toEqual([
+      'BEGIN;',
+      expect.stringMatching(/^insert/),
+      expect.stringMatching(/^select/),
+      'COMMIT;',
+    ]);
+    expect(direct.sql).toEqual(
+      engine === 'mysql'
+        ? [viaObjection.sql[1], viaObjection.sql[2]]
+        : [expect.stringMatching(/^insert into .* returning /)],
+    );
     const unique = (row: any) => ({ ...row, id: undefined, name: undefined, created_at: undefined });
     expect(unique(direct.answer)).toEqual(unique(viaObjection.answer));
     expect(direct.answer).toMatchObject({ id: 1, name: 'one', price: 2.5, active: false, tags: null, note: null });
@@ -144,9 +155,14 @@ describe.each(ENGINES)('direct writes on %s', (engine) => {
     const before = Date.now();
     const stamped = await new CrudRepository(Gadget).create(db.knex, { name: 'stamped' });
     expect((stamped.created_at as Date).getTime()).toBeGreaterThanOrEqual(before - 1000);
-    const given = await new CrudRepository(Gadget).create(db.knex, { name: 'given', created_at: '2020-01-02T03:04:05.006Z' });
+    const given = await new CrudRepository(Gadget).create(db.knex, {
+      name: 'given',
+      created_at: '2020-01-02T03:04:05.006Z',
+    });
     expect(given.created_at).toEqual(new Date('2020-01-02T03:04:05.006Z'));
-    const unstamped = await new CrudRepository(Gadget, { createdAtColumn: null }).create(db.knex, { name: 'unstamped' });
+    const unstamped = await new CrudRepository(Gadget, { createdAtColumn: null }).create(db.knex, {
+      name: 'unstamped',
+    });
     expect(unstamped.created_at).toBeNull();
   });
 
@@ -167,10 +183,19 @@ describe.each(ENGINES)('direct writes on %s', (engine) => {
     const repo = new CrudRepository(Gadget);
     await repo.create(db.knex, { name: 'a' });
     await repo.create(db.knex, { name: 'b' });
-    const direct = await statementsOf(db.knex, () => repo.update(db.knex, { price: 3, note: 'x' }, { filters: { id: 1 } }));
-    const viaObjection = await statementsOf(db.knex, () => new CrudRepository(ObjectionGadget).update(db.knex, { price: 3, note: 'x' }, { filters: { id: 2 } }));
+    const direct = await statementsOf(db.knex, () =>
+      repo.update(db.knex, { price: 3, note: 'x' }, { filters: { id: 1 } }),
+    );
+    const viaObjection = await statementsOf(db.knex, () =>
+      new CrudRepository(ObjectionGadget).update(db.knex, { price: 3, note: 'x' }, { filters: { id: 2 } }),
+    );
     expect(direct.sql).toEqual([expect.stringMatching(/^update .* where /)]);
-    expect(viaObjection.sql).toEqual(['BEGIN;', expect.stringMatching(/^select/), expect.stringMatching(/^update/), 'COMMIT;']);
+    expect(viaObjection.sql).toEqual([
+      'BEGIN;',
+      expect.stringMatching(/^select/),
+      expect.stringMatching(/^update/),
+      'COMMIT;',
+    ]);
     expect(await repo.get(db.knex, { id: 1 })).toMatchObject({ price: 3, note: 'x' });
     expect(await repo.get(db.knex, { id: 2 })).toMatchObject({ price: 3, note: 'x' });
   });
@@ -180,9 +205,16 @@ describe.each(ENGINES)('direct writes on %s', (engine) => {
     await repo.create(db.knex, { name: 'a' });
     await repo.create(db.knex, { name: 'b' });
     const direct = await statementsOf(db.knex, () => repo.dbDelete(db.knex, { id: 1 }));
-    const viaObjection = await statementsOf(db.knex, () => new CrudRepository(ObjectionGadget).dbDelete(db.knex, { id: 2 }));
+    const viaObjection = await statementsOf(db.knex, () =>
+      new CrudRepository(ObjectionGadget).dbDelete(db.knex, { id: 2 }),
+    );
     expect(direct.sql).toEqual([expect.stringMatching(/^delete from .* where /)]);
-    expect(viaObjection.sql).toEqual(['BEGIN;', expect.stringMatching(/^select/), expect.stringMatching(/^delete/), 'COMMIT;']);
+    expect(viaObjection.sql).toEqual([
+      'BEGIN;',
+      expect.stringMatching(/^select/),
+      expect.stringMatching(/^delete/),
+      'COMMIT;',
+    ]);
     expect(await repo.count(db.knex)).toBe(0);
   });
 

@@ -24,14 +24,20 @@ import { errorToResult } from '@crudsmith/core/adapter';
 
 describe('errorToResult', () => {
   it('renders a known error with its status and detail', () => {
-    expect(errorToResult(new NotFoundError())).toEqual({ status: 404, headers: {}, json: { detail: 'Item not found' } });
+    expect(errorToResult(new NotFoundError())).toEqual({
+      status: 404,
+      headers: {},
+      json: { detail: 'Item not found' },
+    });
     expect(errorToResult(new BadRequestError('Conflicting parameters')).status).toBe(400);
   });
 
   it('renders a 422 with the list of issues', () => {
     const result = errorToResult(ValidationError.of(['query', 'limit'], 'must be at least 1'));
     expect(result.status).toBe(422);
-    expect(result.json).toEqual({ detail: [{ loc: ['query', 'limit'], msg: 'must be at least 1', type: 'value_error' }] });
+    expect(result.json).toEqual({
+      detail: [{ loc: ['query', 'limit'], msg: 'must be at least 1', type: 'value_error' }],
+    });
   });
 
   it('carries Retry-After on a 429', () => {
@@ -50,25 +56,31 @@ describe('errorToResult', () => {
 });
 
 describe('mapDatabaseError', () => {
-  it('maps each engine\'s unique violation to DuplicateValueError', () => {
+  it("maps each engine's unique violation to DuplicateValueError", () => {
     expect(mapDatabaseError({ code: '23505' })).toBeInstanceOf(DuplicateValueError);
     expect(mapDatabaseError({ errno: 1062, code: 'ER_DUP_ENTRY' })).toBeInstanceOf(DuplicateValueError);
     expect(mapDatabaseError({ code: 'SQLITE_CONSTRAINT_UNIQUE' })).toBeInstanceOf(DuplicateValueError);
     expect(mapDatabaseError({ nativeError: { code: '23505' } })).toBeInstanceOf(DuplicateValueError);
   });
 
-  it('leaves errors that are not the client\'s fault alone', () => {
+  it("leaves errors that are not the client's fault alone", () => {
     expect(mapDatabaseError(new Error('connection refused'))).toBeUndefined();
   });
 
-  it('maps every engine\'s connection-level failure and timeout to a 503 with Retry-After, by code, never by text', () => {
+  it("maps every engine's connection-level failure and timeout to a 503 with Retry-After, by code, never by text", () => {
     const unreachable = [
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111 }),
       Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
       Object.assign(new Error('connect ETIMEDOUT'), { code: 'ETIMEDOUT', fatal: true }),
       new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.'),
-      { code: '08006' }, { code: '57P01' }, { code: '57014' }, { code: '53300' },
-      { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }, { errno: 2013 }, { errno: 1969 }, { errno: 1040 },
+      { code: '08006' },
+      { code: '57P01' },
+      { code: '57014' },
+      { code: '53300' },
+      { code: 'PROTOCOL_CONNECTION_LOST', fatal: true },
+      { errno: 2013 },
+      { errno: 1969 },
+      { errno: 1040 },
       { nativeError: { code: 'ECONNREFUSED' } },
     ];
     for (const error of unreachable) {

@@ -8,9 +8,10 @@ import { directoryMigrations, migrationSource } from '@crudsmith/core';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 import { appWithEveryPlugin, migrationDirectory, USERS_TIER } from '../fixtures/existing-app';
 
-const names = async (db: TestDatabase, table: string) => (await db.knex(table).orderBy('id').select('name')).map((row: { name: string }) => row.name);
+const names = async (db: TestDatabase, table: string) =>
+  (await db.knex(table).orderBy('id').select('name')).map((row: { name: string }) => row.name);
 
-describe.each(ENGINES)('an existing app\'s migrations beside the plugins\' (%s)', (engine) => {
+describe.each(ENGINES)("an existing app's migrations beside the plugins' (%s)", (engine) => {
   let db: TestDatabase;
   let files: ReturnType<typeof migrationDirectory>;
   const closers: (() => Promise<void>)[] = [];
@@ -33,8 +34,11 @@ describe.each(ENGINES)('an existing app\'s migrations beside the plugins\' (%s)'
     await db.knex.migrate.latest({ directory: files.directory });
     const app = await start();
     expect(await names(db, 'knex_migrations')).toEqual(['20240101000000_init.js']);
-    expect(await names(db, 'crudsmith_migrations')).toEqual(app.migrations.flatMap((set) => Object.keys(set.migrations).map((name) => `${set.name}/${name}`)));
-    for (const table of ['tiers', 'rate_limits', 'admin_users', 'account_sessions']) expect(await db.knex.schema.hasTable(table), table).toBe(true);
+    expect(await names(db, 'crudsmith_migrations')).toEqual(
+      app.migrations.flatMap((set) => Object.keys(set.migrations).map((name) => `${set.name}/${name}`)),
+    );
+    for (const table of ['tiers', 'rate_limits', 'admin_users', 'account_sessions'])
+      expect(await db.knex.schema.hasTable(table), table).toBe(true);
     // The app adds a migration and runs its migrator, then restarts: neither sees the other's record.
     files.add('20240601000000_users_tier.js', USERS_TIER);
     await db.knex.migrate.latest({ directory: files.directory });
@@ -42,7 +46,7 @@ describe.each(ENGINES)('an existing app\'s migrations beside the plugins\' (%s)'
     await start();
   });
 
-  it('lets the app\'s users reference the plugin\'s tiers: plugins\' sets first, then the app\'s migrator', async () => {
+  it("lets the app's users reference the plugin's tiers: plugins' sets first, then the app's migrator", async () => {
     files.add('20240601000000_users_tier.js', USERS_TIER);
     const app = appWithEveryPlugin(db.knex);
     await app.migrate(db.knex);
@@ -51,18 +55,23 @@ describe.each(ENGINES)('an existing app\'s migrations beside the plugins\' (%s)'
     const [tier] = await db.knex('tiers').insert({ name: 'pro', created_at: new Date() }).returning('id');
     const tierId = typeof tier === 'object' ? tier.id : tier;
     await db.knex('users').insert({ username: 'ann', email: 'ann@example.com', tier_id: tierId });
-    await expect(db.knex('users').insert({ username: 'bob', email: 'bob@example.com', tier_id: tierId + 1000 })).rejects.toThrow(/foreign key/i);
+    await expect(
+      db.knex('users').insert({ username: 'bob', email: 'bob@example.com', tier_id: tierId + 1000 }),
+    ).rejects.toThrow(/foreign key/i);
   });
 
-  it('interleaves the app\'s own files with the plugins\' sets through one migration source its migrator runs', async () => {
+  it("interleaves the app's own files with the plugins' sets through one migration source its migrator runs", async () => {
     // The app's history is applied; its new file needs tiers.
     await db.knex.migrate.latest({ directory: files.directory });
     files.add('20240601000000_users_tier.js', USERS_TIER);
     const app = appWithEveryPlugin(db.knex);
-    const source = () => app.migrationSource({ name: 'app', source: directoryMigrations(files.directory), after: ['rate-limit'] });
+    const source = () =>
+      app.migrationSource({ name: 'app', source: directoryMigrations(files.directory), after: ['rate-limit'] });
     await db.knex.migrate.latest({ migrationSource: source() });
     const recorded = await names(db, 'knex_migrations');
-    expect(recorded.indexOf('rate-limit/0001_tiers_and_rate_limits')).toBeLessThan(recorded.indexOf('20240601000000_users_tier.js'));
+    expect(recorded.indexOf('rate-limit/0001_tiers_and_rate_limits')).toBeLessThan(
+      recorded.indexOf('20240601000000_users_tier.js'),
+    );
     expect(recorded[0]).toBe('20240101000000_init.js');
     // start records what the app's migrator ran, without running it again (a second CREATE TABLE would fail).
     await start(app);
@@ -82,9 +91,11 @@ describe.each(ENGINES)('an existing app\'s migrations beside the plugins\' (%s)'
     await start();
   });
 
-  it('records its migrations in the table the app names, and refuses the app\'s own knex history', async () => {
+  it("records its migrations in the table the app names, and refuses the app's own knex history", async () => {
     await start(appWithEveryPlugin(db.knex, { migrationTable: 'plugin_migrations' }));
     expect(await db.knex.schema.hasTable('plugin_migrations')).toBe(true);
-    await expect(appWithEveryPlugin(db.knex, { migrationTable: 'knex_migrations' }).migrate(db.knex)).rejects.toThrow(/app's own knex migration table/);
+    await expect(appWithEveryPlugin(db.knex, { migrationTable: 'knex_migrations' }).migrate(db.knex)).rejects.toThrow(
+      /app's own knex migration table/,
+    );
   });
 });

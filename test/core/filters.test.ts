@@ -86,7 +86,7 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
     expect(await names({ category__not_in: ['tools', 'food'] })).toEqual(['Gamma']);
   });
 
-  it('match uses the engine\'s full-text search, or says clearly it cannot', async () => {
+  it("match uses the engine's full-text search, or says clearly it cannot", async () => {
     if (engine === 'sqlite') {
       await expect(names({ description__match: 'hammer' })).rejects.toThrow(/full-text search/);
     } else {
@@ -96,7 +96,8 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
 
   it('match reads words only: operator characters never reach the engine, and text without a word matches nothing', async () => {
     if (engine === 'sqlite') return;
-    for (const text of ['*', '+', '()', '"', '~*@', '  ']) expect(await names({ description__match: text }), text).toEqual([]);
+    for (const text of ['*', '+', '()', '"', '~*@', '  '])
+      expect(await names({ description__match: text }), text).toEqual([]);
     expect(await names({ description__match: 'hammer*' })).toEqual(['Alpha']);
     expect(await names({ description__match: '+hammer -nails' })).toEqual(['Alpha']);
   });
@@ -107,10 +108,37 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
     expect(await names({ name__or: { contains: ['mm', 'lai'] } })).toEqual(['Gamma', 'Éclair']);
     expect(await names({ name__not: { contains: ['a', 'x'] } })).toEqual(['Epsilon']);
     expect(await names({ id__or: { eq: [1, 6] } })).toEqual(['Alpha', 'Epsilon']);
-    expect(await names({ id__or: { in: [[1, 2], [5, 6]] } })).toEqual(['Alpha', 'beta', 'delta_x', 'Epsilon']);
-    expect(await names({ id__not: { in: [[1, 2], [5, 6]] } })).toEqual(['Gamma', 'Éclair']);
+    expect(
+      await names({
+        id__or: {
+          in: [
+            [1, 2],
+            [5, 6],
+          ],
+        },
+      }),
+    ).toEqual(['Alpha', 'beta', 'delta_x', 'Epsilon']);
+    expect(
+      await names({
+        id__not: {
+          in: [
+            [1, 2],
+            [5, 6],
+          ],
+        },
+      }),
+    ).toEqual(['Gamma', 'Éclair']);
     expect(await names({ id__or: { in: [3, 4], eq: [1] } })).toEqual(['Alpha', 'Gamma', 'Éclair']);
-    expect(await names({ price__or: { between: [[3, 4], [90, 100]] } })).toEqual(['Éclair', 'Epsilon']);
+    expect(
+      await names({
+        price__or: {
+          between: [
+            [3, 4],
+            [90, 100],
+          ],
+        },
+      }),
+    ).toEqual(['Éclair', 'Epsilon']);
     await expect(names({ id__or: { in: [[1], 2] } })).rejects.toBeInstanceOf(ValidationError);
     await expect(names({ id__or: { eq: [] } })).rejects.toBeInstanceOf(ValidationError);
   });
@@ -122,12 +150,16 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
 
   it('_or combines conditions across columns', async () => {
     expect(await names({ _or: { name: 'Alpha', category: 'garden' } })).toEqual(['Alpha', 'Gamma']);
-    expect(await names({ category: 'tools', _or: { price__gt: 20, name__startswith: 'A' } })).toEqual(['Alpha', 'beta']);
+    expect(await names({ category: 'tools', _or: { price__gt: 20, name__startswith: 'A' } })).toEqual([
+      'Alpha',
+      'beta',
+    ]);
   });
 
   it('dotted keys filter through relations without repeating parents', async () => {
     const books = new CrudRepository(Book);
-    const titles = async (filters: Record<string, unknown>) => (await books.getMulti(db.knex, { filters })).data.map((r) => r.title);
+    const titles = async (filters: Record<string, unknown>) =>
+      (await books.getMulti(db.knex, { filters })).data.map((r) => r.title);
     expect(await titles({ 'author.name': 'Ann' })).toEqual(['A1', 'A2', 'A3']);
     expect(await titles({ 'reviews.stars__gte': 4 })).toEqual(['A1', 'B1']);
     expect((await books.getMulti(db.knex, { filters: { 'reviews.stars__gte': 3 } })).total_count).toBe(2); // A1 has three such reviews, counted once
@@ -160,7 +192,10 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
       [{ _or: { name: 'Alpha', created_at__match: '2024' } }, 'match', 'created_at'],
     ];
     for (const [filters, op, column] of cases) {
-      const error = await names(filters).then(() => undefined, (e: unknown) => e);
+      const error = await names(filters).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error, op).toBeInstanceOf(BadRequestError);
       expect((error as BadRequestError).message, op).toContain(`'${op}'`);
       expect((error as BadRequestError).message, op).toContain(`'${column}'`);
@@ -169,7 +204,14 @@ describe.each(ENGINES)('filter operators on %s', (engine) => {
   });
 
   it('answers 422 for values that cannot be read as the column type', async () => {
-    for (const bad of [{ id: '1e3' }, { id: '0x10' }, { id: '12abc' }, { id: '9007199254740993' }, { price__gt: 'cheap' }, { last_sold__gt: 'yesterday' }]) {
+    for (const bad of [
+      { id: '1e3' },
+      { id: '0x10' },
+      { id: '12abc' },
+      { id: '9007199254740993' },
+      { price__gt: 'cheap' },
+      { last_sold__gt: 'yesterday' },
+    ]) {
       await expect(names(bad)).rejects.toBeInstanceOf(ValidationError);
     }
     await expect(names({ id__in: Array.from({ length: 1001 }, (_, i) => i) })).rejects.toBeInstanceOf(ValidationError);

@@ -3,7 +3,14 @@
 // the column; and a query that still reaches the database without one is a clear 400.
 // PostgreSQL and SQLite have their own full-text paths and need no index.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError, bootstrap, CrudRepository, crudRouter, MissingFulltextIndexError, type CrudOptions } from '@crudsmith/core';
+import {
+  BadRequestError,
+  bootstrap,
+  CrudRepository,
+  crudRouter,
+  MissingFulltextIndexError,
+  type CrudOptions,
+} from '@crudsmith/core';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 import { Book, createSchema, Item } from '../fixtures/models';
 import { seedItems, seedLibrary } from '../fixtures/seed';
@@ -11,7 +18,9 @@ import { seedItems, seedLibrary } from '../fixtures/seed';
 describe.each(ENGINES)('full-text indexes of match filters on %s', (engine) => {
   let db: TestDatabase;
   const start = (model: CrudOptions['model'], filterConfig: Record<string, null>) =>
-    bootstrap({ routers: [crudRouter({ session: db.knex, model, path: '/rows', filterConfig, includedMethods: ['readMulti'] })] }).start(db.knex);
+    bootstrap({
+      routers: [crudRouter({ session: db.knex, model, path: '/rows', filterConfig, includedMethods: ['readMulti'] })],
+    }).start(db.knex);
 
   beforeAll(async () => {
     db = await openDatabase(engine);
@@ -41,8 +50,16 @@ describe.each(ENGINES)('full-text indexes of match filters on %s', (engine) => {
   });
 
   it('checks a route a plugin copied under a path of its own, as versioning does', async () => {
-    const routes = crudRouter({ session: db.knex, model: Item, path: '/rows', filterConfig: { name__match: null }, includedMethods: ['readMulti'] }).routes;
-    const started = bootstrap({ plugins: [{ name: 'v1', routes: routes.map((route) => ({ ...route, path: `/v1${route.path}` })) }] }).start(db.knex);
+    const routes = crudRouter({
+      session: db.knex,
+      model: Item,
+      path: '/rows',
+      filterConfig: { name__match: null },
+      includedMethods: ['readMulti'],
+    }).routes;
+    const started = bootstrap({
+      plugins: [{ name: 'v1', routes: routes.map((route) => ({ ...route, path: `/v1${route.path}` })) }],
+    }).start(db.knex);
     if (engine !== 'mysql') return void (await expect(started).resolves.toBeUndefined());
     await expect(started).rejects.toMatchObject({ name: 'MissingFulltextIndexError', model: 'Item', column: 'name' });
   });

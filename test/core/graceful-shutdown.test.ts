@@ -14,7 +14,9 @@ describe('gracefulShutdown', () => {
     server?.closeAllConnections();
   });
 
-  async function listening(handler: Parameters<typeof createServer>[1] = (_req, res) => void res.end('ok')): Promise<string> {
+  async function listening(
+    handler: Parameters<typeof createServer>[1] = (_req, res) => void res.end('ok'),
+  ): Promise<string> {
     server = createServer(handler);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -25,8 +27,12 @@ describe('gracefulShutdown', () => {
     const state = new ShutdownState();
     const order: string[] = [];
     installed = gracefulShutdown(server, {
-      state, signals: [],
-      close: { plugins: () => void order.push(`plugins ${state.draining}`), database: async () => void order.push('database') },
+      state,
+      signals: [],
+      close: {
+        plugins: () => void order.push(`plugins ${state.draining}`),
+        database: async () => void order.push('database'),
+      },
     });
     expect(await installed.shutdown()).toBe(0);
     expect(order).toEqual(['plugins true', 'database']);
@@ -37,9 +43,12 @@ describe('gracefulShutdown', () => {
     await listening();
     const closed: string[] = [];
     installed = gracefulShutdown(server, {
-      signals: [], closeTimeoutMs: 200,
+      signals: [],
+      closeTimeoutMs: 200,
       close: {
-        broken: async () => { throw new Error('already closed'); },
+        broken: async () => {
+          throw new Error('already closed');
+        },
         stuck: () => new Promise(() => {}),
         database: () => void closed.push('database'),
       },
@@ -92,7 +101,8 @@ describe('gracefulShutdown', () => {
 
   it('refuses a pre-stop delay that is not a whole number of milliseconds', async () => {
     await listening();
-    for (const preStopDelayMs of [-1, 1.5, Number.NaN]) expect(() => gracefulShutdown(server, { signals: [], preStopDelayMs })).toThrow(ConfigurationError);
+    for (const preStopDelayMs of [-1, 1.5, Number.NaN])
+      expect(() => gracefulShutdown(server, { signals: [], preStopDelayMs })).toThrow(ConfigurationError);
   });
 
   it('is one shutdown however often it is asked', async () => {

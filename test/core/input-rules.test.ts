@@ -30,14 +30,23 @@ describe('text no engine stores', () => {
     expect(textProblem('x\ud83d')?.type).toBe('string_unicode');
   });
 
-  it('is refused in string and JSON columns, with the value\'s location', () => {
-    expect(issueOf(() => coerceValue('a\u0000', column('string'), ['query', 'name']))).toMatchObject({ loc: ['query', 'name'], type: 'string_nul' });
+  it("is refused in string and JSON columns, with the value's location", () => {
+    expect(issueOf(() => coerceValue('a\u0000', column('string'), ['query', 'name']))).toMatchObject({
+      loc: ['query', 'name'],
+      type: 'string_nul',
+    });
     expect(issueOf(() => coerceValue('\ud800', column('json'), ['body', 'meta'])).type).toBe('string_unicode');
   });
 
   it('is refused anywhere in a JSON body, keys included, naming the path', () => {
-    expect(issueOf(() => checkJsonDepth({ a: [{ b: 'ok' }, { c: 'x\u0000' }] }))).toMatchObject({ loc: ['body', 'a', 1, 'c'], type: 'string_nul' });
-    expect(issueOf(() => checkJsonDepth({ a: { 'k\ud800': 1 } }))).toMatchObject({ loc: ['body', 'a'], type: 'string_unicode' });
+    expect(issueOf(() => checkJsonDepth({ a: [{ b: 'ok' }, { c: 'x\u0000' }] }))).toMatchObject({
+      loc: ['body', 'a', 1, 'c'],
+      type: 'string_nul',
+    });
+    expect(issueOf(() => checkJsonDepth({ a: { 'k\ud800': 1 } }))).toMatchObject({
+      loc: ['body', 'a'],
+      type: 'string_unicode',
+    });
     expect(checkJsonDepth({ a: ['\u{1F600}', 1, null] })).toEqual({ a: ['\u{1F600}', 1, null] });
   });
 
@@ -46,14 +55,19 @@ describe('text no engine stores', () => {
     const started = performance.now();
     expect(textProblem(long)).toBeUndefined();
     expect(textProblem(`${'\ud83d\ude00'.repeat(1 << 19)}\ud800`)?.type).toBe('string_unicode');
-    expect(checkJsonDepth(Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 'v'.repeat(10)])), 60_000)).toBeTruthy();
+    expect(
+      checkJsonDepth(Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, 'v'.repeat(10)])), 60_000),
+    ).toBeTruthy();
     expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 
 describe('LIKE patterns', () => {
   it('refuses a pattern ending in a lone escape, and keeps one ending in an escaped backslash', () => {
-    expect(issueOf(() => checkLikePattern('abc\\', ['query', 'name__like']))).toMatchObject({ loc: ['query', 'name__like'], type: 'like_pattern' });
+    expect(issueOf(() => checkLikePattern('abc\\', ['query', 'name__like']))).toMatchObject({
+      loc: ['query', 'name__like'],
+      type: 'like_pattern',
+    });
     expect(issueOf(() => checkLikePattern('\\\\\\', ['q'])).type).toBe('like_pattern');
     expect(checkLikePattern('abc\\\\', ['q'])).toBe('abc\\\\');
     expect(checkLikePattern('a\\%b', ['q'])).toBe('a\\%b');
@@ -71,7 +85,18 @@ describe('datetimes and dates', () => {
   const datetime = column('datetime');
 
   it('refuses days and times the calendar does not have instead of rolling them over', () => {
-    for (const value of ['2024-02-30', '2023-02-29', '2024-04-31', '2024-13-01', '2024-00-10', '2024-02-30T10:00:00Z', '2024-01-01T24:00:00Z', '2024-01-01T10:60:00Z', '2024-01-01T10:00:60Z', '2024-01-01T10:00:00+24:00']) {
+    for (const value of [
+      '2024-02-30',
+      '2023-02-29',
+      '2024-04-31',
+      '2024-13-01',
+      '2024-00-10',
+      '2024-02-30T10:00:00Z',
+      '2024-01-01T24:00:00Z',
+      '2024-01-01T10:60:00Z',
+      '2024-01-01T10:00:60Z',
+      '2024-01-01T10:00:00+24:00',
+    ]) {
       expect(issueOf(() => coerceValue(value, datetime, ['v'])).type, value).toBe('datetime_parsing');
     }
     expect(issueOf(() => coerceValue('2024-02-30', column('date'), ['v'])).type).toBe('date_parsing');
@@ -81,10 +106,19 @@ describe('datetimes and dates', () => {
   });
 
   it('keeps stored dates and datetimes within years 1000 to 9999, whatever the offset or the Date', () => {
-    for (const value of ['9999-12-31T23:00:00-05:00', '1000-01-01T00:30:00+01:00', '0050-01-02T03:04:05Z', '0999-12-31', '0000-01-01T00:00:00Z', new Date('+010000-01-01T00:00:00Z'), new Date('-000001-12-31T00:00:00Z')]) {
+    for (const value of [
+      '9999-12-31T23:00:00-05:00',
+      '1000-01-01T00:30:00+01:00',
+      '0050-01-02T03:04:05Z',
+      '0999-12-31',
+      '0000-01-01T00:00:00Z',
+      new Date('+010000-01-01T00:00:00Z'),
+      new Date('-000001-12-31T00:00:00Z'),
+    ]) {
       expect(issueOf(() => coerceValue(value, datetime, ['v'])).type, String(value)).toBe('datetime_range');
     }
-    for (const value of ['0050-01-02', '0999-12-31', '0000-01-01']) expect(issueOf(() => coerceValue(value, column('date'), ['v'])).type, value).toBe('datetime_range');
+    for (const value of ['0050-01-02', '0999-12-31', '0000-01-01'])
+      expect(issueOf(() => coerceValue(value, column('date'), ['v'])).type, value).toBe('datetime_range');
     expect(coerceValue('9999-12-31T23:59:59.999Z', datetime, ['v'])).toEqual(new Date('9999-12-31T23:59:59.999Z'));
     expect(coerceValue('1000-01-01T00:00:00Z', datetime, ['v'])).toEqual(new Date('1000-01-01T00:00:00Z'));
     expect(coerceValue('1000-01-01', column('date'), ['v'])).toBe('1000-01-01');
@@ -92,7 +126,9 @@ describe('datetimes and dates', () => {
 
   it('refuses a long string before any pattern runs', () => {
     const started = performance.now();
-    expect(issueOf(() => coerceValue(`2024-01-01T00:00:00${'0'.repeat(1 << 20)}`, datetime, ['v'])).type).toBe('datetime_parsing');
+    expect(issueOf(() => coerceValue(`2024-01-01T00:00:00${'0'.repeat(1 << 20)}`, datetime, ['v'])).type).toBe(
+      'datetime_parsing',
+    );
     expect(performance.now() - started).toBeLessThan(200);
   });
 });

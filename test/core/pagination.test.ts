@@ -15,7 +15,11 @@ describe.each(ENGINES)('pagination and order on %s', (engine) => {
     await createSchema(db.knex);
     items = new CrudRepository(Item);
     for (const [i, price] of PRICES.entries()) {
-      await items.create(db.knex, { name: `item-${String(i + 1).padStart(2, '0')}`, price, category: i % 2 ? 'odd' : 'even' });
+      await items.create(db.knex, {
+        name: `item-${String(i + 1).padStart(2, '0')}`,
+        price,
+        category: i % 2 ? 'odd' : 'even',
+      });
     }
     await items.delete(db.knex, { id: 25 });
   });
@@ -25,7 +29,9 @@ describe.each(ENGINES)('pagination and order on %s', (engine) => {
     const rows = PRICES.slice(0, 24).map((price, i) => ({ id: i + 1, price }));
     // NULLs first ascending, last descending; the primary key breaks ties ascending.
     const key = (p: number | null) => (p === null ? -Infinity : p);
-    return rows.sort((a, b) => (order === 'asc' ? key(a.price) - key(b.price) : key(b.price) - key(a.price)) || a.id - b.id).map((r) => r.id);
+    return rows
+      .sort((a, b) => (order === 'asc' ? key(a.price) - key(b.price) : key(b.price) - key(a.price)) || a.id - b.id)
+      .map((r) => r.id);
   };
 
   it('offset and limit window the rows; total_count counts all matches', async () => {
@@ -35,7 +41,9 @@ describe.each(ENGINES)('pagination and order on %s', (engine) => {
   });
 
   it('returnTotalCount false leaves the count out', async () => {
-    expect(await items.getMulti(db.knex, { limit: 1, returnTotalCount: false })).toEqual({ data: [expect.objectContaining({ id: 1 })] });
+    expect(await items.getMulti(db.knex, { limit: 1, returnTotalCount: false })).toEqual({
+      data: [expect.objectContaining({ id: 1 })],
+    });
   });
 
   it('sorting by a column with ties and NULLs is deterministic and offset pages neither overlap nor skip', async () => {
@@ -50,14 +58,27 @@ describe.each(ENGINES)('pagination and order on %s', (engine) => {
   });
 
   it('combines sort with filters', async () => {
-    const page = await items.getMulti(db.knex, { filters: { category: 'odd', price__gte: 30 }, sortColumns: ['price', 'id'], sortOrders: ['desc', 'desc'] });
-    expect(page.data.map((r) => [r.price, r.id])).toEqual([[40, 20], [40, 10], [30, 24], [30, 14]]);
+    const page = await items.getMulti(db.knex, {
+      filters: { category: 'odd', price__gte: 30 },
+      sortColumns: ['price', 'id'],
+      sortOrders: ['desc', 'desc'],
+    });
+    expect(page.data.map((r) => [r.price, r.id])).toEqual([
+      [40, 20],
+      [40, 10],
+      [30, 24],
+      [30, 14],
+    ]);
     expect(page.total_count).toBe(4);
   });
 
   it('rejects an unknown sort column or order by name', async () => {
-    await expect(items.getMulti(db.knex, { sortColumns: ['colour'] })).rejects.toThrow("Invalid sort column 'colour': not found in model Item");
-    await expect(items.getMulti(db.knex, { sortColumns: ['price'], sortOrders: ['up'] })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(items.getMulti(db.knex, { sortColumns: ['colour'] })).rejects.toThrow(
+      "Invalid sort column 'colour': not found in model Item",
+    );
+    await expect(items.getMulti(db.knex, { sortColumns: ['price'], sortOrders: ['up'] })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
   });
 
   it('rejects a negative offset or a limit below 1 with 422', async () => {
@@ -115,7 +136,9 @@ describe.each(ENGINES)('pagination and order on %s', (engine) => {
       for (const cursor of ['garbage', handMade, `${first.next_cursor}x`]) {
         await expect(items.getMultiByCursor(db.knex, { cursor })).rejects.toThrow('Invalid cursor');
       }
-      await expect(items.getMultiByCursor(db.knex, { cursor: first.next_cursor, sortColumns: ['price'] })).rejects.toBeInstanceOf(BadRequestError);
+      await expect(
+        items.getMultiByCursor(db.knex, { cursor: first.next_cursor, sortColumns: ['price'] }),
+      ).rejects.toBeInstanceOf(BadRequestError);
     });
   });
 });

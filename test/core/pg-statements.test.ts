@@ -12,7 +12,12 @@ import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 class Gadget extends Model {
   static override tableName = 'gadgets';
   static override jsonSchema = {
-    properties: { id: { type: 'integer' }, name: { type: 'string' }, size: { type: 'integer' }, is_deleted: { type: 'boolean' } },
+    properties: {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      size: { type: 'integer' },
+      is_deleted: { type: 'boolean' },
+    },
   };
 }
 
@@ -43,10 +48,17 @@ describe.runIf(ENGINES.includes('postgres'))('named prepared statements on Postg
       t.integer('size').nullable();
       t.boolean('is_deleted').notNullable().defaultTo(false);
     });
-    await knex('gadgets').insert([{ name: 'a', size: 1 }, { name: 'b', size: 2 }, { name: 'c', size: 3, is_deleted: true }]);
+    await knex('gadgets').insert([
+      { name: 'a', size: 1 },
+      { name: 'b', size: 2 },
+      { name: 'c', size: 3, is_deleted: true },
+    ]);
   }
 
-  const prepared = async () => (await knex.raw("select name from pg_prepared_statements where name like 'crudsmith_%'")).rows.map((row: { name: string }) => row.name) as string[];
+  const prepared = async () =>
+    (await knex.raw("select name from pg_prepared_statements where name like 'crudsmith_%'")).rows.map(
+      (row: { name: string }) => row.name,
+    ) as string[];
 
   it('parses a repeated read once per connection, under one name', async () => {
     await createGadgets();

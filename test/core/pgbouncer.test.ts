@@ -21,7 +21,12 @@ describe.runIf(wanted)('behind PgBouncer', () => {
   let database: string;
   const opened: Knex[] = [];
   const open = (url: string, statementMs = 30_000) => {
-    const knex = knexFactory(withDatabaseTimeouts({ client: 'pg', connection: cluster.on(url, database), pool: { min: 0, max: 8 } }, { statementMs }));
+    const knex = knexFactory(
+      withDatabaseTimeouts(
+        { client: 'pg', connection: cluster.on(url, database), pool: { min: 0, max: 8 } },
+        { statementMs },
+      ),
+    );
     opened.push(knex);
     return knex;
   };
@@ -51,11 +56,14 @@ describe.runIf(wanted)('behind PgBouncer', () => {
             return items.update(trx, { price: i }, { filters: { id: 1 + (i % 5) } });
           });
         }
-        if (i % 4 === 1) return items.getMulti(knex, { filters: { category: 'tools' }, sortColumns: ['price'], sortOrders: ['desc'] });
+        if (i % 4 === 1)
+          return items.getMulti(knex, { filters: { category: 'tools' }, sortColumns: ['price'], sortOrders: ['desc'] });
         return items.get(knex, { id: 1 + (i % 5) });
       });
       const outcomes = await Promise.allSettled(runs);
-      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+      expect(
+        outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)),
+      ).toEqual([]);
     });
   });
 
@@ -67,7 +75,13 @@ describe.runIf(wanted)('behind PgBouncer', () => {
       await holder.query('begin');
       await holder.query("update items set name = 'held' where id = 2");
       const started = Date.now();
-      const error = await knex('items').where('id', 2).update({ name: 'blocked' }).then(() => undefined, (e: unknown) => e);
+      const error = await knex('items')
+        .where('id', 2)
+        .update({ name: 'blocked' })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       const ms = Date.now() - started;
       expect(error).toBeInstanceOf(DatabaseUnavailableError);
       expect(ms).toBeGreaterThanOrEqual(1400);
@@ -76,7 +90,11 @@ describe.runIf(wanted)('behind PgBouncer', () => {
       let waiting = 1;
       for (let tries = 0; tries < 20 && waiting > 0; tries++) {
         await new Promise((done) => setTimeout(done, 100));
-        waiting = (await holder.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()")).rows[0].n;
+        waiting = (
+          await holder.query(
+            "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+          )
+        ).rows[0].n;
       }
       expect(waiting).toBe(0);
       await holder.query('commit');
@@ -94,7 +112,14 @@ describe.runIf(wanted)('behind PgBouncer', () => {
 
     it('answers a mixed load of 3,000 requests from 32 clients in transaction mode without a single 5xx', async () => {
       const name = await cluster.createDatabase();
-      app = await spawnApp({ DATABASE_URL: cluster.on(cluster.transactionPoolUrl, name), LOG_LEVEL: 'warn', DEFAULT_RATE_LIMIT_LIMIT: '1000000000' }, 60_000);
+      app = await spawnApp(
+        {
+          DATABASE_URL: cluster.on(cluster.transactionPoolUrl, name),
+          LOG_LEVEL: 'warn',
+          DEFAULT_RATE_LIMIT_LIMIT: '1000000000',
+        },
+        60_000,
+      );
       const base = `${app.url}/api/v1/items`;
       const statuses = new Map<number, number>();
       const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
@@ -105,7 +130,11 @@ describe.runIf(wanted)('behind PgBouncer', () => {
           const kind = r % 4;
           let res: Response;
           if (kind === 0 || ids.length === 0) {
-            res = await fetch(base, { method: 'POST', headers: json, body: JSON.stringify({ name: `load ${c}.${r}`, category: `c${c % 4}`, price: r }) });
+            res = await fetch(base, {
+              method: 'POST',
+              headers: json,
+              body: JSON.stringify({ name: `load ${c}.${r}`, category: `c${c % 4}`, price: r }),
+            });
             if (res.status === 201) ids.push(((await res.json()) as { id: number }).id);
             else await res.arrayBuffer();
           } else if (kind === 1) {
@@ -115,7 +144,11 @@ describe.runIf(wanted)('behind PgBouncer', () => {
             res = await fetch(`${base}/${ids[r % ids.length]}`);
             await res.arrayBuffer();
           } else {
-            res = await fetch(`${base}/${ids[r % ids.length]}`, { method: 'PATCH', headers: json, body: JSON.stringify({ price: r + 0.5 }) });
+            res = await fetch(`${base}/${ids[r % ids.length]}`, {
+              method: 'PATCH',
+              headers: json,
+              body: JSON.stringify({ price: r + 0.5 }),
+            });
             await res.arrayBuffer();
           }
           count(res.status);

@@ -1,13 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
-import { bootstrap, ConfigurationError, ForbiddenError, principalOf, type MigrationSet, type NeutralRequest, type Plugin, type RouteDescriptor } from '@crudsmith/core';
+import {
+  bootstrap,
+  ConfigurationError,
+  ForbiddenError,
+  principalOf,
+  type MigrationSet,
+  type NeutralRequest,
+  type Plugin,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { createRequest, runRoute } from '@crudsmith/core/adapter';
 
 const request = (path = '/x'): NeutralRequest =>
   createRequest({ method: 'GET', path, query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' });
 
-const route = (path: string, handler: RouteDescriptor['handler'], dependencies: RouteDescriptor['dependencies'] = []): RouteDescriptor => ({
-  method: 'GET', path, operation: `op${path.replace(/\W/g, '_')}`, dependencies, handler,
+const route = (
+  path: string,
+  handler: RouteDescriptor['handler'],
+  dependencies: RouteDescriptor['dependencies'] = [],
+): RouteDescriptor => ({
+  method: 'GET',
+  path,
+  operation: `op${path.replace(/\W/g, '_')}`,
+  dependencies,
+  handler,
 });
 
 describe('bootstrap and the plugin contract', () => {
@@ -24,7 +41,13 @@ describe('bootstrap and the plugin contract', () => {
       },
     };
     const app = bootstrap({
-      routers: [[route('/x', async () => (order.push('handler'), { status: 200, json: 'ok' }), [() => void order.push('dependency')])]],
+      routers: [
+        [
+          route('/x', async () => (order.push('handler'), { status: 200, json: 'ok' }), [
+            () => void order.push('dependency'),
+          ]),
+        ],
+      ],
       plugins: [plugin],
     });
     const result = await runRoute(app.routes[0], request());
@@ -45,21 +68,43 @@ describe('bootstrap and the plugin contract', () => {
   it('renders errors before after hooks, so they can decorate error answers too', async () => {
     const seen: unknown[] = [];
     const app = bootstrap({
-      routers: [[route('/x', async () => { throw new ForbiddenError('nope'); })]],
-      plugins: [{ name: 'headers', hooks: { onError: (_r, _x, e) => void seen.push(e), after: (_r, _x, result) => ({ ...result, headers: { Sunset: 'soon' } }) } }],
+      routers: [
+        [
+          route('/x', async () => {
+            throw new ForbiddenError('nope');
+          }),
+        ],
+      ],
+      plugins: [
+        {
+          name: 'headers',
+          hooks: {
+            onError: (_r, _x, e) => void seen.push(e),
+            after: (_r, _x, result) => ({ ...result, headers: { Sunset: 'soon' } }),
+          },
+        },
+      ],
     });
     const result = await runRoute(app.routes[0], request());
     expect(result).toEqual({ status: 403, json: { detail: 'nope' }, headers: { Sunset: 'soon' } });
     expect(seen[0]).toBeInstanceOf(ForbiddenError);
   });
 
-  it('gives every plugin the app\'s principal through principalOf', async () => {
+  it("gives every plugin the app's principal through principalOf", async () => {
     const app = bootstrap({
       routers: [[route('/me', async (req) => ({ status: 200, json: await principalOf(req) }))]],
-      principal: (req) => (req.headers.authorization ? { id: 7, tierId: 2, isSuperuser: false, scopes: [], transport: 'bearer' } : null),
+      principal: (req) =>
+        req.headers.authorization ? { id: 7, tierId: 2, isSuperuser: false, scopes: [], transport: 'bearer' } : null,
     });
     expect((await runRoute(app.routes[0], request())).json).toBeNull();
-    const authed = createRequest({ method: 'GET', path: '/me', query: {}, headers: { authorization: 'x' }, body: undefined, clientAddress: '::1' });
+    const authed = createRequest({
+      method: 'GET',
+      path: '/me',
+      query: {},
+      headers: { authorization: 'x' },
+      body: undefined,
+      clientAddress: '::1',
+    });
     expect((await runRoute(app.routes[0], authed)).json).toMatchObject({ id: 7, tierId: 2 });
   });
 
@@ -76,13 +121,27 @@ describe('bootstrap and the plugin contract', () => {
     expect(() => bootstrap({ routers: [[route('/a/:id', ok)], [route('/a/:key', ok)]] })).toThrow(/Route clash/);
   });
 
-  it('runs the plugins\' migration sets, then the app\'s, then init; close runs in reverse', async () => {
-    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+  it("runs the plugins' migration sets, then the app's, then init; close runs in reverse", async () => {
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: ':memory:' },
+      useNullAsDefault: true,
+    });
     const events: string[] = [];
     const app = bootstrap({
       plugins: [
-        { name: 'a', migrations: set('limits', events), init: async () => void events.push('a init'), close: async () => void events.push('a close') },
-        { name: 'b', migrations: set('account', events), init: async () => void events.push('b init'), close: async () => void events.push('b close') },
+        {
+          name: 'a',
+          migrations: set('limits', events),
+          init: async () => void events.push('a init'),
+          close: async () => void events.push('a close'),
+        },
+        {
+          name: 'b',
+          migrations: set('account', events),
+          init: async () => void events.push('b init'),
+          close: async () => void events.push('b close'),
+        },
       ],
       migrations: [{ ...set('app', events), after: ['limits'], before: ['account'] }],
     });
@@ -90,11 +149,15 @@ describe('bootstrap and the plugin contract', () => {
     await app.start(knex);
     await app.close();
     expect(events).toEqual(['limits up', 'app up', 'account up', 'a init', 'b init', 'b close', 'a close']);
-    expect((await knex('crudsmith_migrations').select('name')).map((r) => r.name)).toEqual(['limits/0001', 'app/0001', 'account/0001']);
+    expect((await knex('crudsmith_migrations').select('name')).map((r) => r.name)).toEqual([
+      'limits/0001',
+      'app/0001',
+      'account/0001',
+    ]);
     await knex.destroy();
   });
 
-  it('runs a plugin\'s migrations after those of the plugins it depends on', () => {
+  it("runs a plugin's migrations after those of the plugins it depends on", () => {
     const app = bootstrap({
       plugins: [
         { name: 'admin', dependsOn: ['users'], migrations: set('admin') },
@@ -107,18 +170,29 @@ describe('bootstrap and the plugin contract', () => {
 
   it('fails at startup naming a plugin that another depends on and that is missing', () => {
     expect(() => bootstrap({ plugins: [{ name: 'admin', dependsOn: ['account'] }] })).toThrow(ConfigurationError);
-    expect(() => bootstrap({ plugins: [{ name: 'admin', dependsOn: ['account'] }] })).toThrow(/admin needs the account plugin/);
+    expect(() => bootstrap({ plugins: [{ name: 'admin', dependsOn: ['account'] }] })).toThrow(
+      /admin needs the account plugin/,
+    );
     expect(() => bootstrap({ plugins: [{ name: 'x' }, { name: 'x' }] })).toThrow(/Two plugins are named x/);
   });
 
-  it('fails at startup on migration sets that name an unknown set, wait on each other, or repeat a plugin\'s', () => {
-    expect(() => bootstrap({ migrations: [{ ...set('app'), after: ['tiers'] }] })).toThrow(/app runs after tiers, which is not in the app/);
-    expect(() => bootstrap({ migrations: [{ ...set('a'), after: ['b'] }, { ...set('b'), after: ['a'] }] })).toThrow(/cycle: a, b/);
+  it("fails at startup on migration sets that name an unknown set, wait on each other, or repeat a plugin's", () => {
+    expect(() => bootstrap({ migrations: [{ ...set('app'), after: ['tiers'] }] })).toThrow(
+      /app runs after tiers, which is not in the app/,
+    );
+    expect(() =>
+      bootstrap({
+        migrations: [
+          { ...set('a'), after: ['b'] },
+          { ...set('b'), after: ['a'] },
+        ],
+      }),
+    ).toThrow(/cycle: a, b/);
     const plugin: Plugin = { name: 'account', migrations: set('account') };
     expect(() => bootstrap({ plugins: [plugin], migrations: [set('account')] })).toThrow(/comes from its plugin/);
   });
 
-  it('asks each hook\'s appliesTo once per route at bootstrap, and runs the hook only on the routes it chose', async () => {
+  it("asks each hook's appliesTo once per route at bootstrap, and runs the hook only on the routes it chose", async () => {
     const asked: string[] = [];
     const ran: string[] = [];
     const plugin: Plugin = {
@@ -134,10 +208,17 @@ describe('bootstrap and the plugin contract', () => {
     expect(asked.sort()).toEqual(['/guarded/a', '/open']);
     for (let i = 0; i < 3; i++) for (const r of app.routes) await runRoute(r, request(r.path));
     expect(asked).toHaveLength(2);
-    expect(ran).toEqual(['before /guarded/a', 'after /guarded/a', 'before /guarded/a', 'after /guarded/a', 'before /guarded/a', 'after /guarded/a']);
+    expect(ran).toEqual([
+      'before /guarded/a',
+      'after /guarded/a',
+      'before /guarded/a',
+      'after /guarded/a',
+      'before /guarded/a',
+      'after /guarded/a',
+    ]);
   });
 
-  it('keeps each wrapped route\'s dependencies, resolved once, after the before hooks', async () => {
+  it("keeps each wrapped route's dependencies, resolved once, after the before hooks", async () => {
     const order: string[] = [];
     const dependency = () => void order.push('dependency');
     const app = bootstrap({

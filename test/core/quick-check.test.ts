@@ -104,7 +104,20 @@ async function both(schema: new () => object, body: Record<string, unknown>) {
 
 const ITEM_BODIES: [string, Record<string, unknown>, boolean][] = [
   ['the required field only', { name: 'lamp' }, true],
-  ['every optional field', { name: 'lamp', price: 12.5, category: 'b', contact: 'a@b.co', tags: ['x', 'y'], pairs: 4, anything: { deep: 1 }, present: 'p' }, true],
+  [
+    'every optional field',
+    {
+      name: 'lamp',
+      price: 12.5,
+      category: 'b',
+      contact: 'a@b.co',
+      tags: ['x', 'y'],
+      pairs: 4,
+      anything: { deep: 1 },
+      present: 'p',
+    },
+    true,
+  ],
   ['nulls on optional fields', { name: 'lamp', price: null, category: null, tags: null }, true],
   ['the conditional field when its condition holds', { name: 'lamp', category: 'a', stock: 3 }, true],
   ['the conditional field, wrong, when its condition fails', { name: 'lamp', category: 'b', stock: 'x' }, true],
@@ -146,9 +159,9 @@ describe('quickCheckOf', () => {
   });
 
   it.each([
-    ['the child\'s own constraint', { name: 'lamp', colour: 'red' }, true],
-    ['the child\'s own constraint broken', { name: 'lamp', colour: 'crimson' }, false],
-    ['the overriding constraint, where the parent\'s would fail', { name: 'lamp', pairs: 3 }, true],
+    ["the child's own constraint", { name: 'lamp', colour: 'red' }, true],
+    ["the child's own constraint broken", { name: 'lamp', colour: 'crimson' }, false],
+    ["the overriding constraint, where the parent's would fail", { name: 'lamp', pairs: 3 }, true],
     ['the overriding constraint broken', { name: 'lamp', pairs: 2.5 }, false],
     ['an inherited constraint broken', { name: 'lamp', price: -5 }, false],
   ] as const)('follows inheritance as class-validator does: %s', async (_, body, valid) => {
@@ -175,9 +188,11 @@ describe('quickCheckOf', () => {
     expect(quickCheckOf(schema)).toBeNull();
   });
 
-  it('leaves validateBody\'s answers and errors as class-validator words them', async () => {
+  it("leaves validateBody's answers and errors as class-validator words them", async () => {
     await expect(validateBody(Item, { name: 'lamp', price: 3 })).resolves.toEqual({ name: 'lamp', price: 3 });
-    const error = await validateBody(Item, { name: 'lamp', price: -1, tags: ['x', 3] }).catch((e: { detail: unknown }) => e.detail);
+    const error = await validateBody(Item, { name: 'lamp', price: -1, tags: ['x', 3] }).catch(
+      (e: { detail: unknown }) => e.detail,
+    );
     expect(error).toEqual([
       { loc: ['body', 'price'], msg: 'price must not be less than 0', type: 'min' },
       { loc: ['body', 'tags'], msg: 'each value in tags must be a string', type: 'isString' },

@@ -33,7 +33,14 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
   describe('create', () => {
     it('answers the row as stored, in one shape on every engine', async () => {
       const row = await items.create(db.knex, { name: 'Zeta', price: '12.50', last_sold: '2024-05-01T10:00:00.123Z' });
-      expect(row).toMatchObject({ id: 7, name: 'Zeta', price: 12.5, is_deleted: false, description: null, deleted_at: null });
+      expect(row).toMatchObject({
+        id: 7,
+        name: 'Zeta',
+        price: 12.5,
+        is_deleted: false,
+        description: null,
+        deleted_at: null,
+      });
       expect(row.last_sold).toEqual(new Date('2024-05-01T10:00:00.123Z'));
       expect(row.created_at).toBeInstanceOf(Date);
       expect(await items.get(db.knex, { id: 7 })).toEqual(row);
@@ -56,7 +63,10 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
     });
 
     it('answers only the schema fields with schemaToSelect, and instances with returnAsModel', async () => {
-      expect(await items.create(db.knex, { name: 'Eta', category: 'x' }, { schemaToSelect: ItemName })).toEqual({ name: 'Eta', category: 'x' });
+      expect(await items.create(db.knex, { name: 'Eta', category: 'x' }, { schemaToSelect: ItemName })).toEqual({
+        name: 'Eta',
+        category: 'x',
+      });
       const model = await items.get(db.knex, { name: 'Eta' }, { schemaToSelect: ItemName, returnAsModel: true });
       expect(model).toBeInstanceOf(ItemName);
       expect(await items.get(db.knex, { name: 'Eta' }, { returnAsModel: true })).toBeInstanceOf(Item);
@@ -82,7 +92,9 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
     });
 
     it('fails at once on a schema field that is not a column', async () => {
-      await expect(items.get(db.knex, {}, { schemaToSelect: ['name', 'colour'] })).rejects.toBeInstanceOf(ConfigurationError);
+      await expect(items.get(db.knex, {}, { schemaToSelect: ['name', 'colour'] })).rejects.toBeInstanceOf(
+        ConfigurationError,
+      );
     });
   });
 
@@ -95,7 +107,9 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
     });
 
     it('answers the updated row with schemaToSelect', async () => {
-      expect(await items.update(db.knex, { name: 'Alef' }, { filters: { id: 1 }, schemaToSelect: ['id', 'name'] })).toEqual({ id: 1, name: 'Alef' });
+      expect(
+        await items.update(db.knex, { name: 'Alef' }, { filters: { id: 1 }, schemaToSelect: ['id', 'name'] }),
+      ).toEqual({ id: 1, name: 'Alef' });
     });
 
     it('is a 404 for a missing or soft-deleted row', async () => {
@@ -105,14 +119,18 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
     });
 
     it('refuses several matches unless allowMultiple', async () => {
-      await expect(items.update(db.knex, { price: 1 }, { filters: { category: 'tools' } })).rejects.toBeInstanceOf(BadRequestError);
+      await expect(items.update(db.knex, { price: 1 }, { filters: { category: 'tools' } })).rejects.toBeInstanceOf(
+        BadRequestError,
+      );
       expect(await items.count(db.knex, { price: 1 })).toBe(0);
       await items.update(db.knex, { price: 1 }, { filters: { category: 'tools' }, allowMultiple: true });
       expect(await items.count(db.knex, { price: 1 })).toBe(2);
     });
 
     it('a duplicate is a 409 and leaves the row unchanged', async () => {
-      await expect(items.update(db.knex, { name: 'Gamma' }, { filters: { id: 1 } })).rejects.toBeInstanceOf(DuplicateValueError);
+      await expect(items.update(db.knex, { name: 'Gamma' }, { filters: { id: 1 } })).rejects.toBeInstanceOf(
+        DuplicateValueError,
+      );
       expect((await items.get(db.knex, { id: 1 }))?.name).toBe('Alpha');
     });
   });
@@ -159,7 +177,8 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
         () => items.dbDelete(db.knex, {}, { allowMultiple: true }),
         () => items.delete(db.knex, {}, { allowMultiple: true }),
         () => items.delete(db.knex, { id: undefined }),
-      ]) await expect(call()).rejects.toThrow(/without a filter would act on every row: pass \{ all: true \}/);
+      ])
+        await expect(call()).rejects.toThrow(/without a filter would act on every row: pass \{ all: true \}/);
       expect(await items.count(db.knex, {}, { includeDeleted: true })).toBe(6);
       expect(await items.count(db.knex)).toBe(6);
     });
@@ -198,13 +217,17 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
       await expect(both).rejects.toBeInstanceOf(ConfigurationError);
       const outer = authors.get(db.knex, { id: 1 }, { joinModel: 'books', joinType: 'outer' as 'left' });
       await expect(outer).rejects.toThrow(/Unknown joinType 'outer'/);
-      await expect(authors.getMulti(db.knex, { joinsConfig: [{ relation: 'books', joinType: 'full' as 'left' }] })).rejects.toThrow(/Unknown joinType 'full'/);
+      await expect(
+        authors.getMulti(db.knex, { joinsConfig: [{ relation: 'books', joinType: 'full' as 'left' }] }),
+      ).rejects.toThrow(/Unknown joinType 'full'/);
     });
   });
 
   describe('writes are atomic', () => {
     it('a failing multi-row update changes nothing', async () => {
-      const error = await items.update(db.knex, { name: 'Same' }, { filters: { category: 'tools' }, allowMultiple: true }).catch((e) => e);
+      const error = await items
+        .update(db.knex, { name: 'Same' }, { filters: { category: 'tools' }, allowMultiple: true })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(DuplicateValueError);
       expect(await items.count(db.knex, { name: 'Same' })).toBe(0);
     });

@@ -2,7 +2,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootstrap, DatabaseUnavailableError, requestLog, ServiceUnavailableError, type RouteDescriptor, type StructuredLogger } from '@crudsmith/core';
+import {
+  bootstrap,
+  DatabaseUnavailableError,
+  requestLog,
+  ServiceUnavailableError,
+  type RouteDescriptor,
+  type StructuredLogger,
+} from '@crudsmith/core';
 import { appWith as expressApp } from '../adapters/express-harness';
 import { appWith as fastifyApp } from '../adapters/fastify-harness';
 import { appWith as koaApp } from '../adapters/koa-harness';
@@ -12,7 +19,10 @@ type Line = { level: 'info' | 'warn' | 'error'; message: string; err?: unknown }
 
 // A node server under each adapter, with the request log attached before it serves; Koa's
 // own `error` event (what Koa reports itself) goes to `koaErrors`.
-const STARTERS: Record<string, (routes: RouteDescriptor[], options: MountOptions, koaErrors: unknown[]) => Promise<Server>> = {
+const STARTERS: Record<
+  string,
+  (routes: RouteDescriptor[], options: MountOptions, koaErrors: unknown[]) => Promise<Server>
+> = {
   koa: (routes, options, koaErrors) => {
     const app = koaApp(routes, options);
     app.on('error', (error: unknown) => void koaErrors.push(error));
@@ -27,7 +37,9 @@ const STARTERS: Record<string, (routes: RouteDescriptor[], options: MountOptions
 };
 
 function listening(server: Server): Promise<Server> {
-  return new Promise((resolve) => (server.listening ? resolve(server) : server.once('listening', () => resolve(server))));
+  return new Promise((resolve) =>
+    server.listening ? resolve(server) : server.once('listening', () => resolve(server)),
+  );
 }
 
 // Errors a driver throws when the database is away: the database error mapping makes them 503s.
@@ -60,16 +72,23 @@ describe.each(Object.keys(STARTERS))('request log levels and error reports on %s
 
   // Lines are written as answers end: wait for `count`, then a little longer, so an extra line would show.
   async function settled(lines: Line[], count: number): Promise<Line[]> {
-    for (let waited = 0; lines.length < count && waited < 3000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let waited = 0; lines.length < count && waited < 3000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 100));
     return lines;
   }
 
   it('writes an outage 503 at warn, without a stack, whether typed or a driver error mapped to it', async () => {
     const { url, lines } = await start([
-      route('GET /database-down', () => { throw new DatabaseUnavailableError(); }),
-      route('GET /refused', () => { throw refused(); }),
-      route('GET /store-down', () => { throw new ServiceUnavailableError('The session store is unavailable'); }),
+      route('GET /database-down', () => {
+        throw new DatabaseUnavailableError();
+      }),
+      route('GET /refused', () => {
+        throw refused();
+      }),
+      route('GET /store-down', () => {
+        throw new ServiceUnavailableError('The session store is unavailable');
+      }),
     ]);
     for (const path of ['/database-down', '/refused', '/store-down']) {
       const res = await fetch(`${url}${path}`, { headers: { 'x-request-id': `outage${path.replace('/', '-')}` } });
@@ -86,11 +105,24 @@ describe.each(Object.keys(STARTERS))('request log levels and error reports on %s
 
   it('writes an unexpected 500 at error with the error as err, on its line and nowhere else', async () => {
     const fault = new Error('a bug in the handler');
-    const { url, lines } = await start([route('GET /broken', () => { throw fault; })]);
+    const { url, lines } = await start([
+      route('GET /broken', () => {
+        throw fault;
+      }),
+    ]);
     const res = await fetch(`${url}/broken`, { headers: { 'x-request-id': 'broken-1' } });
     expect(res.status).toBe(500);
     expect(await settled(lines, 1)).toEqual([
-      { level: 'error', message: 'request', requestId: 'broken-1', method: 'GET', route: '/broken', status: 500, durationMs: expect.any(Number), err: fault },
+      {
+        level: 'error',
+        message: 'request',
+        requestId: 'broken-1',
+        method: 'GET',
+        route: '/broken',
+        status: 500,
+        durationMs: expect.any(Number),
+        err: fault,
+      },
     ]);
   });
 
@@ -107,20 +139,28 @@ describe.each(Object.keys(STARTERS))('request log levels and error reports on %s
   });
 
   // Koa streams the body itself and reports its failure to the app's `error` event, where a Koa app's errors go.
-  it('reports a body stream that fails mid-answer with the id of its request, or on Koa to Koa\'s error event', async () => {
-    const failing = () => new Readable({
-      read() {
-        this.push('partial ');
-        this.destroy(new Error('the file went away'));
-      },
-    });
-    const { url, lines, koaErrors } = await start([route('GET /stream', () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: failing() }))]);
-    await fetch(`${url}/stream`, { headers: { 'x-request-id': 'stream-1' } }).then((res) => res.text()).catch(() => undefined);
+  it("reports a body stream that fails mid-answer with the id of its request, or on Koa to Koa's error event", async () => {
+    const failing = () =>
+      new Readable({
+        read() {
+          this.push('partial ');
+          this.destroy(new Error('the file went away'));
+        },
+      });
+    const { url, lines, koaErrors } = await start([
+      route('GET /stream', () => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: failing() })),
+    ]);
+    await fetch(`${url}/stream`, { headers: { 'x-request-id': 'stream-1' } })
+      .then((res) => res.text())
+      .catch(() => undefined);
     await settled(lines, 1);
     const reported = lines.filter((line) => line.err !== undefined);
     expect(reported).toHaveLength(adapter === 'koa' ? 0 : 1);
     // Koa may emit it more than once (from the body's listener and from its response).
-    expect([...new Set(koaErrors.map((error) => (error as Error).message))]).toEqual(adapter === 'koa' ? ['the file went away'] : []);
-    for (const line of reported) expect(line).toMatchObject({ level: 'error', requestId: 'stream-1', err: { message: 'the file went away' } });
+    expect([...new Set(koaErrors.map((error) => (error as Error).message))]).toEqual(
+      adapter === 'koa' ? ['the file went away'] : [],
+    );
+    for (const line of reported)
+      expect(line).toMatchObject({ level: 'error', requestId: 'stream-1', err: { message: 'the file went away' } });
   });
 });

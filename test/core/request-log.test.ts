@@ -29,7 +29,8 @@ describe('requestLog on a node server', () => {
   }
 
   const until = async (check: () => boolean) => {
-    for (let waited = 0; !check() && waited < 3000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let waited = 0; !check() && waited < 3000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
   };
 
   it('writes the id into the request the app reads, and one line with no route when no route plugin ran', async () => {
@@ -38,7 +39,17 @@ describe('requestLog on a node server', () => {
     expect(await res.text()).toBe('given-1');
     expect(res.headers.get('x-request-id')).toBe('given-1');
     await until(() => lines.length > 0);
-    expect(lines).toEqual([{ level: 'info', message: 'request', requestId: 'given-1', method: 'GET', route: null, status: 200, durationMs: expect.any(Number) }]);
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        message: 'request',
+        requestId: 'given-1',
+        method: 'GET',
+        route: null,
+        status: 200,
+        durationMs: expect.any(Number),
+      },
+    ]);
   });
 
   it('echoes the id even when the app removed every header before answering, as Koa does on an error', async () => {
@@ -76,6 +87,17 @@ describe('requestLog on a node server', () => {
     socket.destroy();
     await until(() => lines.length > 0);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(lines).toEqual([{ level: 'warn', message: 'request', requestId: 'gone-1', method: 'GET', route: null, status: null, durationMs: expect.any(Number), aborted: true }]);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        message: 'request',
+        requestId: 'gone-1',
+        method: 'GET',
+        route: null,
+        status: null,
+        durationMs: expect.any(Number),
+        aborted: true,
+      },
+    ]);
   });
 });

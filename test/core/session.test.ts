@@ -1,11 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, hashSecret, migrationSource, safeEqual, type NeutralRequest } from '@crudsmith/core';
 import { createRequest } from '@crudsmith/core/adapter';
-import { KnexSessionStore, MemorySessionStore, SessionManager, sessionMigrations, type SessionStore } from '@crudsmith/core/session';
+import {
+  KnexSessionStore,
+  MemorySessionStore,
+  SessionManager,
+  sessionMigrations,
+  type SessionStore,
+} from '@crudsmith/core/session';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 
 const requestWith = (cookies: Record<string, string> = {}): NeutralRequest =>
-  createRequest({ method: 'GET', path: '/', query: {}, headers: {}, cookies, body: undefined, clientAddress: '127.0.0.1' });
+  createRequest({
+    method: 'GET',
+    path: '/',
+    query: {},
+    headers: {},
+    cookies,
+    body: undefined,
+    clientAddress: '127.0.0.1',
+  });
 
 type StoreCase = { name: string; open(): Promise<{ store: SessionStore; db?: TestDatabase }> };
 
@@ -26,7 +40,14 @@ describe.each(cases)('SessionManager with the $name store', (storeCase) => {
   let db: TestDatabase | undefined;
   let clock = 1_700_000_000_000;
   const manager = (options: Partial<ConstructorParameters<typeof SessionManager>[0]> = {}) =>
-    new SessionManager({ store, idleTimeoutSeconds: 600, absoluteTimeoutSeconds: 3600, touchIntervalSeconds: 10, now: () => clock, ...options });
+    new SessionManager({
+      store,
+      idleTimeoutSeconds: 600,
+      absoluteTimeoutSeconds: 3600,
+      touchIntervalSeconds: 10,
+      now: () => clock,
+      ...options,
+    });
 
   beforeAll(async () => {
     ({ store, db } = await storeCase.open());
@@ -35,8 +56,19 @@ describe.each(cases)('SessionManager with the $name store', (storeCase) => {
 
   it('issues a 256-bit random id in an HttpOnly, SameSite=Lax, host-only cookie and stores only its hash', async () => {
     const sessions = manager();
-    const { session, cookie } = await sessions.create(1, { data: { csrf: 'x' }, userAgent: 'ua', ipAddress: '127.0.0.1' });
-    expect(cookie).toMatchObject({ name: 'cs_session', httpOnly: true, secure: false, sameSite: 'lax', path: '/', maxAge: 3600 });
+    const { session, cookie } = await sessions.create(1, {
+      data: { csrf: 'x' },
+      userAgent: 'ua',
+      ipAddress: '127.0.0.1',
+    });
+    expect(cookie).toMatchObject({
+      name: 'cs_session',
+      httpOnly: true,
+      secure: false,
+      sameSite: 'lax',
+      path: '/',
+      maxAge: 3600,
+    });
     expect(cookie).not.toHaveProperty('domain');
     expect(cookie.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(cookie.value, 'base64url')).toHaveLength(32);
@@ -48,7 +80,13 @@ describe.each(cases)('SessionManager with the $name store', (storeCase) => {
       expect(JSON.stringify(rows)).not.toContain(cookie.value);
     }
     const loaded = await sessions.load(requestWith({ cs_session: cookie.value }));
-    expect(loaded).toMatchObject({ userId: '1', handle: session.handle, data: { csrf: 'x' }, userAgent: 'ua', ipAddress: '127.0.0.1' });
+    expect(loaded).toMatchObject({
+      userId: '1',
+      handle: session.handle,
+      data: { csrf: 'x' },
+      userAgent: 'ua',
+      ipAddress: '127.0.0.1',
+    });
   });
 
   it('reads nothing from a missing, malformed or unknown cookie', async () => {
@@ -78,7 +116,9 @@ describe.each(cases)('SessionManager with the $name store', (storeCase) => {
     const sessions = manager();
     const { cookie, session } = await sessions.create(3);
     clock += 5_000;
-    expect((await sessions.load(requestWith({ cs_session: cookie.value })))?.lastSeenAt.getTime()).toBe(session.lastSeenAt.getTime());
+    expect((await sessions.load(requestWith({ cs_session: cookie.value })))?.lastSeenAt.getTime()).toBe(
+      session.lastSeenAt.getTime(),
+    );
     clock += 6_000;
     const touched = await sessions.load(requestWith({ cs_session: cookie.value }));
     expect(touched?.lastSeenAt.getTime()).toBe(clock);
@@ -100,7 +140,10 @@ describe.each(cases)('SessionManager with the $name store', (storeCase) => {
     const second = await sessions.regenerate(first.session);
     expect(second?.cookie.value).not.toBe(first.cookie.value);
     expect(await sessions.load(requestWith({ cs_session: first.cookie.value }))).toBeNull();
-    expect(await sessions.load(requestWith({ cs_session: second!.cookie.value }))).toMatchObject({ userId: '4', data: { a: 1 } });
+    expect(await sessions.load(requestWith({ cs_session: second!.cookie.value }))).toMatchObject({
+      userId: '4',
+      data: { a: 1 },
+    });
     expect(await sessions.regenerate(first.session)).toBeNull();
   });
 
@@ -154,7 +197,13 @@ describe.each(cases)('SessionManager with the $name store', (storeCase) => {
   it('names its cookie after the manager, __Host- prefixed when secure', () => {
     expect(manager({ name: 'admin' }).cookieName).toBe('cs_admin');
     expect(manager({ secure: true }).cookieName).toBe('__Host-cs_session');
-    expect(manager().clearCookie()).toMatchObject({ name: 'cs_session', value: '', maxAge: 0, path: '/', httpOnly: true });
+    expect(manager().clearCookie()).toMatchObject({
+      name: 'cs_session',
+      value: '',
+      maxAge: 0,
+      path: '/',
+      httpOnly: true,
+    });
     expect(() => manager({ cookieName: '__Host-x' })).toThrow(ConfigurationError);
     expect(() => manager({ idleTimeoutSeconds: 0 })).toThrow(ConfigurationError);
   });

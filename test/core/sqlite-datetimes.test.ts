@@ -22,7 +22,12 @@ class Event extends Model {
 describe('datetimes on SQLite', () => {
   let db: TestDatabase;
   let events: CrudRepository<typeof Event>;
-  const stored = async () => (await db.knex('events').orderBy('id').select('name', 'created_at', db.knex.raw('typeof(created_at) as kind'))) as { name: string; created_at: unknown; kind: string }[];
+  const stored = async () =>
+    (await db.knex('events').orderBy('id').select('name', 'created_at', db.knex.raw('typeof(created_at) as kind'))) as {
+      name: string;
+      created_at: unknown;
+      kind: string;
+    }[];
 
   beforeEach(async () => {
     db = await openDatabase('sqlite');
@@ -44,7 +49,14 @@ describe('datetimes on SQLite', () => {
   });
   afterEach(() => db.destroy());
 
-  const timeline = ['crudsmith, 09:59:59.500', 'default, 10:00:00', 'crudsmith, 10:00:00', 'crudsmith, 10:00:00.250', 'default, now', 'crudsmith, now'];
+  const timeline = [
+    'crudsmith, 09:59:59.500',
+    'default, 10:00:00',
+    'crudsmith, 10:00:00',
+    'crudsmith, 10:00:00.250',
+    'default, now',
+    'crudsmith, now',
+  ];
 
   it('stores what crudsmith writes in the form CURRENT_TIMESTAMP writes, milliseconds only when there are some', async () => {
     const rows = await stored();
@@ -63,14 +75,26 @@ describe('datetimes on SQLite', () => {
     const asc = await events.getMulti(db.knex, { sortColumns: 'created_at', sortOrders: 'asc' });
     expect(asc.data.map((row) => row.name)).toEqual(timeline);
     const desc = await events.getMulti(db.knex, { sortColumns: 'created_at', sortOrders: 'desc' });
-    expect(desc.data.map((row) => row.name)).toEqual(['crudsmith, now', 'default, now', 'crudsmith, 10:00:00.250', 'default, 10:00:00', 'crudsmith, 10:00:00', 'crudsmith, 09:59:59.500']);
+    expect(desc.data.map((row) => row.name)).toEqual([
+      'crudsmith, now',
+      'default, now',
+      'crudsmith, 10:00:00.250',
+      'default, 10:00:00',
+      'crudsmith, 10:00:00',
+      'crudsmith, 09:59:59.500',
+    ]);
   });
 
   it('pages by cursor through both kinds of rows without skipping or repeating one', async () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await events.getMultiByCursor(db.knex, { sortColumns: ['created_at'], sortOrders: ['asc'], limit: 2, cursor });
+      const page = await events.getMultiByCursor(db.knex, {
+        sortColumns: ['created_at'],
+        sortOrders: ['asc'],
+        limit: 2,
+        cursor,
+      });
       seen.push(...page.data.map((row) => row.name as string));
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
@@ -78,12 +102,20 @@ describe('datetimes on SQLite', () => {
   });
 
   it('filters both kinds of rows by instant: __gte, __lt, __eq and between', async () => {
-    const names = async (filters: Record<string, unknown>) => (await events.select(db.knex, filters, { sortColumns: 'created_at' })).map((row) => row.name);
+    const names = async (filters: Record<string, unknown>) =>
+      (await events.select(db.knex, filters, { sortColumns: 'created_at' })).map((row) => row.name);
     expect(await names({ created_at__gte: '2024-01-01T10:00:00Z' })).toEqual(timeline.slice(1));
     expect(await names({ created_at__lt: '2024-01-01T10:00:00Z' })).toEqual(['crudsmith, 09:59:59.500']);
-    expect(await names({ created_at: '2024-01-01T10:00:00.000Z' })).toEqual(['default, 10:00:00', 'crudsmith, 10:00:00']);
-    expect(await names({ created_at__gt: '2024-01-01 10:00:00', created_at__lte: '2024-01-01T10:00:00.250Z' })).toEqual(['crudsmith, 10:00:00.250']);
-    expect(await names({ created_at__between: ['2024-01-01T09:59:59.500Z', '2024-01-01T10:00:00Z'] })).toEqual(timeline.slice(0, 3));
+    expect(await names({ created_at: '2024-01-01T10:00:00.000Z' })).toEqual([
+      'default, 10:00:00',
+      'crudsmith, 10:00:00',
+    ]);
+    expect(await names({ created_at__gt: '2024-01-01 10:00:00', created_at__lte: '2024-01-01T10:00:00.250Z' })).toEqual(
+      ['crudsmith, 10:00:00.250'],
+    );
+    expect(await names({ created_at__between: ['2024-01-01T09:59:59.500Z', '2024-01-01T10:00:00Z'] })).toEqual(
+      timeline.slice(0, 3),
+    );
   });
 
   it('reads every form back as the same Date, an earlier epoch-milliseconds row included, never rewriting it', async () => {

@@ -20,7 +20,10 @@ class Note extends Model {
   static override tableName = 'notes';
   static override jsonSchema = {
     properties: {
-      id: { type: 'integer' }, title: { type: 'string' }, price: { type: ['number', 'null'] }, is_deleted: { type: 'boolean' },
+      id: { type: 'integer' },
+      title: { type: 'string' },
+      price: { type: ['number', 'null'] },
+      is_deleted: { type: 'boolean' },
       ...Object.fromEntries(TIMES.map((column) => [column, { type: ['string', 'null'], format: 'date-time' }])),
     },
   };
@@ -45,7 +48,9 @@ interface Side {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const BetterSqlite = require('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => { _query(...args: unknown[]): Promise<unknown> };
+const BetterSqlite = require('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => {
+  _query(...args: unknown[]): Promise<unknown>;
+};
 /** knex's better-sqlite3 client with a `_query` of its own, which is never wrapped: it prepares every statement. */
 class PreparingEachTime extends BetterSqlite {
   override _query(...args: unknown[]): Promise<unknown> {
@@ -54,7 +59,11 @@ class PreparingEachTime extends BetterSqlite {
 }
 
 const open = (reuse = true) =>
-  knexFactory({ client: reuse ? 'better-sqlite3' : (PreparingEachTime as unknown as typeof Knex.Client), connection: { filename: ':memory:' }, useNullAsDefault: true });
+  knexFactory({
+    client: reuse ? 'better-sqlite3' : (PreparingEachTime as unknown as typeof Knex.Client),
+    connection: { filename: ':memory:' },
+    useNullAsDefault: true,
+  });
 
 async function createNotes(knex: Knex, extraFirst = false): Promise<void> {
   await knex.schema.createTable('notes', (t) => {
@@ -85,10 +94,28 @@ async function side(reuse: boolean): Promise<Side> {
   await createNotes(knex);
   const sent: string[] = [];
   knex.on('query', (query: { sql: string }) => sent.push(query.sql));
-  const server = await koaHarness.mount(routesOf(
-    crudRouter({ session: knex, model: Note, createSchema: NoteCreate, updateSchema: NoteUpdate, deleteSchema: NoteDelete, selectSchema: ['id', 'title', 'price', 'created_at'], path: '/notes' }),
-    crudRouter({ session: knex, model: Note, createSchema: NoteCreate, updateSchema: NoteUpdate, deleteSchema: NoteDelete, path: '/all' }),
-  ), { prefix: '/api' });
+  const server = await koaHarness.mount(
+    routesOf(
+      crudRouter({
+        session: knex,
+        model: Note,
+        createSchema: NoteCreate,
+        updateSchema: NoteUpdate,
+        deleteSchema: NoteDelete,
+        selectSchema: ['id', 'title', 'price', 'created_at'],
+        path: '/notes',
+      }),
+      crudRouter({
+        session: knex,
+        model: Note,
+        createSchema: NoteCreate,
+        updateSchema: NoteUpdate,
+        deleteSchema: NoteDelete,
+        path: '/all',
+      }),
+    ),
+    { prefix: '/api' },
+  );
   return { knex, sent, server, ...(await countPrepares(knex)) };
 }
 
@@ -103,7 +130,10 @@ async function call(at: Side, method: string, path: string, body?: unknown): Pro
   });
   const text = await res.text();
   // The two sides write their own clocks' times.
-  const answer = text === '' ? undefined : JSON.parse(text, (_, value) => (typeof value === 'string' && ISO.test(value) ? 'time' : value));
+  const answer =
+    text === ''
+      ? undefined
+      : JSON.parse(text, (_, value) => (typeof value === 'string' && ISO.test(value) ? 'time' : value));
   return { status: res.status, body: answer, statements: [...at.sent] };
 }
 
@@ -180,7 +210,7 @@ describe.skipIf(!ENGINES.includes('sqlite'))('prepared statements reused on bett
     });
   });
 
-  it('shares the connection\'s statements with its transactions, events unchanged', async () => {
+  it("shares the connection's statements with its transactions, events unchanged", async () => {
     const read = (k: Knex, id: number) => reuseCompiledSql(k('notes').select(['id', 'title']).where('id', id).limit(1));
     const run = async (at: Side) => {
       const answers = [await read(at.knex, 1), await read(at.knex, 3)];
@@ -190,7 +220,11 @@ describe.skipIf(!ENGINES.includes('sqlite'))('prepared statements reused on bett
         answers.push(await read(trx, 5), await read(trx, 7), await trx('notes').where('id', 7).update({ price: 1 }));
       });
       answers.push(await read(at.knex, 7));
-      return { answers, sent: [...at.sent], reads: at.prepared.slice(before).filter((sql) => sql.startsWith('select')).length };
+      return {
+        answers,
+        sent: [...at.sent],
+        reads: at.prepared.slice(before).filter((sql) => sql.startsWith('select')).length,
+      };
     };
     const [mine, theirs] = [await run(reusing), await run(plain)];
     expect(mine.answers).toEqual(theirs.answers);
@@ -211,7 +245,12 @@ describe.skipIf(!ENGINES.includes('sqlite'))('the statements kept per connection
 
   it('stay bounded, the least recently used one dropped first', async () => {
     const { connection, prepared } = await countPrepares(knex);
-    const shape = (i: number) => reuseCompiledSql(knex('t').select(knex.raw(`${i} as n`)).where('id', 1));
+    const shape = (i: number) =>
+      reuseCompiledSql(
+        knex('t')
+          .select(knex.raw(`${i} as n`))
+          .where('id', 1),
+      );
     for (let i = 0; i <= MAX_STATEMENTS + 20; i++) {
       await shape(i);
       expect(await shape(i)).toEqual([{ n: i }]);
@@ -226,7 +265,9 @@ describe.skipIf(!ENGINES.includes('sqlite'))('the statements kept per connection
   });
 
   it('are kept under withDatabaseTimeouts too (its client bounds query, not _query)', async () => {
-    const bounded = knexFactory(withDatabaseTimeouts({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true }));
+    const bounded = knexFactory(
+      withDatabaseTimeouts({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true }),
+    );
     try {
       const { connection, prepared } = await countPrepares(bounded);
       await bounded.schema.createTable('t', (t) => t.increments('id'));

@@ -31,15 +31,25 @@ const stores: [string, () => Promise<StoreUnderTest>][] = [
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'cs-storage-'));
       const list = (sub: string): string[] =>
-        readdirSync(join(dir, sub), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? list(join(sub, e.name)) : [join(sub, e.name)]));
-      return { storage: localStorage(dir), keys: async () => list('').sort(), close: async () => rmSync(dir, { recursive: true, force: true }) };
+        readdirSync(join(dir, sub), { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? list(join(sub, e.name)) : [join(sub, e.name)],
+        );
+      return {
+        storage: localStorage(dir),
+        keys: async () => list('').sort(),
+        close: async () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   ],
   [
     'an S3 bucket',
     async () => {
       const s3 = await startS3Server();
-      const storage = s3Storage({ bucket: s3.bucket, prefix: 'app/', config: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials } });
+      const storage = s3Storage({
+        bucket: s3.bucket,
+        prefix: 'app/',
+        config: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
+      });
       const keys = async () => s3.keys().map((key) => key.replace(/^app\//, ''));
       return { storage, keys, close: () => s3.stop() };
     },
@@ -79,8 +89,20 @@ describe.each(stores)('storage in %s', (_, open) => {
 
   it('refuses keys that could leave its folder or prefix, before touching anything', async () => {
     const before = await store.keys();
-    for (const key of ['../escape.png', 'avatars/../../escape.png', '/etc/passwd', 'a//b', '', '.hidden', 'a/./b', 'x'.repeat(513), 'sp ace.png']) {
-      await expect(store.storage.put(key, Buffer.from('x'), { contentType: 'text/plain' }), key).rejects.toThrow(TypeError);
+    for (const key of [
+      '../escape.png',
+      'avatars/../../escape.png',
+      '/etc/passwd',
+      'a//b',
+      '',
+      '.hidden',
+      'a/./b',
+      'x'.repeat(513),
+      'sp ace.png',
+    ]) {
+      await expect(store.storage.put(key, Buffer.from('x'), { contentType: 'text/plain' }), key).rejects.toThrow(
+        TypeError,
+      );
       await expect(store.storage.get(key), key).rejects.toThrow(TypeError);
       await expect(store.storage.delete(key), key).rejects.toThrow(TypeError);
     }
@@ -96,16 +118,32 @@ describe('storage in an S3 bucket: content types and outages', () => {
   afterAll(() => s3?.stop());
 
   it('keeps the content type it was given', async () => {
-    const storage = s3Storage({ bucket: s3.bucket, config: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials } });
+    const storage = s3Storage({
+      bucket: s3.bucket,
+      config: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
+    });
     await storage.put('kinds/pic.webp', Buffer.from('RIFF'), { contentType: 'image/webp' });
     expect((await storage.get('kinds/pic.webp'))!.contentType).toBe('image/webp');
   });
 
   it('answers 503 (StorageUnavailableError) when nothing listens or the bucket is missing, never a generic error', async () => {
-    const down = s3Storage({ bucket: s3.bucket, config: { endpoint: `http://127.0.0.1:${await closedPort()}`, region: s3.region, credentials: s3.credentials, maxAttempts: 1 } });
-    const missing = s3Storage({ bucket: 'no-such-bucket', config: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials, maxAttempts: 1 } });
+    const down = s3Storage({
+      bucket: s3.bucket,
+      config: {
+        endpoint: `http://127.0.0.1:${await closedPort()}`,
+        region: s3.region,
+        credentials: s3.credentials,
+        maxAttempts: 1,
+      },
+    });
+    const missing = s3Storage({
+      bucket: 'no-such-bucket',
+      config: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials, maxAttempts: 1 },
+    });
     for (const storage of [down, missing]) {
-      const failed = await storage.put('a.png', Buffer.from('x'), { contentType: 'image/png' }).catch((err: unknown) => err);
+      const failed = await storage
+        .put('a.png', Buffer.from('x'), { contentType: 'image/png' })
+        .catch((err: unknown) => err);
       expect(failed).toBeInstanceOf(StorageUnavailableError);
       expect((failed as StorageUnavailableError).status).toBe(503);
     }

@@ -61,7 +61,11 @@ class Tagged {
 
 /** Own enumerable entries and prototype: what the validator and the caller see of an instance. */
 function seen(instance: object) {
-  return { proto: Object.getPrototypeOf(instance), entries: Object.entries(instance), writable: (instance as Plain).writable };
+  return {
+    proto: Object.getPrototypeOf(instance),
+    entries: Object.entries(instance),
+    writable: (instance as Plain).writable,
+  };
 }
 
 describe('toInstance', () => {
@@ -91,7 +95,10 @@ describe('toInstance', () => {
   });
 
   it('leaves a body with an object or an array value to plainToInstance', () => {
-    for (const body of [{ name: 'lamp', extra: { a: 1 } }, { name: 'lamp', tags: ['a'] }]) {
+    for (const body of [
+      { name: 'lamp', extra: { a: 1 } },
+      { name: 'lamp', tags: ['a'] },
+    ]) {
       expect(makesDirectly(Plain, body)).toBe(false);
       expect(seen(toInstance(Plain, body))).toEqual(seen(plainToInstance(Plain, body)));
     }

@@ -20,7 +20,9 @@ class Create {
 /** The issues of the 422 validateBody throws, or fails the test when it answers instead. */
 async function issuesOf(body: unknown, options?: Parameters<typeof validateBody>[2]) {
   const error = await validateBody(Create, body, options).then(
-    (value) => { throw new Error(`expected a 422, got ${JSON.stringify(value)}`); },
+    (value) => {
+      throw new Error(`expected a 422, got ${JSON.stringify(value)}`);
+    },
     (thrown: unknown) => thrown,
   );
   expect(error).toBeInstanceOf(ValidationError);
@@ -34,7 +36,10 @@ describe('validateBody', () => {
   });
 
   it('validates nested objects declared with @Type and @ValidateNested', async () => {
-    await expect(validateBody(Create, { name: 'lamp', address: { city: 'Lyon' } })).resolves.toEqual({ name: 'lamp', address: { city: 'Lyon' } });
+    await expect(validateBody(Create, { name: 'lamp', address: { city: 'Lyon' } })).resolves.toEqual({
+      name: 'lamp',
+      address: { city: 'Lyon' },
+    });
     const issues = await issuesOf({ name: 'lamp', address: { city: 5 } });
     expect(issues.map((i) => i.loc)).toEqual([['body', 'address', 'city']]);
   });
@@ -53,16 +58,23 @@ describe('validateBody', () => {
     ]);
   });
 
-  it.each(['toString', 'constructor', 'hasOwnProperty', 'valueOf'])('rejects a field named like an object method (%s)', async (key) => {
-    expect(await issuesOf({ name: 'lamp', [key]: 'x' })).toEqual([
-      { loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
-    ]);
-  });
+  it.each(['toString', 'constructor', 'hasOwnProperty', 'valueOf'])(
+    'rejects a field named like an object method (%s)',
+    async (key) => {
+      expect(await issuesOf({ name: 'lamp', [key]: 'x' })).toEqual([
+        { loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+      ]);
+    },
+  );
 
   it('rejects an own __proto__ key and never follows it', async () => {
     const body = JSON.parse('{"name":"lamp","__proto__":{"stock":"not a number"}}');
     const issues = await issuesOf(body);
-    expect(issues).toContainEqual({ loc: ['body', '__proto__'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+    expect(issues).toContainEqual({
+      loc: ['body', '__proto__'],
+      msg: 'Extra inputs are not permitted',
+      type: 'extra_forbidden',
+    });
   });
 
   it('rejects a field class-transformer drops (@Exclude) instead of passing it unchecked', async () => {
@@ -78,23 +90,33 @@ describe('validateBody', () => {
   });
 
   it('answers one entry for a server-set field the schema does not declare, or declares with another type', async () => {
-    const serverSet = { loc: ['body', 'owner_id'], msg: "Field 'owner_id' is set by the server", type: 'extra_forbidden' };
+    const serverSet = {
+      loc: ['body', 'owner_id'],
+      msg: "Field 'owner_id' is set by the server",
+      type: 'extra_forbidden',
+    };
     expect(await issuesOf({ name: 'lamp', owner_id: 1 }, { forbidden: ['owner_id'] })).toEqual([serverSet]);
     expect(await issuesOf({ name: 'lamp', stock: 'many' }, { forbidden: ['stock'] })).toEqual([
       { loc: ['body', 'stock'], msg: "Field 'stock' is set by the server", type: 'extra_forbidden' },
     ]);
-    const error = await validateBody(['name'], { name: 'lamp', owner_id: 1 }, { forbidden: ['owner_id'] }).catch((e: unknown) => e);
+    const error = await validateBody(['name'], { name: 'lamp', owner_id: 1 }, { forbidden: ['owner_id'] }).catch(
+      (e: unknown) => e,
+    );
     expect((error as ValidationError).detail).toEqual([serverSet]);
   });
 
   it('checks a list schema by name only', async () => {
     await expect(validateBody(['name'], { name: 'lamp' })).resolves.toEqual({ name: 'lamp' });
     const error = await validateBody(['name'], { name: 'lamp', toString: 'x' }).catch((e: unknown) => e);
-    expect((error as ValidationError).detail).toEqual([{ loc: ['body', 'toString'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]);
+    expect((error as ValidationError).detail).toEqual([
+      { loc: ['body', 'toString'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+    ]);
   });
 
   it('rejects a body that is not an object, or missing', async () => {
-    expect(await issuesOf([1, 2])).toEqual([{ loc: ['body'], msg: 'Input should be a valid object', type: 'model_attributes_type' }]);
+    expect(await issuesOf([1, 2])).toEqual([
+      { loc: ['body'], msg: 'Input should be a valid object', type: 'model_attributes_type' },
+    ]);
     expect(await issuesOf(undefined)).toEqual([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
   });
 
@@ -114,26 +136,42 @@ describe('validateBody', () => {
   it('refuses a nested object of more than 1000 keys before class-transformer, so a wide body costs linear time', async () => {
     const wide = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
     // 40,000 keys in one nested object took class-transformer about a second (its key dedupe is quadratic).
-    for (const body of [{ name: 'lamp', extra: wide(40_000) }, { name: 'lamp', address: wide(40_000) }, { name: 'lamp', stock: [1, { deep: wide(1001) }] }]) {
+    for (const body of [
+      { name: 'lamp', extra: wide(40_000) },
+      { name: 'lamp', address: wide(40_000) },
+      { name: 'lamp', stock: [1, { deep: wide(1001) }] },
+    ]) {
       const started = performance.now();
       const issues = await issuesOf(body);
       expect(performance.now() - started).toBeLessThan(300);
       expect(issues).toHaveLength(1);
       expect(issues[0].type).toBe('too_many_keys');
     }
-    expect((await issuesOf({ name: 'lamp', stock: [1, { deep: wide(1001) }] }))[0].loc).toEqual(['body', 'stock', 1, 'deep']);
+    expect((await issuesOf({ name: 'lamp', stock: [1, { deep: wide(1001) }] }))[0].loc).toEqual([
+      'body',
+      'stock',
+      1,
+      'deep',
+    ]);
     // The worst a body of about 1 MB can still be, many objects just under the bound, stays well under a second.
     const many = { name: 'lamp', extra: Array.from({ length: 100 }, () => wide(1000)) };
     const started = performance.now();
     expect((await issuesOf(many)).map((issue) => issue.loc)).toEqual([['body', 'extra']]);
     expect(performance.now() - started).toBeLessThan(2000);
     // At the bound, a nested object is transformed and validated as before.
-    await expect(validateBody(Create, { name: 'lamp', address: { city: 'Lyon', ...wide(999) } })).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      validateBody(Create, { name: 'lamp', address: { city: 'Lyon', ...wide(999) } }),
+    ).rejects.toBeInstanceOf(ValidationError);
   });
 });
 
 describe('rendering a 422', () => {
-  const issues = (n: number) => Array.from({ length: n }, (_, i) => ({ loc: ['body', `k${i}`], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
+  const issues = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      loc: ['body', `k${i}`],
+      msg: 'Extra inputs are not permitted',
+      type: 'extra_forbidden',
+    }));
 
   it('lists at most 100 entries, then one saying how many more were omitted', () => {
     const result = errorToResult(new ValidationError(issues(250)));
@@ -142,7 +180,11 @@ describe('rendering a 422', () => {
     expect(detail).toHaveLength(101);
     expect(detail.slice(0, 100)).toEqual(issues(100));
     expect(detail[100]).toEqual({ loc: [], msg: '150 more errors omitted', type: 'too_many_errors' });
-    expect((errorToResult(new ValidationError(issues(101))).json as { detail: unknown[] }).detail[100]).toEqual({ loc: [], msg: '1 more error omitted', type: 'too_many_errors' });
+    expect((errorToResult(new ValidationError(issues(101))).json as { detail: unknown[] }).detail[100]).toEqual({
+      loc: [],
+      msg: '1 more error omitted',
+      type: 'too_many_errors',
+    });
   });
 
   it('lists 100 entries or fewer as they are', () => {

@@ -34,7 +34,15 @@ describe.each(ENGINES)('composite primary keys on %s', (engine) => {
   beforeAll(async () => {
     db = await openDatabase(engine);
     await createOrderLines(db.knex);
-    router = crudRouter({ session: db.knex, model: OrderLine, path: '/lines', createSchema: LineCreate, updateSchema: LineUpdate, deleteSchema: LineDelete, selectSchema: LineCreate });
+    router = crudRouter({
+      session: db.knex,
+      model: OrderLine,
+      path: '/lines',
+      createSchema: LineCreate,
+      updateSchema: LineUpdate,
+      deleteSchema: LineDelete,
+      selectSchema: LineCreate,
+    });
   });
   afterAll(() => db?.destroy());
 
@@ -64,17 +72,28 @@ describe.each(ENGINES)('composite primary keys on %s', (engine) => {
     });
     afterAll(() => server?.close());
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, json: text ? JSON.parse(text) : undefined };
     };
 
     it('creates, reads, updates, deletes, restores and removes the row its key names, and no other', async () => {
-      for (const [order_id, line_no, product] of [[1, 1, 'hammer'], [1, 2, 'nails'], [2, 1, 'saw']] as const) {
+      for (const [order_id, line_no, product] of [
+        [1, 1, 'hammer'],
+        [1, 2, 'nails'],
+        [2, 1, 'saw'],
+      ] as const) {
         expect((await call('POST', '/lines', { order_id, line_no, product })).status).toBe(201);
       }
       expect((await call('POST', '/lines', { order_id: 1, line_no: 2, product: 'again' })).status).toBe(409);
-      expect(await call('GET', '/lines/1/2')).toEqual({ status: 200, json: { order_id: 1, line_no: 2, product: 'nails', qty: 1 } });
+      expect(await call('GET', '/lines/1/2')).toEqual({
+        status: 200,
+        json: { order_id: 1, line_no: 2, product: 'nails', qty: 1 },
+      });
       expect((await call('GET', '/lines/2/2')).status).toBe(404);
       const bad = await call('GET', '/lines/1/x');
       expect(bad.status).toBe(422);
@@ -87,17 +106,33 @@ describe.each(ENGINES)('composite primary keys on %s', (engine) => {
 
       expect((await call('DELETE', '/lines/1/1')).status).toBe(200);
       expect((await call('GET', '/lines/1/1')).status).toBe(404);
-      expect((await call('GET', '/lines')).json.data.map((row: Line) => [row.order_id, row.line_no])).toEqual([[1, 2], [2, 1]]);
-      expect(await call('POST', '/lines/1/1/restore')).toEqual({ status: 200, json: { order_id: 1, line_no: 1, product: 'hammer', qty: 1 } });
+      expect((await call('GET', '/lines')).json.data.map((row: Line) => [row.order_id, row.line_no])).toEqual([
+        [1, 2],
+        [2, 1],
+      ]);
+      expect(await call('POST', '/lines/1/1/restore')).toEqual({
+        status: 200,
+        json: { order_id: 1, line_no: 1, product: 'hammer', qty: 1 },
+      });
       expect((await call('POST', '/lines/1/1/restore')).status).toBe(404);
 
       expect((await call('DELETE', '/lines/db_delete/2/1')).status).toBe(200);
-      expect(await db.knex('order_lines').orderBy(['order_id', 'line_no']).select('order_id', 'line_no')).toEqual([{ order_id: 1, line_no: 1 }, { order_id: 1, line_no: 2 }]);
+      expect(await db.knex('order_lines').orderBy(['order_id', 'line_no']).select('order_id', 'line_no')).toEqual([
+        { order_id: 1, line_no: 1 },
+        { order_id: 1, line_no: 2 },
+      ]);
     });
 
     it('orders lists by every key column, so cursor pages neither skip nor repeat a row', async () => {
       await db.knex('order_lines').del();
-      for (const [order_id, line_no] of [[2, 1], [1, 3], [1, 1], [2, 2], [1, 2]]) await call('POST', '/lines', { order_id, line_no, product: 'x' });
+      for (const [order_id, line_no] of [
+        [2, 1],
+        [1, 3],
+        [1, 1],
+        [2, 2],
+        [1, 2],
+      ])
+        await call('POST', '/lines', { order_id, line_no, product: 'x' });
       const seen: number[][] = [];
       let cursor = '';
       do {
@@ -106,7 +141,13 @@ describe.each(ENGINES)('composite primary keys on %s', (engine) => {
         seen.push(...page.json.data.map((row: Line) => [row.order_id, row.line_no]));
         cursor = page.json.next_cursor ?? '';
       } while (cursor);
-      expect(seen).toEqual([[1, 1], [1, 2], [1, 3], [2, 1], [2, 2]]);
+      expect(seen).toEqual([
+        [1, 1],
+        [1, 2],
+        [1, 3],
+        [2, 1],
+        [2, 2],
+      ]);
     });
   });
 });

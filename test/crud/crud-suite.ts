@@ -35,7 +35,8 @@ export function runCrudSuiteOnReplica(harness: AdapterHarness): void {
     describeAreas(crudEnv(harness, 'postgres', backend));
     describe('the replica', () => {
       it('served the generated reads, from a server in recovery', async () => {
-        const inRecovery = async (knex: typeof backend.primary) => ((await knex.raw('select pg_is_in_recovery() as r')) as { rows: { r: boolean }[] }).rows[0].r;
+        const inRecovery = async (knex: typeof backend.primary) =>
+          ((await knex.raw('select pg_is_in_recovery() as r')) as { rows: { r: boolean }[] }).rows[0].r;
         expect(await inRecovery(backend.replica)).toBe(true);
         expect(await inRecovery(backend.primary)).toBe(false);
         const itemReads = backend.replicaReads.filter((sql) => /\bfrom "items"/i.test(sql));

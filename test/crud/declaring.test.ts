@@ -27,13 +27,30 @@ import { seedItems } from '../fixtures/seed';
 import { ItemCreate, ItemDelete, ItemRead, ItemUpdate } from './schemas';
 
 // Built once, without a connection: nothing here may touch the database before a request.
-const knex: Knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+const knex: Knex = knexFactory({
+  client: 'better-sqlite3',
+  connection: { filename: ':memory:' },
+  useNullAsDefault: true,
+});
 afterAll(() => knex.destroy());
 
 const items = (extra: Partial<CrudOptions> = {}): CrudOptions => ({
-  session: knex, model: Item, path: '/items', createSchema: ItemCreate, updateSchema: ItemUpdate, deleteSchema: ItemDelete, selectSchema: ItemRead, ...extra,
+  session: knex,
+  model: Item,
+  path: '/items',
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+  deleteSchema: ItemDelete,
+  selectSchema: ItemRead,
+  ...extra,
 });
-const books = (extra: Partial<CrudOptions> = {}): CrudOptions => ({ session: knex, model: Book, path: '/books', includedMethods: ['read', 'readMulti'], ...extra });
+const books = (extra: Partial<CrudOptions> = {}): CrudOptions => ({
+  session: knex,
+  model: Book,
+  path: '/books',
+  includedMethods: ['read', 'readMulti'],
+  ...extra,
+});
 
 /** The error a build throws (so its message can be read), failing when it throws none. */
 function buildError(build: () => unknown): ConfigurationError {
@@ -48,13 +65,19 @@ function buildError(build: () => unknown): ConfigurationError {
 
 describe('startup validations: thrown when the routes are built', () => {
   it('includedMethods together with deletedMethods', () => {
-    expect(buildError(() => crudRouter(items({ includedMethods: ['read'], deletedMethods: ['delete'] }))).message).toMatch(/includedMethods and deletedMethods/);
+    expect(
+      buildError(() => crudRouter(items({ includedMethods: ['read'], deletedMethods: ['delete'] }))).message,
+    ).toMatch(/includedMethods and deletedMethods/);
   });
 
   it('includeRelationships together with joinsConfig', () => {
-    const error = buildError(() => crudRouter(books({ includeRelationships: true, joinsConfig: [{ relation: 'author' }] })));
+    const error = buildError(() =>
+      crudRouter(books({ includeRelationships: true, joinsConfig: [{ relation: 'author' }] })),
+    );
     expect(error.message).toMatch(/mutually exclusive/);
-    expect(() => crudRouter(books({ includeRelationships: false, joinsConfig: [{ relation: 'author' }] }))).not.toThrow();
+    expect(() =>
+      crudRouter(books({ includeRelationships: false, joinsConfig: [{ relation: 'author' }] })),
+    ).not.toThrow();
   });
 
   it('an unknown relationship name: the message lists the invalid names and the available relationships', () => {
@@ -65,8 +88,13 @@ describe('startup validations: thrown when the routes are built', () => {
   });
 
   it('an unknown relation in joinsConfig, or a join field that is not a column', () => {
-    expect(buildError(() => crudRouter(books({ joinsConfig: [{ relation: 'publisher' }] }))).message).toContain('publisher');
-    expect(buildError(() => crudRouter(books({ joinsConfig: [{ relation: 'author', schemaToSelect: ['nickname'] }] }))).message).toContain('nickname');
+    expect(buildError(() => crudRouter(books({ joinsConfig: [{ relation: 'publisher' }] }))).message).toContain(
+      'publisher',
+    );
+    expect(
+      buildError(() => crudRouter(books({ joinsConfig: [{ relation: 'author', schemaToSelect: ['nickname'] }] })))
+        .message,
+    ).toContain('nickname');
   });
 
   it('a filter on an unknown column: the message names it and says it was not found in the model', () => {
@@ -79,27 +107,47 @@ describe('startup validations: thrown when the routes are built', () => {
 
   it('a filter with an unknown operator: the message names the operator and the allowed ones, not a column', () => {
     for (const key of ['price__bogus', 'author.name__near']) {
-      const { message } = buildError(() => crudRouter((key.includes('.') ? books : items)({ filterConfig: new FilterConfig({ [key]: null }) })));
-      expect(message, key).toContain(`Unknown filter operator '${key.slice(key.lastIndexOf('__') + 2)}' in filter '${key}'`);
+      const { message } = buildError(() =>
+        crudRouter((key.includes('.') ? books : items)({ filterConfig: new FilterConfig({ [key]: null }) })),
+      );
+      expect(message, key).toContain(
+        `Unknown filter operator '${key.slice(key.lastIndexOf('__') + 2)}' in filter '${key}'`,
+      );
       expect(message, key).toContain('eq, ne, gt, gte, lt, lte, is, is_not, like');
       expect(message, key).not.toMatch(/column/);
     }
-    const custom = buildError(() => crudRouter(items({ customFilters: { near: () => () => undefined }, filterConfig: { price__far: null } }))).message;
+    const custom = buildError(() =>
+      crudRouter(items({ customFilters: { near: () => () => undefined }, filterConfig: { price__far: null } })),
+    ).message;
     expect(custom).toMatch(/the operators are eq, .*, and the custom near$/);
   });
 
   it('a filter default of the wrong type', () => {
-    const wrong: Record<string, FilterValue>[] = [{ price: 'cheap' }, { id: 1.5 }, { is_deleted: 'maybe' }, { last_sold: 'yesterday' }, { price__gte: true }];
+    const wrong: Record<string, FilterValue>[] = [
+      { price: 'cheap' },
+      { id: 1.5 },
+      { is_deleted: 'maybe' },
+      { last_sold: 'yesterday' },
+      { price__gte: true },
+    ];
     for (const filterConfig of wrong) {
       expect(() => crudRouter(items({ filterConfig })), JSON.stringify(filterConfig)).toThrow(ConfigurationError);
     }
-    expect(() => crudRouter(items({ filterConfig: { price__gte: 10, is_deleted: false, category: 'tools', last_sold__lt: '2024-01-01' } }))).not.toThrow();
+    expect(() =>
+      crudRouter(
+        items({ filterConfig: { price__gte: 10, is_deleted: false, category: 'tools', last_sold__lt: '2024-01-01' } }),
+      ),
+    ).not.toThrow();
   });
 
   it('a select, create or update schema field that is not a column', () => {
     expect(buildError(() => crudRouter(items({ selectSchema: ['id', 'colour'] }))).message).toContain('colour');
-    expect(buildError(() => crudRouter(items({ createSchema: ['name', 'shade'] }))).message).toBe("createSchema field 'shade' is not a column of model Item");
-    expect(buildError(() => crudRouter(items({ updateSchema: ['name', 'tint'] }))).message).toBe("updateSchema field 'tint' is not a column of model Item");
+    expect(buildError(() => crudRouter(items({ createSchema: ['name', 'shade'] }))).message).toBe(
+      "createSchema field 'shade' is not a column of model Item",
+    );
+    expect(buildError(() => crudRouter(items({ updateSchema: ['name', 'tint'] }))).message).toBe(
+      "updateSchema field 'tint' is not a column of model Item",
+    );
   });
 
   it('a route clash, within a router or between routers', () => {
@@ -108,7 +156,9 @@ describe('startup validations: thrown when the routes are built', () => {
     creator.addRoutesToRouter();
     creator.addCustomRoute({ method: 'GET', path: '/:slug', handler: async () => ({ status: 200, json: null }) });
     expect(buildError(() => creator.router).message).toMatch(/Route clash/);
-    expect(buildError(() => routesOf(crudRouter(items()), crudRouter(items({ tags: ['again'] })))).message).toMatch(/Route clash/);
+    expect(buildError(() => routesOf(crudRouter(items()), crudRouter(items({ tags: ['again'] })))).message).toMatch(
+      /Route clash/,
+    );
   });
 
   it('other misfits: unknown operation names, a missing write schema, an auto field that is not a column', () => {
@@ -116,7 +166,9 @@ describe('startup validations: thrown when the routes are built', () => {
     expect(() => crudRouter(items({ endpointNames: { fetch: 'x' } }))).toThrow(ConfigurationError);
     expect(() => crudRouter(items({ createSchema: undefined }))).toThrow(ConfigurationError);
     expect(() => crudRouter(items({ createSchema: undefined, deletedMethods: ['create'] }))).not.toThrow();
-    expect(() => crudRouter(items({ createConfig: { autoFields: { owner_id: () => 1 } } }))).toThrow(ConfigurationError);
+    expect(() => crudRouter(items({ createConfig: { autoFields: { owner_id: () => 1 } } }))).toThrow(
+      ConfigurationError,
+    );
     expect(() => crudRouter(items({ defaultLimit: 50, maxLimit: 10 }))).toThrow(ConfigurationError);
   });
 
@@ -140,7 +192,9 @@ describe('startup validations: thrown when the routes are built', () => {
       @Filter() colour?: string;
     }
     crud(BadProperty, { createSchema: ItemCreate, updateSchema: ItemUpdate });
-    expect(buildError(() => createRegistry([BadProperty]).compile({ session: knex })).message).toMatch(/colour.*not found in model/);
+    expect(buildError(() => createRegistry([BadProperty]).compile({ session: knex })).message).toMatch(
+      /colour.*not found in model/,
+    );
   });
 
   it('a registry with two models at one path is a route clash', () => {
@@ -152,7 +206,14 @@ describe('startup validations: thrown when the routes are built', () => {
   });
 });
 
-@Crud({ path: '/items', tags: ['items'], createSchema: ItemCreate, updateSchema: ItemUpdate, deleteSchema: ItemDelete, selectSchema: ItemRead })
+@Crud({
+  path: '/items',
+  tags: ['items'],
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+  deleteSchema: ItemDelete,
+  selectSchema: ItemRead,
+})
 @SoftDelete()
 @Filter({ name: null })
 class DecoratedItem extends Item {
@@ -165,13 +226,26 @@ filter(PlainItem, 'price', { operators: ['gte', 'lt'] });
 filter(PlainItem, 'category', { default: 'tools' });
 filter(PlainItem, { name: null });
 softDelete(PlainItem);
-crud(PlainItem, { path: '/items', tags: ['items'], createSchema: ItemCreate, updateSchema: ItemUpdate, deleteSchema: ItemDelete, selectSchema: ItemRead });
+crud(PlainItem, {
+  path: '/items',
+  tags: ['items'],
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+  deleteSchema: ItemDelete,
+  selectSchema: ItemRead,
+});
 
 /** What two routers must share to be the same: everything but the handler functions. */
 const shape = (router: CrudRouter) => ({
   path: router.path,
   tags: router.tags,
-  routes: router.routes.map(({ method, path, operation, dependencies, doc }) => ({ method, path, operation, dependencies: dependencies.length, doc })),
+  routes: router.routes.map(({ method, path, operation, dependencies, doc }) => ({
+    method,
+    path,
+    operation,
+    dependencies: dependencies.length,
+    doc,
+  })),
 });
 
 describe('decorators and their function twins', () => {
@@ -186,21 +260,31 @@ describe('decorators and their function twins', () => {
 
   const list = async (router: CrudRouter, query: Record<string, string>): Promise<NeutralResult> => {
     const route = router.routes.find((r) => r.method === 'GET' && r.path === '/items')!;
-    return runRoute(route, createRequest({ method: 'GET', path: '/items', query, headers: {}, body: undefined, clientAddress: '127.0.0.1' }));
+    return runRoute(
+      route,
+      createRequest({ method: 'GET', path: '/items', query, headers: {}, body: undefined, clientAddress: '127.0.0.1' }),
+    );
   };
 
   it('@Crud/@SoftDelete/@Filter and crud()/softDelete()/filter() compile to the same router', () => {
     const [decorated] = createRegistry([DecoratedItem]).compile({ session: knex });
     const [plain] = createRegistry([PlainItem]).compile({ session: knex });
     expect(shape(decorated)).toEqual(shape(plain));
-    const params = decorated.routes.find((r) => r.operation === 'items_read_multi')!.doc!.parameters!.map((p) => p.name);
+    const params = decorated.routes
+      .find((r) => r.operation === 'items_read_multi')!
+      .doc!.parameters!.map((p) => p.name);
     expect(params).toEqual(expect.arrayContaining(['price', 'price__gte', 'price__lt', 'category', 'name']));
   });
 
   it('both answer the same requests', async () => {
     const [decorated] = createRegistry([DecoratedItem]).compile({ session: db });
     const [plain] = createRegistry([PlainItem]).compile({ session: db });
-    const queries: Record<string, string>[] = [{}, { category: 'food' }, { price__gte: '10', category: 'tools' }, { name: 'Gamma', category: 'garden' }];
+    const queries: Record<string, string>[] = [
+      {},
+      { category: 'food' },
+      { price__gte: '10', category: 'tools' },
+      { name: 'Gamma', category: 'garden' },
+    ];
     for (const query of queries) {
       const [a, b] = [await list(decorated, query), await list(plain, query)];
       expect(a.status).toBe(200);
@@ -213,15 +297,18 @@ describe('decorators and their function twins', () => {
     const [decorated] = createRegistry([DecoratedItem]).compile({ session: knex });
     const direct = crudRouter({
       ...items({ tags: ['items'], model: DecoratedItem }),
-      isDeletedColumn: 'is_deleted', deletedAtColumn: 'deleted_at',
+      isDeletedColumn: 'is_deleted',
+      deletedAtColumn: 'deleted_at',
       filterConfig: { price: null, price__gte: null, price__lt: null, category: 'tools', name: null },
     });
     expect(shape(direct)).toEqual(shape(decorated));
   });
 
-  it('metadata is the class\'s own: a subclass does not inherit @Crud', () => {
+  it("metadata is the class's own: a subclass does not inherit @Crud", () => {
     class Child extends DecoratedItem {}
-    expect(buildError(() => createRegistry([Child]).compile({ session: knex })).message).toMatch(/not decorated with @Crud/);
+    expect(buildError(() => createRegistry([Child]).compile({ session: knex })).message).toMatch(
+      /not decorated with @Crud/,
+    );
   });
 });
 
@@ -242,7 +329,10 @@ describe('the registry', () => {
   });
 
   it('passes compile defaults to every model unless its @Crud says otherwise', async () => {
-    const [router] = createRegistry([DecoratedItem]).compile({ session: knex, defaults: { maxLimit: 5, defaultLimit: 2, tags: ['ignored'] } });
+    const [router] = createRegistry([DecoratedItem]).compile({
+      session: knex,
+      defaults: { maxLimit: 5, defaultLimit: 2, tags: ['ignored'] },
+    });
     expect(router.tags).toEqual(['items']);
     const readMulti = router.routes.find((r) => r.operation === 'items_read_multi')!;
     const limit = readMulti.doc!.parameters!.find((p) => p.name === 'limit') as { schema: { maximum: number } };

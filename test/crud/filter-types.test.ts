@@ -4,12 +4,25 @@
 import knexFactory, { type Knex } from 'knex';
 import { Model } from 'objection';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, createRegistry, crud, crudRouter, Filter, filter, type CrudOptions, type CrudRouter } from '@crudsmith/core';
+import {
+  ConfigurationError,
+  createRegistry,
+  crud,
+  crudRouter,
+  Filter,
+  filter,
+  type CrudOptions,
+  type CrudRouter,
+} from '@crudsmith/core';
 import { Book, Item } from '../fixtures/models';
 import { ItemCreate, ItemRead, ItemUpdate } from './schemas';
 
 // Built without a connection: nothing here touches the database.
-const knex: Knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+const knex: Knex = knexFactory({
+  client: 'better-sqlite3',
+  connection: { filename: ':memory:' },
+  useNullAsDefault: true,
+});
 afterAll(() => knex.destroy());
 
 const TEXT_OPERATORS = ['like', 'notlike', 'ilike', 'notilike', 'startswith', 'endswith', 'contains', 'match'];
@@ -17,11 +30,20 @@ const NOT_TEXT = ['id', 'price', 'is_deleted', 'last_sold', 'sold_on'];
 
 /** Item with a date (not date-time) column too. */
 class DatedItem extends Item {
-  static override jsonSchema = { ...Item.jsonSchema, properties: { ...Item.jsonSchema.properties, sold_on: { type: ['string', 'null'], format: 'date' } } };
+  static override jsonSchema = {
+    ...Item.jsonSchema,
+    properties: { ...Item.jsonSchema.properties, sold_on: { type: ['string', 'null'], format: 'date' } },
+  };
 }
 
 const items = (extra: Partial<CrudOptions> = {}): CrudOptions => ({
-  session: knex, model: DatedItem, path: '/items', createSchema: ItemCreate, updateSchema: ItemUpdate, selectSchema: ItemRead, ...extra,
+  session: knex,
+  model: DatedItem,
+  path: '/items',
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+  selectSchema: ItemRead,
+  ...extra,
 });
 
 const listParameters = (router: CrudRouter): string[] =>
@@ -33,13 +55,23 @@ describe('text operators on a number, boolean or date column', () => {
       for (const op of TEXT_OPERATORS) {
         const key = `${column}__${op}`;
         expect(() => crudRouter(items({ filterConfig: { [key]: null } })), key).toThrow(ConfigurationError);
-        expect(() => crudRouter(items({ filterConfig: { [key]: null } })), key).toThrow(new RegExp(`model DatedItem: the operator '${op}' .*column '${column}'`));
+        expect(() => crudRouter(items({ filterConfig: { [key]: null } })), key).toThrow(
+          new RegExp(`model DatedItem: the operator '${op}' .*column '${column}'`),
+        );
       }
     }
     expect(() => crudRouter(items({ model: Item, filterConfig: { price__contains: null } }))).toThrow(
       "Invalid filter 'price__contains' on model Item: the operator 'contains' matches text, and column 'price' holds number values",
     );
-    expect(() => crudRouter({ session: knex, model: Book, path: '/books', includedMethods: ['readMulti'], filterConfig: { 'reviews.stars__startswith': null } })).toThrow(
+    expect(() =>
+      crudRouter({
+        session: knex,
+        model: Book,
+        path: '/books',
+        includedMethods: ['readMulti'],
+        filterConfig: { 'reviews.stars__startswith': null },
+      }),
+    ).toThrow(
       "Invalid filter 'reviews.stars__startswith' on model Book: the operator 'startswith' matches text, and column 'stars' of model Review holds integer values",
     );
   });
@@ -49,21 +81,29 @@ describe('text operators on a number, boolean or date column', () => {
       @Filter({ operators: ['gte', 'contains'] }) price?: number | null;
     }
     crud(Decorated, { createSchema: ItemCreate, updateSchema: ItemUpdate });
-    expect(() => createRegistry([Decorated]).compile({ session: knex })).toThrow(/'price__contains' on model Decorated: the operator 'contains' .*column 'price'/);
+    expect(() => createRegistry([Decorated]).compile({ session: knex })).toThrow(
+      /'price__contains' on model Decorated: the operator 'contains' .*column 'price'/,
+    );
     class Plain extends Item {}
     filter(Plain, 'last_sold', { operators: ['ilike'] });
     crud(Plain, { createSchema: ItemCreate, updateSchema: ItemUpdate });
-    expect(() => createRegistry([Plain]).compile({ session: knex })).toThrow(/'last_sold__ilike' on model Plain: the operator 'ilike' .*column 'last_sold'/);
+    expect(() => createRegistry([Plain]).compile({ session: knex })).toThrow(
+      /'last_sold__ilike' on model Plain: the operator 'ilike' .*column 'last_sold'/,
+    );
   });
 
-  it('stay open on text columns, and a custom operator is the app\'s own to place', () => {
-    expect(() => crudRouter(items({ filterConfig: Object.fromEntries(TEXT_OPERATORS.map((op) => [`name__${op}`, null])) }))).not.toThrow();
-    expect(() => crudRouter(items({ customFilters: { near: () => () => undefined }, filterConfig: { price__near: null } }))).not.toThrow();
+  it("stay open on text columns, and a custom operator is the app's own to place", () => {
+    expect(() =>
+      crudRouter(items({ filterConfig: Object.fromEntries(TEXT_OPERATORS.map((op) => [`name__${op}`, null])) })),
+    ).not.toThrow();
+    expect(() =>
+      crudRouter(items({ customFilters: { near: () => () => undefined }, filterConfig: { price__near: null } })),
+    ).not.toThrow();
   });
 });
 
 describe("operators: 'all'", () => {
-  it('on a number, boolean or date column leaves text operators out of the routes\' OpenAPI parameters', () => {
+  it("on a number, boolean or date column leaves text operators out of the routes' OpenAPI parameters", () => {
     class Everything extends DatedItem {
       @Filter({ operators: 'all' }) id!: number;
       @Filter({ operators: 'all' }) name?: string | null;
@@ -76,7 +116,9 @@ describe("operators: 'all'", () => {
     const params = listParameters(createRegistry([Everything]).compile({ session: knex })[0]);
     for (const op of TEXT_OPERATORS) expect(params).toContain(`name__${op}`);
     for (const column of NOT_TEXT) {
-      expect(params).toEqual(expect.arrayContaining([column, `${column}__gte`, `${column}__in`, `${column}__is_not`, `${column}__between`]));
+      expect(params).toEqual(
+        expect.arrayContaining([column, `${column}__gte`, `${column}__in`, `${column}__is_not`, `${column}__between`]),
+      );
       for (const op of TEXT_OPERATORS) expect(params, column).not.toContain(`${column}__${op}`);
     }
   });

@@ -64,8 +64,13 @@ function client(server: MountedServer, backend?: CrudBackend): Api {
     backend?.seen?.(res.headers);
     return answer(res);
   };
-  const json = (method: string) => (path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    send(method, path, { body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+  const json =
+    (method: string) =>
+    (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      send(method, path, {
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...headers },
+      });
   return {
     url: server.url,
     get: (path, headers = {}) => send('GET', path, { headers }),

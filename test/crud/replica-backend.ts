@@ -47,12 +47,16 @@ export function streamingReplica(): ReplicaBackend {
   async function caughtUp(): Promise<void> {
     // Commits are flushed (synchronous_commit on), so the flush position covers each of
     // them; records after the last commit may stay unflushed, and unshipped, indefinitely.
-    const { rows } = (await need(primary).raw('select pg_current_wal_flush_lsn()::text as lsn')) as { rows: { lsn: string }[] };
+    const { rows } = (await need(primary).raw('select pg_current_wal_flush_lsn()::text as lsn')) as {
+      rows: { lsn: string }[];
+    };
     const lsn = rows[0].lsn;
     if (lsn === synced) return;
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const replayed = (await need(watcher).raw('select pg_last_wal_replay_lsn() >= ?::pg_lsn as ok', [lsn])) as { rows: { ok: boolean }[] };
+      const replayed = (await need(watcher).raw('select pg_last_wal_replay_lsn() >= ?::pg_lsn as ok', [lsn])) as {
+        rows: { ok: boolean }[];
+      };
       if (replayed.rows[0].ok) break;
       if (Date.now() > deadline) throw new Error(`the replica did not replay ${lsn} within 10 s`);
       await new Promise((done) => setTimeout(done, 5));
@@ -74,7 +78,8 @@ export function streamingReplica(): ReplicaBackend {
     async open() {
       cluster = await startPgCluster(STREAMING);
       const name = await cluster.createDatabase();
-      const open = (url: string) => knexFactory({ client: 'pg', connection: cluster!.on(url, name), pool: { min: 0, max: 4 } });
+      const open = (url: string) =>
+        knexFactory({ client: 'pg', connection: cluster!.on(url, name), pool: { min: 0, max: 4 } });
       primary = open(cluster.primaryUrl);
       replica = open(cluster.replicaUrl);
       watcher = open(cluster.replicaUrl);

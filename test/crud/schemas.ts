@@ -29,7 +29,16 @@ export class ItemRead {
 }
 
 /** The fields ItemRead answers, in order. */
-export const ITEM_READ_FIELDS = ['id', 'name', 'description', 'category', 'price', 'last_sold', 'created_at', 'updated_at'];
+export const ITEM_READ_FIELDS = [
+  'id',
+  'name',
+  'description',
+  'category',
+  'price',
+  'last_sold',
+  'created_at',
+  'updated_at',
+];
 
 /** POST body of a book. */
 export class BookCreate {

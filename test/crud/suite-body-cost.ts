@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { crudRouter } from '@crudsmith/core';
 import { itemOptions, type Api, type CrudEnv } from './kit';
 
-const many = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, index) => make(index));
+const many = <T>(count: number, make: (index: number) => T): T[] =>
+  Array.from({ length: count }, (_, index) => make(index));
 const tree = (depth: number): unknown => (depth === 0 ? [] : [tree(depth - 1), tree(depth - 1)]);
 
 // Each just under the default 1 MiB body limit; before the cap, validating each held the
@@ -32,7 +33,11 @@ export function describeBodyCost(env: CrudEnv): void {
       const text = JSON.stringify(body);
       expect(text.length).toBeLessThan(1024 * 1024);
       const started = performance.now();
-      const res = await fetch(`${api.url}/api/items`, { method: 'POST', body: text, headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${api.url}/api/items`, {
+        method: 'POST',
+        body: text,
+        headers: { 'content-type': 'application/json' },
+      });
       const answer = (await res.json()) as { detail: string };
       const elapsed = performance.now() - started;
       expect(res.status).toBe(413);

@@ -12,7 +12,9 @@ export function describeConditional(env: CrudEnv): void {
       await env.resetItems();
       api = await env.serve(crudRouter(itemOptions(env.knex)));
       // An answer without the update time: its tag is a hash of the answer.
-      hidden = await env.serve(crudRouter(itemOptions(env.knex, { path: '/hidden', selectSchema: ['id', 'name', 'description', 'price'] })));
+      hidden = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/hidden', selectSchema: ['id', 'name', 'description', 'price'] })),
+      );
     });
 
     it('answers read one with a strong ETag that a matching If-None-Match turns into a 304 without a body', async () => {
@@ -97,7 +99,9 @@ export function describeConditional(env: CrudEnv): void {
       expect(again.status).toBe(412);
       expect(typeof again.body.detail).toBe('string');
       expect((await api.get('/guarded/1')).body.price).toBe(10.5);
-      expect((await api.patch('/guarded/1', { price: 30.5 }, { 'if-match': await tagOf('/guarded/1') })).status).toBe(200);
+      expect((await api.patch('/guarded/1', { price: 30.5 }, { 'if-match': await tagOf('/guarded/1') })).status).toBe(
+        200,
+      );
     });
 
     it('lets exactly one of two concurrent updates holding one tag win; the other is a 412', async () => {
@@ -147,7 +151,9 @@ export function describeConditional(env: CrudEnv): void {
         const routes = crudRouter(itemOptions(env.knex, { requireIfMatch })).routes;
         for (const operation of ['items_update', 'items_delete', 'items_db_delete', 'items_restore']) {
           const doc = routes.find((route) => route.operation === operation)!.doc!;
-          expect(doc.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match', in: 'header', required: requireIfMatch }));
+          expect(doc.parameters).toContainEqual(
+            expect.objectContaining({ name: 'If-Match', in: 'header', required: requireIfMatch }),
+          );
           expect(Object.keys(doc.responses!)).toContain('412');
           expect(Object.keys(doc.responses!).includes('428')).toBe(requireIfMatch);
         }

@@ -4,7 +4,14 @@ import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { IsString } from 'class-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CreateConfig, CrudRepository, crudRouter, EndpointCreator, type CrudOptions, type Dependency } from '@crudsmith/core';
+import {
+  CreateConfig,
+  CrudRepository,
+  crudRouter,
+  EndpointCreator,
+  type CrudOptions,
+  type Dependency,
+} from '@crudsmith/core';
 import { Item } from '../fixtures/models';
 import { itemOptions, storedRow, type Answer, type CrudEnv } from './kit';
 
@@ -52,9 +59,13 @@ export function describeConfig(env: CrudEnv): void {
     });
 
     it('endpointNames: add, fetch, modify, remove, list give /add, /fetch/{id}, /modify/{id}, /remove/{id}, /list', async () => {
-      const api = await env.serve(crudRouter(itemOptions(env.knex, {
-        endpointNames: { create: 'add', read: 'fetch', update: 'modify', delete: 'remove', read_multi: 'list' },
-      })));
+      const api = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            endpointNames: { create: 'add', read: 'fetch', update: 'modify', delete: 'remove', read_multi: 'list' },
+          }),
+        ),
+      );
       const created = await api.post('/items/add', { name: 'Named' });
       expect(created.status).toBe(201);
       const id = created.body.id;
@@ -70,11 +81,18 @@ export function describeConfig(env: CrudEnv): void {
     });
 
     it('endpointNames: only the names given change; readPaginated is accepted as read-many', async () => {
-      const api = await env.serve(crudRouter(itemOptions(env.knex, { endpointNames: { read: 'one', readPaginated: 'page' } })));
+      const api = await env.serve(
+        crudRouter(itemOptions(env.knex, { endpointNames: { read: 'one', readPaginated: 'page' } })),
+      );
       expect((await api.get('/items/one/1')).status).toBe(200);
-      expect(await api.get('/items/page?page=1&itemsPerPage=2')).toMatchObject({ status: 200, body: { page: 1, items_per_page: 2, has_more: true } });
+      expect(await api.get('/items/page?page=1&itemsPerPage=2')).toMatchObject({
+        status: 200,
+        body: { page: 1, items_per_page: 2, has_more: true },
+      });
       expect((await api.patch('/items/1', {})).status).toBe(200);
-      const spec = await env.serve(crudRouter(itemOptions(env.knex, { endpointNames: { read_paginated: 'all', db_delete: 'purge' } })));
+      const spec = await env.serve(
+        crudRouter(itemOptions(env.knex, { endpointNames: { read_paginated: 'all', db_delete: 'purge' } })),
+      );
       expect((await spec.get('/items/all')).status).toBe(200);
       gone(await spec.del('/items/db_delete/424242'));
       expect((await spec.del('/items/purge/424242')).status).toBe(404);
@@ -91,7 +109,9 @@ export function describeConfig(env: CrudEnv): void {
     });
 
     it('deletedMethods drops the listed operations, keeping the rest', async () => {
-      const api = await env.serve(crudRouter(itemOptions(env.knex, { deletedMethods: ['delete', 'dbDelete', 'create'] })));
+      const api = await env.serve(
+        crudRouter(itemOptions(env.knex, { deletedMethods: ['delete', 'dbDelete', 'create'] })),
+      );
       expect((await api.get('/items/1')).status).toBe(200);
       expect((await api.patch('/items/1', { price: 10 })).status).toBe(200);
       gone(await api.post('/items', { name: 'No' }));
@@ -101,19 +121,27 @@ export function describeConfig(env: CrudEnv): void {
     });
 
     it('restore is generated for a soft-delete model and dropped like any operation (deletedMethods, includedMethods)', async () => {
-      const id = (await (await env.serve(crudRouter(itemOptions(env.knex, { path: '/restorable' })))).post('/restorable', { name: 'R' })).body.id;
+      const id = (
+        await (
+          await env.serve(crudRouter(itemOptions(env.knex, { path: '/restorable' })))
+        ).post('/restorable', { name: 'R' })
+      ).body.id;
       await env.knex('items').where({ id }).update({ is_deleted: true });
-      const without = await env.serve(crudRouter(itemOptions(env.knex, { path: '/norestore', deletedMethods: ['restore'] })));
+      const without = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/norestore', deletedMethods: ['restore'] })),
+      );
       expect([404, 405]).toContain((await without.post(`/norestore/${id}/restore`, {})).status);
       const only = await env.serve(crudRouter(itemOptions(env.knex, { path: '/onlyread', includedMethods: ['read'] })));
       expect([404, 405]).toContain((await only.post(`/onlyread/${id}/restore`, {})).status);
       expect(await storedRow(env.knex, 'items', id)).toMatchObject({ is_deleted: true });
-      const renamed = await env.serve(crudRouter(itemOptions(env.knex, { path: '/renamed', endpointNames: { restore: 'undelete' } })));
+      const renamed = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/renamed', endpointNames: { restore: 'undelete' } })),
+      );
       expect((await renamed.post(`/renamed/${id}/undelete`)).status).toBe(200);
       expect(await storedRow(env.knex, 'items', id)).toMatchObject({ is_deleted: false });
     });
 
-    it('path sets the mount path (slashes trimmed); tags reach every route\'s documentation', async () => {
+    it("path sets the mount path (slashes trimmed); tags reach every route's documentation", async () => {
       const router = crudRouter(itemOptions(env.knex, { path: 'goods/', tags: ['Goods'] }));
       expect(router.path).toBe('/goods');
       expect(router.routes.every((route) => route.doc?.tags?.join() === 'Goods')).toBe(true);
@@ -155,13 +183,22 @@ export function describeConfig(env: CrudEnv): void {
       expect((await select.get('/items/1')).body).toEqual({ id: 1, name: 'Alpha' });
       expect((await select.get('/items?limit=1')).body.data).toEqual([{ id: 1, name: 'Alpha' }]);
       const all = await env.serve(crudRouter(itemOptions(env.knex, { selectSchema: undefined })));
-      expect(Object.keys((await all.get('/items/1')).body).sort()).toEqual(Object.keys(Item.jsonSchema.properties).sort());
+      expect(Object.keys((await all.get('/items/1')).body).sort()).toEqual(
+        Object.keys(Item.jsonSchema.properties).sort(),
+      );
     });
 
     it('isDeletedColumn, deletedAtColumn, updatedAtColumn: custom column names', async () => {
       const options: CrudOptions = {
-        session: env.knex, model: Gadget, path: '/gadgets', createSchema: ['name'], updateSchema: ['name'], deleteSchema: [],
-        isDeletedColumn: 'removed', deletedAtColumn: 'removed_at', updatedAtColumn: 'changed_at',
+        session: env.knex,
+        model: Gadget,
+        path: '/gadgets',
+        createSchema: ['name'],
+        updateSchema: ['name'],
+        deleteSchema: [],
+        isDeletedColumn: 'removed',
+        deletedAtColumn: 'removed_at',
+        updatedAtColumn: 'changed_at',
       };
       const api = await env.serve(crudRouter(options));
       expect((await api.post('/gadgets', { name: 'Widget' })).status).toBe(201);
@@ -180,34 +217,52 @@ export function describeConfig(env: CrudEnv): void {
 
     describe('createConfig, updateConfig, deleteConfig (server-side field injection)', () => {
       it('auto fields are written from dependencies, and the client may not send them', async () => {
-        const api = await env.serve(crudRouter(itemOptions(env.knex, {
-          path: '/injected',
-          createConfig: new CreateConfig({ autoFields: { category: (req) => `org-${req.headers['x-org']}` } }),
-          updateConfig: { autoFields: { description: async () => 'edited by server' } },
-          deleteConfig: { autoFields: { description: () => 'deleted by server' } },
-        })));
+        const api = await env.serve(
+          crudRouter(
+            itemOptions(env.knex, {
+              path: '/injected',
+              createConfig: new CreateConfig({ autoFields: { category: (req) => `org-${req.headers['x-org']}` } }),
+              updateConfig: { autoFields: { description: async () => 'edited by server' } },
+              deleteConfig: { autoFields: { description: () => 'deleted by server' } },
+            }),
+          ),
+        );
         const created = await api.post('/injected', { name: 'Injected' }, { 'x-org': '7' });
         expect(created.status).toBe(201);
         expect(created.body).toMatchObject({ name: 'Injected', category: 'org-7' });
         const id = created.body.id;
         expect(await api.patch(`/injected/${id}`, { price: 3 })).toMatchObject({ status: 200, body: null });
-        expect(await storedRow(env.knex, 'items', id)).toMatchObject({ description: 'edited by server', category: 'org-7' });
+        expect(await storedRow(env.knex, 'items', id)).toMatchObject({
+          description: 'edited by server',
+          category: 'org-7',
+        });
         const forged = await api.patch(`/injected/${id}`, { description: 'mine' });
         expect(forged.status).toBe(422);
         expect(forged.body.detail[0].loc).toEqual(['body', 'description']);
         expect((await api.del(`/injected/${id}`)).status).toBe(200);
-        expect(await storedRow(env.knex, 'items', id)).toMatchObject({ description: 'deleted by server', is_deleted: true });
+        expect(await storedRow(env.knex, 'items', id)).toMatchObject({
+          description: 'deleted by server',
+          is_deleted: true,
+        });
       });
 
       it('a body naming an auto field the request schema does not declare is one 422 entry, at that field', async () => {
-        const api = await env.serve(crudRouter(itemOptions(env.knex, { path: '/stamped', createConfig: { autoFields: { updated_at: () => new Date() } } })));
+        const api = await env.serve(
+          crudRouter(
+            itemOptions(env.knex, { path: '/stamped', createConfig: { autoFields: { updated_at: () => new Date() } } }),
+          ),
+        );
         const res = await api.post('/stamped', { name: 'Stamped', updated_at: '2024-01-01T00:00:00Z' });
         expect(res.status).toBe(422);
-        expect(res.body.detail).toEqual([{ loc: ['body', 'updated_at'], msg: "Field 'updated_at' is set by the server", type: 'extra_forbidden' }]);
+        expect(res.body.detail).toEqual([
+          { loc: ['body', 'updated_at'], msg: "Field 'updated_at' is set by the server", type: 'extra_forbidden' },
+        ]);
       });
 
       it('excludeFromSchema hides a field from the published request schema and refuses it in bodies', async () => {
-        const router = crudRouter(itemOptions(env.knex, { path: '/hidden', createConfig: { excludeFromSchema: ['description'] } }));
+        const router = crudRouter(
+          itemOptions(env.knex, { path: '/hidden', createConfig: { excludeFromSchema: ['description'] } }),
+        );
         const create = router.routes.find((route) => route.method === 'POST')!;
         expect(Object.keys(create.doc?.requestBody?.properties ?? {})).not.toContain('description');
         expect(Object.keys(create.doc?.requestBody?.properties ?? {})).toContain('name');
@@ -221,11 +276,15 @@ export function describeConfig(env: CrudEnv): void {
 
     describe('server-filled fields and the create schema', () => {
       it('an auto field the create schema requires, excluded from the schema, is not required of the client', async () => {
-        const api = await env.serve(crudRouter(itemOptions(env.knex, {
-          path: '/required-auto',
-          createSchema: ItemWithRequiredCategory,
-          createConfig: { autoFields: { category: () => 'filled' }, excludeFromSchema: ['category'] },
-        })));
+        const api = await env.serve(
+          crudRouter(
+            itemOptions(env.knex, {
+              path: '/required-auto',
+              createSchema: ItemWithRequiredCategory,
+              createConfig: { autoFields: { category: () => 'filled' }, excludeFromSchema: ['category'] },
+            }),
+          ),
+        );
         const created = await api.post('/required-auto', { name: 'Auto required' });
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         expect(created.body).toMatchObject({ name: 'Auto required', category: 'filled' });
@@ -238,24 +297,34 @@ export function describeConfig(env: CrudEnv): void {
 
       it('a create schema with no decorated field accepts {} and refuses any key', async () => {
         let n = 0;
-        const api = await env.serve(crudRouter(itemOptions(env.knex, {
-          path: '/fieldless',
-          createSchema: NoFields,
-          createConfig: { autoFields: { name: () => `server-made ${++n}` } },
-        })));
+        const api = await env.serve(
+          crudRouter(
+            itemOptions(env.knex, {
+              path: '/fieldless',
+              createSchema: NoFields,
+              createConfig: { autoFields: { name: () => `server-made ${++n}` } },
+            }),
+          ),
+        );
         const created = await api.post('/fieldless', {});
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         expect(created.body.name).toBe('server-made 1');
         const extra = await api.post('/fieldless', { price: 1 });
         expect(extra.status).toBe(422);
-        expect(extra.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'price'], type: 'extra_forbidden' })]);
+        expect(extra.body.detail).toEqual([
+          expect.objectContaining({ loc: ['body', 'price'], type: 'extra_forbidden' }),
+        ]);
       });
 
       it('a deleteConfig auto field for the deletion time is the time written', async () => {
-        const api = await env.serve(crudRouter(itemOptions(env.knex, {
-          path: '/dated-delete',
-          deleteConfig: { autoFields: { deleted_at: () => '2020-01-02T03:04:05.000Z' } },
-        })));
+        const api = await env.serve(
+          crudRouter(
+            itemOptions(env.knex, {
+              path: '/dated-delete',
+              deleteConfig: { autoFields: { deleted_at: () => '2020-01-02T03:04:05.000Z' } },
+            }),
+          ),
+        );
         const { id } = (await api.post('/dated-delete', { name: 'Dated delete' })).body;
         expect((await api.del(`/dated-delete/${id}`)).status).toBe(200);
         const stored = await new CrudRepository(Item).get(env.knex, { id }, { includeDeleted: true });

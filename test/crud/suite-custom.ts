@@ -67,7 +67,10 @@ export function describeCustomRoutes(env: CrudEnv): void {
       creator.addCustomRoute({
         method: 'GET',
         path: '/cursor-query',
-        handler: async (req) => ({ status: 200, json: { ...(await req.resolve(CursorPaginatedRequestQuery.dependency())) } }),
+        handler: async (req) => ({
+          status: 200,
+          json: { ...(await req.resolve(CursorPaginatedRequestQuery.dependency())) },
+        }),
       });
       creator.addCustomRoute({
         method: 'GET',
@@ -84,9 +87,19 @@ export function describeCustomRoutes(env: CrudEnv): void {
       const search = router.routes.find((route) => route.path === '/items/search')!;
       const names = (search.doc?.parameters ?? []).map((p) => p.name);
       expect(names).toEqual(['offset', 'limit', 'page', 'itemsPerPage', 'items_per_page', 'sort', 'category', 'q']);
-      expect(search.doc?.parameters?.find((p) => p.name === 'category')).toMatchObject({ in: 'query', required: false, schema: { enum: ['tools', 'garden', 'food'] } });
+      expect(search.doc?.parameters?.find((p) => p.name === 'category')).toMatchObject({
+        in: 'query',
+        required: false,
+        schema: { enum: ['tools', 'garden', 'food'] },
+      });
       expect(search.doc?.parameters?.find((p) => p.name === 'q')).toMatchObject({ schema: { maxLength: 5 } });
-      expect(KeysetByCategory.parameters().map((p) => p.name)).toEqual(['cursor', 'limit', 'sort_column', 'sort_order', 'category']);
+      expect(KeysetByCategory.parameters().map((p) => p.name)).toEqual([
+        'cursor',
+        'limit',
+        'sort_column',
+        'sort_order',
+        'category',
+      ]);
       // A route whose query class is only resolved in its handler publishes nothing it cannot know.
       expect(router.routes.find((route) => route.path === '/items/paged')!.doc?.parameters).toBeUndefined();
     });
@@ -94,7 +107,9 @@ export function describeCustomRoutes(env: CrudEnv): void {
     it('serves a custom route left out of the OpenAPI document (includeInSchema: false)', async () => {
       const internal = router.routes.find((route) => route.path === '/items/internal')!;
       expect(internal.includeInSchema).toBe(false);
-      expect(router.routes.filter((route) => route.includeInSchema === false).map((route) => route.path)).toEqual(['/items/internal']);
+      expect(router.routes.filter((route) => route.includeInSchema === false).map((route) => route.path)).toEqual([
+        '/items/internal',
+      ]);
       expect((await api.get('/items/internal')).body).toEqual({ internal: true });
     });
 
@@ -118,7 +133,12 @@ export function describeCustomRoutes(env: CrudEnv): void {
       });
 
       it('answers 422 for values that are not valid integers or are out of range', async () => {
-        for (const [query, key] of [['page=0', 'page'], ['limit=abc', 'limit'], ['offset=-1', 'offset'], ['itemsPerPage=0', 'itemsPerPage']]) {
+        for (const [query, key] of [
+          ['page=0', 'page'],
+          ['limit=abc', 'limit'],
+          ['offset=-1', 'offset'],
+          ['itemsPerPage=0', 'itemsPerPage'],
+        ]) {
           const res = await api.get(`/items/paged?${query}`);
           expect(res.status, query).toBe(422);
           expect(res.body.detail[0].loc, query).toEqual(['query', key]);
@@ -149,16 +169,25 @@ export function describeCustomRoutes(env: CrudEnv): void {
         const res = await api.get('/items/keyset');
         expect(res.body).toMatchObject({ limit: 100, sort: ['id', 'asc'], next_cursor: null });
         expect(ids(res)).toEqual([1, 2, 3, 4, 5, 6]);
-        expect((await api.get('/items/cursor-query')).body).toEqual({ limit: 100, sort_column: 'id', sort_order: 'asc' });
+        expect((await api.get('/items/cursor-query')).body).toEqual({
+          limit: 100,
+          sort_column: 'id',
+          sort_order: 'asc',
+        });
         expect((await api.get('/items/cursor-query?cursor=abc&limit=5&sort_order=desc&other=1')).body).toEqual({
-          cursor: 'abc', limit: 5, sort_column: 'id', sort_order: 'desc',
+          cursor: 'abc',
+          limit: 5,
+          sort_column: 'id',
+          sort_order: 'desc',
         });
       });
 
       it('walks pages with cursor, in the sort asked', async () => {
         const first = await api.get('/items/keyset?limit=4&sort_column=price&sort_order=desc');
         expect(ids(first)).toEqual([6, 2, 1, 3]);
-        const next = await api.get(`/items/keyset?limit=4&sort_column=price&sort_order=desc&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+        const next = await api.get(
+          `/items/keyset?limit=4&sort_column=price&sort_order=desc&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+        );
         expect(ids(next)).toEqual([4, 5]);
         expect(next.body.next_cursor).toBeNull();
       });
@@ -173,7 +202,9 @@ export function describeCustomRoutes(env: CrudEnv): void {
       it('a subclass adds its own parameters', async () => {
         const res = await api.get('/items/keyset?category=food&limit=1');
         expect(ids(res)).toEqual([4]);
-        expect(ids(await api.get(`/items/keyset?category=food&limit=1&cursor=${encodeURIComponent(res.body.next_cursor)}`))).toEqual([5]);
+        expect(
+          ids(await api.get(`/items/keyset?category=food&limit=1&cursor=${encodeURIComponent(res.body.next_cursor)}`)),
+        ).toEqual([5]);
       });
     });
 

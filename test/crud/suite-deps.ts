@@ -14,7 +14,10 @@ const requireAdmin: Dependency<string> = (req) => {
 
 class Ghost extends Model {
   static override tableName = 'ghosts_never_created';
-  static override jsonSchema = { type: 'object', properties: { id: { type: 'integer' }, secret_column: { type: 'string' } } };
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, secret_column: { type: 'string' } },
+  };
 }
 
 export function describeDependencies(env: CrudEnv): void {
@@ -25,13 +28,21 @@ export function describeDependencies(env: CrudEnv): void {
 
     beforeAll(async () => {
       await env.resetItems();
-      guarded = await env.serve(crudRouter(itemOptions(env.knex, {
-        createDeps: [requireAdmin], readDeps: [requireAdmin], readMultiDeps: [requireAdmin],
-        updateDeps: [requireAdmin], deleteDeps: [requireAdmin], dbDeleteDeps: [requireAdmin],
-      })));
+      guarded = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            createDeps: [requireAdmin],
+            readDeps: [requireAdmin],
+            readMultiDeps: [requireAdmin],
+            updateDeps: [requireAdmin],
+            deleteDeps: [requireAdmin],
+            dbDeleteDeps: [requireAdmin],
+          }),
+        ),
+      );
     });
 
-    it('runs each operation\'s dependencies: 401 without a credential, 403 with the wrong one', async () => {
+    it("runs each operation's dependencies: 401 without a credential, 403 with the wrong one", async () => {
       const calls: [string, (headers: Record<string, string>) => Promise<{ status: number }>][] = [
         ['create', (h) => guarded.post('/items', { name: 'Guarded' }, h)],
         ['read', (h) => guarded.get('/items/1', h)],
@@ -56,7 +67,9 @@ export function describeDependencies(env: CrudEnv): void {
       await env.knex('items').where({ id: 4 }).update({ is_deleted: true });
       expect((await guarded.post('/items/4/restore', undefined, user)).status).toBe(403);
       expect(await storedRow(env.knex, 'items', 4)).toMatchObject({ is_deleted: true });
-      const open = await env.serve(crudRouter(itemOptions(env.knex, { path: '/opened', deleteDeps: [requireAdmin], restoreDeps: [] })));
+      const open = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/opened', deleteDeps: [requireAdmin], restoreDeps: [] })),
+      );
       expect((await open.post('/opened/4/restore')).status).toBe(200);
       expect(await storedRow(env.knex, 'items', 4)).toMatchObject({ is_deleted: false });
     });
@@ -73,17 +86,21 @@ export function describeDependencies(env: CrudEnv): void {
         return 'shared';
       };
       const orgLabel: Dependency<string> = async (req) => `label-${await req.resolve(org)}`;
-      const api = await env.serve(crudRouter(itemOptions(env.knex, {
-        path: '/once',
-        createDeps: [org, orgLabel],
-        readMultiDeps: [org],
-        createConfig: { autoFields: { category: org, description: orgLabel } },
-        filterConfig: { category: org },
-        session: async (req) => {
-          await req.resolve(org);
-          return env.knex;
-        },
-      })));
+      const api = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            path: '/once',
+            createDeps: [org, orgLabel],
+            readMultiDeps: [org],
+            createConfig: { autoFields: { category: org, description: orgLabel } },
+            filterConfig: { category: org },
+            session: async (req) => {
+              await req.resolve(org);
+              return env.knex;
+            },
+          }),
+        ),
+      );
       const created = await api.post('/once', { name: 'Once' });
       expect(created.body).toMatchObject({ category: 'shared', description: 'label-shared' });
       expect(calls).toBe(1);
@@ -93,16 +110,24 @@ export function describeDependencies(env: CrudEnv): void {
     });
 
     it('answers an unexpected error with 500 and a generic detail, and logs it', async () => {
-      const failing = await env.serve(crudRouter(itemOptions(env.knex, {
-        path: '/failing',
-        readDeps: [() => {
-          throw new Error('secret: connection string postgres://admin:hunter2@db');
-        }],
-      })));
+      const failing = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            path: '/failing',
+            readDeps: [
+              () => {
+                throw new Error('secret: connection string postgres://admin:hunter2@db');
+              },
+            ],
+          }),
+        ),
+      );
       const res = await failing.get('/failing/1');
       expect(res).toMatchObject({ status: 500, body: { detail: 'Internal server error' } });
       expect(JSON.stringify(res.body)).not.toContain('hunter2');
-      const ghosts = await env.serve(crudRouter({ session: env.knex, model: Ghost, path: '/ghosts', includedMethods: ['read', 'readMulti'] }));
+      const ghosts = await env.serve(
+        crudRouter({ session: env.knex, model: Ghost, path: '/ghosts', includedMethods: ['read', 'readMulti'] }),
+      );
       for (const path of ['/ghosts', '/ghosts/1']) {
         const missing = await ghosts.get(path);
         expect(missing, path).toMatchObject({ status: 500, body: { detail: 'Internal server error' } });

@@ -19,27 +19,54 @@ export function describeEndpoints(env: CrudEnv): void {
       await env.resetItems();
       api = await env.serve(crudRouter(itemOptions(env.knex)));
       plain = await env.serve(crudRouter(itemOptions(env.knex, { path: '/plain', selectSchema: undefined })));
-      auto = await env.serve(crudRouter(itemOptions(env.knex, {
-        path: '/auto',
-        selectSchema: undefined,
-        createConfig: { autoFields: { category: () => 'server-set' } },
-      })));
-      books = await env.serve(crudRouter({ session: env.knex, model: Book, path: '/books', createSchema: BookCreate, updateSchema: BookUpdate }));
+      auto = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            path: '/auto',
+            selectSchema: undefined,
+            createConfig: { autoFields: { category: () => 'server-set' } },
+          }),
+        ),
+      );
+      books = await env.serve(
+        crudRouter({
+          session: env.knex,
+          model: Book,
+          path: '/books',
+          createSchema: BookCreate,
+          updateSchema: BookUpdate,
+        }),
+      );
     });
 
     describe('create: POST /{model}', () => {
       it('answers 201 with the created item exactly as a later GET answers it (selectSchema)', async () => {
-        const created = await api.post('/items', { name: 'Created', price: 12.5, last_sold: '2024-05-01T10:00:00.123Z' });
+        const created = await api.post('/items', {
+          name: 'Created',
+          price: 12.5,
+          last_sold: '2024-05-01T10:00:00.123Z',
+        });
         expect(created.status).toBe(201);
         expect(Object.keys(created.body).sort()).toEqual([...ITEM_READ_FIELDS].sort());
-        expect(created.body).toMatchObject({ name: 'Created', price: 12.5, description: null, category: null, last_sold: '2024-05-01T10:00:00.123Z', updated_at: null });
+        expect(created.body).toMatchObject({
+          name: 'Created',
+          price: 12.5,
+          description: null,
+          category: null,
+          last_sold: '2024-05-01T10:00:00.123Z',
+          updated_at: null,
+        });
         const read = await api.get(`/items/${created.body.id}`);
         expect(read.status).toBe(200);
         expect(read.body).toEqual(created.body);
       });
 
       it('answers datetimes as ISO 8601 in UTC with Z, and decimals as JSON numbers', async () => {
-        const { body } = await api.post('/items', { name: 'Wire', price: 7.25, last_sold: '2024-06-01T12:00:00+02:00' });
+        const { body } = await api.post('/items', {
+          name: 'Wire',
+          price: 7.25,
+          last_sold: '2024-06-01T12:00:00+02:00',
+        });
         expect(body.created_at).toMatch(ISO_UTC);
         expect(body.last_sold).toBe('2024-06-01T10:00:00.000Z');
         expect(body.price).toBe(7.25);
@@ -56,9 +83,18 @@ export function describeEndpoints(env: CrudEnv): void {
       it('answers the stored object, auto fields included, when auto fields are used', async () => {
         const res = await auto.post('/auto', { name: 'Auto', price: 1 });
         expect(res.status).toBe(201);
-        expect(res.body).toMatchObject({ name: 'Auto', price: 1, category: 'server-set', is_deleted: false, deleted_at: null });
+        expect(res.body).toMatchObject({
+          name: 'Auto',
+          price: 1,
+          category: 'server-set',
+          is_deleted: false,
+          deleted_at: null,
+        });
         expect(res.body.created_at).toMatch(ISO_UTC);
-        expect(await storedRow(env.knex, 'items', res.body.id)).toMatchObject({ category: 'server-set', is_deleted: false });
+        expect(await storedRow(env.knex, 'items', res.body.id)).toMatchObject({
+          category: 'server-set',
+          is_deleted: false,
+        });
       });
 
       it('answers 409 when a unique constraint refuses the value', async () => {
@@ -71,15 +107,23 @@ export function describeEndpoints(env: CrudEnv): void {
       it('answers 422 {detail:[{loc,msg,type}]} for a value of the wrong type', async () => {
         const res = await api.post('/items', { name: 'Typed', price: 'cheap' });
         expect(res.status).toBe(422);
-        expect(res.body.detail).toEqual([{ loc: ['body', 'price'], msg: expect.any(String), type: expect.any(String) }]);
+        expect(res.body.detail).toEqual([
+          { loc: ['body', 'price'], msg: expect.any(String), type: expect.any(String) },
+        ]);
       });
 
       it('answers 422 for fields the schema does not declare (id, created_at)', async () => {
         const res = await api.post('/items', { name: 'Sneaky', id: 999, created_at: '2020-01-01T00:00:00Z' });
         expect(res.status).toBe(422);
         const locs = res.body.detail.map((issue: { loc: unknown[] }) => issue.loc);
-        expect(locs).toEqual(expect.arrayContaining([['body', 'id'], ['body', 'created_at']]));
-        for (const issue of res.body.detail) expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+        expect(locs).toEqual(
+          expect.arrayContaining([
+            ['body', 'id'],
+            ['body', 'created_at'],
+          ]),
+        );
+        for (const issue of res.body.detail)
+          expect(issue).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
         expect(await env.knex('items').where({ name: 'Sneaky' })).toEqual([]);
       });
 
@@ -90,7 +134,10 @@ export function describeEndpoints(env: CrudEnv): void {
       });
 
       it('answers 400 for malformed JSON, 422 for a body that is not an object', async () => {
-        const malformed = await api.send('POST', '/items', { body: '{"name":', headers: { 'content-type': 'application/json' } });
+        const malformed = await api.send('POST', '/items', {
+          body: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        });
         expect(malformed.status).toBe(400);
         expect(typeof malformed.body.detail).toBe('string');
         const array = await api.post('/items', [{ name: 'x' }]);
@@ -103,7 +150,10 @@ export function describeEndpoints(env: CrudEnv): void {
       it('answers 413 for a body over 1 MiB and 400 for one nested deeper than 64 levels, writing nothing', async () => {
         const big = await api.post('/items', { name: 'Big', description: 'x'.repeat(1024 * 1024) });
         expect(big.status).toBe(413);
-        const deep = await api.send('POST', '/items', { body: `{"name":"Deep","description":${'['.repeat(70)}${']'.repeat(70)}}`, headers: { 'content-type': 'application/json' } });
+        const deep = await api.send('POST', '/items', {
+          body: `{"name":"Deep","description":${'['.repeat(70)}${']'.repeat(70)}}`,
+          headers: { 'content-type': 'application/json' },
+        });
         expect(deep.status).toBe(400);
         expect(await env.knex('items').whereIn('name', ['Big', 'Deep'])).toEqual([]);
       });
@@ -114,8 +164,14 @@ export function describeEndpoints(env: CrudEnv): void {
         const res = await api.get('/items/1');
         expect(res.status).toBe(200);
         expect(res.body).toEqual({
-          id: 1, name: 'Alpha', description: 'A sturdy hammer for nails', category: 'tools', price: 10,
-          last_sold: '2024-01-10T12:00:00.000Z', created_at: expect.stringMatching(ISO_UTC), updated_at: null,
+          id: 1,
+          name: 'Alpha',
+          description: 'A sturdy hammer for nails',
+          category: 'tools',
+          price: 10,
+          last_sold: '2024-01-10T12:00:00.000Z',
+          created_at: expect.stringMatching(ISO_UTC),
+          updated_at: null,
         });
       });
 
@@ -173,7 +229,9 @@ export function describeEndpoints(env: CrudEnv): void {
       it('answers 422 naming the field when a NOT NULL column is sent as null, and changes nothing', async () => {
         const res = await books.patch('/books/5', { title: null });
         expect(res.status).toBe(422);
-        expect(res.body.detail).toEqual([{ loc: ['body', 'title'], msg: 'A required value is missing', type: 'missing' }]);
+        expect(res.body.detail).toEqual([
+          { loc: ['body', 'title'], msg: 'A required value is missing', type: 'missing' },
+        ]);
         expect((await env.knex('books').where({ id: 5 }).first())?.title).not.toBeNull();
       });
 
@@ -213,7 +271,10 @@ export function describeEndpoints(env: CrudEnv): void {
         expect(res.status).toBe(200);
         expect(res.body).toBeNull();
         expect(await storedRow(env.knex, 'items', id)).toBeUndefined();
-        expect(await api.del(`/items/db_delete/${id}`)).toMatchObject({ status: 404, body: { detail: 'Item not found' } });
+        expect(await api.del(`/items/db_delete/${id}`)).toMatchObject({
+          status: 404,
+          body: { detail: 'Item not found' },
+        });
       });
 
       it('db_delete removes an active row', async () => {
@@ -255,7 +316,11 @@ export function describeEndpoints(env: CrudEnv): void {
 
     it('answers the writes as the wire-format table says, per configuration: a selectSchema or auto fields change the create answer only', async () => {
       const configs: [string, Api, (body: unknown) => void][] = [
-        ['selectSchema', api, (body) => expect(Object.keys(body as object).sort()).toEqual([...ITEM_READ_FIELDS].sort())],
+        [
+          'selectSchema',
+          api,
+          (body) => expect(Object.keys(body as object).sort()).toEqual([...ITEM_READ_FIELDS].sort()),
+        ],
         ['none', plain, (body) => expect(body).toBeNull()],
         ['autoFields', auto, (body) => expect(body).toMatchObject({ category: 'server-set', is_deleted: false })],
       ];
@@ -285,12 +350,18 @@ export function describeEndpoints(env: CrudEnv): void {
 
       it('answers 404 for a row that is not deleted, changing nothing', async () => {
         const id = (await api.post('/items', { name: 'Alive' })).body.id;
-        expect(await api.post(`/items/${id}/restore`)).toMatchObject({ status: 404, body: { detail: 'Item not found' } });
+        expect(await api.post(`/items/${id}/restore`)).toMatchObject({
+          status: 404,
+          body: { detail: 'Item not found' },
+        });
         expect(await storedRow(env.knex, 'items', id)).toMatchObject({ is_deleted: false, deleted_at: null });
       });
 
       it('answers 404 for a missing id, and for a second restore of the same row', async () => {
-        expect(await api.post('/items/424242/restore')).toMatchObject({ status: 404, body: { detail: 'Item not found' } });
+        expect(await api.post('/items/424242/restore')).toMatchObject({
+          status: 404,
+          body: { detail: 'Item not found' },
+        });
         const id = (await api.post('/items', { name: 'Twice' })).body.id;
         await api.del(`/items/${id}`);
         expect((await api.post(`/items/${id}/restore`)).status).toBe(200);
@@ -311,7 +382,15 @@ export function describeEndpoints(env: CrudEnv): void {
       it('has no restore route on a model without the soft-delete flag', async () => {
         const [{ id: bookId }] = await env.knex('books').select('id').limit(1);
         expect([404, 405]).toContain((await books.post(`/books/${bookId}/restore`, {})).status);
-        expect(crudRouter({ session: env.knex, model: Book, path: '/books', createSchema: BookCreate, updateSchema: BookUpdate }).routes.map((r) => r.path)).not.toContain('/books/:id/restore');
+        expect(
+          crudRouter({
+            session: env.knex,
+            model: Book,
+            path: '/books',
+            createSchema: BookCreate,
+            updateSchema: BookUpdate,
+          }).routes.map((r) => r.path),
+        ).not.toContain('/books/:id/restore');
       });
     });
   });

@@ -2,7 +2,16 @@
 // and list limits.
 import { Model } from 'objection';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry, crud, CrudRepository, crudRouter, filter, FilterConfig, type CustomFilter, type Dependency } from '@crudsmith/core';
+import {
+  createRegistry,
+  crud,
+  CrudRepository,
+  crudRouter,
+  filter,
+  FilterConfig,
+  type CustomFilter,
+  type Dependency,
+} from '@crudsmith/core';
 import { Book, Item } from '../fixtures/models';
 import { itemOptions, type Answer, type Api, type CrudEnv } from './kit';
 import { ItemCreate, ItemRead, ItemUpdate } from './schemas';
@@ -14,10 +23,24 @@ const cheaperThan: CustomFilter = (column) => (qb, value) => {
 };
 
 const ITEM_FILTERS = new FilterConfig({
-  id: null, id__in: null, id__not_in: null, name: null, name__ilike: null, name__startswith: null, name__contains: null,
-  category: null, category__ne: null, category__is: null, category__is_not: null,
-  price__gt: null, price__gte: null, price__lt: null, price__lte: null, price__between: null,
-  last_sold__lt: null, last_sold__gte: null,
+  id: null,
+  id__in: null,
+  id__not_in: null,
+  name: null,
+  name__ilike: null,
+  name__startswith: null,
+  name__contains: null,
+  category: null,
+  category__ne: null,
+  category__is: null,
+  category__is_not: null,
+  price__gt: null,
+  price__gte: null,
+  price__lt: null,
+  price__lte: null,
+  price__between: null,
+  last_sold__lt: null,
+  last_sold__gte: null,
 });
 
 /** A table whose column names contain `__`: `size__cm` has a filter, `size__mm` none. */
@@ -25,14 +48,26 @@ class Gauge extends Model {
   static override tableName = 'gauges';
   static override jsonSchema = {
     type: 'object',
-    properties: { id: { type: 'integer' }, size: { type: 'string' }, size__cm: { type: 'integer' }, size__mm: { type: 'integer' } },
+    properties: {
+      id: { type: 'integer' },
+      size: { type: 'string' },
+      size__cm: { type: 'integer' },
+      size__mm: { type: 'integer' },
+    },
   };
 }
 
 /** Every operator on every filtered column, as the example application declares them. */
 class EveryOperatorItem extends Item {}
-for (const column of ['id', 'name', 'price', 'last_sold', 'is_deleted']) filter(EveryOperatorItem, column, { operators: 'all' });
-crud(EveryOperatorItem, { path: '/every', createSchema: ItemCreate, updateSchema: ItemUpdate, selectSchema: ItemRead, includedMethods: ['readMulti'] });
+for (const column of ['id', 'name', 'price', 'last_sold', 'is_deleted'])
+  filter(EveryOperatorItem, column, { operators: 'all' });
+crud(EveryOperatorItem, {
+  path: '/every',
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+  selectSchema: ItemRead,
+  includedMethods: ['readMulti'],
+});
 
 export function describeFilters(env: CrudEnv): void {
   describe('filters', () => {
@@ -42,10 +77,15 @@ export function describeFilters(env: CrudEnv): void {
     beforeAll(async () => {
       await env.resetItems();
       api = await env.serve(crudRouter(itemOptions(env.knex, { filterConfig: ITEM_FILTERS })));
-      books = await env.serve(crudRouter({
-        session: env.knex, model: Book, path: '/books', includedMethods: ['readMulti'],
-        filterConfig: { 'author.name': null, 'reviews.stars__gte': null, 'tags.label__in': null },
-      }));
+      books = await env.serve(
+        crudRouter({
+          session: env.knex,
+          model: Book,
+          path: '/books',
+          includedMethods: ['readMulti'],
+          filterConfig: { 'author.name': null, 'reviews.stars__gte': null, 'tags.label__in': null },
+        }),
+      );
     });
 
     it('filters by the query: name=x, price__gte=10, id__in=1,2,3, price__between=10,20', async () => {
@@ -117,9 +157,13 @@ export function describeFilters(env: CrudEnv): void {
     });
 
     it('an explicit __eq replaces a default, as the bare key does', async () => {
-      const garden = await env.serve(crudRouter(itemOptions(env.knex, { path: '/garden-eq', filterConfig: { category: 'garden' } })));
+      const garden = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/garden-eq', filterConfig: { category: 'garden' } })),
+      );
       expect(ids(await garden.get('/garden-eq?category__eq=food'))).toEqual([4, 5]);
-      const spelled = await env.serve(crudRouter(itemOptions(env.knex, { path: '/spelled', filterConfig: { category__eq: 'garden' } })));
+      const spelled = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/spelled', filterConfig: { category__eq: 'garden' } })),
+      );
       expect(ids(await spelled.get('/spelled'))).toEqual([3]);
       expect(ids(await spelled.get('/spelled?category=food'))).toEqual([4, 5]);
     });
@@ -171,11 +215,20 @@ export function describeFilters(env: CrudEnv): void {
           t.integer('size__cm');
           t.integer('size__mm');
         });
-        await env.knex('gauges').insert([{ size: 'S', size__cm: 5, size__mm: 50 }, { size: 'M', size__cm: 10, size__mm: 100 }, { size: 'L', size__cm: 20, size__mm: 200 }]);
-        gauges = await env.serve(crudRouter({
-          session: env.knex, model: Gauge, path: '/gauges', includedMethods: ['readMulti'],
-          filterConfig: { size: null, size__in: null, size__cm__gte: null },
-        }));
+        await env.knex('gauges').insert([
+          { size: 'S', size__cm: 5, size__mm: 50 },
+          { size: 'M', size__cm: 10, size__mm: 100 },
+          { size: 'L', size__cm: 20, size__mm: 200 },
+        ]);
+        gauges = await env.serve(
+          crudRouter({
+            session: env.knex,
+            model: Gauge,
+            path: '/gauges',
+            includedMethods: ['readMulti'],
+            filterConfig: { size: null, size__in: null, size__cm__gte: null },
+          }),
+        );
       });
 
       it('split at the last __ only before an operator, as before', async () => {
@@ -199,7 +252,16 @@ export function describeFilters(env: CrudEnv): void {
     });
 
     it('answers 422, never 500, for a value that cannot be coerced to the column type', async () => {
-      const cases = ['id=1e3', 'id=1.5', 'id=abc', 'price__gte=abc', 'price__gte=1%2C5', 'id__in=1,x', 'last_sold__lt=yesterday', 'category__is=maybe'];
+      const cases = [
+        'id=1e3',
+        'id=1.5',
+        'id=abc',
+        'price__gte=abc',
+        'price__gte=1%2C5',
+        'id__in=1,x',
+        'last_sold__lt=yesterday',
+        'category__is=maybe',
+      ];
       for (const query of cases) {
         const res = await api.get(`/items?${query}`);
         expect(res.status, query).toBe(422);
@@ -209,7 +271,13 @@ export function describeFilters(env: CrudEnv): void {
     });
 
     it('answers 422 for a between without two values, a repeated single-value key, or an integer out of range', async () => {
-      for (const query of ['price__between=10', 'price__between=1,2,3', 'name=a&name=b', 'id=99999999999999999999', 'id=2147483648']) {
+      for (const query of [
+        'price__between=10',
+        'price__between=1,2,3',
+        'name=a&name=b',
+        'id=99999999999999999999',
+        'id=2147483648',
+      ]) {
         expect((await api.get(`/items?${query}`)).status, query).toBe(422);
       }
     });
@@ -221,17 +289,27 @@ export function describeFilters(env: CrudEnv): void {
     });
 
     it('accepts custom operators, given as customFilters or by the crud instance', async () => {
-      const byOption = await env.serve(crudRouter(itemOptions(env.knex, {
-        path: '/ops', customFilters: { cheaper_than: cheaperThan }, filterConfig: { price__cheaper_than: null },
-      })));
+      const byOption = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            path: '/ops',
+            customFilters: { cheaper_than: cheaperThan },
+            filterConfig: { price__cheaper_than: null },
+          }),
+        ),
+      );
       expect(ids(await byOption.get('/ops?price__cheaper_than=6'))).toEqual([3, 4]);
       const repo = new CrudRepository(Item, { customFilters: { cheaper_than: cheaperThan } });
-      const byCrud = await env.serve(crudRouter(itemOptions(env.knex, { path: '/ops', crud: repo, filterConfig: { price__cheaper_than: null } })));
+      const byCrud = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/ops', crud: repo, filterConfig: { price__cheaper_than: null } })),
+      );
       expect(ids(await byCrud.get('/ops?price__cheaper_than=6'))).toEqual([3, 4]);
     });
 
     it('applies a scalar default when the query gives no value, and lets the query replace it', async () => {
-      const garden = await env.serve(crudRouter(itemOptions(env.knex, { path: '/garden', filterConfig: { category: 'garden', price__gte: null } })));
+      const garden = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/garden', filterConfig: { category: 'garden', price__gte: null } })),
+      );
       expect(ids(await garden.get('/garden'))).toEqual([3]);
       expect(ids(await garden.get('/garden?category=food'))).toEqual([4, 5]);
       expect(ids(await garden.get('/garden?price__gte=5'))).toEqual([3]);
@@ -246,7 +324,14 @@ export function describeFilters(env: CrudEnv): void {
       };
 
       beforeAll(async () => {
-        scoped = await env.serve(crudRouter(itemOptions(env.knex, { path: '/scoped', filterConfig: new FilterConfig({ category: org, price__gte: null }) })));
+        scoped = await env.serve(
+          crudRouter(
+            itemOptions(env.knex, {
+              path: '/scoped',
+              filterConfig: new FilterConfig({ category: org, price__gte: null }),
+            }),
+          ),
+        );
       });
 
       it('is evaluated on every request', async () => {
@@ -274,7 +359,11 @@ export function describeFilters(env: CrudEnv): void {
       });
 
       it('fails closed when the dependency returns undefined: a logged 500, never every row', async () => {
-        const leaky = await env.serve(crudRouter(itemOptions(env.knex, { path: '/leaky', filterConfig: new FilterConfig({ category: () => undefined }) })));
+        const leaky = await env.serve(
+          crudRouter(
+            itemOptions(env.knex, { path: '/leaky', filterConfig: new FilterConfig({ category: () => undefined }) }),
+          ),
+        );
         const before = env.logged.length;
         const list = await leaky.get('/leaky');
         expect(list.status).toBe(500);

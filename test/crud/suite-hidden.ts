@@ -23,14 +23,34 @@ export function describeHiddenColumns(env: CrudEnv): void {
     let books: Api;
 
     beforeAll(async () => {
-      const options = { session: env.knex, model: Author, path: '/authors', selectSchema: AuthorPublic, includedMethods: ['readMulti'] };
+      const options = {
+        session: env.knex,
+        model: Author,
+        path: '/authors',
+        selectSchema: AuthorPublic,
+        includedMethods: ['readMulti'],
+      };
       authors = await env.serve(crudRouter(options));
       sortable = await env.serve(crudRouter({ ...options, sortable: ['email'] }));
-      books = await env.serve(crudRouter({ session: env.knex, model: Book, path: '/books', includedMethods: ['readMulti'], filterConfig: { 'author.name': null } }));
+      books = await env.serve(
+        crudRouter({
+          session: env.knex,
+          model: Book,
+          path: '/books',
+          includedMethods: ['readMulti'],
+          filterConfig: { 'author.name': null },
+        }),
+      );
     });
 
     it('refuses (400) a sort on a column the answer hides, as it refuses a column the model lacks', async () => {
-      for (const query of ['sort=email', 'sort=-email', 'sort=name,-email', 'sort=-email&limit=1&cursor=', 'sort=-email&page=1']) {
+      for (const query of [
+        'sort=email',
+        'sort=-email',
+        'sort=name,-email',
+        'sort=-email&limit=1&cursor=',
+        'sort=-email&page=1',
+      ]) {
         const res = await authors.get(`/authors?${query}`);
         expect(res.status, query).toBe(400);
         expect(res.body.detail, query).toBe("Invalid sort column 'email': sort by id, name");
@@ -41,11 +61,21 @@ export function describeHiddenColumns(env: CrudEnv): void {
     });
 
     it('publishes the sortable columns in the sort parameter of the list document', () => {
-      const list = (sortableToo: boolean) => crudRouter({ session: env.knex, model: Author, selectSchema: AuthorPublic, includedMethods: ['readMulti'], ...(sortableToo ? { sortable: ['email'] } : {}) }).routes[0];
-      const sortParam = (sortableToo: boolean) => list(sortableToo).doc?.parameters?.find((p) => p.name === 'sort')?.description;
+      const list = (sortableToo: boolean) =>
+        crudRouter({
+          session: env.knex,
+          model: Author,
+          selectSchema: AuthorPublic,
+          includedMethods: ['readMulti'],
+          ...(sortableToo ? { sortable: ['email'] } : {}),
+        }).routes[0];
+      const sortParam = (sortableToo: boolean) =>
+        list(sortableToo).doc?.parameters?.find((p) => p.name === 'sort')?.description;
       expect(sortParam(false)).toBe('Comma-separated columns among id, name; a leading - sorts descending');
       expect(sortParam(true)).toBe('Comma-separated columns among id, name, email; a leading - sorts descending');
-      expect(() => crudRouter({ session: env.knex, model: Author, includedMethods: ['readMulti'], sortable: ['colour'] })).toThrow(/sortable column 'colour' is not a column of model Author/);
+      expect(() =>
+        crudRouter({ session: env.knex, model: Author, includedMethods: ['readMulti'], sortable: ['colour'] }),
+      ).toThrow(/sortable column 'colour' is not a column of model Author/);
     });
 
     it('sorts on a shown column, and on a hidden one the endpoint declares sortable', async () => {
@@ -75,7 +105,12 @@ export function describeHiddenColumns(env: CrudEnv): void {
       const { next_cursor: cursor } = (await sortable.get('/authors?sort=-email&limit=1&cursor=')).body;
       const flipped = `${cursor.slice(0, 20)}${cursor[20] === 'A' ? 'B' : 'A'}${cursor.slice(21)}`;
       const handMade = Buffer.from(JSON.stringify(['zz@example.com', 9])).toString('base64url');
-      for (const query of [`sort=-email&cursor=${flipped}`, `sort=-email&cursor=${handMade}`, `sort=email&cursor=${cursor}`, `sort=-name&cursor=${cursor}`]) {
+      for (const query of [
+        `sort=-email&cursor=${flipped}`,
+        `sort=-email&cursor=${handMade}`,
+        `sort=email&cursor=${cursor}`,
+        `sort=-name&cursor=${cursor}`,
+      ]) {
         const res = await sortable.get(`/authors?${query}&limit=1`);
         expect(res.status, query).toBe(400);
         expect(res.body.detail, query).toBe('Invalid cursor');
@@ -83,8 +118,16 @@ export function describeHiddenColumns(env: CrudEnv): void {
     });
 
     it('refuses (400) a filter on a related column the endpoint does not declare, hidden or missing alike', async () => {
-      expect((await books.get('/books?author.name=Bob')).body.data.map((b: { title: string }) => b.title)).toEqual(['B1']);
-      for (const key of ['author.email', 'author.email__startswith', 'author.email__gt', 'author.colour', 'reviews.body__contains']) {
+      expect((await books.get('/books?author.name=Bob')).body.data.map((b: { title: string }) => b.title)).toEqual([
+        'B1',
+      ]);
+      for (const key of [
+        'author.email',
+        'author.email__startswith',
+        'author.email__gt',
+        'author.colour',
+        'reviews.body__contains',
+      ]) {
         const res = await books.get(`/books?${key}=a`);
         expect(res.status, key).toBe(400);
         expect(res.body.detail, key).toMatch(/^Invalid filter '/);

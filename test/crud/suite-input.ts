@@ -9,19 +9,38 @@ import { crudRouter } from '@crudsmith/core';
 import { itemOptions, type Answer, type Api, type CrudEnv } from './kit';
 
 const FILTERS = {
-  name: null, name__like: null, name__notlike: null, name__ilike: null, name__notilike: null,
-  name__contains: null, name__startswith: null, name__endswith: null, last_sold__gte: null, id: null,
+  name: null,
+  name__like: null,
+  name__notlike: null,
+  name__ilike: null,
+  name__notilike: null,
+  name__contains: null,
+  name__startswith: null,
+  name__endswith: null,
+  last_sold__gte: null,
+  id: null,
 };
 
 /** Sends a raw body with node:http (fetch sends none with GET), answering the status. */
-function rawStatus(url: string, method: string, body: string | Buffer, headers: Record<string, string>): Promise<number> {
+function rawStatus(
+  url: string,
+  method: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      url,
+      { method, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     // The server may answer 413 and close before the whole body is written.
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     req.end(body);
   });
 }
@@ -40,14 +59,17 @@ export function describeBadInput(env: CrudEnv): void {
       api = await env.serve(crudRouter(itemOptions(env.knex, { filterConfig: FILTERS })));
     });
 
-    it.each(['like', 'notlike', 'ilike', 'notilike'])('a %s pattern ending in a lone escape is 422; an escaped one matches a backslash', async (op) => {
-      env.logged.length = 0;
-      refused(await api.get(`/items?name__${op}=Alpha%5C`), ['query', `name__${op}`], 'like_pattern');
-      refused(await api.get(`/items?name__${op}=%25%5C%5C%5C`), ['query', `name__${op}`], 'like_pattern');
-      const escaped = await api.get(`/items?name__${op}=%25%5C%5C`);
-      expect(escaped.status).toBe(200);
-      expect(env.logged).toEqual([]);
-    });
+    it.each(['like', 'notlike', 'ilike', 'notilike'])(
+      'a %s pattern ending in a lone escape is 422; an escaped one matches a backslash',
+      async (op) => {
+        env.logged.length = 0;
+        refused(await api.get(`/items?name__${op}=Alpha%5C`), ['query', `name__${op}`], 'like_pattern');
+        refused(await api.get(`/items?name__${op}=%25%5C%5C%5C`), ['query', `name__${op}`], 'like_pattern');
+        const escaped = await api.get(`/items?name__${op}=%25%5C%5C`);
+        expect(escaped.status).toBe(200);
+        expect(env.logged).toEqual([]);
+      },
+    );
 
     it('contains, startswith and endswith match a trailing backslash literally', async () => {
       for (const op of ['contains', 'startswith', 'endswith']) {
@@ -58,8 +80,13 @@ export function describeBadInput(env: CrudEnv): void {
     });
 
     it.each([
-      ['name', 'Al%00pha'], ['name__like', 'Al%00%25'], ['name__ilike', '%00'], ['name__contains', '%00'],
-      ['name__startswith', 'A%00'], ['name__endswith', '%00a'], ['id', '%00'],
+      ['name', 'Al%00pha'],
+      ['name__like', 'Al%00%25'],
+      ['name__ilike', '%00'],
+      ['name__contains', '%00'],
+      ['name__startswith', 'A%00'],
+      ['name__endswith', '%00a'],
+      ['id', '%00'],
     ])('a NUL character in the filter %s is 422', async (key, value) => {
       env.logged.length = 0;
       const res = await api.get(`/items?${key}=${value}`);
@@ -85,7 +112,10 @@ export function describeBadInput(env: CrudEnv): void {
 
     it('a NUL character in a urlencoded form body is 422', async () => {
       env.logged.length = 0;
-      const res = await api.send('POST', '/items', { body: 'name=a%00b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = await api.send('POST', '/items', {
+        body: 'name=a%00b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       refused(res, ['body', 'name'], 'string_nul');
       expect(env.logged).toEqual([]);
     });
@@ -129,7 +159,8 @@ export function describeBadInput(env: CrudEnv): void {
 
     it('a price finer than its column (decimal(10, 2), multipleOf 0.01) is 422 on every engine; one within it is stored exactly', async () => {
       env.logged.length = 0;
-      for (const price of [1.005, 19.999, 0.001]) refused(await api.post('/items', { name: `Fine ${price}`, price }), ['body', 'price'], 'multiple_of');
+      for (const price of [1.005, 19.999, 0.001])
+        refused(await api.post('/items', { name: `Fine ${price}`, price }), ['body', 'price'], 'multiple_of');
       const created = await api.post('/items', { name: 'Scaled', price: 19.99 });
       expect(created.status).toBe(201);
       expect(created.body.price).toBe(19.99);
@@ -143,7 +174,9 @@ export function describeBadInput(env: CrudEnv): void {
 
     it('a full-text search of operator characters alone matches nothing instead of failing (MariaDB answered 500)', async () => {
       env.logged.length = 0;
-      const search = await env.serve(crudRouter(itemOptions(env.knex, { path: '/search', filterConfig: { description__match: null } })));
+      const search = await env.serve(
+        crudRouter(itemOptions(env.knex, { path: '/search', filterConfig: { description__match: null } })),
+      );
       for (const text of ['*', '+-', '"', '()']) {
         const res = await search.get(`/search?description__match=${encodeURIComponent(text)}`);
         if (env.engine === 'sqlite') expect(res.status, text).toBe(400);
@@ -156,14 +189,22 @@ export function describeBadInput(env: CrudEnv): void {
       env.logged.length = 0;
       const body = Object.fromEntries(Array.from({ length: 9_000 }, (_, i) => [`k${i}`, 1]));
       const started = performance.now();
-      const res = await fetch(`${api.url}/api/items`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${api.url}/api/items`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       const text = await res.text();
       const elapsed = performance.now() - started;
       expect(res.status).toBe(422);
       expect(text.length).toBeLessThan(16_000);
       const { detail } = JSON.parse(text);
       expect(detail).toHaveLength(101);
-      expect(detail[0]).toEqual({ loc: ['body', 'k0'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+      expect(detail[0]).toEqual({
+        loc: ['body', 'k0'],
+        msg: 'Extra inputs are not permitted',
+        type: 'extra_forbidden',
+      });
       expect(detail[100]).toEqual({ loc: [], msg: '8900 more errors omitted', type: 'too_many_errors' });
       // Generous for a loaded machine; the uncapped answer took the validator alone ~0.5 s.
       expect(elapsed).toBeLessThan(3000);
@@ -189,7 +230,8 @@ export function describeBadInput(env: CrudEnv): void {
           expect(status, `${route.operation}: ${statuses}`).toBeLessThan(500);
           if (status >= 400) expect(responses, `${route.operation} answered ${status}`).toContain(String(status));
         }
-        if (route.method === 'POST' || route.method === 'PATCH') expect(statuses, route.operation).toEqual([400, 413, 415]);
+        if (route.method === 'POST' || route.method === 'PATCH')
+          expect(statuses, route.operation).toEqual([400, 413, 415]);
       }
       expect(env.logged).toEqual([]);
     });

@@ -15,7 +15,9 @@ export function describeList(env: CrudEnv): void {
       await env.resetItems();
       api = await env.serve(crudRouter(itemOptions(env.knex, { filterConfig: { category: null } })));
       // maxLimit 5 and defaultLimit 4 make the limits visible with six rows.
-      small = await env.serve(crudRouter(itemOptions(env.knex, { maxLimit: 5, defaultLimit: 4, filterConfig: { category: null } })));
+      small = await env.serve(
+        crudRouter(itemOptions(env.knex, { maxLimit: 5, defaultLimit: 4, filterConfig: { category: null } })),
+      );
     });
 
     describe('envelopes and pagination', () => {
@@ -70,7 +72,12 @@ export function describeList(env: CrudEnv): void {
       });
 
       it('answers 400 "Conflicting parameters" for page or itemsPerPage with offset or limit', async () => {
-        for (const query of ['page=1&offset=0', 'itemsPerPage=2&limit=2', 'page=2&limit=1', 'items_per_page=2&offset=2']) {
+        for (const query of [
+          'page=1&offset=0',
+          'itemsPerPage=2&limit=2',
+          'page=2&limit=1',
+          'items_per_page=2&offset=2',
+        ]) {
           const res = await api.get(`/items?${query}`);
           expect(res.status, query).toBe(400);
           expect(res.body.detail, query).toMatch(/^Conflicting parameters/);
@@ -134,7 +141,8 @@ export function describeList(env: CrudEnv): void {
         // Categories: null (6), food (4, 5), garden (3), tools (1, 2).
         expect(ids(await api.get('/items?sort=category&limit=5'))).toEqual([6, 4, 5, 3, 1]);
         const walked: number[] = [];
-        for (let page = 1; page <= 6; page++) walked.push(...ids(await api.get(`/items?sort=category&page=${page}&itemsPerPage=1`)));
+        for (let page = 1; page <= 6; page++)
+          walked.push(...ids(await api.get(`/items?sort=category&page=${page}&itemsPerPage=1`)));
         expect(walked).toEqual([6, 4, 5, 3, 1, 2]);
         expect(ids(await api.get('/items?sort=-category&limit=5'))).toEqual([1, 2, 3, 4, 5]);
       });
@@ -166,28 +174,58 @@ export function describeList(env: CrudEnv): void {
 
       it('walks to the end, next_cursor null exactly on the last page', async () => {
         const byTwo = await walk('limit=2');
-        expect(byTwo.pages).toEqual([[1, 2], [3, 4], [5, 6]]);
+        expect(byTwo.pages).toEqual([
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ]);
         expect(byTwo.cursors.map((c) => typeof c)).toEqual(['string', 'string', 'object']);
         expect(byTwo.cursors[2]).toBeNull();
         const byFour = await walk('limit=4');
-        expect(byFour.pages).toEqual([[1, 2, 3, 4], [5, 6]]);
+        expect(byFour.pages).toEqual([
+          [1, 2, 3, 4],
+          [5, 6],
+        ]);
         expect(byFour.cursors[1]).toBeNull();
       });
 
       it('defaults to 100 rows, and honours limit, sort and filters', async () => {
         expect(await api.get('/items?cursor=')).toMatchObject({ body: { next_cursor: null } });
         expect(ids(await api.get('/items?cursor='))).toEqual([1, 2, 3, 4, 5, 6]);
-        expect((await walk('limit=2&sort=-price')).pages).toEqual([[6, 2], [1, 3], [4, 5]]);
+        expect((await walk('limit=2&sort=-price')).pages).toEqual([
+          [6, 2],
+          [1, 3],
+          [4, 5],
+        ]);
         expect((await walk('limit=1&sort=-price&category=tools')).pages).toEqual([[2], [1]]);
-        expect((await walk('limit=2&sort=category,-price')).pages).toEqual([[6, 4], [5, 3], [2, 1]]);
+        expect((await walk('limit=2&sort=category,-price')).pages).toEqual([
+          [6, 4],
+          [5, 3],
+          [2, 1],
+        ]);
       });
 
       it('pages by a sort column the select schema does not answer once the endpoint declares it sortable', async () => {
-        const narrow = await env.serve(crudRouter(itemOptions(env.knex, { selectSchema: ['id', 'name'], sortable: ['price'] })));
+        const narrow = await env.serve(
+          crudRouter(itemOptions(env.knex, { selectSchema: ['id', 'name'], sortable: ['price'] })),
+        );
         const first = await narrow.get('/items?cursor=&limit=3&sort=-price');
-        expect(first.body.data).toEqual([{ id: 6, name: 'Epsilon' }, { id: 2, name: 'beta' }, { id: 1, name: 'Alpha' }]);
-        const next = await narrow.get(`/items?limit=3&sort=-price&cursor=${encodeURIComponent(first.body.next_cursor)}`);
-        expect(next.body).toEqual({ data: [{ id: 3, name: 'Gamma' }, { id: 4, name: 'Éclair' }, { id: 5, name: 'delta_x' }], next_cursor: null });
+        expect(first.body.data).toEqual([
+          { id: 6, name: 'Epsilon' },
+          { id: 2, name: 'beta' },
+          { id: 1, name: 'Alpha' },
+        ]);
+        const next = await narrow.get(
+          `/items?limit=3&sort=-price&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+        );
+        expect(next.body).toEqual({
+          data: [
+            { id: 3, name: 'Gamma' },
+            { id: 4, name: 'Éclair' },
+            { id: 5, name: 'delta_x' },
+          ],
+          next_cursor: null,
+        });
         expect((await narrow.get('/items?sort=-price&limit=1')).body.data).toEqual([{ id: 6, name: 'Epsilon' }]);
       });
 
@@ -227,12 +265,19 @@ export function describeList(env: CrudEnv): void {
         expect(fits.status).toBe(200);
         expect(ids(fits)).toEqual([1, 2, 3]);
         expect(bytes(fits)).toBeLessThanOrEqual(max);
-        for (const [query, param] of [['limit=6', 'limit'], ['', 'limit'], ['page=1&itemsPerPage=6', 'itemsPerPage'], ['cursor=&limit=6', 'limit']]) {
+        for (const [query, param] of [
+          ['limit=6', 'limit'],
+          ['', 'limit'],
+          ['page=1&itemsPerPage=6', 'itemsPerPage'],
+          ['cursor=&limit=6', 'limit'],
+        ]) {
           const refused = await guarded.get(`/items?${query}`);
           expect(refused.status, query).toBe(422);
           expect(refused.body.detail).toHaveLength(1);
           expect(refused.body.detail[0]).toMatchObject({ loc: ['query', param], type: 'response_too_large' });
-          expect(refused.body.detail[0].msg).toMatch(new RegExp(`more than the ${max} this endpoint answers; ask for fewer rows \\((2|3) fit\\)$`));
+          expect(refused.body.detail[0].msg).toMatch(
+            new RegExp(`more than the ${max} this endpoint answers; ask for fewer rows \\((2|3) fit\\)$`),
+          );
         }
         // Filters that leave a small page pass.
         expect((await guarded.get('/items?limit=6&offset=4')).status).toBe(200);
@@ -240,7 +285,9 @@ export function describeList(env: CrudEnv): void {
 
       it('refuses a maxResponseBytes that is not a positive integer at startup', () => {
         for (const maxResponseBytes of [0, -1, 1.5, Number.NaN]) {
-          expect(() => crudRouter(itemOptions(env.knex, { maxResponseBytes }))).toThrow('maxResponseBytes must be a positive integer');
+          expect(() => crudRouter(itemOptions(env.knex, { maxResponseBytes }))).toThrow(
+            'maxResponseBytes must be a positive integer',
+          );
         }
       });
     });

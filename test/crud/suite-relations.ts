@@ -12,9 +12,18 @@ const BOB = { id: 2, name: 'Bob', email: 'bob@example.com', is_deleted: false };
 
 export function describeRelations(env: CrudEnv): void {
   describe('related data (relationship inclusion options)', () => {
-    const books = (path: string, extra: Partial<CrudOptions>) => env.serve(crudRouter({
-      session: env.knex, model: Book, path, createSchema: BookCreate, updateSchema: BookUpdate, deleteSchema: [], ...extra,
-    }));
+    const books = (path: string, extra: Partial<CrudOptions>) =>
+      env.serve(
+        crudRouter({
+          session: env.knex,
+          model: Book,
+          path,
+          createSchema: BookCreate,
+          updateSchema: BookUpdate,
+          deleteSchema: [],
+          ...extra,
+        }),
+      );
     let oneToOne: Api;
     let everything: Api;
 
@@ -24,22 +33,52 @@ export function describeRelations(env: CrudEnv): void {
     });
 
     it('relationshipCounts: reads and lists answer <relation>_count per row, and the document says so', async () => {
-      const router = crudRouter({ session: env.knex, model: Author, path: '/counted', includedMethods: ['read', 'readMulti'], relationshipCounts: ['books'] });
+      const router = crudRouter({
+        session: env.knex,
+        model: Author,
+        path: '/counted',
+        includedMethods: ['read', 'readMulti'],
+        relationshipCounts: ['books'],
+      });
       const counted = await env.serve(router);
       const list = await counted.get('/counted?sort=-name');
-      expect(list.body.data.map((a: { name: string; books_count: number }) => [a.name, a.books_count])).toEqual([['Cy', 0], ['Bob', 1], ['Ann', 3]]);
+      expect(list.body.data.map((a: { name: string; books_count: number }) => [a.name, a.books_count])).toEqual([
+        ['Cy', 0],
+        ['Bob', 1],
+        ['Ann', 3],
+      ]);
       expect((await counted.get('/counted/1')).body).toEqual({ ...ANN, books_count: 3 });
       const read = router.routes.find((route) => route.path === '/counted/:id')!;
-      expect((read.doc?.responses?.['200'].schema as any).properties.books_count).toEqual({ type: 'integer', minimum: 0 });
-      expect(() => crudRouter({ session: env.knex, model: Author, path: '/bad', includedMethods: ['read'], relationshipCounts: ['reviews'] })).toThrow(/not a relation of model Author/);
+      expect((read.doc?.responses?.['200'].schema as any).properties.books_count).toEqual({
+        type: 'integer',
+        minimum: 0,
+      });
+      expect(() =>
+        crudRouter({
+          session: env.knex,
+          model: Author,
+          path: '/bad',
+          includedMethods: ['read'],
+          relationshipCounts: ['reviews'],
+        }),
+      ).toThrow(/not a relation of model Author/);
     });
 
     it('includeRelationships: true includes one-to-one relations only, nested under their name', async () => {
       const read = await oneToOne.get('/books/1');
       expect(read.body).toEqual({ id: 1, title: 'A1', author_id: 1, pages: 100, author: ANN });
       const list = await oneToOne.get('/books?limit=5');
-      expect(list.body.data.map((b: { title: string; author: { name: string } | null }) => [b.title, b.author?.name ?? null])).toEqual([
-        ['A1', 'Ann'], ['A2', 'Ann'], ['A3', 'Ann'], ['B1', 'Bob'], ['Orphan', null],
+      expect(
+        list.body.data.map((b: { title: string; author: { name: string } | null }) => [
+          b.title,
+          b.author?.name ?? null,
+        ]),
+      ).toEqual([
+        ['A1', 'Ann'],
+        ['A2', 'Ann'],
+        ['A3', 'Ann'],
+        ['B1', 'Bob'],
+        ['Orphan', null],
       ]);
       expect(list.body.data.every((b: object) => !('reviews' in b) && !('tags' in b))).toBe(true);
     });
@@ -58,17 +97,34 @@ export function describeRelations(env: CrudEnv): void {
       expect(Object.keys(book).sort()).toEqual(['author_id', 'id', 'pages', 'reviews', 'title']);
       expect(book.reviews).toEqual([{ id: 5, book_id: 4, stars: 5, body: 'superb' }]);
       const two = await books('/books', { includeRelationships: ['tags', 'author'] });
-      expect(Object.keys((await two.get('/books/2')).body).sort()).toEqual(['author', 'author_id', 'id', 'pages', 'tags', 'title']);
+      expect(Object.keys((await two.get('/books/2')).body).sort()).toEqual([
+        'author',
+        'author_id',
+        'id',
+        'pages',
+        'tags',
+        'title',
+      ]);
     });
 
     it('one-to-many inclusion paginates parents, never repeats children, and counts parents', async () => {
-      const authors = await env.serve(crudRouter({
-        session: env.knex, model: Author, path: '/authors', includedMethods: ['read', 'readMulti'], includeRelationships: true, includeOneToMany: true,
-      }));
+      const authors = await env.serve(
+        crudRouter({
+          session: env.knex,
+          model: Author,
+          path: '/authors',
+          includedMethods: ['read', 'readMulti'],
+          includeRelationships: true,
+          includeOneToMany: true,
+        }),
+      );
       const page = await authors.get('/authors?limit=2');
       expect(page.body.total_count).toBe(3);
-      expect(page.body.data.map((a: { name: string; books: { title: string }[] }) => [a.name, a.books.map((b) => b.title)])).toEqual([
-        ['Ann', ['A1', 'A2', 'A3']], ['Bob', ['B1']],
+      expect(
+        page.body.data.map((a: { name: string; books: { title: string }[] }) => [a.name, a.books.map((b) => b.title)]),
+      ).toEqual([
+        ['Ann', ['A1', 'A2', 'A3']],
+        ['Bob', ['B1']],
       ]);
       expect(page.body.data[0].awards.map((a: { title: string }) => a.title)).toEqual(['Gold', 'Silver']);
       expect(page.body.data[0].profile).toMatchObject({ bio: 'Ann writes' });
@@ -84,17 +140,32 @@ export function describeRelations(env: CrudEnv): void {
       const joined = await books('/books', {
         joinsConfig: [
           { model: Author, joinOn: { author_id: 'id' }, alias: 'writer', schemaToSelect: ['name'] },
-          { relation: 'reviews', schemaToSelect: ['stars', 'body'], sortColumns: 'stars', sortOrders: 'desc', nestedLimit: 2 },
+          {
+            relation: 'reviews',
+            schemaToSelect: ['stars', 'body'],
+            sortColumns: 'stars',
+            sortOrders: 'desc',
+            nestedLimit: 2,
+          },
         ],
       });
       const read = await joined.get('/books/1');
       expect(read.body).toEqual({
-        id: 1, title: 'A1', author_id: 1, pages: 100,
+        id: 1,
+        title: 'A1',
+        author_id: 1,
+        pages: 100,
         writer: { name: 'Ann' },
-        reviews: [{ stars: 5, body: 'great' }, { stars: 4, body: 'good' }],
+        reviews: [
+          { stars: 5, body: 'great' },
+          { stars: 4, body: 'good' },
+        ],
       });
       const list = await joined.get('/books?sort=-pages&limit=2');
-      expect(list.body.data.map((b: { title: string; writer: { name: string } }) => [b.title, b.writer.name])).toEqual([['A3', 'Ann'], ['A2', 'Ann']]);
+      expect(list.body.data.map((b: { title: string; writer: { name: string } }) => [b.title, b.writer.name])).toEqual([
+        ['A3', 'Ann'],
+        ['A2', 'Ann'],
+      ]);
     });
 
     describe('nestJoins: false flattens one-to-one fields as <prefix><field>', () => {
@@ -102,29 +173,51 @@ export function describeRelations(env: CrudEnv): void {
       const prefixed = { author_name: 'Bob', author_email: 'bob@example.com' };
 
       beforeAll(async () => {
-        flat = await books('/flat', { joinsConfig: [{ relation: 'author', joinPrefix: 'author_', schemaToSelect: ['name', 'email'] }], nestJoins: false });
+        flat = await books('/flat', {
+          joinsConfig: [{ relation: 'author', joinPrefix: 'author_', schemaToSelect: ['name', 'email'] }],
+          nestJoins: false,
+        });
       });
 
       it('on read and read-many', async () => {
         const read = await flat.get('/flat/4');
         expect(read.body).toEqual({ id: 4, title: 'B1', author_id: 2, pages: 150, ...prefixed });
         const list = await flat.get('/flat?limit=5');
-        expect(list.body.data[4]).toEqual({ id: 5, title: 'Orphan', author_id: null, pages: null, author_name: null, author_email: null });
+        expect(list.body.data[4]).toEqual({
+          id: 5,
+          title: 'Orphan',
+          author_id: null,
+          pages: null,
+          author_name: null,
+          author_email: null,
+        });
         expect(list.body.data.every((b: object) => !('author' in b))).toBe(true);
       });
 
       it('on the answers of create, update, delete and db_delete', async () => {
         const created = await flat.post('/flat', { title: 'Flat write', author_id: 2, pages: 10 });
         expect(created.status).toBe(201);
-        expect(created.body).toEqual({ id: expect.any(Number), title: 'Flat write', author_id: 2, pages: 10, ...prefixed });
+        expect(created.body).toEqual({
+          id: expect.any(Number),
+          title: 'Flat write',
+          author_id: 2,
+          pages: 10,
+          ...prefixed,
+        });
         const { id } = created.body;
         const updated = await flat.patch(`/flat/${id}`, { author_id: 1 });
-        expect(updated).toMatchObject({ status: 200, body: { id, author_name: 'Ann', author_email: 'ann@example.com' } });
+        expect(updated).toMatchObject({
+          status: 200,
+          body: { id, author_name: 'Ann', author_email: 'ann@example.com' },
+        });
         const deleted = await flat.del(`/flat/${id}`);
         expect(deleted).toMatchObject({ status: 200, body: { id, title: 'Flat write', author_name: 'Ann' } });
         expect((await flat.get(`/flat/${id}`)).status).toBe(404);
         const again = (await flat.post('/flat', { title: 'Flat purge', author_id: 2 })).body.id;
-        expect(await flat.del(`/flat/db_delete/${again}`)).toMatchObject({ status: 200, body: { id: again, ...prefixed } });
+        expect(await flat.del(`/flat/db_delete/${again}`)).toMatchObject({
+          status: 200,
+          body: { id: again, ...prefixed },
+        });
       });
     });
 
@@ -134,14 +227,25 @@ export function describeRelations(env: CrudEnv): void {
       const id = created.body.id;
       expect((await oneToOne.patch(`/books/${id}`, { author_id: 1 })).body).toMatchObject({ id, author: ANN });
       expect((await oneToOne.del(`/books/${id}`)).body).toMatchObject({ id, title: 'Nested write', author: ANN });
-      const authors = await env.serve(crudRouter({
-        session: env.knex, model: Author, path: '/authors', createSchema: AuthorWrite, updateSchema: AuthorWrite, deleteSchema: [], includeRelationships: ['books'],
-      }));
+      const authors = await env.serve(
+        crudRouter({
+          session: env.knex,
+          model: Author,
+          path: '/authors',
+          createSchema: AuthorWrite,
+          updateSchema: AuthorWrite,
+          deleteSchema: [],
+          includeRelationships: ['books'],
+        }),
+      );
       const author = await authors.post('/authors', { name: 'Dee', email: 'dee@example.com' });
       expect(author).toMatchObject({ status: 201, body: { name: 'Dee', books: [] } });
       expect((await authors.del(`/authors/${author.body.id}`)).body).toMatchObject({ name: 'Dee', books: [] });
       expect((await authors.get(`/authors/${author.body.id}`)).status).toBe(404);
-      expect((await authors.del(`/authors/db_delete/${author.body.id}`)).body).toMatchObject({ name: 'Dee', is_deleted: true });
+      expect((await authors.del(`/authors/db_delete/${author.body.id}`)).body).toMatchObject({
+        name: 'Dee',
+        is_deleted: true,
+      });
     });
   });
 }

@@ -86,19 +86,28 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
   });
 
   const options = (extra: Partial<CrudOptions>): CrudOptions => ({
-    session: db.knex, model: Note, createSchema: NoteCreate, updateSchema: NoteUpdate, deleteSchema: NoteDelete, selectSchema: NOTE_READ, ...extra,
+    session: db.knex,
+    model: Note,
+    createSchema: NoteCreate,
+    updateSchema: NoteUpdate,
+    deleteSchema: NoteDelete,
+    selectSchema: NOTE_READ,
+    ...extra,
   });
 
   describe.each(harnesses)('through $name', (harness) => {
     let base: string;
 
     beforeAll(async () => {
-      const server = await harness.mount(routesOf(
-        crudRouter(options({ path: '/notes' })),
-        crudRouter(options({ path: '/plain', selectSchema: undefined })),
-        crudRouter(options({ path: '/hooked', model: HookedNote })),
-        crudRouter(options({ path: '/scoped', filterConfig: { org: (req) => req.headers['x-org'] ?? null } })),
-      ), { prefix: '/api' });
+      const server = await harness.mount(
+        routesOf(
+          crudRouter(options({ path: '/notes' })),
+          crudRouter(options({ path: '/plain', selectSchema: undefined })),
+          crudRouter(options({ path: '/hooked', model: HookedNote })),
+          crudRouter(options({ path: '/scoped', filterConfig: { org: (req) => req.headers['x-org'] ?? null } })),
+        ),
+        { prefix: '/api' },
+      );
       servers.push(server);
       base = `${server.url}/api`;
     });
@@ -107,7 +116,12 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       hooked.length = 0;
     });
 
-    async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    async function call(
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<Answer> {
       sent.length = 0;
       const res = await fetch(`${base}${path}`, {
         method,
@@ -122,7 +136,8 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       const [id] = engine === 'postgres' ? await insert.returning('id') : await insert;
       return Number(typeof id === 'object' ? id.id : id);
     };
-    const transactional = (sql: string[]) => sql.some((statement) => /^(begin|commit|start transaction)/i.test(statement));
+    const transactional = (sql: string[]) =>
+      sql.some((statement) => /^(begin|commit|start transaction)/i.test(statement));
 
     it('create is one INSERT … RETURNING (an INSERT and one read on MariaDB), answered exactly as a later GET', async () => {
       const created = await call('POST', '/notes', { title: 'first', price: 2.5 });
@@ -132,7 +147,13 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       if (engine !== 'mysql') expect(created.sql[0]).toMatch(/ returning /i);
       expect(transactional(created.sql)).toBe(false);
       expect(Object.keys(created.body).sort()).toEqual([...NOTE_READ].sort());
-      expect(created.body).toMatchObject({ title: 'first', price: 2.5, org: null, is_deleted: false, updated_at: null });
+      expect(created.body).toMatchObject({
+        title: 'first',
+        price: 2.5,
+        org: null,
+        is_deleted: false,
+        updated_at: null,
+      });
       expect(created.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       const read = await call('GET', `/notes/${created.body.id}`);
       expect(read.sql).toHaveLength(1);
@@ -163,7 +184,11 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       expect(updated).toMatchObject({ status: 200, body: null });
       expect(updated.sql).toHaveLength(1);
       expect(updated.sql[0]).toMatch(/^update .* where .*is_deleted.*id/i);
-      expect((await call('GET', `/notes/${id}`)).body).toMatchObject({ title: 'after', price: 3, updated_at: expect.any(String) });
+      expect((await call('GET', `/notes/${id}`)).body).toMatchObject({
+        title: 'after',
+        price: 3,
+        updated_at: expect.any(String),
+      });
     });
 
     it('update of a missing or soft-deleted row is a 404 that changes nothing', async () => {
@@ -231,7 +256,7 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       expect(again.sql).toHaveLength(1);
     });
 
-    it('the row-level scope goes in the WHERE of every write: another scope\'s row is a 404 and stays', async () => {
+    it("the row-level scope goes in the WHERE of every write: another scope's row is a 404 and stays", async () => {
       const theirs = await seed('theirs', { org: 'b' });
       const mine = { 'x-org': 'a' };
       expect((await call('PATCH', `/scoped/${theirs}`, { price: 1 }, mine)).status).toBe(404);

@@ -28,7 +28,10 @@ interface Snippet {
 function guides(): string[] {
   const dir = join(root, 'docs');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`);
 }
 
 /** The README of the repository and of every package (core, adapters, plugins). */
@@ -38,7 +41,9 @@ function readmes(): string[] {
       .filter((entry) => entry.isDirectory())
       .map((entry) => `${dir}/${entry.name}`),
   );
-  return ['README.md', 'core/README.md', ...packages.map((p) => `${p}/README.md`)].filter((path) => existsSync(join(root, path)));
+  return ['README.md', 'core/README.md', ...packages.map((p) => `${p}/README.md`)].filter((path) =>
+    existsSync(join(root, path)),
+  );
 }
 
 /** The TypeScript blocks of one README: code, where it starts, and whether it is a fragment. */
@@ -62,8 +67,16 @@ function tsBlocks(text: string): { line: number; code: string; fragment: boolean
 function snippets(): { checked: Snippet[]; fragments: Snippet[] } {
   const checked: Snippet[] = [];
   const fragments: Snippet[] = [];
-  for (const readme of [...readmes(), 'examples/app/README.md', ...guides()].filter((path) => existsSync(join(root, path)))) {
-    const name = readme === 'README.md' ? 'root' : readme.replace(/\/README\.md$/, '').replace(/\.md$/, '').replaceAll('/', '-');
+  for (const readme of [...readmes(), 'examples/app/README.md', ...guides()].filter((path) =>
+    existsSync(join(root, path)),
+  )) {
+    const name =
+      readme === 'README.md'
+        ? 'root'
+        : readme
+            .replace(/\/README\.md$/, '')
+            .replace(/\.md$/, '')
+            .replaceAll('/', '-');
     tsBlocks(readFileSync(join(root, readme), 'utf8')).forEach((block, index) => {
       const snippet = { readme, line: block.line, file: `${name}-${index + 1}.ts`, code: block.code };
       (block.fragment ? fragments : checked).push(snippet);
@@ -95,7 +108,16 @@ function typeCheck(checked: Snippet[]): Map<Snippet | null, string[]> {
   // One program over every block, as `tsc -p test/docs/.snippets/tsconfig.json` builds it;
   // only the blocks are checked here (the packages' own sources are the typecheck's job).
   const configPath = join(outDir, 'tsconfig.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(flatten(d)); } });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(flatten(d));
+      },
+    },
+  );
   if (!config) throw new Error(`cannot read ${configPath}`);
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
   const byFile = new Map(checked.map((s) => [join(outDir, s.file), s]));
@@ -103,11 +125,14 @@ function typeCheck(checked: Snippet[]): Map<Snippet | null, string[]> {
     ...config.errors,
     ...program.getOptionsDiagnostics(),
     ...program.getGlobalDiagnostics(),
-    ...program.getSourceFiles().filter((f) => byFile.has(resolve(f.fileName))).flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
+    ...program
+      .getSourceFiles()
+      .filter((f) => byFile.has(resolve(f.fileName)))
+      .flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
   ];
   const errors = new Map<Snippet | null, string[]>();
   for (const d of diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error)) {
-    const snippet = d.file ? byFile.get(resolve(d.file.fileName)) ?? null : null;
+    const snippet = d.file ? (byFile.get(resolve(d.file.fileName)) ?? null) : null;
     errors.set(snippet, [...(errors.get(snippet) ?? []), describeError(d, snippet)]);
   }
   return errors;
@@ -141,11 +166,16 @@ describe('README and guide code blocks', () => {
     // Every package needs core's peers, except the optional ones (such as the S3 client of
     // `@crudsmith/core/s3`), which only core's own README must state.
     const optional = (name: string) => Boolean(core.peerDependenciesMeta?.[name]?.optional);
-    const corePeers = Object.fromEntries(Object.entries(core.peerDependencies as Record<string, string>).filter(([name]) => !optional(name)));
+    const corePeers = Object.fromEntries(
+      Object.entries(core.peerDependencies as Record<string, string>).filter(([name]) => !optional(name)),
+    );
     for (const readme of readmes().filter((r) => r !== 'README.md')) {
       const text = readFileSync(join(root, readme), 'utf8');
       const manifest = JSON.parse(readFileSync(join(root, readme.replace(/README\.md$/, 'package.json')), 'utf8'));
-      for (const [name, range] of Object.entries({ ...corePeers, ...manifest.peerDependencies } as Record<string, string>)) {
+      for (const [name, range] of Object.entries({ ...corePeers, ...manifest.peerDependencies } as Record<
+        string,
+        string
+      >)) {
         expect(text, `${readme} states the range of ${name}`).toContain(`\`${name}\` \`${range}\``);
       }
       expect(text, readme).toContain('"experimentalDecorators": true');
@@ -159,6 +189,9 @@ describe('README and guide code blocks', () => {
 
   it('type-checks every block that is not marked as a fragment', () => {
     const failures = [...typeCheck(checked).values()].flat();
-    expect(failures, `README and guide code blocks that do not compile (run \`npx tsc -p test/docs/.snippets/tsconfig.json\` to see them all):\n${failures.join('\n')}`).toEqual([]);
+    expect(
+      failures,
+      `README and guide code blocks that do not compile (run \`npx tsc -p test/docs/.snippets/tsconfig.json\` to see them all):\n${failures.join('\n')}`,
+    ).toEqual([]);
   }, 90_000);
 });

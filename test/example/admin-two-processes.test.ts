@@ -17,7 +17,11 @@ suite('example /admin in two processes sharing PostgreSQL', () => {
   let b: AppProcess;
 
   beforeAll(async () => {
-    ({ db, a, b } = await startTwoApps((url) => ({ DATABASE_URL: url, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password })));
+    ({ db, a, b } = await startTwoApps((url) => ({
+      DATABASE_URL: url,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+    })));
   }, 150_000);
   afterAll(() => stopTwoApps({ db, a, b }));
 
@@ -41,7 +45,8 @@ suite('example /admin in two processes sharing PostgreSQL', () => {
   });
 
   it('a lockout earned on A holds on B', async () => {
-    for (let i = 0; i < 5; i++) expect((await new Client(a.url).login(ADMIN.username, 'not the passphrase')).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await new Client(a.url).login(ADMIN.username, 'not the passphrase')).status).toBe(401);
     const locked = await new Client(b.url).login(ADMIN.username, ADMIN.password);
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);

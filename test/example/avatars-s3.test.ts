@@ -30,7 +30,10 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
   const upload = async (bytes: Buffer) => {
     const form = new FormData();
     form.append('file', new Blob([bytes], { type: 'image/png' }), 'me.png');
-    const headers = { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'x-csrf-token': ann.jar.get('cs_csrf') ?? '' };
+    const headers = {
+      cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+      'x-csrf-token': ann.jar.get('cs_csrf') ?? '',
+    };
     const res = await fetch(`${ex.base}/api/v1/users/${ex.ids.ann}/avatar`, { method: 'POST', body: form, headers });
     return { status: res.status, body: (await res.json()) as any };
   };
@@ -57,7 +60,11 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
         await hook?.();
       },
     };
-    ex = await startExample(engine, { adapter, users: ['ann'], build: { dataDir, storage, rateLimit: { defaultLimit: 100_000 } } });
+    ex = await startExample(engine, {
+      adapter,
+      users: ['ann'],
+      build: { dataDir, storage, rateLimit: { defaultLimit: 100_000 } },
+    });
     ann = await ex.signedIn('ann');
   });
   afterAll(async () => {
@@ -111,14 +118,38 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
 describe('example app STORAGE_URL settings', () => {
   it('is unset by default (uploads under DATA_DIR), and reads bucket, prefix, endpoint, region, keys and path style', () => {
     expect(readStorageSettings({})).toBeUndefined();
-    expect(readStorageSettings({ STORAGE_URL: 's3://my-bucket/up/loads/' })).toEqual({ bucket: 'my-bucket', prefix: 'up/loads/', endpoint: undefined, region: 'us-east-1', credentials: undefined, forcePathStyle: false });
-    expect(readStorageSettings({ STORAGE_URL: 's3://b-1', STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000', STORAGE_S3_REGION: 'eu-west-3' })).toMatchObject({ prefix: '', endpoint: 'http://127.0.0.1:9000', region: 'eu-west-3', forcePathStyle: true });
-    expect(readStorageSettings({ STORAGE_URL: 's3://b-1', STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000', STORAGE_S3_FORCE_PATH_STYLE: 'false' })!.forcePathStyle).toBe(false);
+    expect(readStorageSettings({ STORAGE_URL: 's3://my-bucket/up/loads/' })).toEqual({
+      bucket: 'my-bucket',
+      prefix: 'up/loads/',
+      endpoint: undefined,
+      region: 'us-east-1',
+      credentials: undefined,
+      forcePathStyle: false,
+    });
+    expect(
+      readStorageSettings({
+        STORAGE_URL: 's3://b-1',
+        STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000',
+        STORAGE_S3_REGION: 'eu-west-3',
+      }),
+    ).toMatchObject({ prefix: '', endpoint: 'http://127.0.0.1:9000', region: 'eu-west-3', forcePathStyle: true });
+    expect(
+      readStorageSettings({
+        STORAGE_URL: 's3://b-1',
+        STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000',
+        STORAGE_S3_FORCE_PATH_STYLE: 'false',
+      })!.forcePathStyle,
+    ).toBe(false);
   });
 
   it('refuses at start-up a URL that is not s3://bucket, a bad endpoint, and half a key pair', () => {
-    for (const url of ['http://bucket', 's3://', 's3://UPPER', 'bucket', 's3://a']) expect(() => readStorageSettings({ STORAGE_URL: url }), url).toThrow(/STORAGE_URL/);
-    expect(() => readStorageSettings({ STORAGE_URL: 's3://b-1', STORAGE_S3_ENDPOINT: 'ftp://x' })).toThrow(/STORAGE_S3_ENDPOINT/);
-    expect(() => readStorageSettings({ STORAGE_URL: 's3://b-1', STORAGE_S3_ACCESS_KEY_ID: 'k' })).toThrow(/STORAGE_S3_SECRET_ACCESS_KEY/);
+    for (const url of ['http://bucket', 's3://', 's3://UPPER', 'bucket', 's3://a'])
+      expect(() => readStorageSettings({ STORAGE_URL: url }), url).toThrow(/STORAGE_URL/);
+    expect(() => readStorageSettings({ STORAGE_URL: 's3://b-1', STORAGE_S3_ENDPOINT: 'ftp://x' })).toThrow(
+      /STORAGE_S3_ENDPOINT/,
+    );
+    expect(() => readStorageSettings({ STORAGE_URL: 's3://b-1', STORAGE_S3_ACCESS_KEY_ID: 'k' })).toThrow(
+      /STORAGE_S3_SECRET_ACCESS_KEY/,
+    );
   });
 });

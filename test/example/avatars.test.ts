@@ -30,7 +30,11 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
   let ann: Client;
 
   /** Sends a multipart upload as `c` (session cookie and CSRF header), or with `headers` alone. */
-  const upload = async (path: string, part: Part | null, as: { client?: Client; headers?: Record<string, string> } = {}) => {
+  const upload = async (
+    path: string,
+    part: Part | null,
+    as: { client?: Client; headers?: Record<string, string> } = {},
+  ) => {
     const form = new FormData();
     if (part) form.append(part.field ?? 'file', new Blob([part.bytes], { type: part.type }), part.filename ?? 'me.png');
     const headers: Record<string, string> = { ...as.headers };
@@ -45,7 +49,11 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'cs-avatars-'));
-    ex = await startExample(engine, { adapter, users: ['ann', 'ben'], build: { dataDir, rateLimit: { defaultLimit: 100_000 } } });
+    ex = await startExample(engine, {
+      adapter,
+      users: ['ann', 'ben'],
+      build: { dataDir, rateLimit: { defaultLimit: 100_000 } },
+    });
     ann = await ex.signedIn('ann');
   });
   afterAll(async () => {
@@ -54,7 +62,11 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
   });
 
   it('stores a real PNG under DATA_DIR with a generated name and serves it back with its type and nosniff', async () => {
-    const res = await upload(annPath(), { bytes: PNG, type: 'image/png', filename: '../../etc/evil.png' }, { client: ann });
+    const res = await upload(
+      annPath(),
+      { bytes: PNG, type: 'image/png', filename: '../../etc/evil.png' },
+      { client: ann },
+    );
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['email', 'id', 'name', 'profile_image_url', 'tier_id', 'username']);
     expect(res.body.profile_image_url).toMatch(STORED);
@@ -65,16 +77,27 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
     expect(served.headers.get('content-type')).toBe('image/png');
     expect(served.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await served.arrayBuffer()).equals(PNG)).toBe(true);
-    expect((await ex.client().get(`/api/v1/users/${ex.ids.ann}`)).body.profile_image_url).toBe(res.body.profile_image_url);
+    expect((await ex.client().get(`/api/v1/users/${ex.ids.ann}`)).body.profile_image_url).toBe(
+      res.body.profile_image_url,
+    );
     expect((await ex.client().get(`/api/v2/users/${ex.ids.ann}`)).body.avatar_url).toBe(res.body.profile_image_url);
   });
 
   it('v2 answers UserReadV2, takes a bearer token, and a new upload replaces (and removes) the old file', async () => {
     const before = (await ex.client().get(`/api/v2/users/${ex.ids.ann}`)).body.avatar_url;
-    const token = (await ex.client().request('POST', '/auth/token', { form: { username: 'ann', password: PASSWORD } })).body.access_token;
-    const res = await upload(annPath('v2'), { bytes: padded(5000), type: 'image/png' }, { headers: { authorization: `Bearer ${token}` } });
+    const token = (await ex.client().request('POST', '/auth/token', { form: { username: 'ann', password: PASSWORD } }))
+      .body.access_token;
+    const res = await upload(
+      annPath('v2'),
+      { bytes: padded(5000), type: 'image/png' },
+      { headers: { authorization: `Bearer ${token}` } },
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: ex.ids.ann, avatar_url: expect.stringMatching(STORED), subscription_tier: null });
+    expect(res.body).toMatchObject({
+      id: ex.ids.ann,
+      avatar_url: expect.stringMatching(STORED),
+      subscription_tier: null,
+    });
     expect(res.body.avatar_url).not.toBe(before);
     if (STORED.test(before)) {
       expect((await fetch(`${ex.base}${before}`)).status).toBe(404);
@@ -92,28 +115,45 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.body.id).toBe(ex.ids.ben);
     expect((await upload('/api/v1/users/99999/avatar', part, { client: ex.admin })).status).toBe(404);
-    expect((await upload(annPath(), part, { headers: { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; ') } })).status).toBe(403); // no CSRF header
+    expect(
+      (await upload(annPath(), part, { headers: { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; ') } }))
+        .status,
+    ).toBe(403); // no CSRF header
   });
 
   it('answers 400 for a content type that is not image/*, and for bytes that are not the declared image', async () => {
     const wrongType = await upload(annPath(), { bytes: PNG, type: 'text/plain' }, { client: ann });
     expect(wrongType.status).toBe(400);
     expect(typeof wrongType.body.detail).toBe('string');
-    const textAsPng = await upload(annPath(), { bytes: Buffer.from('just some text, not a picture\n'), type: 'image/png', filename: 'note.png' }, { client: ann });
+    const textAsPng = await upload(
+      annPath(),
+      { bytes: Buffer.from('just some text, not a picture\n'), type: 'image/png', filename: 'note.png' },
+      { client: ann },
+    );
     expect(textAsPng.status).toBe(400);
-    expect((await upload(annPath(), { bytes: PNG, type: 'image/jpeg', filename: 'me.jpg' }, { client: ann })).status).toBe(400);
+    expect(
+      (await upload(annPath(), { bytes: PNG, type: 'image/jpeg', filename: 'me.jpg' }, { client: ann })).status,
+    ).toBe(400);
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
-    expect((await upload(annPath(), { bytes: svg, type: 'image/svg+xml', filename: 'x.svg' }, { client: ann })).status).toBe(400);
-    expect((await upload(annPath(), { bytes: PNG, type: 'application/octet-stream' }, { client: ann })).status).toBe(400);
+    expect(
+      (await upload(annPath(), { bytes: svg, type: 'image/svg+xml', filename: 'x.svg' }, { client: ann })).status,
+    ).toBe(400);
+    expect((await upload(annPath(), { bytes: PNG, type: 'application/octet-stream' }, { client: ann })).status).toBe(
+      400,
+    );
   });
 
   it('answers 422 without a part named file', async () => {
-    expect((await upload(annPath(), { bytes: PNG, type: 'image/png', field: 'avatar' }, { client: ann })).status).toBe(422);
+    expect((await upload(annPath(), { bytes: PNG, type: 'image/png', field: 'avatar' }, { client: ann })).status).toBe(
+      422,
+    );
     expect((await upload(annPath(), null, { client: ann })).status).toBe(422);
   });
 
   it('takes up to AVATAR_MAX_BYTES (2 MiB, above the 1 MiB JSON limit) and answers 413 beyond', async () => {
-    expect((await upload(annPath(), { bytes: padded(1.5 * MiB), type: 'image/png' }, { client: ann })).status).toBe(200);
+    expect((await upload(annPath(), { bytes: padded(1.5 * MiB), type: 'image/png' }, { client: ann })).status).toBe(
+      200,
+    );
     expect((await upload(annPath(), { bytes: padded(2 * MiB), type: 'image/png' }, { client: ann })).status).toBe(200);
     const over = await upload(annPath(), { bytes: padded(2 * MiB + 1), type: 'image/png' }, { client: ann });
     expect(over.status).toBe(413);
@@ -122,11 +162,18 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
     expect((await ex.client().get(`/api/v1/users/${ex.ids.ann}`)).status).toBe(200);
   });
 
-  it('leaves no orphaned file when one user uploads concurrently: every file on disk is some user\'s avatar', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => upload(annPath(i % 2 ? 'v2' : 'v1'), { bytes: padded(1000 + i), type: 'image/png' }, { client: ann })));
+  it("leaves no orphaned file when one user uploads concurrently: every file on disk is some user's avatar", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        upload(annPath(i % 2 ? 'v2' : 'v1'), { bytes: padded(1000 + i), type: 'image/png' }, { client: ann }),
+      ),
+    );
     for (const res of results) expect(res.status).toBe(200);
     const stored = (await ex.db.knex('users').whereNotNull('profile_image_url').pluck('profile_image_url')) as string[];
-    const referenced = stored.filter((url) => STORED.test(url)).map((url) => url.split('/').pop()).sort();
+    const referenced = stored
+      .filter((url) => STORED.test(url))
+      .map((url) => url.split('/').pop())
+      .sort();
     expect(readdirSync(join(dataDir, 'avatars')).sort()).toEqual(referenced);
     const annUrl = (await ex.db.knex('users').where({ id: ex.ids.ann }).first()).profile_image_url;
     expect(annUrl).toMatch(STORED);
@@ -134,10 +181,20 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
   });
 
   it('removes the file when a superuser deletes the user for good', async () => {
-    const created = await ex.client().request('POST', '/api/v1/users/', { json: { name: 'Gone', username: 'gone', email: 'gone@example.com', password: PASSWORD } });
-    const url = (await upload(`/api/v1/users/${created.body.id}/avatar`, { bytes: PNG, type: 'image/png' }, { client: ex.admin })).body.profile_image_url;
+    const created = await ex.client().request('POST', '/api/v1/users/', {
+      json: { name: 'Gone', username: 'gone', email: 'gone@example.com', password: PASSWORD },
+    });
+    const url = (
+      await upload(`/api/v1/users/${created.body.id}/avatar`, { bytes: PNG, type: 'image/png' }, { client: ex.admin })
+    ).body.profile_image_url;
     expect(url).toMatch(STORED);
-    expect((await ann.request('DELETE', `/api/v1/users/${created.body.id}/permanent`, { headers: { 'x-csrf-token': ann.jar.get('cs_csrf')! } })).status).toBe(403);
+    expect(
+      (
+        await ann.request('DELETE', `/api/v1/users/${created.body.id}/permanent`, {
+          headers: { 'x-csrf-token': ann.jar.get('cs_csrf')! },
+        })
+      ).status,
+    ).toBe(403);
     // Sensitive: the superuser confirms the password at /sudo first.
     expect((await ex.admin.post('/api/v1/sudo', { password: ADMIN_PASSWORD })).status).toBe(200);
     expect((await ex.admin.del(`/api/v1/users/${created.body.id}/permanent`)).status).toBe(200);
@@ -146,7 +203,8 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
   });
 
   it('serves only stored names: anything else under /static/avatars/ is 404, the default avatar stays', async () => {
-    for (const name of ['..%2Fsecret_key', 'nothere.png', `${'a'.repeat(32)}.png`, `${'a'.repeat(32)}.svg`]) expect((await fetch(`${ex.base}/static/avatars/${name}`)).status).toBe(404);
+    for (const name of ['..%2Fsecret_key', 'nothere.png', `${'a'.repeat(32)}.png`, `${'a'.repeat(32)}.svg`])
+      expect((await fetch(`${ex.base}/static/avatars/${name}`)).status).toBe(404);
     const fallback = await fetch(`${ex.base}/static/avatars/default.svg`);
     expect(fallback.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
     expect(fallback.headers.get('x-content-type-options')).toBe('nosniff');
@@ -160,10 +218,18 @@ describe.each(ADAPTER_ENGINES)('example app avatar uploads on %s with %s', (adap
       const checker = openApiChecker(doc);
       const png = { bytes: PNG, type: 'image/png' };
       checker.check('POST', template, await upload(annPath(version), png, { client: ann }));
-      checker.check('POST', template, await upload(annPath(version), { bytes: PNG, type: 'text/plain' }, { client: ann }));
+      checker.check(
+        'POST',
+        template,
+        await upload(annPath(version), { bytes: PNG, type: 'text/plain' }, { client: ann }),
+      );
       checker.check('POST', template, await upload(annPath(version), png));
       checker.check('POST', template, await upload(`/api/${version}/users/${ex.ids.ben}/avatar`, png, { client: ann }));
-      checker.check('POST', template, await upload(annPath(version), { bytes: padded(2 * MiB + 1), type: 'image/png' }, { client: ann }));
+      checker.check(
+        'POST',
+        template,
+        await upload(annPath(version), { bytes: padded(2 * MiB + 1), type: 'image/png' }, { client: ann }),
+      );
       checker.check('POST', template, await upload(annPath(version), null, { client: ann }));
       expect(checker.checks).toBe(6);
     }
@@ -178,7 +244,11 @@ describe.each(ADAPTER_ENGINES)('example app avatar upload limit on %s with %s', 
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'cs-avatars-'));
-    ex = await startExample(engine, { adapter, users: ['ann'], build: { dataDir, rateLimit: { defaultLimit: 2, defaultPeriod: 1_000_000 } } });
+    ex = await startExample(engine, {
+      adapter,
+      users: ['ann'],
+      build: { dataDir, rateLimit: { defaultLimit: 2, defaultPeriod: 1_000_000 } },
+    });
   });
   afterAll(async () => {
     await ex?.close();
@@ -190,7 +260,10 @@ describe.each(ADAPTER_ENGINES)('example app avatar upload limit on %s with %s', 
     const send = async () => {
       const form = new FormData();
       form.append('file', new Blob([PNG], { type: 'image/png' }), 'me.png');
-      const headers = { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'x-csrf-token': ann.jar.get('cs_csrf') ?? '' };
+      const headers = {
+        cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        'x-csrf-token': ann.jar.get('cs_csrf') ?? '',
+      };
       const res = await fetch(`${ex.base}/api/v1/users/${ex.ids.ann}/avatar`, { method: 'POST', body: form, headers });
       return { status: res.status, headers: res.headers };
     };

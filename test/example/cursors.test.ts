@@ -35,9 +35,10 @@ describe.each(engines)('example keyset cursors across processes on %s', (engine)
     return res.body as { data: { id: number }[]; next_cursor: string | null };
   };
   /** The secret the first process generated and kept where every process finds it. */
-  const sharedSecret = async () => (engine === 'sqlite'
-    ? readFileSync(join(dataDir!, 'secret_key'), 'utf8').trim()
-    : String((await db!.knex('app_settings').where('key', 'secret_key').first('value')).value));
+  const sharedSecret = async () =>
+    engine === 'sqlite'
+      ? readFileSync(join(dataDir!, 'secret_key'), 'utf8').trim()
+      : String((await db!.knex('app_settings').where('key', 'secret_key').first('value')).value);
   /** A first-page cursor of GET /api/v1/items, pointing after `afterId`, signed with `key`. */
   const itemCursor = (afterId: number, key: string | Buffer) => {
     const info = modelInfo(Item);
@@ -61,11 +62,20 @@ describe.each(engines)('example keyset cursors across processes on %s', (engine)
       expect(created.status).toBe(201);
       itemIds.push(created.body.id);
     }
-    expect((await anonymous.request('POST', '/auth/register', { json: { username: 'walker', email: 'walker@example.com', password: PASSWORD } })).status).toBe(201);
+    expect(
+      (
+        await anonymous.request('POST', '/auth/register', {
+          json: { username: 'walker', email: 'walker@example.com', password: PASSWORD },
+        })
+      ).status,
+    ).toBe(201);
     const token = await anonymous.request('POST', '/auth/token', { form: { username: 'walker', password: PASSWORD } });
     const bearer = { authorization: `Bearer ${token.body.access_token}` };
     for (let i = 1; i <= 3; i++) {
-      const created = await anonymous.request('POST', '/api/v2/posts/', { json: { title: `post ${i}`, text: 'walk me' }, headers: bearer });
+      const created = await anonymous.request('POST', '/api/v2/posts/', {
+        json: { title: `post ${i}`, text: 'walk me' },
+        headers: bearer,
+      });
       expect(created.status).toBe(201);
       postIds.push(created.body.id);
     }
@@ -101,7 +111,9 @@ describe.each(engines)('example keyset cursors across processes on %s', (engine)
   it('signs with a key derived from the secret: the secret itself or another key is refused (400)', async () => {
     const secret = await sharedSecret();
     expect(secret.length).toBeGreaterThanOrEqual(32);
-    expect(ids(await walk(b!.url, `/api/v1/items?cursor=${itemCursor(itemIds[1], cursorKeyFrom(secret))}`))).toEqual(itemIds.slice(2));
+    expect(ids(await walk(b!.url, `/api/v1/items?cursor=${itemCursor(itemIds[1], cursorKeyFrom(secret))}`))).toEqual(
+      itemIds.slice(2),
+    );
     for (const key of [secret, cursorKeyFrom('another deployment entirely, with its own secret')]) {
       for (const app of [a!, b!]) {
         const res = await new Client(app.url).get(`/api/v1/items?cursor=${itemCursor(itemIds[1], key)}`);

@@ -15,12 +15,33 @@ const base = { host: '127.0.0.1', port: 8000, dataDir: '/srv/data' };
 describe('example mail settings', () => {
   it('default to the outbox under DATA_DIR, links on HOST:PORT, 5 requests an hour, 24 h / 1 h / 24 h tokens', () => {
     expect(readMailSettings({}, base)).toEqual({
-      outboxDir: '/srv/data/outbox', smtpUrl: undefined, from: 'crudsmith example <no-reply@localhost>', publicUrl: 'http://127.0.0.1:8000',
-      requestRateLimit: 5, tokenSeconds: { verify: 86_400, reset: 3_600, change: 86_400 },
+      outboxDir: '/srv/data/outbox',
+      smtpUrl: undefined,
+      from: 'crudsmith example <no-reply@localhost>',
+      publicUrl: 'http://127.0.0.1:8000',
+      requestRateLimit: 5,
+      tokenSeconds: { verify: 86_400, reset: 3_600, change: 86_400 },
     });
-    expect(readSettings({ HOST: '0.0.0.0', PORT: '9000', DATA_DIR: '/tmp/x' }).mail).toMatchObject({ publicUrl: 'http://127.0.0.1:9000', outboxDir: '/tmp/x/outbox' });
-    expect(readMailSettings({ PUBLIC_URL: 'https://api.example.com', MAIL_OUTBOX_DIR: '/var/mail', SMTP_URL: 'smtp://mail:25', PASSWORD_RESET_TOKEN_SECONDS: '600' }, base))
-      .toMatchObject({ publicUrl: 'https://api.example.com', outboxDir: '/var/mail', smtpUrl: 'smtp://mail:25', tokenSeconds: { reset: 600 } });
+    expect(readSettings({ HOST: '0.0.0.0', PORT: '9000', DATA_DIR: '/tmp/x' }).mail).toMatchObject({
+      publicUrl: 'http://127.0.0.1:9000',
+      outboxDir: '/tmp/x/outbox',
+    });
+    expect(
+      readMailSettings(
+        {
+          PUBLIC_URL: 'https://api.example.com',
+          MAIL_OUTBOX_DIR: '/var/mail',
+          SMTP_URL: 'smtp://mail:25',
+          PASSWORD_RESET_TOKEN_SECONDS: '600',
+        },
+        base,
+      ),
+    ).toMatchObject({
+      publicUrl: 'https://api.example.com',
+      outboxDir: '/var/mail',
+      smtpUrl: 'smtp://mail:25',
+      tokenSeconds: { reset: 600 },
+    });
     expect(() => readMailSettings({ EMAIL_REQUEST_RATE_LIMIT: 'lots' }, base)).toThrow(/EMAIL_REQUEST_RATE_LIMIT/);
   });
 });
@@ -36,7 +57,11 @@ describe.each(ADAPTER_ENGINES)('example app e-mail flows on %s with %s', (adapte
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cs-example-outbox-'));
-    ex = await startExample(engine, { adapter, users: ['una'], build: { mail: readMailSettings({ MAIL_OUTBOX_DIR: dir }, base) } });
+    ex = await startExample(engine, {
+      adapter,
+      users: ['una'],
+      build: { mail: readMailSettings({ MAIL_OUTBOX_DIR: dir }, base) },
+    });
   });
   afterAll(async () => {
     await ex?.close();
@@ -46,10 +71,14 @@ describe.each(ADAPTER_ENGINES)('example app e-mail flows on %s with %s', (adapte
   it('verify-confirm sets is_verified, which UserReadV2 shows', async () => {
     const id = ex.ids.una;
     expect((await ex.client().get(`/api/v2/users/${id}`)).body.is_verified).toBe(false);
-    expect((await ex.client().request('POST', '/auth/email/verify-request', { json: { email: 'una@example.com' } })).status).toBe(202);
+    expect(
+      (await ex.client().request('POST', '/auth/email/verify-request', { json: { email: 'una@example.com' } })).status,
+    ).toBe(202);
     const [mail] = (await outbox()).filter((m) => m.to === 'una@example.com');
     expect(mail.text).toContain('http://127.0.0.1:8000/verify-email?token=');
-    expect((await ex.client().request('POST', '/auth/email/verify-confirm', { json: { token: tokenOf(mail) } })).status).toBe(200);
+    expect(
+      (await ex.client().request('POST', '/auth/email/verify-confirm', { json: { token: tokenOf(mail) } })).status,
+    ).toBe(200);
     expect((await ex.client().get(`/api/v2/users/${id}`)).body.is_verified).toBe(true);
     // The address changed by PATCH: no longer verified (the same case-folded address keeps the flag).
     const una = await ex.signedIn('una');
@@ -62,15 +91,27 @@ describe.each(ADAPTER_ENGINES)('example app e-mail flows on %s with %s', (adapte
 
   it('walks the README reset flow: request, token from the outbox, confirm, sign in with the new password', async () => {
     const before = await ex.signedIn('una');
-    expect((await ex.client().request('POST', '/auth/password/reset-request', { json: { email: 'una@example.com' } })).status).toBe(202);
+    expect(
+      (await ex.client().request('POST', '/auth/password/reset-request', { json: { email: 'una@example.com' } }))
+        .status,
+    ).toBe(202);
     const mail = (await outbox()).filter((m) => m.to === 'una@example.com').at(-1);
     expect(mail?.subject).toBe('Reset your crudsmith example password');
-    const res = await ex.client().request('POST', '/auth/password/reset-confirm', { json: { token: tokenOf(mail), new_password: 'my reset passphrase' } });
+    const res = await ex.client().request('POST', '/auth/password/reset-confirm', {
+      json: { token: tokenOf(mail), new_password: 'my reset passphrase' },
+    });
     expect(res.status).toBe(200);
     expect((await before.get('/auth/me')).status).toBe(401);
     expect((await ex.client().login('una', PASSWORD)).status).toBe(401);
     const after = await ex.signedIn('una', 'my reset passphrase');
-    expect((await send(after, 'POST', '/auth/email/change-request', { new_email: 'una.new@example.com', password: 'my reset passphrase' })).status).toBe(202);
+    expect(
+      (
+        await send(after, 'POST', '/auth/email/change-request', {
+          new_email: 'una.new@example.com',
+          password: 'my reset passphrase',
+        })
+      ).status,
+    ).toBe(202);
     expect((await outbox()).some((m) => m.to === 'una.new@example.com')).toBe(true);
   });
 });
@@ -80,7 +121,10 @@ describe('example app mail through SMTP_URL', () => {
   let smtp: Awaited<ReturnType<typeof smtpMailbox>>;
   beforeAll(async () => {
     smtp = await smtpMailbox();
-    ex = await startExample('sqlite', { users: ['sam'], build: { mail: readMailSettings({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}` }, base) } });
+    ex = await startExample('sqlite', {
+      users: ['sam'],
+      build: { mail: readMailSettings({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}` }, base) },
+    });
   });
   afterAll(async () => {
     await ex?.close();
@@ -88,10 +132,19 @@ describe('example app mail through SMTP_URL', () => {
   });
 
   it('sends the reset mail to the SMTP server', async () => {
-    expect((await ex.client().request('POST', '/auth/password/reset-request', { json: { email: 'sam@example.com' } })).status).toBe(202);
+    expect(
+      (await ex.client().request('POST', '/auth/password/reset-request', { json: { email: 'sam@example.com' } }))
+        .status,
+    ).toBe(202);
     await ex.app.auth.settled();
     const [mail] = await smtp.to('sam@example.com');
     expect(mail.subject).toBe('Reset your crudsmith example password');
-    expect((await ex.client().request('POST', '/auth/password/reset-confirm', { json: { token: tokenOf(mail), new_password: 'reset over smtp' } })).status).toBe(200);
+    expect(
+      (
+        await ex.client().request('POST', '/auth/password/reset-confirm', {
+          json: { token: tokenOf(mail), new_password: 'reset over smtp' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -32,7 +32,9 @@ export function send(c: Client, method: string, path: string, json: unknown): Pr
 }
 
 /** Every adapter on every engine under test, for `describe.each`. */
-export const ADAPTER_ENGINES: [AdapterName, Engine][] = ADAPTERS.flatMap((adapter) => ENGINES.map((engine): [AdapterName, Engine] => [adapter, engine]));
+export const ADAPTER_ENGINES: [AdapterName, Engine][] = ADAPTERS.flatMap((adapter) =>
+  ENGINES.map((engine): [AdapterName, Engine] => [adapter, engine]),
+);
 
 /** Starts the example on `engine` with `users` registered (password PASSWORD) and `admin` the first superuser. */
 export async function startExample(
@@ -40,10 +42,24 @@ export async function startExample(
   options: { build?: BuildOptions; trustedProxies?: string[]; users?: string[]; adapter?: AdapterName } = {},
 ): Promise<ExampleServer> {
   const db = await openDatabase(engine);
-  const app = buildApp(db.knex, { secretKey: 'example-test-secret-0123456789abcdefghij', bcryptRounds: 4, ...options.build });
+  const app = buildApp(db.knex, {
+    secretKey: 'example-test-secret-0123456789abcdefghij',
+    bcryptRounds: 4,
+    ...options.build,
+  });
   await app.start(db.knex);
-  await ensureFirstSuperuser(db.knex, app.auth, { username: 'admin', email: 'admin@example.com', password: ADMIN_PASSWORD }, () => {});
-  const server = await serve(app, { adapter: options.adapter ?? 'koa', host: '127.0.0.1', port: 0, trustedProxies: options.trustedProxies });
+  await ensureFirstSuperuser(
+    db.knex,
+    app.auth,
+    { username: 'admin', email: 'admin@example.com', password: ADMIN_PASSWORD },
+    () => {},
+  );
+  const server = await serve(app, {
+    adapter: options.adapter ?? 'koa',
+    host: '127.0.0.1',
+    port: 0,
+    trustedProxies: options.trustedProxies,
+  });
   const base = server.url;
   const client = () => new Client(base);
   const signedIn = async (username: string, password = PASSWORD) => {
@@ -53,12 +69,19 @@ export async function startExample(
   };
   const ids: Record<string, number> = {};
   for (const name of options.users ?? []) {
-    const created = await client().request('POST', '/api/v1/users/', { json: { name, username: name, email: `${name}@example.com`, password: PASSWORD } });
+    const created = await client().request('POST', '/api/v1/users/', {
+      json: { name, username: name, email: `${name}@example.com`, password: PASSWORD },
+    });
     expect(created.status).toBe(201);
     ids[name] = created.body.id;
   }
   return {
-    db, app, base, client, signedIn, ids,
+    db,
+    app,
+    base,
+    client,
+    signedIn,
+    ids,
     admin: await signedIn('admin', ADMIN_PASSWORD),
     async close() {
       await server.close();

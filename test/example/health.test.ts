@@ -9,8 +9,12 @@ import { ADAPTER_ENGINES, startExample, type ExampleServer } from './example-ser
 // The example's probes over HTTP: alive and ready on every adapter and engine, and not ready, fast, when the database cannot answer.
 describe.each(ADAPTER_ENGINES)('example /healthz and /readyz on %s with %s', (adapter, engine) => {
   let example: ExampleServer;
-  beforeAll(async () => { example = await startExample(engine, { adapter }); });
-  afterAll(async () => { await example?.close(); });
+  beforeAll(async () => {
+    example = await startExample(engine, { adapter });
+  });
+  afterAll(async () => {
+    await example?.close();
+  });
 
   it('answers /healthz 200 and /readyz 200 with the database checked, never cached', async () => {
     const live = await example.client().request('GET', '/healthz');
@@ -57,13 +61,24 @@ describe.each(ADAPTERS)('example /readyz with an unreachable database on %s', (a
   const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };
 
   async function readyzAt(port: number) {
-    const knex = knexFactory({ client: 'pg', connection: { host: '127.0.0.1', port, user: 'nobody', password: 'hunter2', database: 'app' }, pool: { min: 0, max: 2, createTimeoutMillis: 2000 }, log: QUIET });
+    const knex = knexFactory({
+      client: 'pg',
+      connection: { host: '127.0.0.1', port, user: 'nobody', password: 'hunter2', database: 'app' },
+      pool: { min: 0, max: 2, createTimeoutMillis: 2000 },
+      log: QUIET,
+    });
     const app = buildApp(knex, { secretKey: 'example-test-secret-0123456789abcdefghij', readinessTimeoutMs: 500 });
     const server = await serve(app, { adapter, host: '127.0.0.1', port: 0 });
     opened.push({ knex, server });
     const started = Date.now();
     const res = await fetch(`${server.url}/readyz`);
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text(), took: Date.now() - started, live: (await fetch(`${server.url}/healthz`)).status };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      text: await res.text(),
+      took: Date.now() - started,
+      live: (await fetch(`${server.url}/healthz`)).status,
+    };
   }
 
   it('answers 503 at once when the database refuses', async () => {

@@ -30,7 +30,8 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
       { name: 'Hammer', category: 'tools', price: 12.5, last_sold: '2024-01-02T03:04:05.678Z' },
       { name: 'Saw', category: 'tools', price: 30 },
       { name: 'Rake', category: 'garden', price: 9.99 },
-    ]) expect((await call('POST', '/items', item)).status).toBe(201);
+    ])
+      expect((await call('POST', '/items', item)).status).toBe(201);
   });
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
@@ -40,7 +41,16 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
   it('creates with 201 and answers the item exactly as a later GET does', async () => {
     const created = await call('POST', '/items', { name: 'Drill', price: 99.95, description: 'cordless' });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['category', 'created_at', 'description', 'id', 'last_sold', 'name', 'price', 'updated_at']);
+    expect(Object.keys(created.body).sort()).toEqual([
+      'category',
+      'created_at',
+      'description',
+      'id',
+      'last_sold',
+      'name',
+      'price',
+      'updated_at',
+    ]);
     expect(created.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect((await call('GET', `/items/${created.body.id}`)).body).toEqual(created.body);
   });
@@ -56,7 +66,11 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
   });
 
   it('refuses an operator a column does not take: text operators on numbers and dates, unknown ones anywhere', async () => {
-    for (const [query, key] of [['price__like=1%25', 'price__like'], ['created_at__contains=2024', 'created_at__contains'], ['name__bogus=x', 'name__bogus']]) {
+    for (const [query, key] of [
+      ['price__like=1%25', 'price__like'],
+      ['created_at__contains=2024', 'created_at__contains'],
+      ['name__bogus=x', 'name__bogus'],
+    ]) {
       const res = await call('GET', `/items?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.detail, query).toContain(`'${key}'`);

@@ -14,7 +14,9 @@ const INTERVAL_MS = 300;
 // Holds the event loop as a saturated process does (a CPU-bound burst).
 function holdLoop(ms: number): void {
   const until = Date.now() + ms;
-  while (Date.now() < until) { /* busy */ }
+  while (Date.now() < until) {
+    /* busy */
+  }
 }
 
 describe.each(ADAPTERS)('load shedding on %s', (adapter) => {
@@ -23,7 +25,11 @@ describe.each(ADAPTERS)('load shedding on %s', (adapter) => {
   let server: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
     db = await openDatabase('sqlite');
-    app = buildApp(db.knex, { secretKey: 'example-test-secret-0123456789abcdefghij', bcryptRounds: 4, loadShedding: { maxEventLoopDelayMs: 100, sampleIntervalMs: INTERVAL_MS, retryAfterSeconds: 2 } });
+    app = buildApp(db.knex, {
+      secretKey: 'example-test-secret-0123456789abcdefghij',
+      bcryptRounds: 4,
+      loadShedding: { maxEventLoopDelayMs: 100, sampleIntervalMs: INTERVAL_MS, retryAfterSeconds: 2 },
+    });
     await app.start(db.knex);
     server = await serve(app, { adapter, host: '127.0.0.1', port: 0 });
   });
@@ -67,7 +73,9 @@ describe('LoadMonitor', () => {
     expect(() => loadShedding({ maxHeapUsedRatio: 2 })).toThrow(RangeError);
     expect(() => loadShedding({ maxEventLoopDelayMs: -1 })).toThrow(RangeError);
     expect(readSettings({}).loadShedding).toEqual({ maxEventLoopDelayMs: 1000, maxHeapUsedRatio: 0.9 });
-    expect(readSettings({ LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '250', LOAD_SHEDDING_MAX_HEAP_RATIO: '0.8' }).loadShedding).toEqual({ maxEventLoopDelayMs: 250, maxHeapUsedRatio: 0.8 });
+    expect(
+      readSettings({ LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '250', LOAD_SHEDDING_MAX_HEAP_RATIO: '0.8' }).loadShedding,
+    ).toEqual({ maxEventLoopDelayMs: 250, maxHeapUsedRatio: 0.8 });
     expect(() => readSettings({ LOAD_SHEDDING_MAX_HEAP_RATIO: '1.5' })).toThrow(/LOAD_SHEDDING_MAX_HEAP_RATIO/);
   });
 });

@@ -25,7 +25,13 @@ suite('two-factor across two example-app processes', () => {
   /** Registers a user on A and enrolls an authenticator there: answers its secret and recovery codes. */
   const enrolled = async (username: string) => {
     const onA = new Client(a.url);
-    expect((await onA.request('POST', '/auth/register', { json: { username, email: `${username}@example.com`, password: PASSWORD } })).status).toBe(201);
+    expect(
+      (
+        await onA.request('POST', '/auth/register', {
+          json: { username, email: `${username}@example.com`, password: PASSWORD },
+        })
+      ).status,
+    ).toBe(201);
     expect((await onA.login(username, PASSWORD)).status).toBe(200);
     const setup = await onA.post('/auth/mfa/totp/setup', { password: PASSWORD });
     expect(setup.status).toBe(200);
@@ -38,11 +44,15 @@ suite('two-factor across two example-app processes', () => {
     expect(res.body).toMatchObject({ mfa_required: true, challenge: expect.any(String) });
     return res.body as { challenge: string; setup?: true };
   };
-  const verifyOn = (client: Client, challenge: string, value: string) => client.request('POST', '/auth/mfa/verify', { json: { challenge, code: value } });
+  const verifyOn = (client: Client, challenge: string, value: string) =>
+    client.request('POST', '/auth/mfa/verify', { json: { challenge, code: value } });
 
   beforeAll(async () => {
     ({ db, a, b } = await startTwoApps((url) => ({
-      DATABASE_URL: url, REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`, REDIS_SESSION_PREFIX: `${uniquePrefix()}session:`, MFA_REQUIRED_FOR_SUPERUSERS: 'true',
+      DATABASE_URL: url,
+      REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`,
+      REDIS_SESSION_PREFIX: `${uniquePrefix()}session:`,
+      MFA_REQUIRED_FOR_SUPERUSERS: 'true',
     })));
   }, 150_000);
   afterAll(() => stopTwoApps({ db, a, b }));
@@ -65,21 +75,30 @@ suite('two-factor across two example-app processes', () => {
   it('a code used on one process is refused on the other', async () => {
     const { secret } = await enrolled('mfareplay');
     const next = await code(secret, 1);
-    expect((await verifyOn(new Client(b.url), (await challengeOn(b.url, 'mfareplay')).challenge, next)).status).toBe(200);
-    expect((await verifyOn(new Client(a.url), (await challengeOn(a.url, 'mfareplay')).challenge, next)).status).toBe(401);
+    expect((await verifyOn(new Client(b.url), (await challengeOn(b.url, 'mfareplay')).challenge, next)).status).toBe(
+      200,
+    );
+    expect((await verifyOn(new Client(a.url), (await challengeOn(a.url, 'mfareplay')).challenge, next)).status).toBe(
+      401,
+    );
   });
 
   it('a recovery code used on A is refused on B', async () => {
     const { recoveryCodes } = await enrolled('mfarecovery');
-    expect((await verifyOn(new Client(a.url), (await challengeOn(a.url, 'mfarecovery')).challenge, recoveryCodes[0])).status).toBe(200);
-    expect((await verifyOn(new Client(b.url), (await challengeOn(b.url, 'mfarecovery')).challenge, recoveryCodes[0])).status).toBe(401);
+    expect(
+      (await verifyOn(new Client(a.url), (await challengeOn(a.url, 'mfarecovery')).challenge, recoveryCodes[0])).status,
+    ).toBe(200);
+    expect(
+      (await verifyOn(new Client(b.url), (await challengeOn(b.url, 'mfarecovery')).challenge, recoveryCodes[0])).status,
+    ).toBe(401);
   });
 
   it('wrong codes sent to A and B count toward one challenge: it dies after 5', async () => {
     const { recoveryCodes } = await enrolled('mfalimit');
     const { challenge } = await challengeOn(a.url, 'mfalimit');
     const wrong = 'zzzz-zzzz-zzzz';
-    for (const base of [a.url, b.url, a.url, b.url, a.url]) expect((await verifyOn(new Client(base), challenge, wrong)).status).toBe(401);
+    for (const base of [a.url, b.url, a.url, b.url, a.url])
+      expect((await verifyOn(new Client(base), challenge, wrong)).status).toBe(401);
     expect((await verifyOn(new Client(b.url), challenge, recoveryCodes[0])).status).toBe(400);
   });
 
@@ -92,6 +111,10 @@ suite('two-factor across two example-app processes', () => {
     const done = await verifyOn(onB, started.challenge, await code(details.body.setup.secret));
     expect(done.status).toBe(200);
     expect(done.body.recovery_codes).toHaveLength(10);
-    expect((await new Client(a.url, onB.jar).get('/auth/mfa')).body).toEqual({ enabled: true, required: true, recovery_codes_remaining: 10 });
+    expect((await new Client(a.url, onB.jar).get('/auth/mfa')).body).toEqual({
+      enabled: true,
+      required: true,
+      recovery_codes_remaining: 10,
+    });
   });
 });

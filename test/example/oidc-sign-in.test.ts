@@ -9,8 +9,16 @@ import { ADAPTER_ENGINES, startExample, type ExampleServer } from './example-ser
 
 describe('example OIDC settings', () => {
   it('turn the provider on only with all three set', () => {
-    expect(readSettings({ OAUTH_OIDC_ISSUER: 'https://id.example.com', OAUTH_OIDC_CLIENT_ID: 'app' }).oidc).toBeUndefined();
-    expect(readSettings({ OAUTH_OIDC_ISSUER: 'https://id.example.com', OAUTH_OIDC_CLIENT_ID: 'app', OAUTH_OIDC_CLIENT_SECRET: 's' }).oidc).toEqual({ issuer: 'https://id.example.com', clientId: 'app', clientSecret: 's' });
+    expect(
+      readSettings({ OAUTH_OIDC_ISSUER: 'https://id.example.com', OAUTH_OIDC_CLIENT_ID: 'app' }).oidc,
+    ).toBeUndefined();
+    expect(
+      readSettings({
+        OAUTH_OIDC_ISSUER: 'https://id.example.com',
+        OAUTH_OIDC_CLIENT_ID: 'app',
+        OAUTH_OIDC_CLIENT_SECRET: 's',
+      }).oidc,
+    ).toEqual({ issuer: 'https://id.example.com', clientId: 'app', clientSecret: 's' });
   });
 });
 
@@ -20,7 +28,10 @@ describe.each(ADAPTER_ENGINES)('example app OpenID Connect sign-in on %s with %s
   beforeAll(async () => {
     provider = await startProvider();
     const mail = readMailSettings({ PUBLIC_URL: PUBLIC }, { host: '127.0.0.1', port: 8000, dataDir: 'data' });
-    ex = await startExample(engine, { adapter, build: { mail, oidc: { issuer: provider.issuer, clientId: 'example', clientSecret: 'example secret' } } });
+    ex = await startExample(engine, {
+      adapter,
+      build: { mail, oidc: { issuer: provider.issuer, clientId: 'example', clientSecret: 'example secret' } },
+    });
   });
   afterAll(async () => {
     await ex?.close();
@@ -29,13 +40,23 @@ describe.each(ADAPTER_ENGINES)('example app OpenID Connect sign-in on %s with %s
 
   it('creates a verified user at the first sign-in and signs it in with a session the API takes', async () => {
     const browser = ex.client();
-    const { done } = await signIn(browser, { sub: 'ex-1', email: 'olga@example.com', email_verified: true, preferred_username: 'olga', name: 'Olga' });
+    const { done } = await signIn(browser, {
+      sub: 'ex-1',
+      email: 'olga@example.com',
+      email_verified: true,
+      preferred_username: 'olga',
+      name: 'Olga',
+    });
     expect(done.status).toBe(307);
     expect(done.headers.get('location')).toBe('/home');
     const me = await browser.get('/auth/me');
     expect(me.status).toBe(200);
     const user = await ex.client().get(`/api/v2/users/${me.body.id}`);
     expect(user.body).toMatchObject({ username: 'olga', email: 'olga@example.com', is_verified: true });
-    expect((await signIn(ex.client(), { sub: 'ex-2', email: 'nobody@example.com', email_verified: false })).done.headers.get('location')).toBe('/home?error=email_unverified');
+    expect(
+      (await signIn(ex.client(), { sub: 'ex-2', email: 'nobody@example.com', email_verified: false })).done.headers.get(
+        'location',
+      ),
+    ).toBe('/home?error=email_unverified');
   });
 });

@@ -13,7 +13,11 @@ describe.each(ADAPTER_ENGINES)('example app /api/v1 and /api/v2 posts on %s with
   let bearer: string;
 
   beforeAll(async () => {
-    ex = await startExample(engine, { adapter, users: ['ann', 'ben'], build: { rateLimit: { defaultLimit: 100_000 } } });
+    ex = await startExample(engine, {
+      adapter,
+      users: ['ann', 'ben'],
+      build: { rateLimit: { defaultLimit: 100_000 } },
+    });
     ann = await ex.signedIn('ann');
     const token = await ex.client().request('POST', '/auth/token', { form: { username: 'ben', password: PASSWORD } });
     bearer = token.body.access_token;
@@ -24,10 +28,14 @@ describe.each(ADAPTER_ENGINES)('example app /api/v1 and /api/v2 posts on %s with
 
   it('POST needs login: 401 anonymous, 403 for a session without its CSRF header', async () => {
     for (const version of ['v1', 'v2']) {
-      const anonymous = await ex.client().request('POST', `/api/${version}/posts/`, { json: { title: 'T', text: 'x' } });
+      const anonymous = await ex
+        .client()
+        .request('POST', `/api/${version}/posts/`, { json: { title: 'T', text: 'x' } });
       expect(anonymous.status).toBe(401);
       expect(typeof anonymous.body.detail).toBe('string');
-      expect((await ann.request('POST', `/api/${version}/posts/`, { json: { title: 'T', text: 'x' } })).status).toBe(403);
+      expect((await ann.request('POST', `/api/${version}/posts/`, { json: { title: 'T', text: 'x' } })).status).toBe(
+        403,
+      );
     }
     expect(Number((await ex.db.knex('posts').count({ n: '*' }).first())!.n)).toBe(0);
   });
@@ -36,16 +44,25 @@ describe.each(ADAPTER_ENGINES)('example app /api/v1 and /api/v2 posts on %s with
     const created = await send(ann, 'POST', '/api/v1/posts/', { title: 'Hello', text: 'First post' });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual(POST_READ);
-    expect(created.body).toMatchObject({ title: 'Hello', text: 'First post', author_id: ex.ids.ann, created_at: expect.stringMatching(ISO) });
+    expect(created.body).toMatchObject({
+      title: 'Hello',
+      text: 'First post',
+      author_id: ex.ids.ann,
+      created_at: expect.stringMatching(ISO),
+    });
     const list = await ex.client().get(`/api/v1/posts/?author_id=${ex.ids.ann}`);
     expect(list.body.data).toContainEqual(created.body);
   });
 
   it('takes the author from a bearer token, never from the body (422 when the body names one)', async () => {
     const auth = { authorization: `Bearer ${bearer}` };
-    const sneaky = await ex.client().request('POST', '/api/v2/posts/', { json: { title: 'Mine', text: 'x', author_id: ex.ids.ann }, headers: auth });
+    const sneaky = await ex
+      .client()
+      .request('POST', '/api/v2/posts/', { json: { title: 'Mine', text: 'x', author_id: ex.ids.ann }, headers: auth });
     expect(sneaky.status).toBe(422);
-    const created = await ex.client().request('POST', '/api/v2/posts/', { json: { title: 'By token', text: 'bearer, no CSRF' }, headers: auth });
+    const created = await ex
+      .client()
+      .request('POST', '/api/v2/posts/', { json: { title: 'By token', text: 'bearer, no CSRF' }, headers: auth });
     expect(created.status).toBe(201);
     expect(created.body.author_id).toBe(ex.ids.ben);
     const row = await ex.db.knex('posts').where('id', created.body.id).first();
@@ -61,21 +78,35 @@ describe.each(ADAPTER_ENGINES)('example app /api/v1 and /api/v2 posts on %s with
   });
 
   it('lists {data, total_count} without pagination parameters, the paged envelope with them', async () => {
-    for (let i = 0; i < 3; i++) expect((await send(ann, 'POST', '/api/v1/posts/', { title: `Post ${i}`, text: 'more' })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await send(ann, 'POST', '/api/v1/posts/', { title: `Post ${i}`, text: 'more' })).status).toBe(201);
     const plain = await ex.client().get('/api/v1/posts/');
     expect(plain.status).toBe(200);
     expect(Object.keys(plain.body).sort()).toEqual(['data', 'total_count']);
     expect(plain.body.total_count).toBe(plain.body.data.length);
     for (const post of plain.body.data) expect(Object.keys(post).sort()).toEqual(POST_READ);
     const paged = await ex.client().get('/api/v2/posts/?page=2&itemsPerPage=2&sort=-id');
-    expect(paged.body).toMatchObject({ total_count: plain.body.total_count, page: 2, items_per_page: 2, has_more: plain.body.total_count > 4 });
-    expect(paged.body.data.map((p: { id: number }) => p.id)).toEqual(plain.body.data.map((p: { id: number }) => p.id).sort((a: number, b: number) => b - a).slice(2, 4));
+    expect(paged.body).toMatchObject({
+      total_count: plain.body.total_count,
+      page: 2,
+      items_per_page: 2,
+      has_more: plain.body.total_count > 4,
+    });
+    expect(paged.body.data.map((p: { id: number }) => p.id)).toEqual(
+      plain.body.data
+        .map((p: { id: number }) => p.id)
+        .sort((a: number, b: number) => b - a)
+        .slice(2, 4),
+    );
     expect((await ex.client().get('/api/v1/posts/?page=0')).status).toBe(422);
   });
 
   it('serves only the read-many and create operations', async () => {
     const { id } = (await ex.client().get('/api/v1/posts/')).body.data[0];
     expect((await ex.client().get(`/api/v1/posts/${id}`)).status).toBe(404);
-    expect((await ann.request('DELETE', `/api/v1/posts/${id}`, { headers: { 'x-csrf-token': ann.jar.get('cs_csrf')! } })).status).toBe(404);
+    expect(
+      (await ann.request('DELETE', `/api/v1/posts/${id}`, { headers: { 'x-csrf-token': ann.jar.get('cs_csrf')! } }))
+        .status,
+    ).toBe(404);
   });
 });

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
-import { describeRedis, eventually, freePort, startRedisServer, stopRedisServer } from '../plugins/rate-limit/redis-fixture';
+import {
+  describeRedis,
+  eventually,
+  freePort,
+  startRedisServer,
+  stopRedisServer,
+} from '../plugins/rate-limit/redis-fixture';
 import { spawnApp, type AppProcess } from './spawn-app';
 
 // Two example-app processes sharing one database and one Redis behave as one
@@ -32,7 +38,10 @@ describeRedis('rate limits in two example-app processes sharing one Redis and on
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const json = async (res: Response) => (await res.json()) as any;
   const tokenOf = async (app: AppProcess, username: string, password: string): Promise<string> => {
-    const res = await fetch(`${app.url}/auth/token`, { method: 'POST', body: new URLSearchParams({ username, password }) });
+    const res = await fetch(`${app.url}/auth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ username, password }),
+    });
     expect(res.status).toBe(200);
     return (await json(res)).access_token;
   };
@@ -40,7 +49,11 @@ describeRedis('rate limits in two example-app processes sharing one Redis and on
     const res = await fetch(`${app.url}${path}`, { headers });
     await res.arrayBuffer();
     expect([200, 429]).toContain(res.status);
-    return { status: res.status, reset: Number(res.headers.get('x-ratelimit-reset')), retryAfter: res.headers.has('retry-after') ? Number(res.headers.get('retry-after')) : null };
+    return {
+      status: res.status,
+      reset: Number(res.headers.get('x-ratelimit-reset')),
+      retryAfter: res.headers.has('retry-after') ? Number(res.headers.get('retry-after')) : null,
+    };
   };
 
   beforeAll(async () => {
@@ -74,11 +87,14 @@ describeRedis('rate limits in two example-app processes sharing one Redis and on
 
   it(`allow exactly ${LIMIT} requests in a window between them under concurrent load`, async () => {
     const client = { 'x-forwarded-for': '203.0.113.7' };
-    const answers = await Promise.all(Array.from({ length: LIMIT * 4 }, (_, i) => count(i % 2 ? b : a, '/api/v1/items', client)));
+    const answers = await Promise.all(
+      Array.from({ length: LIMIT * 4 }, (_, i) => count(i % 2 ? b : a, '/api/v1/items', client)),
+    );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(LIMIT);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(LIMIT * 3);
     // Both processes refused some: neither counted on its own.
-    for (const side of [0, 1]) expect(answers.filter((r, j) => j % 2 === side && r.status === 429).length).toBeGreaterThan(0);
+    for (const side of [0, 1])
+      expect(answers.filter((r, j) => j % 2 === side && r.status === 429).length).toBeGreaterThan(0);
     expect(new Set(answers.map((r) => r.reset)).size).toBe(1);
     // Another client, in either process, starts from a full window.
     expect((await count(b, '/api/v1/items', { 'x-forwarded-for': '203.0.113.8' })).status).toBe(200);
@@ -87,30 +103,55 @@ describeRedis('rate limits in two example-app processes sharing one Redis and on
   it('split a burst across a window boundary between the two windows, each allowing exactly its limit', async () => {
     // A tier with a 2-second window on /api/v1/items, made through one process and used through both.
     const created = await fetch(`${a.url}/api/v1/users/`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Burst', username: 'burst', email: 'burst@example.com', password: 'a perfectly fine passphrase' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Burst',
+        username: 'burst',
+        email: 'burst@example.com',
+        password: 'a perfectly fine passphrase',
+      }),
     });
     const userId = (await json(created)).id;
-    const tier = await json(await fetch(`${a.url}/api/v1/tiers`, { method: 'POST', headers: { ...bearer(adminToken), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'burst' }) }));
+    const tier = await json(
+      await fetch(`${a.url}/api/v1/tiers`, {
+        method: 'POST',
+        headers: { ...bearer(adminToken), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'burst' }),
+      }),
+    );
     const limit = 10;
     const rule = await fetch(`${a.url}/api/v1/tier/burst/rate_limit`, {
-      method: 'POST', headers: { ...bearer(adminToken), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'burst', path: '/api/v1/items', limit, period: 2 }),
+      method: 'POST',
+      headers: { ...bearer(adminToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'burst', path: '/api/v1/items', limit, period: 2 }),
     });
     expect(rule.status).toBe(201);
-    const assigned = await fetch(`${a.url}/api/v1/users/${userId}/tier`, { method: 'PUT', headers: { ...bearer(adminToken), 'content-type': 'application/json' }, body: JSON.stringify({ tier_id: tier.id }) });
+    const assigned = await fetch(`${a.url}/api/v1/users/${userId}/tier`, {
+      method: 'PUT',
+      headers: { ...bearer(adminToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ tier_id: tier.id }),
+    });
     expect(assigned.status).toBe(200);
     const token = await tokenOf(b, 'burst', 'a perfectly fine passphrase');
     // The change reached the other process (Redis pub/sub).
-    await eventually(async () => (await fetch(`${b.url}/api/v1/items`, { headers: bearer(token) })).headers.get('ratelimit-policy') === `"burst";q=${limit};w=2`, 3000);
+    await eventually(
+      async () =>
+        (await fetch(`${b.url}/api/v1/items`, { headers: bearer(token) })).headers.get('ratelimit-policy') ===
+        `"burst";q=${limit};w=2`,
+      3000,
+    );
 
     // Start 700 ms before a window ends (time to spend it) and keep both processes busy for 2.5 s.
     const ms = Date.now() % 2000;
     await new Promise((resolve) => setTimeout(resolve, 2000 - ms - 700 + (ms > 1300 ? 2000 : 0)));
     const until = Date.now() + 2500;
     const answers: Counted[] = [];
-    await Promise.all(Array.from({ length: 8 }, async (_, worker) => {
-      while (Date.now() < until) answers.push(await count(worker % 2 ? b : a, '/api/v1/items', bearer(token)));
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, worker) => {
+        while (Date.now() < until) answers.push(await count(worker % 2 ? b : a, '/api/v1/items', bearer(token)));
+      }),
+    );
 
     const byReset = new Map<number, Counted[]>();
     for (const answer of answers) byReset.set(answer.reset, [...(byReset.get(answer.reset) ?? []), answer]);

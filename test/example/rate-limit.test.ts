@@ -30,12 +30,27 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
   const client = () => ex.client();
   const signedIn = (username: string) => ex.signedIn(username);
   // An anonymous caller behind the trusted proxy (the test client), known by X-Forwarded-For.
-  const from = (address: string, path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) =>
-    client().request(init.method ?? 'GET', path, { json: init.json, headers: { 'x-forwarded-for': address, ...init.headers } });
+  const from = (
+    address: string,
+    path: string,
+    init: { method?: string; json?: unknown; headers?: Record<string, string> } = {},
+  ) =>
+    client().request(init.method ?? 'GET', path, {
+      json: init.json,
+      headers: { 'x-forwarded-for': address, ...init.headers },
+    });
 
   beforeAll(async () => {
-    const logger = { warn: (message: string, details?: Record<string, unknown>) => void warnings.push({ message, details }), error: () => {} };
-    ex = await startExample(engine, { adapter, build: { rateLimit: { defaultLimit: LIMIT, defaultPeriod: PERIOD, logger } }, trustedProxies: ['127.0.0.1'], users: ['ann', 'ben'] });
+    const logger = {
+      warn: (message: string, details?: Record<string, unknown>) => void warnings.push({ message, details }),
+      error: () => {},
+    };
+    ex = await startExample(engine, {
+      adapter,
+      build: { rateLimit: { defaultLimit: LIMIT, defaultPeriod: PERIOD, logger } },
+      trustedProxies: ['127.0.0.1'],
+      users: ['ann', 'ben'],
+    });
     admin = ex.admin;
   });
   afterAll(async () => {
@@ -72,7 +87,11 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
     const one = await from('10.0.0.3', `/api/v1/items/${created.body.id}`);
     expect(one.status).toBe(200);
     expectLimitHeaders(one, LIMIT, LIMIT - 1);
-    expectLimitHeaders(await from('10.0.0.3', `/api/v1/items/${created.body.id}`, { method: 'PATCH', json: { price: 2 } }), LIMIT, LIMIT - 2);
+    expectLimitHeaders(
+      await from('10.0.0.3', `/api/v1/items/${created.body.id}`, { method: 'PATCH', json: { price: 2 } }),
+      LIMIT,
+      LIMIT - 2,
+    );
     // A 404 under a limited prefix is counted (and says so) like any other answer.
     const missing = await from('10.0.0.3', '/api/v1/items/999999');
     expect(missing.status).toBe(404);
@@ -94,7 +113,8 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
       expect(res.body.id).toBe(created.body.id);
       expectLimitHeaders(res, LIMIT, LIMIT - 1 - i);
     }
-    for (const spelling of [id, `000${id}`, `+0${id}`]) expect((await from('10.0.0.4', `/api/v1/items/${spelling}`)).status).toBe(429);
+    for (const spelling of [id, `000${id}`, `+0${id}`])
+      expect((await from('10.0.0.4', `/api/v1/items/${spelling}`)).status).toBe(429);
     // Spellings that name no item share one bucket too, so they cannot mint budgets either.
     for (let i = 1; i <= LIMIT; i++) expect((await from('10.0.0.5', `/api/v1/items/x${i}`)).status).toBe(422);
     expect((await from('10.0.0.5', '/api/v1/items/1e0')).status).toBe(429);
@@ -119,17 +139,28 @@ describe.each(ADAPTER_ENGINES)('example app rate limiting on %s with %s', (adapt
     expect((await from('10.0.0.1', '/api/v1/items')).status).toBe(429);
   });
 
-  it('applies a tier\'s limit to a user from the request after PUT /api/v1/users/{id}/tier', async () => {
+  it("applies a tier's limit to a user from the request after PUT /api/v1/users/{id}/tier", async () => {
     const ben = await signedIn('ben');
     const benId = (await ben.get('/api/v1/users/me')).body.id;
     expectLimitHeaders(await ben.get('/api/v1/items'), LIMIT, LIMIT - 1);
 
     const tier = await send(admin, 'POST', '/api/v1/tiers', { name: 'gold', description: 'More' });
     expect(tier.status).toBe(201);
-    expect((await send(admin, 'POST', '/api/v1/tier/gold/rate_limit', { name: 'gold items', path: '/api/v1/items', limit: 6, period: PERIOD })).status).toBe(201);
+    expect(
+      (
+        await send(admin, 'POST', '/api/v1/tier/gold/rate_limit', {
+          name: 'gold items',
+          path: '/api/v1/items',
+          limit: 6,
+          period: PERIOD,
+        })
+      ).status,
+    ).toBe(201);
     // Not yet assigned: still the default.
     expectLimitHeaders(await ben.get('/api/v1/items'), LIMIT, LIMIT - 2);
-    expect((await send(admin, 'PUT', `/api/v1/users/${benId}/tier`, { tier_id: tier.body.id })).body.tier_id).toBe(tier.body.id);
+    expect((await send(admin, 'PUT', `/api/v1/users/${benId}/tier`, { tier_id: tier.body.id })).body.tier_id).toBe(
+      tier.body.id,
+    );
 
     // Same window, same key: ben has made 2 requests, now against 6.
     for (let remaining = 3; remaining >= 0; remaining--) {

@@ -14,11 +14,17 @@ const TOKEN = 'crudsmith-consistency';
 
 describe('DATABASE_REPLICA_URL', () => {
   it('takes PostgreSQL replicas of a PostgreSQL DATABASE_URL, comma-separated, and refuses anything else before connecting', () => {
-    expect(readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_URL: 'postgres://b/db, postgres://c/db' })).toMatchObject({ databaseReplicaUrls: ['postgres://b/db', 'postgres://c/db'], replicaMaxLagMs: 10_000 });
+    expect(
+      readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_URL: 'postgres://b/db, postgres://c/db' }),
+    ).toMatchObject({ databaseReplicaUrls: ['postgres://b/db', 'postgres://c/db'], replicaMaxLagMs: 10_000 });
     expect(readSettings({}).databaseReplicaUrls).toEqual([]);
     expect(() => readSettings({ DATABASE_REPLICA_URL: 'postgres://b/db' })).toThrow(/DATABASE_URL/);
-    expect(() => readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_URL: 'mysql://b/db' })).toThrow(/postgres:\/\//);
-    expect(() => readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_MAX_LAG_MS: '-1' })).toThrow(/DATABASE_REPLICA_MAX_LAG_MS/);
+    expect(() => readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_URL: 'mysql://b/db' })).toThrow(
+      /postgres:\/\//,
+    );
+    expect(() => readSettings({ DATABASE_URL: 'postgres://a/db', DATABASE_REPLICA_MAX_LAG_MS: '-1' })).toThrow(
+      /DATABASE_REPLICA_MAX_LAG_MS/,
+    );
   });
 });
 
@@ -47,9 +53,17 @@ describe.runIf(wanted)('example with a read replica', () => {
   });
 
   const create = async (base: string, name: string) => {
-    const res = await fetch(`${base}/api/v1/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, category: 'replica' }) });
+    const res = await fetch(`${base}/api/v1/items`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name, category: 'replica' }),
+    });
     expect(res.status).toBe(201);
-    return { id: ((await res.json()) as { id: number }).id, token: res.headers.get(TOKEN), cookie: res.headers.get('set-cookie') };
+    return {
+      id: ((await res.json()) as { id: number }).id,
+      token: res.headers.get(TOKEN),
+      cookie: res.headers.get('set-cookie'),
+    };
   };
 
   it('answers a write with a consistency token, as a header and as an HttpOnly SameSite cookie', async () => {
@@ -75,7 +89,9 @@ describe.runIf(wanted)('example with a read replica', () => {
       expect(((await res.json()) as { name: string }).name).toBe('mine');
     }
     // Lists and counts follow the same rule.
-    const list = await fetch(`${apps[1].url}/api/v1/items?category=replica&name=mine`, { headers: { [TOKEN]: token! } });
+    const list = await fetch(`${apps[1].url}/api/v1/items?category=replica&name=mine`, {
+      headers: { [TOKEN]: token! },
+    });
     expect(((await list.json()) as { total_count: number }).total_count).toBe(1);
     // Once the replica has caught up, everyone sees it.
     await new Promise((done) => setTimeout(done, 3000));
@@ -92,9 +108,14 @@ describe.runIf(wanted)('example with a read replica', () => {
     let stop = false;
     const load = async (app: AppProcess, c: number) => {
       for (let r = 0; !stop; r++) {
-        const res = r % 3 === 0
-          ? await fetch(`${app.url}/api/v1/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `load ${c}.${r}`, category: 'load' }) })
-          : await fetch(`${app.url}/api/v1/items?category=load&sort=-id&itemsPerPage=5`);
+        const res =
+          r % 3 === 0
+            ? await fetch(`${app.url}/api/v1/items`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ name: `load ${c}.${r}`, category: 'load' }),
+              })
+            : await fetch(`${app.url}/api/v1/items?category=load&sort=-id&itemsPerPage=5`);
         await res.arrayBuffer();
         statuses.push(res.status);
       }

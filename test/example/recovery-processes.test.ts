@@ -44,7 +44,9 @@ suite('two example-app processes sharing mailed tokens and OpenID Connect flows'
     a = await spawnApp({ ...env, ADAPTER: 'koa' }, 60_000);
     b = await spawnApp({ ...env, ADAPTER: 'fastify' }, 60_000);
     for (const name of ['rhea', 'rory']) {
-      const res = await new Client(a.url).request('POST', '/auth/register', { json: { username: name, email: `${name}@example.com`, password: PASSWORD } });
+      const res = await new Client(a.url).request('POST', '/auth/register', {
+        json: { username: name, email: `${name}@example.com`, password: PASSWORD },
+      });
       expect(res.status).toBe(201);
     }
   }, 150_000);
@@ -57,19 +59,32 @@ suite('two example-app processes sharing mailed tokens and OpenID Connect flows'
   });
 
   it('a reset link mailed by A works once, on B', async () => {
-    expect((await new Client(a.url).request('POST', '/auth/password/reset-request', { json: { email: 'rhea@example.com' } })).status).toBe(202);
+    expect(
+      (await new Client(a.url).request('POST', '/auth/password/reset-request', { json: { email: 'rhea@example.com' } }))
+        .status,
+    ).toBe(202);
     const token = tokenOf(await nextMail('rhea@example.com', 1));
-    const confirm = (base: string) => new Client(base).request('POST', '/auth/password/reset-confirm', { json: { token, new_password: 'reset across processes' } });
+    const confirm = (base: string) =>
+      new Client(base).request('POST', '/auth/password/reset-confirm', {
+        json: { token, new_password: 'reset across processes' },
+      });
     expect((await confirm(b.url)).status).toBe(200);
     expect((await confirm(a.url)).status).toBe(400);
     expect((await new Client(a.url).login('rhea', 'reset across processes')).status).toBe(200);
   });
 
   it('of concurrent confirms of one token on A and B, exactly one wins', async () => {
-    expect((await new Client(b.url).request('POST', '/auth/password/reset-request', { json: { email: 'rory@example.com' } })).status).toBe(202);
+    expect(
+      (await new Client(b.url).request('POST', '/auth/password/reset-request', { json: { email: 'rory@example.com' } }))
+        .status,
+    ).toBe(202);
     const token = tokenOf(await nextMail('rory@example.com', 1));
     const answers = await Promise.all(
-      [a, b, a, b].map((app, i) => new Client(app.url).request('POST', '/auth/password/reset-confirm', { json: { token, new_password: `concurrent passphrase ${i}` } })),
+      [a, b, a, b].map((app, i) =>
+        new Client(app.url).request('POST', '/auth/password/reset-confirm', {
+          json: { token, new_password: `concurrent passphrase ${i}` },
+        }),
+      ),
     );
     expect(answers.map((r) => r.status).sort()).toEqual([200, 400, 400, 400]);
   });
@@ -80,7 +95,10 @@ suite('two example-app processes sharing mailed tokens and OpenID Connect flows'
     const start = await onA.request('GET', '/auth/oauth/oidc/authorize?redirect_to=/after', { redirect: 'manual' });
     expect(start.status).toBe(307);
     const url = new URL(start.headers.get('location')!);
-    url.searchParams.set('login_hint', JSON.stringify({ sub: 'twin-sub', email: 'oidc-twin@example.com', email_verified: true }));
+    url.searchParams.set(
+      'login_hint',
+      JSON.stringify({ sub: 'twin-sub', email: 'oidc-twin@example.com', email_verified: true }),
+    );
     const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
     const done = await onB.request('GET', `${back.pathname}${back.search}`, { redirect: 'manual' });
     expect(done.status).toBe(307);

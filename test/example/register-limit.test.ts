@@ -40,12 +40,22 @@ describe.each(ADAPTER_ENGINES)('account creation through POST /api/v1/users/ on 
   it('counts POST /api/v2/users/ in the same budget: an account made there brings no fresh one', async () => {
     expect((await create('10.3.0.1', 'gen1')).status).toBe(201);
     const signedIn = ex.client();
-    const token = await signedIn.request('POST', '/auth/token', { form: { username: 'gen1', password: 'a perfectly fine passphrase' }, headers: { 'x-forwarded-for': '10.3.0.1' } });
-    expect(token.status).toBe(200);
-    const createV2 = (name: string) => signedIn.request('POST', '/api/v2/users/', {
-      json: { name, username: name, email: `${name}@example.com`, password: 'a perfectly fine passphrase', accept_terms: true },
-      headers: { 'x-forwarded-for': '10.3.0.1', authorization: `Bearer ${token.body.access_token}` },
+    const token = await signedIn.request('POST', '/auth/token', {
+      form: { username: 'gen1', password: 'a perfectly fine passphrase' },
+      headers: { 'x-forwarded-for': '10.3.0.1' },
     });
+    expect(token.status).toBe(200);
+    const createV2 = (name: string) =>
+      signedIn.request('POST', '/api/v2/users/', {
+        json: {
+          name,
+          username: name,
+          email: `${name}@example.com`,
+          password: 'a perfectly fine passphrase',
+          accept_terms: true,
+        },
+        headers: { 'x-forwarded-for': '10.3.0.1', authorization: `Bearer ${token.body.access_token}` },
+      });
     expect((await createV2('gen2')).status).toBe(201);
     expect((await createV2('gen3')).status).toBe(201);
     const limited = await createV2('gen4');
@@ -57,8 +67,12 @@ describe.each(ADAPTER_ENGINES)('account creation through POST /api/v1/users/ on 
 
   it('documents the 429 on the operation, in both versions', async () => {
     for (const version of ['v1', 'v2']) {
-      const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
-      expect(Object.keys(doc.paths[`/api/${version}/users/`].post.responses)).toEqual(expect.arrayContaining(['201', '409', '422', '429', '503']));
+      const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body as {
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      };
+      expect(Object.keys(doc.paths[`/api/${version}/users/`].post.responses)).toEqual(
+        expect.arrayContaining(['201', '409', '422', '429', '503']),
+      );
     }
   });
 });
@@ -69,22 +83,37 @@ describe.each(ADAPTERS)('password hashing of POST /api/v1/users/ on %s', (adapte
   let ex: ExampleServer;
   beforeAll(async () => {
     // Cost 10: each hash takes long enough for the burst to overlap.
-    ex = await startExample('sqlite', { adapter, build: { registerRateLimit: 100, bcryptRounds: 10 }, trustedProxies: ['127.0.0.1'] });
+    ex = await startExample('sqlite', {
+      adapter,
+      build: { registerRateLimit: 100, bcryptRounds: 10 },
+      trustedProxies: ['127.0.0.1'],
+    });
   });
   afterAll(async () => {
     await ex?.close();
   });
 
   it('answers 429 with Retry-After beyond the hashes one address may have in flight, never 503', async () => {
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) =>
-      ex.client().request('POST', '/api/v1/users/', {
-        json: { name: `burst${i}`, username: `burst${i}`, email: `burst${i}@example.com`, password: 'a perfectly fine passphrase' },
-        headers: { 'x-forwarded-for': '10.9.0.1' },
-      })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        ex.client().request('POST', '/api/v1/users/', {
+          json: {
+            name: `burst${i}`,
+            username: `burst${i}`,
+            email: `burst${i}@example.com`,
+            password: 'a perfectly fine passphrase',
+          },
+          headers: { 'x-forwarded-for': '10.9.0.1' },
+        }),
+      ),
+    );
     const statuses = answers.map((answer) => answer.status).sort();
     const refused = answers.filter((answer) => answer.status === 429);
     expect(refused.length, JSON.stringify(statuses)).toBeGreaterThanOrEqual(1);
     for (const answer of refused) expect(answer.headers.get('retry-after')).toBe('1');
-    expect(statuses.filter((status) => status !== 201 && status !== 429), JSON.stringify(statuses)).toEqual([]);
+    expect(
+      statuses.filter((status) => status !== 201 && status !== 429),
+      JSON.stringify(statuses),
+    ).toEqual([]);
   });
 });

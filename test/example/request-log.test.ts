@@ -83,7 +83,13 @@ describe.each(['koa', 'express', 'fastify'])('request log of the example on %s',
   it('generates an id when the client sends none, or one too long or with other characters', async () => {
     const kept = 'k'.repeat(128);
     expect((await get('/healthz', { headers: { 'X-Request-Id': kept } })).id).toBe(kept);
-    for (const headers of [{} as Record<string, string>, { 'X-Request-Id': 'k'.repeat(129) }, { 'X-Request-Id': 'two words' }, { 'X-Request-Id': 'a"b' }, { 'X-Request-Id': '' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'X-Request-Id': 'k'.repeat(129) },
+      { 'X-Request-Id': 'two words' },
+      { 'X-Request-Id': 'a"b' },
+      { 'X-Request-Id': '' },
+    ]) {
       const res = await get('/healthz', { headers });
       expect(res.id).toMatch(UUID);
       expect(await lineOf(res.id)).toMatchObject({ route: '/healthz', status: 200 });
@@ -96,7 +102,11 @@ describe.each(['koa', 'express', 'fastify'])('request log of the example on %s',
     expect(unknown.id).toBe(`unknown-${adapter}`);
     expect(await lineOf(unknown.id)).toMatchObject({ level: WARN, method: 'GET', route: null, status: 404 });
 
-    const malformed = await get('/api/v1/items', { method: 'POST', headers: { 'content-type': 'application/json', 'X-Request-Id': `malformed-${adapter}` }, body: '{"name":' });
+    const malformed = await get('/api/v1/items', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Request-Id': `malformed-${adapter}` },
+      body: '{"name":',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.id).toBe(`malformed-${adapter}`);
     expect(await lineOf(malformed.id)).toMatchObject({ level: WARN, method: 'POST', status: 400 });
@@ -105,16 +115,27 @@ describe.each(['koa', 'express', 'fastify'])('request log of the example on %s',
   it('never logs a password, a bearer token or a session cookie', async () => {
     const password = `log-test-passphrase-${adapter}-X9`;
     const registered = await get('/auth/register', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: `logger${adapter}`, email: `logger-${adapter}@example.com`, password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: `logger${adapter}`, email: `logger-${adapter}@example.com`, password }),
     });
     expect(registered.status).toBe(201);
-    const signIn = await fetch(`${app.url}/auth/token`, { method: 'POST', body: new URLSearchParams({ username: `logger${adapter}`, password }) });
+    const signIn = await fetch(`${app.url}/auth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: `logger${adapter}`, password }),
+    });
     expect(signIn.status).toBe(200);
     const tokens = (await signIn.json()) as { access_token: string; refresh_token: string };
     expect((await get('/auth/me', { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
-    const wrong = await fetch(`${app.url}/auth/token`, { method: 'POST', body: new URLSearchParams({ username: `logger${adapter}`, password: 'wrong-passphrase-Q7' }) });
+    const wrong = await fetch(`${app.url}/auth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: `logger${adapter}`, password: 'wrong-passphrase-Q7' }),
+    });
     expect(wrong.status).toBe(401);
-    const login = await fetch(`${app.url}/auth/login`, { method: 'POST', body: new URLSearchParams({ username: `logger${adapter}`, password }) });
+    const login = await fetch(`${app.url}/auth/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: `logger${adapter}`, password }),
+    });
     expect(login.status).toBe(200);
     const cookies = login.headers.getSetCookie().map((cookie) => cookie.split(';')[0]);
     const me = await get('/auth/me', { headers: { cookie: cookies.join('; ') } });
@@ -132,7 +153,11 @@ describe.each(['koa', 'express', 'fastify'])('request log of the example on %s',
 
   it('logs an unexpected error at error level with the id of the 500 it answered', async () => {
     // A table gone from under the running app: the next read of it fails inside the driver.
-    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: join(dataDir, 'crudsmith.sqlite3') }, useNullAsDefault: true });
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: join(dataDir, 'crudsmith.sqlite3') },
+      useNullAsDefault: true,
+    });
     try {
       await knex.schema.renameTable('items', 'items_gone');
       const res = await get('/api/v2/items', { headers: { 'X-Request-Id': `broken-${adapter}` } });
@@ -143,7 +168,12 @@ describe.each(['koa', 'express', 'fastify'])('request log of the example on %s',
       expect(line).toMatchObject({ level: ERROR, method: 'GET', route: '/api/v2/items', status: 500 });
       expect(line.err?.message).toContain('no such table');
       // Once: on the request's line, never also on a line of its own.
-      expect(app.output().split('\n').filter((text) => text.includes('no such table'))).toHaveLength(1);
+      expect(
+        app
+          .output()
+          .split('\n')
+          .filter((text) => text.includes('no such table')),
+      ).toHaveLength(1);
     } finally {
       await knex.schema.renameTable('items_gone', 'items');
       await knex.destroy();
@@ -158,7 +188,8 @@ describe('LOG_LEVEL of the example', () => {
       const ok = await fetch(`${app.url}/healthz`);
       const missing = await fetch(`${app.url}/no/such/path`);
       const lines = async () => requestLines(app.output());
-      for (let waited = 0; (await lines()).length === 0 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let waited = 0; (await lines()).length === 0 && waited < 5000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await lines()).map((line) => line.requestId)).toEqual([missing.headers.get('x-request-id')]);
       expect(ok.headers.get('x-request-id')).toMatch(UUID);
     } finally {
@@ -167,6 +198,8 @@ describe('LOG_LEVEL of the example', () => {
   }, 60_000);
 
   it('refuses to start with an unknown level and names the setting', async () => {
-    await expect(spawnApp({ LOG_LEVEL: 'verbose' })).rejects.toThrow(/LOG_LEVEL=verbose is unknown; use one of fatal, error, warn, info, debug, trace, silent/);
+    await expect(spawnApp({ LOG_LEVEL: 'verbose' })).rejects.toThrow(
+      /LOG_LEVEL=verbose is unknown; use one of fatal, error, warn, info, debug, trace, silent/,
+    );
   }, 60_000);
 });

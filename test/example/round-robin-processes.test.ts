@@ -28,17 +28,28 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
   beforeAll(async () => {
     [cluster, db] = await Promise.all([startRedisCluster(), openDatabase('postgres')]);
     env = {
-      DATABASE_URL: db.url!, REDIS_CLUSTER_NODES: cluster.nodesSetting, REDIS_WAIT_REPLICAS: '1',
-      DEFAULT_RATE_LIMIT_LIMIT: String(LIMIT), DEFAULT_RATE_LIMIT_PERIOD: String(30 * 24 * 3600),
-      ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password,
+      DATABASE_URL: db.url!,
+      REDIS_CLUSTER_NODES: cluster.nodesSetting,
+      REDIS_WAIT_REPLICAS: '1',
+      DEFAULT_RATE_LIMIT_LIMIT: String(LIMIT),
+      DEFAULT_RATE_LIMIT_PERIOD: String(30 * 24 * 3600),
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
       // Three processes compiling TypeScript on a shared CI machine stall their loops: this
       // suite is about sharing state, not shedding (load-shedding.test.ts covers that).
       LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '0',
     };
     // One after the other: the first migrates and keeps the generated secret key.
-    for (const adapter of ['koa', 'express', 'fastify']) apps.push(await spawnApp({ ...env, ADAPTER: adapter }, 60_000));
+    for (const adapter of ['koa', 'express', 'fastify'])
+      apps.push(await spawnApp({ ...env, ADAPTER: adapter }, 60_000));
     proxy = await RoundRobinProxy.start(apps.map((app) => app.url));
-    expect((await client().request('POST', '/auth/register', { json: { username: 'rover', email: 'rover@example.com', password: PASSWORD } })).status).toBe(201);
+    expect(
+      (
+        await client().request('POST', '/auth/register', {
+          json: { username: 'rover', email: 'rover@example.com', password: PASSWORD },
+        })
+      ).status,
+    ).toBe(201);
   }, 180_000);
   afterAll(async () => {
     await proxy?.close();
@@ -66,8 +77,12 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
   it('bearer tokens and refresh rotation span processes; a reused refresh token is refused', async () => {
     const issued = await client().request('POST', '/auth/token', { form: { username: 'rover', password: PASSWORD } });
     expect(issued.status).toBe(200);
-    const { access_token: access, refresh_token: refresh } = issued.body as { access_token: string; refresh_token: string };
-    for (let i = 0; i < 3; i++) expect((await client().get('/auth/me', { authorization: `Bearer ${access}` })).status).toBe(200);
+    const { access_token: access, refresh_token: refresh } = issued.body as {
+      access_token: string;
+      refresh_token: string;
+    };
+    for (let i = 0; i < 3; i++)
+      expect((await client().get('/auth/me', { authorization: `Bearer ${access}` })).status).toBe(200);
     const rotated = await client().request('POST', '/auth/refresh', { json: { refresh_token: refresh } });
     expect(rotated.status).toBe(200);
     expect((await client().request('POST', '/auth/refresh', { json: { refresh_token: refresh } })).status).toBe(401);
@@ -75,7 +90,13 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
 
   it('a two-factor challenge started on one process is finished on the next; a used code is refused on the third', async () => {
     const c = client();
-    expect((await c.request('POST', '/auth/register', { json: { username: 'twofa', email: 'twofa@example.com', password: PASSWORD } })).status).toBe(201);
+    expect(
+      (
+        await c.request('POST', '/auth/register', {
+          json: { username: 'twofa', email: 'twofa@example.com', password: PASSWORD },
+        })
+      ).status,
+    ).toBe(201);
     expect((await c.login('twofa', PASSWORD)).status).toBe(200);
     const setup = await c.post('/auth/mfa/totp/setup', { password: PASSWORD });
     expect(setup.status).toBe(200);
@@ -84,24 +105,39 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
     const started = await client().login('twofa', PASSWORD);
     expect(started.body).toMatchObject({ mfa_required: true, challenge: expect.any(String) });
     const next = await totpCode(setup.body.secret, now + 30);
-    const done = await client().request('POST', '/auth/mfa/verify', { json: { challenge: started.body.challenge, code: next } });
+    const done = await client().request('POST', '/auth/mfa/verify', {
+      json: { challenge: started.body.challenge, code: next },
+    });
     expect(done.status).toBe(200);
-    expect((await client().request('POST', '/auth/mfa/verify', { json: { challenge: started.body.challenge, code: next } })).status).toBe(400);
+    expect(
+      (await client().request('POST', '/auth/mfa/verify', { json: { challenge: started.body.challenge, code: next } }))
+        .status,
+    ).toBe(400);
   });
 
   it('counts a rate limit once for all processes, never once per process', async () => {
     const anonymous = { 'x-forwarded-for': '203.0.113.9' };
     // Three at a time (one per process, round robin): counted per process, all 36 would pass.
     const answers: Awaited<ReturnType<Client['get']>>[] = [];
-    for (let i = 0; i < LIMIT; i++) answers.push(...await Promise.all([0, 1, 2].map(() => client().get('/api/v1/items', anonymous))));
+    for (let i = 0; i < LIMIT; i++)
+      answers.push(...(await Promise.all([0, 1, 2].map(() => client().get('/api/v1/items', anonymous)))));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(LIMIT);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(LIMIT * 2);
   });
 
   it('a cursor issued by one process pages on the next', async () => {
-    const token = (await client().request('POST', '/auth/token', { form: { username: 'rover', password: PASSWORD } })).body.access_token as string;
+    const token = (await client().request('POST', '/auth/token', { form: { username: 'rover', password: PASSWORD } }))
+      .body.access_token as string;
     const bearer = { authorization: `Bearer ${token}` };
-    for (let i = 0; i < 3; i++) expect((await client().request('POST', '/api/v2/posts/', { json: { title: `post ${i}`, text: 'walk me' }, headers: bearer })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await client().request('POST', '/api/v2/posts/', {
+            json: { title: `post ${i}`, text: 'walk me' },
+            headers: bearer,
+          })
+        ).status,
+      ).toBe(201);
     const seen: number[] = [];
     let page = await client().get('/api/v2/posts/?cursor=&limit=1', bearer);
     while (page.status === 200) {
@@ -117,9 +153,16 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
   it('a rolling restart under mixed load answers nothing but 2xx, or 503 with Retry-After', async () => {
     const session = client();
     expect((await session.login('rover', PASSWORD)).status).toBe(200);
-    const access = (await client().request('POST', '/auth/token', { form: { username: 'rover', password: PASSWORD } })).body.access_token as string;
+    const access = (await client().request('POST', '/auth/token', { form: { username: 'rover', password: PASSWORD } }))
+      .body.access_token as string;
     // Sign-ins by another user: rover's sessions are capped per user, and the oldest would go.
-    expect((await client().request('POST', '/auth/register', { json: { username: 'roller', email: 'roller@example.com', password: PASSWORD } })).status).toBe(201);
+    expect(
+      (
+        await client().request('POST', '/auth/register', {
+          json: { username: 'roller', email: 'roller@example.com', password: PASSWORD },
+        })
+      ).status,
+    ).toBe(201);
     const bad: string[] = [];
     let answered = 0;
     let running = true;
@@ -128,18 +171,20 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
       const ok = (res.status >= 200 && res.status < 300) || (res.status === 503 && res.headers.has('retry-after'));
       if (!ok) bad.push(`${what}: ${res.status}`);
     };
-    const load = Promise.all([
-      async () => check('session', await session.get('/auth/me')),
-      async () => check('csrf', await session.post('/auth/csrf/refresh')),
-      async () => check('bearer', await client().get('/auth/me', { authorization: `Bearer ${access}` })),
-      async () => check('sign-in', await client().login('roller', PASSWORD)),
-    ].map(async (step) => {
-      while (running) {
-        await step().catch((error: unknown) => void bad.push(String(error)));
-        // Steady, not flat out: the replacements must start on the same two cores.
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }));
+    const load = Promise.all(
+      [
+        async () => check('session', await session.get('/auth/me')),
+        async () => check('csrf', await session.post('/auth/csrf/refresh')),
+        async () => check('bearer', await client().get('/auth/me', { authorization: `Bearer ${access}` })),
+        async () => check('sign-in', await client().login('roller', PASSWORD)),
+      ].map(async (step) => {
+        while (running) {
+          await step().catch((error: unknown) => void bad.push(String(error)));
+          // Steady, not flat out: the replacements must start on the same two cores.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }),
+    );
     try {
       // One at a time: out of the balancer, drained and stopped (SIGTERM), replaced, back in.
       for (let i = 0; i < apps.length; i++) {
@@ -163,8 +208,10 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
     const admin = new AdminClient(proxy.url);
     expect((await admin.login(ADMIN.username, ADMIN.password)).status).toBe(303);
     for (let i = 0; i < 3; i++) expect((await admin.get('/admin/')).status).toBe(200);
-    for (let i = 0; i < 3; i++) expect((await admin.postForm('/admin/items/form_create', { name: `made ${i}` })).status).toBe(303);
-    for (let i = 0; i < 5; i++) expect((await new AdminClient(proxy.url).login(ADMIN.username, 'not the passphrase')).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await admin.postForm('/admin/items/form_create', { name: `made ${i}` })).status).toBe(303);
+    for (let i = 0; i < 5; i++)
+      expect((await new AdminClient(proxy.url).login(ADMIN.username, 'not the passphrase')).status).toBe(401);
     expect((await new AdminClient(proxy.url).login(ADMIN.username, ADMIN.password)).status).toBe(429);
   });
 });

@@ -25,7 +25,9 @@ describe.each(['koa', 'express', 'fastify'])('graceful shutdown of the example o
     app = await spawnApp({ ADAPTER: adapter, SHUTDOWN_TIMEOUT_MS: '30000' });
     const body = JSON.stringify({ name: 'Slow anvil', price: 80 });
     const slow = await open();
-    slow.write(`POST /api/v1/items HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    slow.write(
+      `POST /api/v1/items HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
     // A probe whose request is still arriving when the signal comes.
     const probe = await open();
     probe.write('GET /readyz HTTP/1.1\r\nHost: test\r\n');
@@ -58,7 +60,9 @@ describe.each(['koa', 'express', 'fastify'])('graceful shutdown of the example o
     const idle = await open();
     idle.write('GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n');
     const halfBody = await open();
-    halfBody.write('POST /api/v1/items HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":');
+    halfBody.write(
+      'POST /api/v1/items HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":',
+    );
     const halfHead = await open();
     halfHead.write('GET /api/v1/items HTTP/1.1\r\nHost: test\r\n');
     await sleep(500);

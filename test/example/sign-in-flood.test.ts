@@ -14,15 +14,19 @@ describe('example: signing in while two addresses flood /auth/token', () => {
   afterAll(async () => ex?.close());
 
   const token = (address: string, username: string, password: string) =>
-    ex.client().request('POST', '/auth/token', { form: { username, password }, headers: { 'x-forwarded-for': address } });
+    ex
+      .client()
+      .request('POST', '/auth/token', { form: { username, password }, headers: { 'x-forwarded-for': address } });
 
   it('serves every correct sign-in from a third address while the flood runs', async () => {
     let flooding = true;
     const seen: number[] = [];
     // Each attacker keeps six requests in flight, each a fresh unknown name (no lockout).
-    const attacker = (address: string) => Array.from({ length: 6 }, async (_, lane) => {
-      for (let i = 0; flooding; i++) seen.push((await token(address, `nobody-${lane}-${i}`, 'a bogus password')).status);
-    });
+    const attacker = (address: string) =>
+      Array.from({ length: 6 }, async (_, lane) => {
+        for (let i = 0; flooding; i++)
+          seen.push((await token(address, `nobody-${lane}-${i}`, 'a bogus password')).status);
+      });
     const flood = [...attacker('203.0.113.1'), ...attacker('203.0.113.2')];
     await new Promise((resolve) => setTimeout(resolve, 300));
     const legit: number[] = [];

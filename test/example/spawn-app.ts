@@ -32,7 +32,15 @@ export function spawnApp(env: Record<string, string> = {}, timeoutMs = 30_000): 
   const dataDir = env.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'crudsmith-app-'));
   const child = spawn(tsx, ['--tsconfig', 'tsconfig.json', 'examples/app/src/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', BCRYPT_ROUNDS: '4', ADMIN_PASSWORD: 'admin-test-password-1', DATA_DIR: dataDir ?? '', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      BCRYPT_ROUNDS: '4',
+      ADMIN_PASSWORD: 'admin-test-password-1',
+      DATA_DIR: dataDir ?? '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -86,7 +94,10 @@ export interface TwoApps {
  * Starts a Koa process, then a `second` one, on a fresh PostgreSQL database with `env(url)`
  * added. One after the other: A migrates and keeps the generated secret key; B finds both.
  */
-export async function startTwoApps(env: (databaseUrl: string) => Record<string, string>, second: 'express' | 'fastify' = 'express'): Promise<TwoApps> {
+export async function startTwoApps(
+  env: (databaseUrl: string) => Record<string, string>,
+  second: 'express' | 'fastify' = 'express',
+): Promise<TwoApps> {
   const db = await openDatabase('postgres');
   const shared = env(db.url!);
   const a = await spawnApp({ ...shared, ADAPTER: 'koa' }, 60_000);

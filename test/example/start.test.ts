@@ -8,7 +8,11 @@ describe.each(['koa', 'express', 'fastify'])('the example app started with ADAPT
     const app = await spawnApp({ ADAPTER: adapter });
     try {
       expect(app.output()).toContain(`adapter: ${adapter}`);
-      const created = await fetch(`${app.url}/api/v1/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Anvil', price: 80 }) });
+      const created = await fetch(`${app.url}/api/v1/items`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Anvil', price: 80 }),
+      });
       expect(created.status).toBe(201);
       const item = (await created.json()) as { id: number };
       const read = await fetch(`${app.url}/api/v1/items/${item.id}`);
@@ -18,7 +22,11 @@ describe.each(['koa', 'express', 'fastify'])('the example app started with ADAPT
       expect(unknown.status).toBe(404);
       expect(await unknown.json()).toEqual({ detail: 'Not Found' });
 
-      const malformed = await fetch(`${app.url}/api/v1/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' });
+      const malformed = await fetch(`${app.url}/api/v1/items`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":',
+      });
       expect(malformed.status).toBe(400);
       expect(await malformed.json()).toHaveProperty('detail');
     } finally {

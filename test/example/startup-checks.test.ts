@@ -35,33 +35,71 @@ beforeAll(async () => {
   silent = await TcpProxy.start({ host: '127.0.0.1', port: closed });
   await silent.set('silent');
 });
-afterAll(async () => { await silent?.close(); });
+afterAll(async () => {
+  await silent?.close();
+});
 
 describe.each(ADAPTERS)('the example started with ADAPTER=%s and a service that does not answer', (adapter) => {
   it('refuses to start when REDIS_URL points to a closed port, naming REDIS_URL', async () => {
-    await expectRefusedStart({ ADAPTER: adapter, REDIS_URL: `redis://:secret-password@127.0.0.1:${closed}` }, 'REDIS_URL');
+    await expectRefusedStart(
+      { ADAPTER: adapter, REDIS_URL: `redis://:secret-password@127.0.0.1:${closed}` },
+      'REDIS_URL',
+    );
   }, 60_000);
 
-  it.runIf(ENGINES.includes('postgres'))('refuses to start when DATABASE_URL points to a dead PostgreSQL, naming DATABASE_URL', async () => {
-    await expectRefusedStart({ ADAPTER: adapter, DATABASE_URL: `postgres://postgres:secret-password@127.0.0.1:${closed}/crudsmith` }, 'DATABASE_URL');
-  }, 60_000);
+  it.runIf(ENGINES.includes('postgres'))(
+    'refuses to start when DATABASE_URL points to a dead PostgreSQL, naming DATABASE_URL',
+    async () => {
+      await expectRefusedStart(
+        { ADAPTER: adapter, DATABASE_URL: `postgres://postgres:secret-password@127.0.0.1:${closed}/crudsmith` },
+        'DATABASE_URL',
+      );
+    },
+    60_000,
+  );
 });
 
 describe('the example started with a service behind a network cut', () => {
   it('refuses to start within REDIS_CONNECT_TIMEOUT_MS when REDIS_URL never answers', async () => {
-    await expectRefusedStart({ REDIS_URL: `redis://127.0.0.1:${silent.port}`, REDIS_CONNECT_TIMEOUT_MS: '1000' }, 'REDIS_URL', 20_000);
+    await expectRefusedStart(
+      { REDIS_URL: `redis://127.0.0.1:${silent.port}`, REDIS_CONNECT_TIMEOUT_MS: '1000' },
+      'REDIS_URL',
+      20_000,
+    );
   }, 60_000);
 
-  it.runIf(ENGINES.includes('postgres'))('refuses to start within DATABASE_CONNECT_TIMEOUT_MS when a PostgreSQL DATABASE_URL never answers', async () => {
-    await expectRefusedStart({ DATABASE_URL: `postgres://postgres@127.0.0.1:${silent.port}/crudsmith`, DATABASE_CONNECT_TIMEOUT_MS: '1000' }, 'DATABASE_URL', 20_000);
-  }, 60_000);
+  it.runIf(ENGINES.includes('postgres'))(
+    'refuses to start within DATABASE_CONNECT_TIMEOUT_MS when a PostgreSQL DATABASE_URL never answers',
+    async () => {
+      await expectRefusedStart(
+        { DATABASE_URL: `postgres://postgres@127.0.0.1:${silent.port}/crudsmith`, DATABASE_CONNECT_TIMEOUT_MS: '1000' },
+        'DATABASE_URL',
+        20_000,
+      );
+    },
+    60_000,
+  );
 
-  it.runIf(ENGINES.includes('mysql'))('refuses to start when a MariaDB DATABASE_URL points to a closed port or never answers', async () => {
-    await expectRefusedStart({ DATABASE_URL: `mysql://root:secret-password@127.0.0.1:${closed}/crudsmith` }, 'DATABASE_URL');
-    await expectRefusedStart({ DATABASE_URL: `mysql://root@127.0.0.1:${silent.port}/crudsmith`, DATABASE_CONNECT_TIMEOUT_MS: '1000' }, 'DATABASE_URL', 20_000);
-  }, 90_000);
+  it.runIf(ENGINES.includes('mysql'))(
+    'refuses to start when a MariaDB DATABASE_URL points to a closed port or never answers',
+    async () => {
+      await expectRefusedStart(
+        { DATABASE_URL: `mysql://root:secret-password@127.0.0.1:${closed}/crudsmith` },
+        'DATABASE_URL',
+      );
+      await expectRefusedStart(
+        { DATABASE_URL: `mysql://root@127.0.0.1:${silent.port}/crudsmith`, DATABASE_CONNECT_TIMEOUT_MS: '1000' },
+        'DATABASE_URL',
+        20_000,
+      );
+    },
+    90_000,
+  );
 
-  it('refuses to start when the rate limiter\'s KVSTORE_RATE_LIMITER_HOST does not answer, naming it', async () => {
-    await expectRefusedStart({ KVSTORE_RATE_LIMITER_HOST: '127.0.0.1', KVSTORE_RATE_LIMITER_PORT: String(closed) }, 'KVSTORE_RATE_LIMITER_HOST/_PORT');
+  it("refuses to start when the rate limiter's KVSTORE_RATE_LIMITER_HOST does not answer, naming it", async () => {
+    await expectRefusedStart(
+      { KVSTORE_RATE_LIMITER_HOST: '127.0.0.1', KVSTORE_RATE_LIMITER_PORT: String(closed) },
+      'KVSTORE_RATE_LIMITER_HOST/_PORT',
+    );
   }, 60_000);
 });

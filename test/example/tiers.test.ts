@@ -35,7 +35,12 @@ describe.each(ADAPTER_ENGINES)('example app tiers and rate limits on %s with %s'
     expect((await send(ann, 'POST', '/api/v1/tiers', body)).status).toBe(403);
     const created = await send(admin, 'POST', '/api/v1/tiers', body);
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(Number), name: 'free', description: 'The free tier', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      name: 'free',
+      description: 'The free tier',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
     const again = await send(admin, 'POST', '/api/v1/tiers', body);
     expect(again).toMatchObject({ status: 409, body: { detail: "Tier 'free' already exists" } });
     const bad = await send(admin, 'POST', '/api/v1/tiers', { description: 'no name' });
@@ -52,7 +57,10 @@ describe.each(ADAPTER_ENGINES)('example app tiers and rate limits on %s with %s'
     const pro = await client().get('/api/v1/tier/pro');
     expect(pro.status).toBe(200);
     expect(pro.body).toEqual(list.body[1]);
-    expect(await client().get('/api/v1/tier/gold')).toMatchObject({ status: 404, body: { detail: "Tier 'gold' not found" } });
+    expect(await client().get('/api/v1/tier/gold')).toMatchObject({
+      status: 404,
+      body: { detail: "Tier 'gold' not found" },
+    });
   });
 
   it('POST /api/v1/tier/{tier_name}/rate_limit stores the path sanitized; 401/403/404/409/422', async () => {
@@ -62,19 +70,33 @@ describe.each(ADAPTER_ENGINES)('example app tiers and rate limits on %s with %s'
     const created = await send(admin, 'POST', '/api/v1/tier/pro/rate_limit', body);
     expect(created.status).toBe(201);
     const pro = (await client().get('/api/v1/tier/pro')).body;
-    expect(created.body).toEqual({ id: expect.any(Number), tier_id: pro.id, name: 'items', path: 'api_v1_items', limit: 50, period: 60 });
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      tier_id: pro.id,
+      name: 'items',
+      path: 'api_v1_items',
+      limit: 50,
+      period: 60,
+    });
     expect((await send(admin, 'POST', '/api/v1/tier/gold/rate_limit', body)).status).toBe(404);
-    expect((await send(admin, 'POST', '/api/v1/tier/pro/rate_limit', { ...body, name: 'again', path: 'api/v1/items' })).status).toBe(409);
+    expect(
+      (await send(admin, 'POST', '/api/v1/tier/pro/rate_limit', { ...body, name: 'again', path: 'api/v1/items' }))
+        .status,
+    ).toBe(409);
     for (const bad of [{ limit: -1 }, { limit: '50' }, { period: 0 }, { path: '/' }, { name: '' }]) {
-      expect((await send(admin, 'POST', '/api/v1/tier/pro/rate_limit', { ...body, path: 'api/v1/posts', ...bad })).status).toBe(422);
+      expect(
+        (await send(admin, 'POST', '/api/v1/tier/pro/rate_limit', { ...body, path: 'api/v1/posts', ...bad })).status,
+      ).toBe(422);
     }
     expect((await send(admin, 'POST', '/api/v1/tier/pro/rate_limit', [])).status).toBe(422);
   });
 
-  it('GET /api/v1/tier/{name}/rate_limits lists a tier\'s limits; 404 for an unknown tier', async () => {
+  it("GET /api/v1/tier/{name}/rate_limits lists a tier's limits; 404 for an unknown tier", async () => {
     const list = await client().get('/api/v1/tier/pro/rate_limits');
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([expect.objectContaining({ name: 'items', path: 'api_v1_items', limit: 50, period: 60 })]);
+    expect(list.body).toEqual([
+      expect.objectContaining({ name: 'items', path: 'api_v1_items', limit: 50, period: 60 }),
+    ]);
     expect((await client().get('/api/v1/tier/free/rate_limits')).body).toEqual([]);
     expect((await client().get('/api/v1/tier/gold/rate_limits')).status).toBe(404);
   });
@@ -89,9 +111,16 @@ describe.each(ADAPTER_ENGINES)('example app tiers and rate limits on %s with %s'
     expect(ok.body).toMatchObject({ id: annId, username: 'ann', tier_id: pro.id });
     expect(Object.keys(ok.body).sort()).toEqual(['email', 'id', 'name', 'profile_image_url', 'tier_id', 'username']);
     expect((await client().get(`/api/v1/users/${annId}`)).body.tier_id).toBe(pro.id);
-    expect(await send(admin, 'PUT', '/api/v1/users/99999/tier', { tier_id: pro.id })).toMatchObject({ status: 404, body: { detail: 'User not found' } });
-    expect(await send(admin, 'PUT', path, { tier_id: 99999 })).toMatchObject({ status: 404, body: { detail: 'Tier not found' } });
-    for (const bad of [{}, { tier_id: '1' }, { tier_id: 1.5 }, { tier_id: 0 }, { tier_id: 2 ** 31 }]) expect((await send(admin, 'PUT', path, bad)).status).toBe(422);
+    expect(await send(admin, 'PUT', '/api/v1/users/99999/tier', { tier_id: pro.id })).toMatchObject({
+      status: 404,
+      body: { detail: 'User not found' },
+    });
+    expect(await send(admin, 'PUT', path, { tier_id: 99999 })).toMatchObject({
+      status: 404,
+      body: { detail: 'Tier not found' },
+    });
+    for (const bad of [{}, { tier_id: '1' }, { tier_id: 1.5 }, { tier_id: 0 }, { tier_id: 2 ** 31 }])
+      expect((await send(admin, 'PUT', path, bad)).status).toBe(422);
     expect((await send(admin, 'PUT', path, { tier_id: null })).body.tier_id).toBeNull();
   });
 });

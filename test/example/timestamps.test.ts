@@ -42,11 +42,19 @@ describe.each(ENGINES)('created_at and updated_at of the example rows on %s', (e
     const admin = await ex.db.knex('users').where('username', 'admin').first('id');
     expectFresh(await stamp('users', admin.id));
     expectFresh(await stamp('users', ex.ids.ann));
-    const registered = await ex.client().request('POST', '/auth/register', { json: { username: 'reg', email: 'reg@example.com', password: PASSWORD } });
+    const registered = await ex
+      .client()
+      .request('POST', '/auth/register', { json: { username: 'reg', email: 'reg@example.com', password: PASSWORD } });
     expect(registered.status).toBe(201);
     expectFresh(await stamp('users', registered.body.id));
     const ann = await ex.signedIn('ann');
-    const v2 = await send(ann, 'POST', '/api/v2/users/', { name: 'Vee', username: 'vee', email: 'vee@example.com', password: PASSWORD, accept_terms: true });
+    const v2 = await send(ann, 'POST', '/api/v2/users/', {
+      name: 'Vee',
+      username: 'vee',
+      email: 'vee@example.com',
+      password: PASSWORD,
+      accept_terms: true,
+    });
     expect(v2.status).toBe(201);
     expectFresh(await stamp('users', v2.body.id));
     expectFresh(new Date(v2.body.created_at).getTime());

@@ -33,11 +33,18 @@ suite('two example-app processes sharing PostgreSQL and Redis', () => {
     expect(res.status).toBe(200);
     return res.body as { access_token: string; refresh_token: string };
   };
-  const bearer = (base: string, access: string) => new Client(base).get('/auth/me', { authorization: `Bearer ${access}` });
+  const bearer = (base: string, access: string) =>
+    new Client(base).get('/auth/me', { authorization: `Bearer ${access}` });
 
   beforeAll(async () => {
-    ({ db, a, b } = await startTwoApps((url) => ({ DATABASE_URL: url, REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`, REDIS_SESSION_PREFIX: `${uniquePrefix()}session:` })));
-    const res = await new Client(a.url).request('POST', '/auth/register', { json: { username: 'twin', email: 'twin@example.com', password: PASSWORD } });
+    ({ db, a, b } = await startTwoApps((url) => ({
+      DATABASE_URL: url,
+      REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`,
+      REDIS_SESSION_PREFIX: `${uniquePrefix()}session:`,
+    })));
+    const res = await new Client(a.url).request('POST', '/auth/register', {
+      json: { username: 'twin', email: 'twin@example.com', password: PASSWORD },
+    });
     expect(res.status).toBe(201);
   }, 150_000);
   afterAll(() => stopTwoApps({ db, a, b }));
@@ -107,7 +114,10 @@ suite('two example-app processes sharing PostgreSQL and Redis', () => {
     await signIn(current.onA);
     const { access_token, refresh_token } = await token(b.url);
 
-    const res = await current.onA.post('/auth/change-password', { current_password: PASSWORD, new_password: NEW_PASSWORD });
+    const res = await current.onA.post('/auth/change-password', {
+      current_password: PASSWORD,
+      new_password: NEW_PASSWORD,
+    });
     expect(res.status).toBe(200);
     expect((await other.onB.get('/auth/me')).status).toBe(401);
     expect((await bearer(b.url, access_token)).status).toBe(401);
@@ -115,27 +125,44 @@ suite('two example-app processes sharing PostgreSQL and Redis', () => {
     expect((await current.onB.get('/auth/me')).status).toBe(200);
 
     // Put the password back through B, for the other tests.
-    expect((await current.onB.post('/auth/change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD })).status).toBe(200);
+    expect(
+      (await current.onB.post('/auth/change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }))
+        .status,
+    ).toBe(200);
     await current.onB.post('/auth/logout');
   });
 
   it('refresh rotation spans processes: reusing a token rotated on B, on A, revokes the family', async () => {
     const first = await token(a.url);
-    const rotated = await new Client(b.url).request('POST', '/auth/refresh', { json: { refresh_token: first.refresh_token } });
+    const rotated = await new Client(b.url).request('POST', '/auth/refresh', {
+      json: { refresh_token: first.refresh_token },
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.refresh_token).not.toBe(first.refresh_token);
     expect((await bearer(a.url, rotated.body.access_token)).status).toBe(200);
 
-    const reuse = await new Client(a.url).request('POST', '/auth/refresh', { json: { refresh_token: first.refresh_token } });
+    const reuse = await new Client(a.url).request('POST', '/auth/refresh', {
+      json: { refresh_token: first.refresh_token },
+    });
     expect(reuse.status).toBe(401);
     expect(reuse.body.detail).toMatch(/reused/i);
     // The whole family is gone: the token B handed out is refused on B as well.
-    expect((await new Client(b.url).request('POST', '/auth/refresh', { json: { refresh_token: rotated.body.refresh_token } })).status).toBe(401);
+    expect(
+      (
+        await new Client(b.url).request('POST', '/auth/refresh', {
+          json: { refresh_token: rotated.body.refresh_token },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('of concurrent refreshes of one token on A and B, at most one wins', async () => {
     const { refresh_token } = await token(a.url);
-    const answers = await Promise.all([a.url, b.url, a.url, b.url].map((base) => new Client(base).request('POST', '/auth/refresh', { json: { refresh_token } })));
+    const answers = await Promise.all(
+      [a.url, b.url, a.url, b.url].map((base) =>
+        new Client(base).request('POST', '/auth/refresh', { json: { refresh_token } }),
+      ),
+    );
     expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
   });
 });

@@ -32,12 +32,27 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     app = buildApp(db.knex, { secretKey: 'example-test-secret-0123456789abcdefghij', bcryptRounds: 4 });
     await app.start(db.knex);
     const logged: string[] = [];
-    await ensureFirstSuperuser(db.knex, app.auth, { username: 'admin', email: 'admin@example.com', password: 'the admin passphrase' }, (l) => logged.push(l));
+    await ensureFirstSuperuser(
+      db.knex,
+      app.auth,
+      { username: 'admin', email: 'admin@example.com', password: 'the admin passphrase' },
+      (l) => logged.push(l),
+    );
     expect(logged.join()).not.toContain('the admin passphrase');
     server = createKoaApp(app).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    for (const name of ['ann', 'ben']) expect((await create(client(), { name: name.toUpperCase(), username: name, email: `${name}@example.com`, password: PASSWORD })).status).toBe(201);
+    for (const name of ['ann', 'ben'])
+      expect(
+        (
+          await create(client(), {
+            name: name.toUpperCase(),
+            username: name,
+            email: `${name}@example.com`,
+            password: PASSWORD,
+          })
+        ).status,
+      ).toBe(201);
   });
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
@@ -56,18 +71,42 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     const res = await create(client(), { name: 'Cat', username: 'cat', email: 'cat@example.com', password: PASSWORD });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(USER_READ);
-    expect(res.body).toMatchObject({ name: 'Cat', username: 'cat', email: 'cat@example.com', profile_image_url: '/static/avatars/default.svg', tier_id: null });
+    expect(res.body).toMatchObject({
+      name: 'Cat',
+      username: 'cat',
+      email: 'cat@example.com',
+      profile_image_url: '/static/avatars/default.svg',
+      tier_id: null,
+    });
     await signedIn('cat');
     const avatar = await fetch(`${base}${res.body.profile_image_url}`);
     expect(avatar.headers.get('content-type')).toMatch(/image\/svg\+xml/);
   });
 
   it('answers 409 for an existing e-mail or username, 422 for a bad body or a weak password', async () => {
-    expect((await create(client(), { name: 'Dup', username: 'dup', email: 'ANN@example.com', password: PASSWORD })).status).toBe(409);
-    expect((await create(client(), { name: 'Dup', username: 'ann', email: 'dup@example.com', password: PASSWORD })).status).toBe(409);
-    expect((await create(client(), { name: 'Dup', username: 'dup', email: 'not-an-email', password: PASSWORD })).status).toBe(422);
-    expect((await create(client(), { name: 'Dup', username: 'dup', email: 'dup@example.com', password: 'password' })).status).toBe(422);
-    expect((await create(client(), { name: 'Dup', username: 'dup', email: 'dup@example.com', password: PASSWORD, is_superuser: true })).status).toBe(422);
+    expect(
+      (await create(client(), { name: 'Dup', username: 'dup', email: 'ANN@example.com', password: PASSWORD })).status,
+    ).toBe(409);
+    expect(
+      (await create(client(), { name: 'Dup', username: 'ann', email: 'dup@example.com', password: PASSWORD })).status,
+    ).toBe(409);
+    expect(
+      (await create(client(), { name: 'Dup', username: 'dup', email: 'not-an-email', password: PASSWORD })).status,
+    ).toBe(422);
+    expect(
+      (await create(client(), { name: 'Dup', username: 'dup', email: 'dup@example.com', password: 'password' })).status,
+    ).toBe(422);
+    expect(
+      (
+        await create(client(), {
+          name: 'Dup',
+          username: 'dup',
+          email: 'dup@example.com',
+          password: PASSWORD,
+          is_superuser: true,
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('GET /api/v1/users/ answers an array of UserRead, paged', async () => {
@@ -95,7 +134,9 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     expect(token.body).toMatchObject({ token_type: 'bearer', refresh_token: expect.any(String) });
     const me = await client().get('/api/v1/users/me', { authorization: `Bearer ${token.body.access_token}` });
     expect(me.body.username).toBe('ann');
-    expect((await client().get('/auth/me', { authorization: `Bearer ${token.body.access_token}` })).body.transport).toBe('bearer');
+    expect(
+      (await client().get('/auth/me', { authorization: `Bearer ${token.body.access_token}` })).body.transport,
+    ).toBe('bearer');
   });
 
   it('PATCH needs that user or a superuser: 401, 403, 404, 409, CSRF, then 200 with UserRead', async () => {
@@ -103,27 +144,37 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     const path = `/api/v1/users/${ann.id}`;
     expect((await client().request('PATCH', path, { json: { name: 'X' } })).status).toBe(401);
     const ben = await signedIn('ben');
-    expect((await ben.request('PATCH', path, { json: { name: 'X' }, headers: { 'x-csrf-token': ben.jar.get('cs_csrf')! } })).status).toBe(403);
+    expect(
+      (await ben.request('PATCH', path, { json: { name: 'X' }, headers: { 'x-csrf-token': ben.jar.get('cs_csrf')! } }))
+        .status,
+    ).toBe(403);
     const self = await signedIn('ann');
     expect((await self.request('PATCH', path, { json: { name: 'Ann B' } })).status).toBe(403); // no CSRF header
     const csrf = { 'x-csrf-token': self.jar.get('cs_csrf')! };
     expect((await self.request('PATCH', path, { json: { email: 'BEN@example.com' }, headers: csrf })).status).toBe(409);
-    expect((await self.request('PATCH', path, { json: { password: 'sneaky new one' }, headers: csrf })).status).toBe(422);
+    expect((await self.request('PATCH', path, { json: { password: 'sneaky new one' }, headers: csrf })).status).toBe(
+      422,
+    );
     const ok = await self.request('PATCH', path, { json: { name: 'Ann B' }, headers: csrf });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ id: ann.id, name: 'Ann B', username: 'ann' });
     expect(Object.keys(ok.body).sort()).toEqual(USER_READ);
     const admin = await signedIn('admin', 'the admin passphrase');
     const adminCsrf = { 'x-csrf-token': admin.jar.get('cs_csrf')! };
-    expect((await admin.request('PATCH', path, { json: { name: 'By Admin' }, headers: adminCsrf })).body.name).toBe('By Admin');
-    expect((await admin.request('PATCH', '/api/v1/users/99999', { json: { name: 'N' }, headers: adminCsrf })).status).toBe(404);
+    expect((await admin.request('PATCH', path, { json: { name: 'By Admin' }, headers: adminCsrf })).body.name).toBe(
+      'By Admin',
+    );
+    expect(
+      (await admin.request('PATCH', '/api/v1/users/99999', { json: { name: 'N' }, headers: adminCsrf })).status,
+    ).toBe(404);
   });
 
   it('DELETE soft-deletes ({message}), signs the user out everywhere; permanent needs a superuser', async () => {
     await create(client(), { name: 'Dee', username: 'dee', email: 'dee@example.com', password: PASSWORD });
     const dee = await signedIn('dee');
     const id = (await dee.get('/api/v1/users/me')).body.id;
-    const token = (await client().request('POST', '/auth/token', { form: { username: 'dee', password: PASSWORD } })).body;
+    const token = (await client().request('POST', '/auth/token', { form: { username: 'dee', password: PASSWORD } }))
+      .body;
     const other = await signedIn('ben');
     expect((await other.del(`/api/v1/users/${id}`)).status).toBe(403);
     expect((await other.del(`/api/v1/users/${id}/permanent`)).status).toBe(403);
@@ -133,7 +184,9 @@ describe.each(ENGINES)('example app /auth and /api/v1/users on %s', (engine) => 
     expect((await client().get(`/api/v1/users/${id}`)).status).toBe(404);
     expect((await dee.get('/api/v1/users/me')).status).toBe(401);
     expect((await client().get('/auth/me', { authorization: `Bearer ${token.access_token}` })).status).toBe(401);
-    expect((await client().request('POST', '/auth/refresh', { json: { refresh_token: token.refresh_token } })).status).toBe(401);
+    expect(
+      (await client().request('POST', '/auth/refresh', { json: { refresh_token: token.refresh_token } })).status,
+    ).toBe(401);
     expect((await client().login('dee', PASSWORD)).status).toBe(401);
 
     const admin = await signedIn('admin', 'the admin passphrase');
@@ -158,9 +211,13 @@ describe('example app: first superuser and SECRET_KEY', () => {
     const app = buildApp(db.knex, { secretKey: 'example-test-secret-0123456789abcdefghij', bcryptRounds: 4 });
     await app.start(db.knex);
     const lines: string[] = [];
-    await ensureFirstSuperuser(db.knex, app.auth, { username: 'root', email: 'root@example.com' }, (l) => lines.push(l));
+    await ensureFirstSuperuser(db.knex, app.auth, { username: 'root', email: 'root@example.com' }, (l) =>
+      lines.push(l),
+    );
     const password = /password (\S+) /.exec(lines[0])![1];
-    await ensureFirstSuperuser(db.knex, app.auth, { username: 'root', email: 'root@example.com' }, (l) => lines.push(l));
+    await ensureFirstSuperuser(db.knex, app.auth, { username: 'root', email: 'root@example.com' }, (l) =>
+      lines.push(l),
+    );
     expect(lines).toHaveLength(1);
     const row = await db.knex('users').where('username', 'root').first();
     expect(Boolean(row.is_superuser)).toBe(true);

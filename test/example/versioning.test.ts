@@ -15,7 +15,11 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
   const docs: Record<string, any> = {};
 
   beforeAll(async () => {
-    ex = await startExample(engine, { adapter, users: ['ann'], build: { apiV1Sunset: SUNSET, rateLimit: { defaultLimit: 100_000 } } });
+    ex = await startExample(engine, {
+      adapter,
+      users: ['ann'],
+      build: { apiV1Sunset: SUNSET, rateLimit: { defaultLimit: 100_000 } },
+    });
     ann = await ex.signedIn('ann');
     for (const version of ['v1', 'v2']) docs[version] = (await ex.client().get(`/api/${version}/openapi.json`)).body;
   });
@@ -62,7 +66,12 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
   it('lists the versions at /api/versions, with the same sunset date', async () => {
     const answer = await ex.client().get('/api/versions');
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ available_versions: ['v1', 'v2'], current_version: 'v2', deprecated_versions: ['v1'], sunset_dates: { v1: SUNSET } });
+    expect(answer.body).toEqual({
+      available_versions: ['v1', 'v2'],
+      current_version: 'v2',
+      deprecated_versions: ['v1'],
+      sunset_dates: { v1: SUNSET },
+    });
     expectCurrent(answer, 'discovery');
   });
 
@@ -84,8 +93,13 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
       await expectValidOpenApi(doc);
       expect(doc.openapi).toBe('3.1.0');
       const paths = Object.keys(doc.paths);
-      expect(paths.every((path) => path.startsWith(`/api/${version}/`) || path.startsWith('/auth/')), paths.join(' ')).toBe(true);
-      expect(paths).toEqual(expect.arrayContaining([`/api/${version}/items`, `/api/${version}/items/{id}`, `/api/${version}/posts/`]));
+      expect(
+        paths.every((path) => path.startsWith(`/api/${version}/`) || path.startsWith('/auth/')),
+        paths.join(' '),
+      ).toBe(true);
+      expect(paths).toEqual(
+        expect.arrayContaining([`/api/${version}/items`, `/api/${version}/items/{id}`, `/api/${version}/posts/`]),
+      );
       const ids = Object.values<any>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.operationId));
       expect(new Set(ids).size).toBe(ids.length);
     }
@@ -105,25 +119,46 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
         expect(operation, where).toBeDefined();
         expect(operation.operationId, where).toBe(route.doc!.operationId);
         expect(operation.deprecated, where).toBeUndefined();
-        if (route.doc!.requestBody) expect(Object.keys(operation.requestBody.content).sort(), where).toEqual([...(route.doc!.requestBodyContentTypes ?? ['application/json'])].sort());
+        if (route.doc!.requestBody)
+          expect(Object.keys(operation.requestBody.content).sort(), where).toEqual(
+            [...(route.doc!.requestBodyContentTypes ?? ['application/json'])].sort(),
+          );
         for (const [status, response] of Object.entries(route.doc!.responses ?? {})) {
           expect(operation.responses[status]?.description, `${where} ${status}`).toBe(response.description);
         }
         expect(operation.security, where).toEqual(route.doc!.security);
-        for (const name of Object.keys(route.doc!.securitySchemes ?? {})) expect(doc.components.securitySchemes[name], `${where} ${name}`).toEqual(route.doc!.securitySchemes![name]);
+        for (const name of Object.keys(route.doc!.securitySchemes ?? {}))
+          expect(doc.components.securitySchemes[name], `${where} ${name}`).toEqual(route.doc!.securitySchemes![name]);
       }
     }
     const mfaVerify = docs.v2.paths['/auth/mfa/verify'].post;
     expect(Object.keys(mfaVerify.requestBody.content)).toEqual(['application/json']);
-    expect(mfaVerify.responses['415'].content['application/json'].schema.examples).toEqual([{ detail: 'Send the body as JSON (Content-Type: application/json)' }]);
-    expect(Object.keys(docs.v2.paths['/auth/login'].post.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(mfaVerify.responses['415'].content['application/json'].schema.examples).toEqual([
+      { detail: 'Send the body as JSON (Content-Type: application/json)' },
+    ]);
+    expect(Object.keys(docs.v2.paths['/auth/login'].post.requestBody.content).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ]);
 
     // Real answers of /auth validate against the documents.
     const checker = openApiChecker(docs.v2);
     const c = ex.client();
-    checker.check('POST', '/auth/login', await c.request('POST', '/auth/login', { form: { username: 'ann', password: 'wrong password' } }));
-    checker.check('POST', '/auth/mfa/verify', await c.request('POST', '/auth/mfa/verify', { form: { challenge: 'x', code: '123456' } }));
-    checker.check('POST', '/auth/password/reset-request', await c.request('POST', '/auth/password/reset-request', { json: { email: 'nobody@example.com' } }));
+    checker.check(
+      'POST',
+      '/auth/login',
+      await c.request('POST', '/auth/login', { form: { username: 'ann', password: 'wrong password' } }),
+    );
+    checker.check(
+      'POST',
+      '/auth/mfa/verify',
+      await c.request('POST', '/auth/mfa/verify', { form: { challenge: 'x', code: '123456' } }),
+    );
+    checker.check(
+      'POST',
+      '/auth/password/reset-request',
+      await c.request('POST', '/auth/password/reset-request', { json: { email: 'nobody@example.com' } }),
+    );
     checker.check('GET', '/auth/me', await c.get('/auth/me'));
     checker.check('GET', '/auth/me', await ann.get('/auth/me'));
     expect(checker.checks).toBe(5);
@@ -139,10 +174,14 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
     expect(param('id__in').schema).toMatchObject({ type: 'array', items: { type: 'integer' } });
     // Text operators are documented for text columns only.
     expect(param('name__ilike').schema.type).toBe('string');
-    for (const name of ['price__ilike', 'id__contains', 'last_sold__startswith', 'created_at__match']) expect(param(name), name).toBeUndefined();
+    for (const name of ['price__ilike', 'id__contains', 'last_sold__startswith', 'created_at__match'])
+      expect(param(name), name).toBeUndefined();
     expect(list.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     const createPost = docs.v2.paths['/api/v2/posts/'].post;
-    expect(Object.keys(createPost.requestBody.content['application/json'].schema.properties).sort()).toEqual(['text', 'title']);
+    expect(Object.keys(createPost.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+      'text',
+      'title',
+    ]);
     expect(createPost.security).toEqual([{ accountSession: [], accountCsrf: [] }, { accountBearer: [] }]);
     expect(docs.v2.components.securitySchemes).toMatchObject({
       accountSession: { type: 'apiKey', in: 'cookie', name: 'cs_session' },
@@ -152,7 +191,8 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
     for (const status of ['401', '403', '422', '429']) expect(createPost.responses[status], status).toBeDefined();
     expect(docs.v2.paths['/api/v2/items'].post.security).toBeUndefined();
     const itemBody = docs.v2.paths['/api/v2/items'].post.requestBody.content['application/json'].schema;
-    for (const hidden of ['id', 'created_at', 'updated_at', 'is_deleted', 'deleted_at']) expect(itemBody.properties[hidden], hidden).toBeUndefined();
+    for (const hidden of ['id', 'created_at', 'updated_at', 'is_deleted', 'deleted_at'])
+      expect(itemBody.properties[hidden], hidden).toBeUndefined();
     expect(docs.v1.paths['/api/v1/users/me'].get.security).toEqual([{ accountSession: [] }, { accountBearer: [] }]);
   });
 
@@ -162,18 +202,33 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
       const check = checker.check;
       const c = ex.client();
       const p = `/api/${version}`;
-      const created = await c.request('POST', `${p}/items`, { json: { name: 'Lamp', price: 19.5, category: 'home', last_sold: '2024-05-06T07:08:09.000Z' } });
+      const created = await c.request('POST', `${p}/items`, {
+        json: { name: 'Lamp', price: 19.5, category: 'home', last_sold: '2024-05-06T07:08:09.000Z' },
+      });
       check('POST', `${p}/items`, created);
       const id = created.body.id;
       check('POST', `${p}/items`, await c.request('POST', `${p}/items`, { json: { name: 5 } }));
       check('GET', `${p}/items/{id}`, await c.get(`${p}/items/${id}`));
       check('GET', `${p}/items/{id}`, await c.get(`${p}/items/999999`));
       check('GET', `${p}/items/{id}`, await c.get(`${p}/items/abc`));
-      for (const query of ['', '?page=1&itemsPerPage=2', '?offset=0&limit=1&sort=-price', '?cursor=&limit=1', '?name=Lamp&price__gte=1&id__in=1,2,3', '?sort=nope', '?page=0', '?page=1&offset=2']) {
+      for (const query of [
+        '',
+        '?page=1&itemsPerPage=2',
+        '?offset=0&limit=1&sort=-price',
+        '?cursor=&limit=1',
+        '?name=Lamp&price__gte=1&id__in=1,2,3',
+        '?sort=nope',
+        '?page=0',
+        '?page=1&offset=2',
+      ]) {
         check('GET', `${p}/items`, await c.get(`${p}/items${query}`));
       }
       const cursor = await c.get(`${p}/items?cursor=&limit=1`);
-      check('GET', `${p}/items`, await c.get(`${p}/items?cursor=${encodeURIComponent(cursor.body.next_cursor ?? '')}&limit=1`));
+      check(
+        'GET',
+        `${p}/items`,
+        await c.get(`${p}/items?cursor=${encodeURIComponent(cursor.body.next_cursor ?? '')}&limit=1`),
+      );
       check('PATCH', `${p}/items/{id}`, await c.request('PATCH', `${p}/items/${id}`, { json: { price: 21 } }));
       check('PATCH', `${p}/items/{id}`, await c.request('PATCH', `${p}/items/${id}`, { json: { price: 'free' } }));
       check('DELETE', `${p}/items/{id}`, await c.request('DELETE', `${p}/items/${id}`));
@@ -202,14 +257,39 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
     check('GET', '/api/v1/tiers', await c.get('/api/v1/tiers'));
     check('GET', '/api/v1/tier/{tier_name}', await c.get(`/api/v1/tier/${name}`));
     check('GET', '/api/v1/tier/{tier_name}', await c.get('/api/v1/tier/no-such-tier'));
-    const limit = await send(ex.admin, 'POST', `/api/v1/tier/${name}/rate_limit`, { name: 'items', path: '/api/v2/items/', limit: 5, period: 60 });
+    const limit = await send(ex.admin, 'POST', `/api/v1/tier/${name}/rate_limit`, {
+      name: 'items',
+      path: '/api/v2/items/',
+      limit: 5,
+      period: 60,
+    });
     check('POST', '/api/v1/tier/{tier_name}/rate_limit', limit);
-    check('POST', '/api/v1/tier/{tier_name}/rate_limit', await send(ex.admin, 'POST', `/api/v1/tier/${name}/rate_limit`, { name: 'x', path: '/', limit: -1, period: 0 }));
+    check(
+      'POST',
+      '/api/v1/tier/{tier_name}/rate_limit',
+      await send(ex.admin, 'POST', `/api/v1/tier/${name}/rate_limit`, { name: 'x', path: '/', limit: -1, period: 0 }),
+    );
     check('GET', '/api/v1/tier/{tier_name}/rate_limits', await c.get(`/api/v1/tier/${name}/rate_limits`));
-    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: created.body.id }));
-    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: null }));
-    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', '/api/v1/users/999999/tier', { tier_id: null }));
-    check('PUT', '/api/v1/users/{user_id}/tier', await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: 'gold' }));
+    check(
+      'PUT',
+      '/api/v1/users/{user_id}/tier',
+      await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: created.body.id }),
+    );
+    check(
+      'PUT',
+      '/api/v1/users/{user_id}/tier',
+      await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: null }),
+    );
+    check(
+      'PUT',
+      '/api/v1/users/{user_id}/tier',
+      await send(ex.admin, 'PUT', '/api/v1/users/999999/tier', { tier_id: null }),
+    );
+    check(
+      'PUT',
+      '/api/v1/users/{user_id}/tier',
+      await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ann}/tier`, { tier_id: 'gold' }),
+    );
   });
 
   it('answers the users routes as its documents say, per version', async () => {
@@ -219,13 +299,30 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
       const p = `/api/${version}/users`;
       const c = ex.client();
       const fresh = `${version}user${Math.floor(Math.random() * 1e6)}`;
-      const body = { name: 'Doc User', username: fresh, email: `${fresh}@example.com`, password: 'a perfectly fine passphrase', ...(version === 'v2' ? { accept_terms: true } : {}) };
-      const created = version === 'v1' ? await c.request('POST', `${p}/`, { json: body }) : await send(ann, 'POST', `${p}/`, body);
+      const body = {
+        name: 'Doc User',
+        username: fresh,
+        email: `${fresh}@example.com`,
+        password: 'a perfectly fine passphrase',
+        ...(version === 'v2' ? { accept_terms: true } : {}),
+      };
+      const created =
+        version === 'v1' ? await c.request('POST', `${p}/`, { json: body }) : await send(ann, 'POST', `${p}/`, body);
       expect(created.status).toBe(201);
       expect(created.body[shapes[version]]).toEqual(expect.any(String));
       check('POST', `${p}/`, created);
-      check('POST', `${p}/`, version === 'v1' ? await c.request('POST', `${p}/`, { json: body }) : await send(ann, 'POST', `${p}/`, body));
-      check('POST', `${p}/`, version === 'v1' ? await c.request('POST', `${p}/`, { json: { ...body, email: 'nope' } }) : await send(ann, 'POST', `${p}/`, { ...body, accept_terms: false }));
+      check(
+        'POST',
+        `${p}/`,
+        version === 'v1' ? await c.request('POST', `${p}/`, { json: body }) : await send(ann, 'POST', `${p}/`, body),
+      );
+      check(
+        'POST',
+        `${p}/`,
+        version === 'v1'
+          ? await c.request('POST', `${p}/`, { json: { ...body, email: 'nope' } })
+          : await send(ann, 'POST', `${p}/`, { ...body, accept_terms: false }),
+      );
       if (version === 'v2') check('POST', `${p}/`, await c.request('POST', `${p}/`, { json: body }));
       check('GET', `${p}/`, await c.get(`${p}/?page=1&items_per_page=2`));
       check('GET', `${p}/`, await c.get(`${p}/?items_per_page=500`));
@@ -240,9 +337,16 @@ describe.each(ADAPTER_ENGINES)('example app API versions on %s with %s', (adapte
       const upload = await fetch(`${ex.base}${p}/${ex.ids.ann}/avatar`, {
         method: 'POST',
         body: form,
-        headers: { cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'x-csrf-token': ann.jar.get('cs_csrf') ?? '' },
+        headers: {
+          cookie: [...ann.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          'x-csrf-token': ann.jar.get('cs_csrf') ?? '',
+        },
       });
-      check('POST', `${p}/{user_id}/avatar`, { status: upload.status, headers: upload.headers, body: await upload.json() });
+      check('POST', `${p}/{user_id}/avatar`, {
+        status: upload.status,
+        headers: upload.headers,
+        body: await upload.json(),
+      });
     }
   });
 });

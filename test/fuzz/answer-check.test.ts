@@ -12,8 +12,22 @@ const document = {
         operationId: 'things_read',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
         responses: {
-          '200': { description: 'A thing', content: { 'application/json': { schema: { type: 'object', required: ['id', 'at'], properties: { id: { type: 'integer' }, at: { type: 'string', format: 'date-time' } } } } } },
-          '404': { description: 'Missing', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '200': {
+            description: 'A thing',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['id', 'at'],
+                  properties: { id: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
+                },
+              },
+            },
+          },
+          '404': {
+            description: 'Missing',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
           '204': { description: 'Nothing' },
         },
       },
@@ -22,7 +36,12 @@ const document = {
   components: { schemas: { Error: { type: 'object', required: ['detail'], properties: { detail: {} } } } },
 };
 const [op] = operationsOf('test', document);
-const answer = (status: number, body: unknown, ms = 5) => ({ status, contentType: 'application/json; charset=utf-8', text: JSON.stringify(body), ms });
+const answer = (status: number, body: unknown, ms = 5) => ({
+  status,
+  contentType: 'application/json; charset=utf-8',
+  text: JSON.stringify(body),
+  ms,
+});
 
 describe('the fuzz judging an answer', () => {
   it('accepts a documented status whose body matches its schema, references and formats included', () => {
@@ -35,16 +54,36 @@ describe('the fuzz judging an answer', () => {
     expect(answerProblem(op, answer(500, { detail: 'Internal server error' }), 1000)).toMatch(/answered 500/);
     expect(answerProblem(op, answer(409, { detail: 'x' }), 1000)).toMatch(/does not document/);
     expect(answerProblem(op, answer(200, { id: '1', at: '2024-01-01T00:00:00Z' }), 1000)).toMatch(/off its schema/);
-    expect(answerProblem(op, answer(200, { id: 1, at: '+010000-01-01T00:00:00.000Z' }), 1000)).toMatch(/off its schema/);
+    expect(answerProblem(op, answer(200, { id: 1, at: '+010000-01-01T00:00:00.000Z' }), 1000)).toMatch(
+      /off its schema/,
+    );
     expect(answerProblem(op, answer(404, { message: 'x' }), 1000)).toMatch(/off its schema/);
-    expect(answerProblem(op, { status: 404, contentType: 'text/html', text: '<p>no</p>', ms: 1 }, 1000)).toMatch(/promises JSON/);
+    expect(answerProblem(op, { status: 404, contentType: 'text/html', text: '<p>no</p>', ms: 1 }, 1000)).toMatch(
+      /promises JSON/,
+    );
     expect(answerProblem(op, answer(200, { id: 1, at: '2024-01-01T00:00:00Z' }, 1500), 1000)).toMatch(/after 1500 ms/);
   });
 
   it('judges a decimal step with a tolerance, as the server checks it, and still refuses a finer value', () => {
     const priced = operationsOf('test', {
       openapi: '3.1.0',
-      paths: { '/p': { get: { operationId: 'p_read', responses: { '200': { description: 'A price', content: { 'application/json': { schema: { type: 'object', properties: { price: { type: 'number', multipleOf: 0.01 } } } } } } } } } },
+      paths: {
+        '/p': {
+          get: {
+            operationId: 'p_read',
+            responses: {
+              '200': {
+                description: 'A price',
+                content: {
+                  'application/json': {
+                    schema: { type: 'object', properties: { price: { type: 'number', multipleOf: 0.01 } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
     })[0];
     // -2528.66 / 0.01 is -252865.99999999997 in binary.
     expect(answerProblem(priced, answer(200, { price: -2528.66 }), 1000)).toBeUndefined();

@@ -33,10 +33,13 @@ function validatorOf(schema: object, root: Record<string, unknown>): ValidateFun
 export function answerProblem(op: Operation, answer: Received, slowMs: number): string | undefined {
   if (answer.ms > slowMs) return `answered after ${Math.round(answer.ms)} ms (more than ${slowMs})`;
   if (answer.status >= 500) return `answered ${answer.status}`;
-  const documented = op.responses[String(answer.status)] ?? op.responses[`${String(answer.status)[0]}XX`] ?? op.responses.default;
-  if (!documented) return `answered ${answer.status}, which the operation does not document (it lists ${Object.keys(op.responses).join(', ')})`;
+  const documented =
+    op.responses[String(answer.status)] ?? op.responses[`${String(answer.status)[0]}XX`] ?? op.responses.default;
+  if (!documented)
+    return `answered ${answer.status}, which the operation does not document (it lists ${Object.keys(op.responses).join(', ')})`;
   if (!documented.schema) return undefined;
-  if (!answer.contentType.includes('json')) return `answered ${answer.status} as ${answer.contentType || 'no content type'}, where the document promises JSON`;
+  if (!answer.contentType.includes('json'))
+    return `answered ${answer.status} as ${answer.contentType || 'no content type'}, where the document promises JSON`;
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -44,6 +47,7 @@ export function answerProblem(op: Operation, answer: Received, slowMs: number): 
     return `answered ${answer.status} with a body that is not JSON`;
   }
   const validate = validatorOf(documented.schema, op.root);
-  if (!validate(body)) return `answered ${answer.status} with a body off its schema: ${ajv.errorsText(validate.errors)}`;
+  if (!validate(body))
+    return `answered ${answer.status} with a body off its schema: ${ajv.errorsText(validate.errors)}`;
   return undefined;
 }

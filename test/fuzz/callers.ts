@@ -49,7 +49,8 @@ export class Callers {
 
   private async signIn(caller: Caller): Promise<Record<string, string>> {
     const who = caller.who as 'admin' | 'user';
-    const attempt = () => (caller.transport === 'session' ? this.sessionOf(this.accounts[who]) : this.bearerOf(this.accounts[who]));
+    const attempt = () =>
+      caller.transport === 'session' ? this.sessionOf(this.accounts[who]) : this.bearerOf(this.accounts[who]);
     const headers = await attempt();
     if (headers) return headers;
     this.accounts[who] = await this.newAccount(who === 'admin');
@@ -62,11 +63,16 @@ export class Callers {
     const client = new Client(this.base);
     const answer = await client.login(account.username, account.password);
     if (answer.status !== 200) return undefined;
-    return { cookie: [...client.jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; '), 'x-csrf-token': client.jar.get('cs_csrf') ?? '' };
+    return {
+      cookie: [...client.jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; '),
+      'x-csrf-token': client.jar.get('cs_csrf') ?? '',
+    };
   }
 
   private async bearerOf(account: Account): Promise<Record<string, string> | undefined> {
-    const answer = await new Client(this.base).request('POST', '/auth/token', { form: { username: account.username, password: account.password } });
+    const answer = await new Client(this.base).request('POST', '/auth/token', {
+      form: { username: account.username, password: account.password },
+    });
     return answer.status === 200 ? { authorization: `Bearer ${answer.body.access_token}` } : undefined;
   }
 
@@ -74,8 +80,11 @@ export class Callers {
   private async newAccount(superuser: boolean): Promise<Account> {
     const username = `fz${process.pid % 1000}n${++this.fresh}${superuser ? 's' : 'u'}`;
     const account = { username, password: 'fuzz passphrase that is long' };
-    const created = await new Client(this.base).request('POST', '/api/v1/users/', { json: { name: username, email: `${username}@example.com`, ...account } });
-    if (created.status !== 201) throw new Error(`the fuzz could not create ${username}: ${created.status} ${JSON.stringify(created.body)}`);
+    const created = await new Client(this.base).request('POST', '/api/v1/users/', {
+      json: { name: username, email: `${username}@example.com`, ...account },
+    });
+    if (created.status !== 201)
+      throw new Error(`the fuzz could not create ${username}: ${created.status} ${JSON.stringify(created.body)}`);
     if (superuser) await this.knex('users').where({ username }).update({ is_superuser: true });
     return account;
   }

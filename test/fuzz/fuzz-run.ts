@@ -52,7 +52,8 @@ export interface FuzzTarget {
 /** The seed of one operation in one round: a stable hash of the run's seed and the operation. */
 function operationSeed(seed: number, round: number, op: Operation): number {
   let hash = 0x811c9dc5;
-  for (const char of `${seed}/${round}/${op.document}/${op.operationId}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
+  for (const char of `${seed}/${round}/${op.document}/${op.operationId}`)
+    hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
   return hash | 0;
 }
 
@@ -61,12 +62,27 @@ function send(base: string, req: FuzzRequest, headers: Record<string, string>, t
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const body = typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
-    const outgoing = request(`${base}${req.url}`, { method: req.method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString(), ms: performance.now() - started }));
-      res.on('error', reject);
-    });
+    const outgoing = request(
+      `${base}${req.url}`,
+      {
+        method: req.method,
+        headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString(),
+            ms: performance.now() - started,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     outgoing.on('error', reject);
     outgoing.end(body);
@@ -86,7 +102,11 @@ export interface FuzzOutcome {
 }
 
 /** Fuzzes every operation (rounds until `settings.seconds` pass); answers the failures found. */
-export async function fuzzOperations(target: FuzzTarget, operations: Operation[], settings: FuzzSettings): Promise<FuzzOutcome> {
+export async function fuzzOperations(
+  target: FuzzTarget,
+  operations: Operation[],
+  settings: FuzzSettings,
+): Promise<FuzzOutcome> {
   const chosen = operations.filter((op) => !settings.only || op.operationId.includes(settings.only));
   const failures: FuzzFailure[] = [];
   const statuses = new Map<string, Map<number, number>>();
@@ -109,7 +129,8 @@ export async function fuzzOperations(target: FuzzTarget, operations: Operation[]
           throw new Error(`${describe(op, req)}\n  no answer: ${(error as Error).message}`, { cause: error });
         }
         count(op, answer.status);
-        if (answer.status === 401 && req.caller.who !== 'anonymous' && Object.keys(req.forged).length === 0) target.callers.refused(req.caller);
+        if (answer.status === 401 && req.caller.who !== 'anonymous' && Object.keys(req.forged).length === 0)
+          target.callers.refused(req.caller);
         learnCursor(target.known, answer);
         learnCreated(target.known, op, answer);
         const problem = answerProblem(op, answer, settings.slowMs);
@@ -118,7 +139,10 @@ export async function fuzzOperations(target: FuzzTarget, operations: Operation[]
       const result = await fc.check(property, { seed, numRuns: settings.runs, endOnFailure: true });
       if (result.failed) {
         const why = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-        failures.push({ operation: op.operationId, message: `[${target.label}] ${why}\n  replay: FUZZ_SEED=${settings.seed} FUZZ_ONLY=${op.operationId} (round ${round}, operation seed ${seed})` });
+        failures.push({
+          operation: op.operationId,
+          message: `[${target.label}] ${why}\n  replay: FUZZ_SEED=${settings.seed} FUZZ_ONLY=${op.operationId} (round ${round}, operation seed ${seed})`,
+        });
       }
     }
     if (settings.seconds === 0) break;
@@ -128,7 +152,15 @@ export async function fuzzOperations(target: FuzzTarget, operations: Operation[]
 
 /** One line per operation: how often it answered each status. */
 export function statusSummary(statuses: FuzzOutcome['statuses']): string {
-  return [...statuses].map(([op, seen]) => `${op}: ${[...seen].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ')}`).join('\n');
+  return [...statuses]
+    .map(
+      ([op, seen]) =>
+        `${op}: ${[...seen]
+          .sort(([a], [b]) => a - b)
+          .map(([status, n]) => `${status}×${n}`)
+          .join(' ')}`,
+    )
+    .join('\n');
 }
 
 // Cursors the app issued, so later requests send real ones (and others' to other lists).
@@ -148,7 +180,9 @@ function learnCreated(known: KnownValues, op: Operation, answer: Received): void
   const id = /^\{"id":(\d{1,15})[,}]/.exec(answer.text)?.[1] ?? /"id":(\d{1,15})[,}]/.exec(answer.text)?.[1];
   if (!id) return;
   const collection = op.path.replace(/\/$/, '');
-  const itemPath = Object.keys(op.root.paths ?? {}).find((path) => path.startsWith(`${collection}/{`) && path.indexOf('}') === path.length - 1);
+  const itemPath = Object.keys(op.root.paths ?? {}).find(
+    (path) => path.startsWith(`${collection}/{`) && path.indexOf('}') === path.length - 1,
+  );
   const name = itemPath?.slice(collection.length + 2, -1);
   if (!name) return;
   const values = (known[name] ??= []);
@@ -157,6 +191,9 @@ function learnCreated(known: KnownValues, op: Operation, answer: Received): void
 }
 
 function describe(op: Operation, req: FuzzRequest): string {
-  const body = req.body === undefined ? '' : ` body(${req.body.length}): ${(typeof req.body === 'string' ? req.body : `<${req.body.length} bytes>`).slice(0, 200)}`;
+  const body =
+    req.body === undefined
+      ? ''
+      : ` body(${req.body.length}): ${(typeof req.body === 'string' ? req.body : `<${req.body.length} bytes>`).slice(0, 200)}`;
   return `${op.document} ${op.operationId}: ${req.method} ${req.url.slice(0, 300)} as ${req.caller.who}/${req.caller.transport} [${req.kind}] ${JSON.stringify({ ...req.headers, ...req.forged }).slice(0, 400)}${body}`;
 }

@@ -44,9 +44,24 @@ export function operationsOf(label: string, document: Schema): Operation[] {
         operationId: op.operationId ?? `${method} ${path}`,
         method: method.toUpperCase(),
         path,
-        parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Schema) => ({ name: p.name, in: p.in, required: Boolean(p.required), schema: p.schema ?? {} })),
-        body: op.requestBody ? { required: Boolean(op.requestBody.required), types: Object.entries(content).map(([type, media]) => ({ type, schema: media.schema ?? {} })) } : undefined,
-        responses: Object.fromEntries(Object.entries<Schema>(op.responses ?? {}).map(([status, response]) => [status, { schema: response.content?.['application/json']?.schema }])),
+        parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Schema) => ({
+          name: p.name,
+          in: p.in,
+          required: Boolean(p.required),
+          schema: p.schema ?? {},
+        })),
+        body: op.requestBody
+          ? {
+              required: Boolean(op.requestBody.required),
+              types: Object.entries(content).map(([type, media]) => ({ type, schema: media.schema ?? {} })),
+            }
+          : undefined,
+        responses: Object.fromEntries(
+          Object.entries<Schema>(op.responses ?? {}).map(([status, response]) => [
+            status,
+            { schema: response.content?.['application/json']?.schema },
+          ]),
+        ),
         secured: Array.isArray(op.security) && op.security.length > 0,
         root: document,
       });

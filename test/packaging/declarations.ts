@@ -7,7 +7,9 @@ import ts from 'typescript';
 /** The .d.ts file a relative import of a declaration file names. */
 function declarationAt(dir: string, specifier: string): string {
   const base = join(dir, specifier);
-  const candidates = specifier.endsWith('.d.ts') ? [base] : [base.replace(/\.js$/, '') + '.d.ts', join(base, 'index.d.ts')];
+  const candidates = specifier.endsWith('.d.ts')
+    ? [base]
+    : [base.replace(/\.js$/, '') + '.d.ts', join(base, 'index.d.ts')];
   const found = candidates.find((file) => existsSync(file));
   if (!found) throw new Error(`${specifier}, imported in ${dir}, is no declaration file`);
   return found;
@@ -21,7 +23,11 @@ export function importsOfDeclarations(entry: string): Set<string> {
     if (seen.has(file)) return;
     seen.add(file);
     // TypeScript's own reading of the file: its imports (import() types included), path and types references.
-    const { importedFiles, referencedFiles, typeReferenceDirectives } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const { importedFiles, referencedFiles, typeReferenceDirectives } = ts.preProcessFile(
+      readFileSync(file, 'utf8'),
+      true,
+      true,
+    );
     for (const { fileName } of [...importedFiles, ...referencedFiles]) {
       if (fileName.startsWith('.')) visit(declarationAt(dirname(file), fileName));
       else imported.add(fileName);

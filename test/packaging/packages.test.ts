@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -7,18 +16,38 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../fixtures/ports';
 import { INIT, USERS_TIER } from '../fixtures/existing-app-history';
 import { importsOfDeclarations } from './declarations';
-import { buildAndPack, cleanEnv, installProject, lockedVersion, manifestOf, publishableDirs, repoRoot, run, type Packed } from './temp-project';
+import {
+  buildAndPack,
+  cleanEnv,
+  installProject,
+  lockedVersion,
+  manifestOf,
+  publishableDirs,
+  repoRoot,
+  run,
+  type Packed,
+} from './temp-project';
 
 // The packages as a user gets them: built, packed, installed from the tarballs into a
 // project outside the repository, compiled with plain tsc and run with plain node.
 
 /** What the user's project installs beside our tarballs: the peers, a driver, TypeScript. */
 const USER_PACKAGES = [
-  'koa', '@types/koa', 'express', '@types/express', 'fastify',
-  'knex', 'objection', 'class-validator', 'class-transformer', 'reflect-metadata', 'better-sqlite3',
+  'koa',
+  '@types/koa',
+  'express',
+  '@types/express',
+  'fastify',
+  'knex',
+  'objection',
+  'class-validator',
+  'class-transformer',
+  'reflect-metadata',
+  'better-sqlite3',
   // For the consumer of account's and rate-limit's /redis entries; the others must compile without it.
   'ioredis',
-  'typescript', '@types/node',
+  'typescript',
+  '@types/node',
 ];
 
 /**
@@ -72,7 +101,10 @@ afterAll(() => {
 async function compile(folder: string): Promise<string[]> {
   const tsc = join(project, 'node_modules', 'typescript', 'bin', 'tsc');
   const { stdout } = await run(process.execPath, [tsc, '-p', folder, '--listFiles'], { cwd: project });
-  return stdout.split('\n').filter(Boolean).map((file) => relative(project, file));
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((file) => relative(project, file));
 }
 
 /**
@@ -86,8 +118,14 @@ function esmConsumer(name: string, resolution: Record<string, string>): string {
   copyFileSync(join(repoRoot, 'test', 'packaging', 'consumers', `${name}.ts`), join(folder, 'app.ts'));
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ type: 'module' }));
   const compilerOptions = {
-    target: 'ES2022', ...resolution, strict: true, esModuleInterop: true, experimentalDecorators: true,
-    skipLibCheck: false, types: ['node'], outDir: 'dist',
+    target: 'ES2022',
+    ...resolution,
+    strict: true,
+    esModuleInterop: true,
+    experimentalDecorators: true,
+    skipLibCheck: false,
+    types: ['node'],
+    outDir: 'dist',
   };
   writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions }));
   return folder;
@@ -96,7 +134,11 @@ function esmConsumer(name: string, resolution: Record<string, string>): string {
 /** Starts a compiled consumer with plain node and waits until it says it listens. */
 async function start(folder: string, script: string, env: Record<string, string>): Promise<string> {
   const port = await freePort();
-  const child = spawn(process.execPath, [script], { cwd: join(project, folder), env: cleanEnv({ ...env, PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script], {
+    cwd: join(project, folder),
+    env: cleanEnv({ ...env, PORT: String(port) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.push(child);
   let output = '';
   await new Promise<void>((done, fail) => {
@@ -135,7 +177,11 @@ describe('the published packages', { timeout: 180_000 }, () => {
   it('are every publishable workspace, each built and packed with dist, README.md, LICENSE and package.json only', () => {
     const { workspaces } = manifestOf('.') as unknown as { workspaces: string[] };
     const publishable = workspaces
-      .flatMap((pattern) => (pattern.endsWith('/*') ? readdirSync(join(repoRoot, pattern.slice(0, -2))).map((dir) => `${pattern.slice(0, -2)}/${dir}`) : [pattern]))
+      .flatMap((pattern) =>
+        pattern.endsWith('/*')
+          ? readdirSync(join(repoRoot, pattern.slice(0, -2))).map((dir) => `${pattern.slice(0, -2)}/${dir}`)
+          : [pattern],
+      )
       .filter((dir) => existsSync(join(repoRoot, dir, 'package.json')) && !manifestOf(dir).private);
     expect(publishableDirs().sort()).toEqual(publishable.sort());
 
@@ -143,23 +189,46 @@ describe('the published packages', { timeout: 180_000 }, () => {
     expect(license).toContain('Copyright (c) 2026 the crudsmith authors');
     for (const p of packed) {
       const files = p.files.map((f) => f.path);
-      expect(files.filter((f) => !f.startsWith('dist/')).sort(), p.name).toEqual(['LICENSE', 'README.md', 'package.json']);
-      expect(files.filter((f) => /\.tsbuildinfo$|(^|\/)src\/|\.test\./.test(f)), p.name).toEqual([]);
+      expect(files.filter((f) => !f.startsWith('dist/')).sort(), p.name).toEqual([
+        'LICENSE',
+        'README.md',
+        'package.json',
+      ]);
+      expect(
+        files.filter((f) => /\.tsbuildinfo$|(^|\/)src\/|\.test\./.test(f)),
+        p.name,
+      ).toEqual([]);
       expect(readFileSync(join(repoRoot, p.dir, 'LICENSE'), 'utf8'), p.name).toBe(license);
       // Every entry point, with its declarations and source map, is in the tarball.
       for (const [entry, target] of Object.entries(p.manifest.exports ?? {})) {
         if (entry === './package.json') continue;
         const conditions = target as Record<string, string>;
         expect(Object.keys(conditions)[0], `${p.name} ${entry}: types first`).toBe('types');
-        for (const file of Object.values(conditions)) expect(files, `${p.name} ${entry}`).toContain(file.replace(/^\.\//, ''));
-        expect(files, `${p.name} ${entry}`).toContain(conditions.default.replace(/^\.\//, '').replace(/\.js$/, '.js.map'));
+        for (const file of Object.values(conditions))
+          expect(files, `${p.name} ${entry}`).toContain(file.replace(/^\.\//, ''));
+        expect(files, `${p.name} ${entry}`).toContain(
+          conditions.default.replace(/^\.\//, '').replace(/\.js$/, '.js.map'),
+        );
         // TypeScript's node10 resolution (the default of "module": "commonjs") reads no exports: typesVersions names each subpath's declarations.
-        if (entry !== '.') expect(p.manifest.typesVersions?.['*']?.[entry.slice(2)], `${p.name} ${entry}: typesVersions`).toEqual([conditions.types]);
+        if (entry !== '.')
+          expect(p.manifest.typesVersions?.['*']?.[entry.slice(2)], `${p.name} ${entry}: typesVersions`).toEqual([
+            conditions.types,
+          ]);
       }
     }
-    expect(Object.keys(packed.find((p) => p.name === '@crudsmith/core')!.manifest.exports!)).toEqual(['.', './adapter', './session', './s3', './package.json']);
+    expect(Object.keys(packed.find((p) => p.name === '@crudsmith/core')!.manifest.exports!)).toEqual([
+      '.',
+      './adapter',
+      './session',
+      './s3',
+      './package.json',
+    ]);
     for (const name of ['@crudsmith/account', '@crudsmith/rate-limit']) {
-      expect(Object.keys(packed.find((p) => p.name === name)!.manifest.exports!), name).toEqual(['.', './redis', './package.json']);
+      expect(Object.keys(packed.find((p) => p.name === name)!.manifest.exports!), name).toEqual([
+        '.',
+        './redis',
+        './package.json',
+      ]);
     }
   });
 
@@ -176,7 +245,19 @@ describe('the published packages', { timeout: 180_000 }, () => {
       const ranges = { ...m.dependencies, ...m.peerDependencies };
       for (const [name, range] of Object.entries(ranges)) expect(range, `${p.name} → ${name}`).not.toBe('*');
       // What the user's app owns comes once, from the app: never a dependency of ours.
-      for (const owned of ['@crudsmith/core', 'koa', 'express', 'fastify', 'knex', 'objection', 'class-validator', 'class-transformer', 'reflect-metadata', 'ioredis', 'koa-session']) {
+      for (const owned of [
+        '@crudsmith/core',
+        'koa',
+        'express',
+        'fastify',
+        'knex',
+        'objection',
+        'class-validator',
+        'class-transformer',
+        'reflect-metadata',
+        'ioredis',
+        'koa-session',
+      ]) {
         expect(Object.keys(m.dependencies ?? {}), p.name).not.toContain(owned);
       }
       expect(readFileSync(join(repoRoot, p.dir, 'README.md'), 'utf8'), p.name).toContain(`npm install ${p.name}`);
@@ -204,7 +285,8 @@ describe('the published packages', { timeout: 180_000 }, () => {
 
   it('declare, from each entry, only node, their dependencies and their required peers (and ioredis from the /redis entries only)', () => {
     const builtin = new Set(builtinModules);
-    const packageOf = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+    const packageOf = (specifier: string) =>
+      specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
     const entries: string[] = [];
     for (const p of packed) {
       const m = p.manifest;
@@ -218,10 +300,15 @@ describe('the published packages', { timeout: 180_000 }, () => {
         entries.push(entry);
         const optional = OPTIONAL_PEERS_OF_ENTRY[entry] ?? [];
         const allowed = new Set([...required, ...optional]);
-        const imported = [...importsOfDeclarations(join(project, 'node_modules', p.name, (target as Record<string, string>).types))]
+        const imported = [
+          ...importsOfDeclarations(join(project, 'node_modules', p.name, (target as Record<string, string>).types)),
+        ]
           .filter((specifier) => !specifier.startsWith('node:') && !builtin.has(specifier))
           .map(packageOf);
-        expect(imported.filter((name) => !allowed.has(name)), entry).toEqual([]);
+        expect(
+          imported.filter((name) => !allowed.has(name)),
+          entry,
+        ).toEqual([]);
         // The allowance is exact: an entry listed above does import those peers.
         for (const peer of optional) expect(imported, entry).toContain(peer);
       }
@@ -230,27 +317,39 @@ describe('the published packages', { timeout: 180_000 }, () => {
   });
 
   it('load with plain node from CommonJS and from ES modules, with the same names, without their optional peers', async () => {
-    const entries = packed.flatMap((p) => Object.keys(p.manifest.exports ?? {}).filter((e) => e !== './package.json').map((e) => p.name + e.slice(1)));
+    const entries = packed.flatMap((p) =>
+      Object.keys(p.manifest.exports ?? {})
+        .filter((e) => e !== './package.json')
+        .map((e) => p.name + e.slice(1)),
+    );
     // The optional peers (ioredis, koa-session, @aws-sdk/client-s3) are made unresolvable, as in an app without them.
-    writeFileSync(join(project, 'without-optional-peers.cjs'), [
-      "const Module = require('node:module');",
-      'const resolve = Module._resolveFilename;',
-      "Module._resolveFilename = function (request, ...rest) {",
-      "  if (request === 'ioredis' || request === 'koa-session' || request === '@aws-sdk/client-s3') throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });",
-      '  return resolve.call(this, request, ...rest);',
-      '};',
-    ].join('\n'));
-    writeFileSync(join(project, 'load.mjs'), [
-      "import { createRequire } from 'node:module';",
-      'const require = createRequire(import.meta.url);',
-      'const out = {};',
-      `for (const entry of ${JSON.stringify(entries)}) {`,
-      '  const esm = await import(entry);',
-      "  out[entry] = { cjs: Object.keys(require(entry)).sort(), esm: Object.keys(esm).filter((k) => !['default', 'module.exports', '__esModule'].includes(k)).sort() };",
-      '}',
-      'console.log(JSON.stringify(out));',
-    ].join('\n'));
-    const { stdout } = await run(process.execPath, ['--require', './without-optional-peers.cjs', 'load.mjs'], { cwd: project });
+    writeFileSync(
+      join(project, 'without-optional-peers.cjs'),
+      [
+        "const Module = require('node:module');",
+        'const resolve = Module._resolveFilename;',
+        'Module._resolveFilename = function (request, ...rest) {',
+        "  if (request === 'ioredis' || request === 'koa-session' || request === '@aws-sdk/client-s3') throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });",
+        '  return resolve.call(this, request, ...rest);',
+        '};',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'load.mjs'),
+      [
+        "import { createRequire } from 'node:module';",
+        'const require = createRequire(import.meta.url);',
+        'const out = {};',
+        `for (const entry of ${JSON.stringify(entries)}) {`,
+        '  const esm = await import(entry);',
+        "  out[entry] = { cjs: Object.keys(require(entry)).sort(), esm: Object.keys(esm).filter((k) => !['default', 'module.exports', '__esModule'].includes(k)).sort() };",
+        '}',
+        'console.log(JSON.stringify(out));',
+      ].join('\n'),
+    );
+    const { stdout } = await run(process.execPath, ['--require', './without-optional-peers.cjs', 'load.mjs'], {
+      cwd: project,
+    });
     const loaded = JSON.parse(stdout) as Record<string, { cjs: string[]; esm: string[] }>;
     expect(Object.keys(loaded).sort()).toEqual([...entries].sort());
     for (const [entry, { cjs, esm }] of Object.entries(loaded)) {
@@ -258,7 +357,14 @@ describe('the published packages', { timeout: 180_000 }, () => {
       expect(esm, `${entry}: every CommonJS export is a named ES export`).toEqual(cjs);
     }
     // And the Redis client is still there for the apps that have ioredis.
-    await run(process.execPath, ['-e', "require('@crudsmith/rate-limit/redis').createRedisClient({ host: '127.0.0.1', port: 1 }, { lazyConnect: true }).disconnect()"], { cwd: project });
+    await run(
+      process.execPath,
+      [
+        '-e',
+        "require('@crudsmith/rate-limit/redis').createRedisClient({ host: '127.0.0.1', port: 1 }, { lazyConnect: true }).disconnect()",
+      ],
+      { cwd: project },
+    );
   });
 });
 
@@ -288,7 +394,10 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     expect(refused.status).toBe(422);
     expect(await refused.json()).toMatchObject({ detail: [{ loc: ['body', 'title'] }] });
     expect(await (await fetch(url)).json()).toMatchObject({ total_count: 2 });
-    expect(await (await fetch(`${url}?genre=sf`)).json()).toEqual({ data: [{ id: 1, title: 'Dune', genre: 'sf' }], total_count: 1 });
+    expect(await (await fetch(`${url}?genre=sf`)).json()).toEqual({
+      data: [{ id: 1, title: 'Dune', genre: 'sf' }],
+      total_count: 1,
+    });
     // The update schema is partial: a PATCH names only what changes.
     expect((await fetch(`${url}/1`, json('PATCH', { genre: 'classic' }))).status).toBe(200);
     expect(await (await fetch(`${url}/1`)).json()).toEqual({ id: 1, title: 'Dune', genre: 'classic' });
@@ -299,11 +408,25 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     const folder = join(project, 'existing-app');
     mkdirSync(join(folder, 'migrations'), { recursive: true });
     copyFileSync(join(repoRoot, 'test', 'packaging', 'consumers', 'existing-app-cjs.ts'), join(folder, 'app.ts'));
-    const compilerOptions = { target: 'ES2022', module: 'commonjs', strict: true, esModuleInterop: true, experimentalDecorators: true, skipLibCheck: false, types: ['node'], outDir: 'dist' };
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'commonjs',
+      strict: true,
+      esModuleInterop: true,
+      experimentalDecorators: true,
+      skipLibCheck: false,
+      types: ['node'],
+      outDir: 'dist',
+    };
     writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['app.ts'] }));
     const files = await compile('existing-app');
     // The subpath entries the adapters' and plugins' declarations import, found without exports.
-    expect(files).toEqual(expect.arrayContaining(['node_modules/@crudsmith/core/dist/session.d.ts', 'node_modules/@crudsmith/core/dist/adapter.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'node_modules/@crudsmith/core/dist/session.d.ts',
+        'node_modules/@crudsmith/core/dist/adapter.d.ts',
+      ]),
+    );
     expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toContain('require("@crudsmith/core")');
 
     // The app as it was: its own history, applied by its own migrator.
@@ -312,7 +435,10 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     // Then crudsmith, and a migration of the app's whose users reference the plugin's tiers.
     writeFileSync(join(folder, 'migrations', '20240601000000_users_tier.js'), USERS_TIER);
     const url = await start('existing-app', 'dist/app.js', {});
-    const registered = await fetch(`${url}/auth/register`, json('POST', { username: 'ada', email: 'ada@example.com', password: 'a long and unusual passphrase' }));
+    const registered = await fetch(
+      `${url}/auth/register`,
+      json('POST', { username: 'ada', email: 'ada@example.com', password: 'a long and unusual passphrase' }),
+    );
     expect(registered.status).toBe(201);
     const created = await fetch(`${url}/api/v1/items`, json('POST', { name: 'Hammer' }));
     expect(created.status).toBe(201);
@@ -326,7 +452,18 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     const folder = esmConsumer('express-esm', { module: 'esnext', moduleResolution: 'bundler' });
     const files = await compile('express-esm');
     expect(files).toContain('node_modules/@types/express/index.d.ts');
-    expect(foreignFiles(files, ['koa', '@types/koa', 'koa-session', '@koa/router', '@types/busboy', '@types/co-body', 'busboy', 'co-body'])).toEqual([]);
+    expect(
+      foreignFiles(files, [
+        'koa',
+        '@types/koa',
+        'koa-session',
+        '@koa/router',
+        '@types/busboy',
+        '@types/co-body',
+        'busboy',
+        'co-body',
+      ]),
+    ).toEqual([]);
     // Counting in memory through @crudsmith/rate-limit: ioredis is installed, yet not one of its types is read.
     expect(existsSync(join(project, 'node_modules', 'ioredis', 'package.json'))).toBe(true);
     expect(foreignFiles(files, IOREDIS)).toEqual([]);
@@ -339,7 +476,11 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     expect(created.status).toBe(201);
     expect(created.headers.get('x-api-deprecation')).toBe('v1 is deprecated; use /api/v2');
     expect(created.headers.get('sunset')).toBeTruthy();
-    expect(await (await fetch(`${url}/api/versions`)).json()).toMatchObject({ available_versions: ['v1', 'v2'], current_version: 'v2', deprecated_versions: ['v1'] });
+    expect(await (await fetch(`${url}/api/versions`)).json()).toMatchObject({
+      available_versions: ['v1', 'v2'],
+      current_version: 'v2',
+      deprecated_versions: ['v1'],
+    });
 
     // v2 is limited to 3 requests per window on each path (whatever the method); v1 is not limited at all.
     const first = await fetch(`${url}/api/v2/items/1`);
@@ -352,7 +493,10 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     const limited = await fetch(`${url}/api/v2/items/1`);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await (await fetch(`${url}/api/v2/items?name=Hammer`)).json()).toEqual({ data: [{ id: 1, name: 'Hammer', price: 10 }], total_count: 1 });
+    expect(await (await fetch(`${url}/api/v2/items?name=Hammer`)).json()).toEqual({
+      data: [{ id: 1, name: 'Hammer', price: 10 }],
+      total_count: 1,
+    });
     expect((await fetch(`${url}/api/v1/items`)).status).toBe(200);
     const unknown = await fetch(`${url}/api/v3/items`);
     expect(unknown.status).toBe(404);
@@ -363,44 +507,87 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
     // Fastify ships its types: nothing but @types/node is needed.
     const folder = esmConsumer('fastify-account', { module: 'node16' });
     const files = await compile('fastify-account');
-    expect(foreignFiles(files, ['@types/express', '@types/koa', 'koa-session', '@types/busboy', '@types/co-body'])).toEqual([]);
+    expect(
+      foreignFiles(files, ['@types/express', '@types/koa', 'koa-session', '@types/busboy', '@types/co-body']),
+    ).toEqual([]);
     // Sessions in the database through @crudsmith/account: no ioredis type in the program.
     expect(foreignFiles(files, IOREDIS)).toEqual([]);
-    expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toMatch(/^import \{ account \} from '@crudsmith\/account';$/m);
+    expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toMatch(
+      /^import \{ account \} from '@crudsmith\/account';$/m,
+    );
 
     const url = await start('fastify-account', 'dist/app.js', { DATABASE_FILE: 'notes.sqlite3' });
     const password = 'a long and unusual passphrase';
-    const registered = await fetch(`${url}/auth/register`, json('POST', { username: 'ada', email: 'ada@example.com', password }));
+    const registered = await fetch(
+      `${url}/auth/register`,
+      json('POST', { username: 'ada', email: 'ada@example.com', password }),
+    );
     expect(registered.status).toBe(201);
     expect(await registered.json()).toMatchObject({ id: 1, username: 'ada', email: 'ada@example.com' });
     expect((await fetch(`${url}/notes`, json('POST', { text: 'anonymous' }))).status).toBe(401);
 
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const login = await fetch(`${url}/auth/login`, { method: 'POST', headers: form, body: new URLSearchParams({ username: 'ada', password }) });
+    const login = await fetch(`${url}/auth/login`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ username: 'ada', password }),
+    });
     expect(login.status).toBe(200);
     const { csrf_token } = (await login.json()) as { csrf_token: string };
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    expect(await (await fetch(`${url}/auth/me`, { headers: { cookie } })).json()).toMatchObject({ id: 1, transport: 'session' });
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    expect(await (await fetch(`${url}/auth/me`, { headers: { cookie } })).json()).toMatchObject({
+      id: 1,
+      transport: 'session',
+    });
     expect((await fetch(`${url}/notes`, json('POST', { text: 'no csrf' }, { cookie }))).status).toBe(403);
-    expect((await fetch(`${url}/notes`, json('POST', { text: 'from a session' }, { cookie, 'x-csrf-token': csrf_token }))).status).toBe(201);
+    expect(
+      (await fetch(`${url}/notes`, json('POST', { text: 'from a session' }, { cookie, 'x-csrf-token': csrf_token })))
+        .status,
+    ).toBe(201);
 
-    const token = await fetch(`${url}/auth/token`, { method: 'POST', headers: form, body: new URLSearchParams({ username: 'ada', password }) });
+    const token = await fetch(`${url}/auth/token`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ username: 'ada', password }),
+    });
     const { access_token } = (await token.json()) as { access_token: string };
     const bearer = { authorization: `Bearer ${access_token}` };
-    expect(await (await fetch(`${url}/auth/me`, { headers: bearer })).json()).toMatchObject({ id: 1, transport: 'bearer' });
+    expect(await (await fetch(`${url}/auth/me`, { headers: bearer })).json()).toMatchObject({
+      id: 1,
+      transport: 'bearer',
+    });
     expect((await fetch(`${url}/notes`, json('POST', { text: 'from a token' }, bearer))).status).toBe(201);
-    expect(await (await fetch(`${url}/notes`)).json()).toEqual({ data: [{ id: 1, text: 'from a session' }, { id: 2, text: 'from a token' }], total_count: 2 });
+    expect(await (await fetch(`${url}/notes`)).json()).toEqual({
+      data: [
+        { id: 1, text: 'from a session' },
+        { id: 2, text: 'from a token' },
+      ],
+      total_count: 2,
+    });
   });
 
   it('an ES module (module nodenext) counts in a RedisStore and keeps sessions in a RedisSessionStore from the /redis entries, with ioredis types', async () => {
     const folder = esmConsumer('redis-entries', { module: 'nodenext' });
     const files = await compile('redis-entries');
     expect(files.some((file) => file.startsWith('node_modules/ioredis/'))).toBe(true);
-    expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toMatch(/^import \{ createRedisClient, RedisInvalidation, RedisStore \} from '@crudsmith\/rate-limit\/redis';$/m);
+    expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toMatch(
+      /^import \{ createRedisClient, RedisInvalidation, RedisStore \} from '@crudsmith\/rate-limit\/redis';$/m,
+    );
 
     // A Redis that is not there: the store answers at once that it is unavailable, with the
     // main entry's error class (both entries share one copy of the package's modules).
-    const { stdout } = await run(process.execPath, ['dist/app.js'], { cwd: folder, env: cleanEnv({ REDIS_PORT: String(await freePort()) }) });
-    expect(JSON.parse(stdout)).toEqual({ limiterStore: true, sessions: true, channel: 'crudsmith:rate-limit:invalidate', hit: 'StoreUnavailableError' });
+    const { stdout } = await run(process.execPath, ['dist/app.js'], {
+      cwd: folder,
+      env: cleanEnv({ REDIS_PORT: String(await freePort()) }),
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      limiterStore: true,
+      sessions: true,
+      channel: 'crudsmith:rate-limit:invalidate',
+      hit: 'StoreUnavailableError',
+    });
   });
 });

@@ -75,7 +75,13 @@ export interface Run {
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (key === 'NODE_OPTIONS' || key.toLowerCase().startsWith('npm_') || key.startsWith('VITEST') || key === 'TSX_TSCONFIG_PATH') continue;
+    if (
+      key === 'NODE_OPTIONS' ||
+      key.toLowerCase().startsWith('npm_') ||
+      key.startsWith('VITEST') ||
+      key === 'TSX_TSCONFIG_PATH'
+    )
+      continue;
     env[key] = value;
   }
   return { ...env, ...extra };
@@ -84,15 +90,22 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 /** Runs a command to its end; a failure (or a missing tool) throws with everything it printed. */
 export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', (error) => fail(new Error(`${command} could not start (${error.message}): the packaging test needs it`)));
+    child.on('error', (error) =>
+      fail(new Error(`${command} could not start (${error.message}): the packaging test needs it`)),
+    );
     child.on('close', (code) => {
       if (code === 0) done({ stdout, stderr });
-      else fail(new Error(`${command} ${args.join(' ')} failed (exit ${code}) in ${options.cwd}\n${stdout}\n${stderr}`));
+      else
+        fail(new Error(`${command} ${args.join(' ')} failed (exit ${code}) in ${options.cwd}\n${stdout}\n${stderr}`));
     });
   });
 }
@@ -118,7 +131,11 @@ export async function buildAndPack(dest: string): Promise<Packed[]> {
   await run('npm', ['run', 'build'], { cwd: repoRoot });
   mkdirSync(dest, { recursive: true });
   const dirs = publishableDirs();
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest, ...dirs.flatMap((dir) => ['-w', dir])], { cwd: repoRoot });
+  const { stdout } = await run(
+    'npm',
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', dest, ...dirs.flatMap((dir) => ['-w', dir])],
+    { cwd: repoRoot },
+  );
   const reports = JSON.parse(stdout) as Omit<Packed, 'dir' | 'manifest'>[];
   return dirs.map((dir) => {
     const manifest = manifestOf(dir);
@@ -224,7 +241,12 @@ export function lockedVersion(name: string): string {
  * Writes the user's project (package.json and package-lock.json: the tarballs plus `roots`
  * at the repository's versions) and installs it offline, without install scripts.
  */
-export async function installProject(project: string, packDir: string, packed: Packed[], roots: string[]): Promise<void> {
+export async function installProject(
+  project: string,
+  packDir: string,
+  packed: Packed[],
+  roots: string[],
+): Promise<void> {
   mkdirSync(project, { recursive: true });
   const tarball = (p: Packed) => `file:${relative(project, join(packDir, p.filename))}`;
   const dependencies: Record<string, string> = {};
@@ -247,14 +269,22 @@ export async function installProject(project: string, packDir: string, packed: P
   }
   Object.assign(packages, lockClosure(roots, packed));
   writeFileSync(join(project, 'package.json'), JSON.stringify(manifest, null, 2));
-  writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages }, null, 2));
+  writeFileSync(
+    join(project, 'package-lock.json'),
+    JSON.stringify(
+      { name: manifest.name, version: manifest.version, lockfileVersion: 3, requires: true, packages },
+      null,
+      2,
+    ),
+  );
   await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: project });
   // better-sqlite3 builds its native addon in an install script, from source on this
   // machine (there is no prebuilt binary to download, and the install is offline and
   // without scripts): the repository's build of the same version is the one the user's
   // install would make.
   const addon = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
-  if (!existsSync(join(repoRoot, addon))) throw new Error(`${addon} is missing in the repository: run npm ci there first`);
+  if (!existsSync(join(repoRoot, addon)))
+    throw new Error(`${addon} is missing in the repository: run npm ci there first`);
   mkdirSync(dirname(join(project, addon)), { recursive: true });
   copyFileSync(join(repoRoot, addon), join(project, addon));
 }

@@ -34,22 +34,44 @@ async function keysOf(client: Cluster, prefix: string): Promise<string[]> {
   return perNode.flat();
 }
 
-const req = (id: string) => createRequest({ method: 'GET', path: '/', query: {}, headers: {}, cookies: { cs_session: id }, body: undefined, clientAddress: '::1' });
+const req = (id: string) =>
+  createRequest({
+    method: 'GET',
+    path: '/',
+    query: {},
+    headers: {},
+    cookies: { cs_session: id },
+    body: undefined,
+    clientAddress: '::1',
+  });
 
 describe('RedisSessionStore on Redis Cluster', () => {
   const prefix = uniquePrefix();
   let clock = Date.now();
   const manager = (client: Cluster, options: { max?: number } = {}) =>
-    new SessionManager({ store: new RedisSessionStore(client, { prefix }), idleTimeoutSeconds: 60, absoluteTimeoutSeconds: 600, touchIntervalSeconds: 1, maxSessionsPerUser: options.max, now: () => clock });
+    new SessionManager({
+      store: new RedisSessionStore(client, { prefix }),
+      idleTimeoutSeconds: 60,
+      absoluteTimeoutSeconds: 600,
+      touchIntervalSeconds: 1,
+      maxSessionsPerUser: options.max,
+      now: () => clock,
+    });
 
   it('shares sessions between two processes (two cluster clients), keys spread over slots, and expiring', async () => {
     const other = cluster.client();
     try {
       const one = manager(redis);
       const two = manager(other);
-      const created = await Promise.all(Array.from({ length: 12 }, (_, i) => one.create(100 + i, { data: { csrf: `t${i}` } })));
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => one.create(100 + i, { data: { csrf: `t${i}` } })),
+      );
       for (const [i, { cookie, session }] of created.entries()) {
-        expect(await two.load(req(cookie.value))).toMatchObject({ userId: String(100 + i), handle: session.handle, data: { csrf: `t${i}` } });
+        expect(await two.load(req(cookie.value))).toMatchObject({
+          userId: String(100 + i),
+          handle: session.handle,
+          data: { csrf: `t${i}` },
+        });
       }
       const keys = await keysOf(redis, prefix);
       // Spread over several masters: the store never relied on one node holding them all.
@@ -95,14 +117,24 @@ describe('RedisChallengeStore on Redis Cluster', () => {
 
 describe('rate-limit counters and tier changes on Redis Cluster', () => {
   it('counts concurrent hits exactly once per key through a client from KVSTORE_RATE_LIMITER_CLUSTER_NODES', async () => {
-    const client = createRedisClient({ cluster: clusterNodes(cluster.nodesSetting, 'KVSTORE_RATE_LIMITER_CLUSTER_NODES') });
+    const client = createRedisClient({
+      cluster: clusterNodes(cluster.nodesSetting, 'KVSTORE_RATE_LIMITER_CLUSTER_NODES'),
+    });
     try {
       await new Promise((ready) => client.once('ready', ready));
       const store = new RedisStore(client);
       const prefix = uniquePrefix();
       const keys = Array.from({ length: 6 }, (_, i) => `${prefix}ratelimit:${i}:p:0`);
-      const counts = await Promise.all(keys.flatMap((key) => Array.from({ length: 50 }, () => store.hit(key, 60).then((n) => [key, n] as const))));
-      for (const key of keys) expect(counts.filter(([k]) => k === key).map(([, n]) => n).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      const counts = await Promise.all(
+        keys.flatMap((key) => Array.from({ length: 50 }, () => store.hit(key, 60).then((n) => [key, n] as const))),
+      );
+      for (const key of keys)
+        expect(
+          counts
+            .filter(([k]) => k === key)
+            .map(([, n]) => n)
+            .sort((x, y) => x - y),
+        ).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
       expect(await redis.ttl(keys[0])).toBeGreaterThan(58);
     } finally {
       client.disconnect();
@@ -135,7 +167,9 @@ describe('a cluster whose traffic is silently dropped', () => {
     // Every node behind a proxy the test controls; the clients reach the nodes the cluster
     // announces through them (natMap).
     const proxies = await Promise.all(cluster.nodes.map((node) => TcpProxy.start(node)));
-    const natMap = Object.fromEntries(cluster.nodes.map((node, i) => [`${node.host}:${node.port}`, { host: '127.0.0.1', port: proxies[i].port }]));
+    const natMap = Object.fromEntries(
+      cluster.nodes.map((node, i) => [`${node.host}:${node.port}`, { host: '127.0.0.1', port: proxies[i].port }]),
+    );
     const through = proxies.map((proxy) => ({ host: '127.0.0.1', port: proxy.port }));
     const opened = openSessionStore({ cluster: through }, uniquePrefix(), { timeouts: { commandMs } })!;
     const client = opened.client as Cluster;
@@ -143,17 +177,32 @@ describe('a cluster whose traffic is silently dropped', () => {
     const counters = createRedisClient({ cluster: through }, { commandTimeout: commandMs });
     counters.options.natMap = natMap;
     try {
-      await Promise.all([client, counters].map((c) => new Promise((ready) => (c.status === 'ready' ? ready(undefined) : c.once('ready', ready)))));
-      const sessions = new SessionManager({ store: opened.store, idleTimeoutSeconds: 600, absoluteTimeoutSeconds: 600 });
+      await Promise.all(
+        [client, counters].map(
+          (c) => new Promise((ready) => (c.status === 'ready' ? ready(undefined) : c.once('ready', ready))),
+        ),
+      );
+      const sessions = new SessionManager({
+        store: opened.store,
+        idleTimeoutSeconds: 600,
+        absoluteTimeoutSeconds: 600,
+      });
       const challenges = new RedisChallengeStore(client, { commandTimeoutMs: commandMs, prefix: uniquePrefix() });
       const limiter = new RedisStore(counters, { commandTimeoutMs: commandMs });
       const { cookie } = await sessions.create(77);
       expect(await limiter.hit(`${uniquePrefix()}k`, 60)).toBe(1);
 
       await Promise.all(proxies.map((proxy) => proxy.set('silent')));
-      for (const run of [() => sessions.load(req(cookie.value)), () => sessions.create(78), () => challenges.peek('t', Date.now())]) {
+      for (const run of [
+        () => sessions.load(req(cookie.value)),
+        () => sessions.create(78),
+        () => challenges.peek('t', Date.now()),
+      ]) {
         const started = Date.now();
-        const error = await run().then(() => undefined, (e: unknown) => e);
+        const error = await run().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(ServiceUnavailableError);
         expect((error as ServiceUnavailableError).headers['Retry-After']).toBe('1');
         expect(Date.now() - started).toBeLessThan(commandMs + 750);
@@ -192,18 +241,20 @@ describe('a master killed under load', () => {
       const outcomes: { ms: number; ok: boolean }[] = [];
       const load = (async () => {
         while (!stop) {
-          await Promise.all(written.slice(0, 10).map(async ({ session }) => {
-            const started = Date.now();
-            try {
-              await store.get(session.idHash);
-              outcomes.push({ ms: Date.now() - started, ok: true });
-            } catch (error) {
-              if (!(error instanceof ServiceUnavailableError)) console.error(error);
-              expect(error).toBeInstanceOf(ServiceUnavailableError);
-              expect((error as ServiceUnavailableError).headers['Retry-After']).toBe('1');
-              outcomes.push({ ms: Date.now() - started, ok: false });
-            }
-          }));
+          await Promise.all(
+            written.slice(0, 10).map(async ({ session }) => {
+              const started = Date.now();
+              try {
+                await store.get(session.idHash);
+                outcomes.push({ ms: Date.now() - started, ok: true });
+              } catch (error) {
+                if (!(error instanceof ServiceUnavailableError)) console.error(error);
+                expect(error).toBeInstanceOf(ServiceUnavailableError);
+                expect((error as ServiceUnavailableError).headers['Retry-After']).toBe('1');
+                outcomes.push({ ms: Date.now() - started, ok: false });
+              }
+            }),
+          );
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       })();
@@ -212,7 +263,9 @@ describe('a master killed under load', () => {
       await cluster.waitHealthy();
       // Recovered without a restart: every session written before the kill reads back.
       await eventually(async () => {
-        const loaded = await Promise.all(written.map(({ cookie }) => sessions.load(req(cookie.value)).catch(() => undefined)));
+        const loaded = await Promise.all(
+          written.map(({ cookie }) => sessions.load(req(cookie.value)).catch(() => undefined)),
+        );
         return loaded.every((session) => session != null);
       }, 10_000);
       stop = true;

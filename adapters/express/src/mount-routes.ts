@@ -1,10 +1,27 @@
-import type { Application, ErrorRequestHandler, Request, RequestHandler, Response, Router as ExpressRouter } from 'express';
+import type {
+  Application,
+  ErrorRequestHandler,
+  Request,
+  RequestHandler,
+  Response,
+  Router as ExpressRouter,
+} from 'express';
 // The one runtime import of express: the user's own, resolved as a peer dependency.
 import { Router } from 'express';
 import { BadRequestError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  adapterSettings, allowedMethods, answer, bodyLimitOf, errorLoggerFor, errorToResult, fallbackAt, otherMethodResult, runFallback, runRoute,
-  type AdapterOptions, type AdapterSettings,
+  adapterSettings,
+  allowedMethods,
+  answer,
+  bodyLimitOf,
+  errorLoggerFor,
+  errorToResult,
+  fallbackAt,
+  otherMethodResult,
+  runFallback,
+  runRoute,
+  type AdapterOptions,
+  type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import { toNeutralRequest } from './to-neutral-request';
 import { writeResult } from './write-result';
@@ -17,7 +34,11 @@ export type ExpressAdapterOptions = AdapterOptions;
  * that matches paths exactly as written (case and trailing slash). Unmatched requests go
  * on to the app's next middleware, unless a fallback (or `jsonNotFound`) covers them.
  */
-export function mountRoutes(target: Application | ExpressRouter, routes: readonly RouteDescriptor[], options: ExpressAdapterOptions = {}): void {
+export function mountRoutes(
+  target: Application | ExpressRouter,
+  routes: readonly RouteDescriptor[],
+  options: ExpressAdapterOptions = {},
+): void {
   const settings = adapterSettings(options);
   const { prefix } = settings;
   // One spelling per route: another case or slash is a 404, not a fresh rate-limit bucket.
@@ -60,7 +81,11 @@ function exchange(
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<void> {
   const logger = errorLoggerFor(settings.logger, req.headers);
-  return answer({ read: () => toNeutralRequest(req, res, settings), write: (result) => writeResult(res, result, logger) }, serve, logger);
+  return answer(
+    { read: () => toNeutralRequest(req, res, settings), write: (result) => writeResult(res, result, logger) },
+    serve,
+    logger,
+  );
 }
 
 // Errors the router raises itself before a route runs: a parameter that is not valid

@@ -1,17 +1,30 @@
 import type { Request, Response } from 'express';
 import type { HttpMethod, NeutralRequest, UploadedFile } from '@crudsmith/core';
 import {
-  checkJsonDepth, cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, splitUrl, type AdapterSettings,
+  checkJsonDepth,
+  cookiesOf,
+  createRequest,
+  decodePath,
+  flattenHeaders,
+  parseQuery,
+  readBody,
+  splitUrl,
+  type AdapterSettings,
 } from '@crudsmith/core/adapter';
 
 /** Reads an Express request (path, params, query, headers, cookies, body) into the neutral shape. */
-export function toNeutralRequest(req: Request, res: Response, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): NeutralRequest | Promise<NeutralRequest> {
+export function toNeutralRequest(
+  req: Request,
+  res: Response,
+  settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>,
+): NeutralRequest | Promise<NeutralRequest> {
   // originalUrl, not url: a router mounted under a path sees only the rest in req.url.
   const [rawPath, rawQuery] = splitUrl(req.originalUrl);
   const path = decodePath(rawPath);
   // Without a Content-Type no reader applies (most GETs): the request is ready at once.
   const url = { path, rawQuery };
-  if (!req.readableEnded && req.headers['content-type'] === undefined) return neutral({ req, res, settings }, url, { body: undefined, files: [] });
+  if (!req.readableEnded && req.headers['content-type'] === undefined)
+    return neutral({ req, res, settings }, url, { body: undefined, files: [] });
   return bodyOf(req, settings).then((parts) => neutral({ req, res, settings }, url, parts));
 }
 
@@ -39,7 +52,10 @@ function neutral(
 }
 
 /** The body by content type (req.is() answers null when there is no body); other types stay unread. */
-async function bodyOf(req: Request, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>): Promise<{ body: unknown; files: UploadedFile[] }> {
+async function bodyOf(
+  req: Request,
+  settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>,
+): Promise<{ body: unknown; files: UploadedFile[] }> {
   const { bodyLimit: limit, maxBodyValues: values } = settings;
   // An app-wide parser (express.json()) already read the stream: keep what it found.
   if (req.readableEnded) return { body: checkJsonDepth(req.body, values), files: [] };

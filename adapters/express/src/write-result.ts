@@ -41,6 +41,7 @@ export function writeResult(res: Response, result: NeutralResult, logger: ErrorL
   }
   pipeline(body, res, (error) => {
     // A client that went away is not a server error.
-    if (error && (error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error('Response stream failed', error);
+    if (error && (error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+      logger.error('Response stream failed', error);
   });
 }

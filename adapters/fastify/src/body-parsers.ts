@@ -24,8 +24,13 @@ export function registerBodyParsers(instance: FastifyInstance, limit: number, ma
   const limitOf = (request: FastifyRequest) => request.routeOptions.bodyLimit ?? limit;
   // request.raw rather than the payload argument: co-body reads the request's own headers
   // (length, encoding), so a preParsing hook that swaps the payload stream is not applied.
-  for (const type of ['application/json', JSON_SUFFIX]) instance.addContentTypeParser(type, (request: FastifyRequest) => readBody.json(request.raw, limitOf(request), maxValues));
-  instance.addContentTypeParser('application/x-www-form-urlencoded', (request: FastifyRequest) => readBody.form(request.raw, limitOf(request), maxValues));
+  for (const type of ['application/json', JSON_SUFFIX])
+    instance.addContentTypeParser(type, (request: FastifyRequest) =>
+      readBody.json(request.raw, limitOf(request), maxValues),
+    );
+  instance.addContentTypeParser('application/x-www-form-urlencoded', (request: FastifyRequest) =>
+    readBody.form(request.raw, limitOf(request), maxValues),
+  );
   instance.addContentTypeParser('multipart/form-data', async (request: FastifyRequest) => {
     const { body, files } = await readBody.multipart(request.raw, limitOf(request), maxValues);
     uploads.set(request, files);

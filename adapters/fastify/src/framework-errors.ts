@@ -14,7 +14,8 @@ export function toKnownError(error: unknown): unknown {
   // Fixed sentences: Fastify's own messages repeat the path the client sent.
   if (code === 'FST_ERR_BAD_URL') return new BadRequestError('Path is not valid percent-encoded UTF-8');
   if (code === 'FST_ERR_MAX_PARAM_LENGTH') return new UriTooLongError('Path parameter too long');
-  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return new HttpError(statusCode, message || 'Bad request');
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500)
+    return new HttpError(statusCode, message || 'Bad request');
   return error;
 }
 

@@ -2,8 +2,18 @@ import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { NeutralRequest, NeutralResult, RouteDescriptor, Fallback } from '@crudsmith/core';
 import {
-  adapterSettings, allowedMethods, answer, bodyLimitOf, errorLoggerFor, errorToResult, fallbackAt, otherMethodResult, runFallback, runRoute,
-  type AdapterOptions, type AdapterSettings,
+  adapterSettings,
+  allowedMethods,
+  answer,
+  bodyLimitOf,
+  errorLoggerFor,
+  errorToResult,
+  fallbackAt,
+  otherMethodResult,
+  runFallback,
+  runRoute,
+  type AdapterOptions,
+  type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import { registerBodyParsers } from './body-parsers';
 import { toKnownError } from './framework-errors';
@@ -13,39 +23,61 @@ import { writeResult } from './write-result';
 /** Options of `mountRoutes`: the options every adapter takes (`prefix` is the plugin's Fastify prefix). */
 export type FastifyAdapterOptions = AdapterOptions;
 
-
 /**
  * Registers route descriptors on the user's Fastify instance, in one encapsulated plugin
  * (its own body parsers and error handler, under `prefix`). Paths match exactly as written
  * with Fastify's default router options (case-sensitive, trailing slash significant).
  */
-export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDescriptor[], options: FastifyAdapterOptions = {}): void {
+export function mountRoutes(
+  fastify: FastifyInstance,
+  routes: readonly RouteDescriptor[],
+  options: FastifyAdapterOptions = {},
+): void {
   const settings = adapterSettings(options);
 
-  fastify.register(async (instance) => {
-    // Every method node parses (PROPFIND, MKCOL, SEARCH... as well as Fastify's own) reaches
-    // a route, its 405 or a fallback, as every method does on Koa and Express; Fastify would
-    // answer its own 404 for a method it does not route. HEAD comes with GET, on Fastify as on Koa.
-    routeEveryMethod(instance);
-    const methods = instance.supportedMethods as HTTPMethods[];
-    registerBodyParsers(instance, settings.bodyLimit, settings.maxBodyValues);
-    // Errors before our handler (body parsing, the app's hooks): JSON {detail}, never Fastify's own shape.
-    instance.setErrorHandler((error, request, reply) => writeResult(reply, errorToResult(toKnownError(error), errorLoggerFor(settings.logger, request.raw.headers))));
-    // 'slash': a '/' route under the prefix answers `/api/` only, not also `/api`.
-    // The body parsers read each route's limit back from request.routeOptions.bodyLimit.
-    for (const route of routes) {
-      instance.route({ method: route.method, url: route.path, prefixTrailingSlash: 'slash', bodyLimit: bodyLimitOf(route, settings), handler: serve(route, settings) });
-    }
-    // Fastify answers its own 404 for a method a path does not serve: answer 405.
-    for (const [path, allowed] of allowedMethods(routes)) {
-      const others = methods.filter((method) => !allowed.includes(method));
-      const handler = (request: FastifyRequest, reply: FastifyReply) => (hasEmptyParam(request) || !spelledAsRouted(request)
-        ? unmatched(request, reply, settings)
-        : writeResult(reply, otherMethodResult(request.method, allowed)));
-      if (others.length > 0) instance.route({ method: others, url: path, prefixTrailingSlash: 'slash', bodyLimit: settings.bodyLimit, handler });
-    }
-    for (const fallback of settings.fallbacks) registerFallback(instance, fallback, { settings, routes, methods });
-  }, { prefix: options.prefix });
+  fastify.register(
+    async (instance) => {
+      // Every method node parses (PROPFIND, MKCOL, SEARCH... as well as Fastify's own) reaches
+      // a route, its 405 or a fallback, as every method does on Koa and Express; Fastify would
+      // answer its own 404 for a method it does not route. HEAD comes with GET, on Fastify as on Koa.
+      routeEveryMethod(instance);
+      const methods = instance.supportedMethods as HTTPMethods[];
+      registerBodyParsers(instance, settings.bodyLimit, settings.maxBodyValues);
+      // Errors before our handler (body parsing, the app's hooks): JSON {detail}, never Fastify's own shape.
+      instance.setErrorHandler((error, request, reply) =>
+        writeResult(reply, errorToResult(toKnownError(error), errorLoggerFor(settings.logger, request.raw.headers))),
+      );
+      // 'slash': a '/' route under the prefix answers `/api/` only, not also `/api`.
+      // The body parsers read each route's limit back from request.routeOptions.bodyLimit.
+      for (const route of routes) {
+        instance.route({
+          method: route.method,
+          url: route.path,
+          prefixTrailingSlash: 'slash',
+          bodyLimit: bodyLimitOf(route, settings),
+          handler: serve(route, settings),
+        });
+      }
+      // Fastify answers its own 404 for a method a path does not serve: answer 405.
+      for (const [path, allowed] of allowedMethods(routes)) {
+        const others = methods.filter((method) => !allowed.includes(method));
+        const handler = (request: FastifyRequest, reply: FastifyReply) =>
+          hasEmptyParam(request) || !spelledAsRouted(request)
+            ? unmatched(request, reply, settings)
+            : writeResult(reply, otherMethodResult(request.method, allowed));
+        if (others.length > 0)
+          instance.route({
+            method: others,
+            url: path,
+            prefixTrailingSlash: 'slash',
+            bodyLimit: settings.bodyLimit,
+            handler,
+          });
+      }
+      for (const fallback of settings.fallbacks) registerFallback(instance, fallback, { settings, routes, methods });
+    },
+    { prefix: options.prefix },
+  );
 }
 
 /**
@@ -56,7 +88,8 @@ export function mountRoutes(fastify: FastifyInstance, routes: readonly RouteDesc
  */
 function routeEveryMethod(instance: FastifyInstance): void {
   for (const method of METHODS) {
-    if (method !== 'CONNECT' && !instance.supportedMethods.includes(method)) instance.addHttpMethod(method, { hasBody: true });
+    if (method !== 'CONNECT' && !instance.supportedMethods.includes(method))
+      instance.addHttpMethod(method, { hasBody: true });
   }
 }
 
@@ -100,12 +133,18 @@ function unmatched(request: FastifyRequest, reply: FastifyReply, settings: Adapt
 function registerFallback(
   instance: FastifyInstance,
   fallback: Fallback,
-  { settings, routes, methods }: { settings: AdapterSettings; routes: readonly RouteDescriptor[]; methods: HTTPMethods[] },
+  {
+    settings,
+    routes,
+    methods,
+  }: { settings: AdapterSettings; routes: readonly RouteDescriptor[]; methods: HTTPMethods[] },
 ): void {
   const prefix = fallback.prefix.replace(/\/$/, '');
-  const handler = (request: FastifyRequest, reply: FastifyReply) => exchange({ request, reply, settings }, (req) => runFallback(fallback, req, settings.logger));
+  const handler = (request: FastifyRequest, reply: FastifyReply) =>
+    exchange({ request, reply, settings }, (req) => runFallback(fallback, req, settings.logger));
   instance.route({ method: methods, url: `${prefix}/*`, handler });
-  if (prefix !== '' && !routes.some((route) => route.path === prefix)) instance.route({ method: methods, url: prefix, prefixTrailingSlash: 'slash', handler });
+  if (prefix !== '' && !routes.some((route) => route.path === prefix))
+    instance.route({ method: methods, url: prefix, prefixTrailingSlash: 'slash', handler });
 }
 
 function exchange(
@@ -113,5 +152,12 @@ function exchange(
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<FastifyReply> {
   const logger = errorLoggerFor(settings.logger, request.raw.headers);
-  return answer({ read: () => toNeutralRequest(request, settings.clientAddress), write: (result) => writeResult(reply, result, logger) }, serve, logger);
+  return answer(
+    {
+      read: () => toNeutralRequest(request, settings.clientAddress),
+      write: (result) => writeResult(reply, result, logger),
+    },
+    serve,
+    logger,
+  );
 }

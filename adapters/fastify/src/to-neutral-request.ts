@@ -1,6 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { HttpMethod, NeutralRequest } from '@crudsmith/core';
-import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, splitUrl, type AddressResolver } from '@crudsmith/core/adapter';
+import {
+  cookiesOf,
+  createRequest,
+  decodePath,
+  flattenHeaders,
+  parseQuery,
+  splitUrl,
+  type AddressResolver,
+} from '@crudsmith/core/adapter';
 import { filesOf } from './body-parsers';
 
 /** Reads a Fastify request (path, params, query, headers, cookies, parsed body) into the neutral shape. */

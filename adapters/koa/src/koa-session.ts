@@ -176,15 +176,24 @@ export function koaSessionOptions(manager: SessionManager): KoaSessionOptions {
  */
 export function assertKoaSession(app: Koa<any, any>, manager: SessionManager): void {
   const fix = `app.use(createSession(koaSessionOptions(manager), app)) before mountRoutes`;
-  if (manager.carrier !== 'koa-session') throw new ConfigurationError(`Session manager "${manager.name}" is not carried by koa-session: ${fix}`);
+  if (manager.carrier !== 'koa-session')
+    throw new ConfigurationError(`Session manager "${manager.name}" is not carried by koa-session: ${fix}`);
   const req = new IncomingMessage(new Socket());
-  const probe = app.createContext(req, new ServerResponse(req)) as { sessionOptions?: { store?: Record<symbol, unknown> } };
+  const probe = app.createContext(req, new ServerResponse(req)) as {
+    sessionOptions?: { store?: Record<symbol, unknown> };
+  };
   const installed = probe.sessionOptions;
-  if (!installed) throw new ConfigurationError(`koa-session is missing on this Koa app for session manager "${manager.name}": ${fix}`);
+  if (!installed)
+    throw new ConfigurationError(
+      `koa-session is missing on this Koa app for session manager "${manager.name}": ${fix}`,
+    );
   if (installed.store?.[MANAGER] !== manager) {
-    throw new ConfigurationError(`koa-session on this Koa app carries other options than session manager "${manager.name}" (koa-session carries one configuration per app): ${fix}`);
+    throw new ConfigurationError(
+      `koa-session on this Koa app carries other options than session manager "${manager.name}" (koa-session carries one configuration per app): ${fix}`,
+    );
   }
-  if (!app.middleware.some((fn) => fn.name === 'session')) throw new ConfigurationError(`koa-session's middleware is not installed before the routes: ${fix}`);
+  if (!app.middleware.some((fn) => fn.name === 'session'))
+    throw new ConfigurationError(`koa-session's middleware is not installed before the routes: ${fix}`);
 }
 
 // koa-session saves after the routes answered, outside their error rendering: a failed

@@ -2,7 +2,16 @@ import type Koa from 'koa';
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import { ConfigurationError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  adapterSettings, answer, bodyLimitOf, errorLoggerFor, fallbackAt, otherMethodResult, runFallback, runRoute, type AdapterOptions, type AdapterSettings,
+  adapterSettings,
+  answer,
+  bodyLimitOf,
+  errorLoggerFor,
+  fallbackAt,
+  otherMethodResult,
+  runFallback,
+  runRoute,
+  type AdapterOptions,
+  type AdapterSettings,
 } from '@crudsmith/core/adapter';
 import type { SessionManager } from '@crudsmith/core/session';
 import { assertKoaSession, reportSessionErrors } from './koa-session';
@@ -23,7 +32,11 @@ export interface KoaAdapterOptions extends AdapterOptions {
  * that matches paths exactly as written (case and trailing slash). Unmatched requests go
  * on to the app's next middleware, unless a fallback (or `jsonNotFound`) covers them.
  */
-export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: readonly RouteDescriptor[], options: KoaAdapterOptions = {}): void {
+export function mountRoutes(
+  target: Koa<any, any> | Router<any, any>,
+  routes: readonly RouteDescriptor[],
+  options: KoaAdapterOptions = {},
+): void {
   const settings = adapterSettings(options);
   // One spelling per route: another case or slash is a 404, not a fresh rate-limit bucket.
   const router = new Router({ prefix: options.prefix, sensitive: true, strict: true });
@@ -33,13 +46,17 @@ export function mountRoutes(target: Koa<any, any> | Router<any, any>, routes: re
   }
 
   for (const manager of options.sessions ?? []) {
-    if (isRouter(target)) throw new ConfigurationError('sessions: mount on the Koa app itself, so that koa-session can be checked to run before the routes');
+    if (isRouter(target))
+      throw new ConfigurationError(
+        'sessions: mount on the Koa app itself, so that koa-session can be checked to run before the routes',
+      );
     assertKoaSession(target, manager);
     reportSessionErrors(manager, settings.logger);
   }
   if (isRouter(target)) {
     // @koa/router runs use() middleware only when a route matched, so it cannot host a fallback.
-    if (settings.fallbacks.length > 0) throw new ConfigurationError('fallbacks and jsonNotFound need the Koa app: mount onto the app, not a router');
+    if (settings.fallbacks.length > 0)
+      throw new ConfigurationError('fallbacks and jsonNotFound need the Koa app: mount onto the app, not a router');
     // The user's router copies these layers, and its own allowedMethods() covers them.
     target.use(router.routes());
   } else {
@@ -58,8 +75,16 @@ function serve(route: RouteDescriptor, settings: AdapterSettings): RouterMiddlew
   return (ctx) => exchange(ctx, settings, (req) => runRoute(route, req, settings.logger));
 }
 
-function exchange(ctx: Koa.Context, settings: AdapterSettings, serve: (req: NeutralRequest) => Promise<NeutralResult>): Promise<void> {
-  return answer({ read: () => toNeutralRequest(ctx as RouterContext, settings), write: (result) => writeResult(ctx, result) }, serve, errorLoggerFor(settings.logger, ctx.req.headers));
+function exchange(
+  ctx: Koa.Context,
+  settings: AdapterSettings,
+  serve: (req: NeutralRequest) => Promise<NeutralResult>,
+): Promise<void> {
+  return answer(
+    { read: () => toNeutralRequest(ctx as RouterContext, settings), write: (result) => writeResult(ctx, result) },
+    serve,
+    errorLoggerFor(settings.logger, ctx.req.headers),
+  );
 }
 
 // Runs when no route matched; a path some route answers with another method is left to

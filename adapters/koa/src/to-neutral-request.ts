@@ -1,17 +1,34 @@
 import type { Context } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { HttpMethod, NeutralRequest, UploadedFile } from '@crudsmith/core';
-import { cookiesOf, createRequest, decodePath, flattenHeaders, parseQuery, readBody, type AdapterSettings } from '@crudsmith/core/adapter';
+import {
+  cookiesOf,
+  createRequest,
+  decodePath,
+  flattenHeaders,
+  parseQuery,
+  readBody,
+  type AdapterSettings,
+} from '@crudsmith/core/adapter';
 
 /** Reads a Koa request (path, params, query, headers, cookies, body) into the neutral shape. */
-export function toNeutralRequest(ctx: RouterContext, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>): NeutralRequest | Promise<NeutralRequest> {
+export function toNeutralRequest(
+  ctx: RouterContext,
+  settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues' | 'clientAddress'>,
+): NeutralRequest | Promise<NeutralRequest> {
   const path = decodePath(ctx.path);
   // Without a Content-Type no reader applies (most GETs): the request is ready at once.
-  if (ctx.req.headers['content-type'] === undefined) return neutral(ctx, settings, path, { body: undefined, files: [] });
+  if (ctx.req.headers['content-type'] === undefined)
+    return neutral(ctx, settings, path, { body: undefined, files: [] });
   return bodyOf(ctx, settings).then((parts) => neutral(ctx, settings, path, parts));
 }
 
-function neutral(ctx: RouterContext, settings: Pick<AdapterSettings, 'clientAddress'>, path: string, { body, files }: { body: unknown; files: UploadedFile[] }): NeutralRequest {
+function neutral(
+  ctx: RouterContext,
+  settings: Pick<AdapterSettings, 'clientAddress'>,
+  path: string,
+  { body, files }: { body: unknown; files: UploadedFile[] },
+): NeutralRequest {
   const headers = flattenHeaders(ctx.req.headers);
   return createRequest({
     method: ctx.method as HttpMethod,
@@ -29,7 +46,10 @@ function neutral(ctx: RouterContext, settings: Pick<AdapterSettings, 'clientAddr
 }
 
 /** The body by content type (ctx.is() answers null when there is no body); other types stay unread. */
-async function bodyOf(ctx: Context, settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>): Promise<{ body: unknown; files: UploadedFile[] }> {
+async function bodyOf(
+  ctx: Context,
+  settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>,
+): Promise<{ body: unknown; files: UploadedFile[] }> {
   const { bodyLimit: limit, maxBodyValues: values } = settings;
   // JSON first: it is most bodies, and each look-up parses the Content-Type again.
   if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit, values), files: [] };

@@ -30,7 +30,10 @@ export function writeResult(ctx: Context, result: NeutralResult): void {
   } else if (result.body !== undefined) {
     const { body } = result;
     // A Uint8Array that is not a Buffer would be sent by Koa as JSON.
-    ctx.body = body instanceof Uint8Array && !Buffer.isBuffer(body) ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body;
+    ctx.body =
+      body instanceof Uint8Array && !Buffer.isBuffer(body)
+        ? Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+        : body;
   } else if (result.redirect === undefined) {
     ctx.body = '';
   }

@@ -82,11 +82,13 @@ export function fallbackAt(settings: AdapterSettings, path: string): Fallback | 
 }
 
 function checkedCount(values: number): number {
-  if (!Number.isSafeInteger(values) || values < 1) throw new ConfigurationError(`maxBodyValues must be a positive whole number, got ${values}`);
+  if (!Number.isSafeInteger(values) || values < 1)
+    throw new ConfigurationError(`maxBodyValues must be a positive whole number, got ${values}`);
   return values;
 }
 
 function checkedLimit(bytes: number): number {
-  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bytes}`);
+  if (!Number.isSafeInteger(bytes) || bytes < 0)
+    throw new ConfigurationError(`bodyLimit must be a number of bytes, got ${bytes}`);
   return bytes;
 }

@@ -25,5 +25,7 @@ export function allowedMethods(routes: readonly RouteDescriptor[], prefix = ''):
  */
 export function otherMethodResult(method: string, allow: readonly string[]): NeutralResult {
   const headers = { Allow: allow.join(', ') };
-  return method === 'OPTIONS' ? { status: 200, headers, body: '' } : { status: 405, headers, json: { detail: 'Method Not Allowed' } };
+  return method === 'OPTIONS'
+    ? { status: 200, headers, body: '' }
+    : { status: 405, headers, json: { detail: 'Method Not Allowed' } };
 }

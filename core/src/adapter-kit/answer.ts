@@ -12,7 +12,11 @@ export interface Exchange<T> {
  * reading or serving is rendered as the JSON error body; a result that cannot be written
  * (a value JSON cannot encode) is replaced by its error before anything was sent.
  */
-export function answer<T>(io: Exchange<T>, serve: (req: NeutralRequest) => Promise<NeutralResult>, logger: ErrorLogger): Promise<T> {
+export function answer<T>(
+  io: Exchange<T>,
+  serve: (req: NeutralRequest) => Promise<NeutralResult>,
+  logger: ErrorLogger,
+): Promise<T> {
   // Promise chains rather than an async function: every request runs this, and a request
   // read without a body (most reads) then costs no extra turn of the microtask queue.
   let served: Promise<NeutralResult>;

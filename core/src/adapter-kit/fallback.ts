@@ -18,7 +18,11 @@ export function fallbackFor(fallbacks: readonly Fallback[], path: string): Fallb
 }
 
 /** Serves one request with a fallback, rendering any error as the usual JSON body. */
-export async function runFallback(fallback: Fallback, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
+export async function runFallback(
+  fallback: Fallback,
+  req: NeutralRequest,
+  logger?: ErrorLogger,
+): Promise<NeutralResult> {
   try {
     return await fallback.handler(req);
   } catch (error) {

@@ -47,20 +47,23 @@ function injection<T extends FieldInjection>(Kind: new (init?: object) => T, val
 
 /** Resolves the options into a context, throwing ConfigurationError on any misfit. */
 export function crudContext(options: CrudOptions): CrudContext {
-  const repo = options.crud ?? new CrudRepository(options.model, {
-    isDeletedColumn: options.isDeletedColumn,
-    deletedAtColumn: options.deletedAtColumn,
-    updatedAtColumn: options.updatedAtColumn,
-    createdAtColumn: options.createdAtColumn,
-    customFilters: options.customFilters,
-    cursorKey: options.cursorKey,
-  });
+  const repo =
+    options.crud ??
+    new CrudRepository(options.model, {
+      isDeletedColumn: options.isDeletedColumn,
+      deletedAtColumn: options.deletedAtColumn,
+      updatedAtColumn: options.updatedAtColumn,
+      createdAtColumn: options.createdAtColumn,
+      customFilters: options.customFilters,
+      cursorKey: options.cursorKey,
+    });
   const info = repo.info;
   const session = options.session;
   const ctx: CrudContext = {
     repo,
     info,
-    session: typeof session === 'function' && !('client' in session) ? (session as Dependency<Knex>) : () => session as Knex,
+    session:
+      typeof session === 'function' && !('client' in session) ? (session as Dependency<Knex>) : () => session as Knex,
     fixedSession: typeof session === 'function' && !('client' in session) ? undefined : (session as Knex),
     createSchema: options.createSchema,
     updateSchema: options.updateSchema,
@@ -77,23 +80,35 @@ export function crudContext(options: CrudOptions): CrudContext {
     sortable: sortableColumns(info, options),
     updatedAtColumn: options.updatedAtColumn ?? 'updated_at',
     requireIfMatch: options.requireIfMatch ?? false,
-    limits: { maxLimit: options.maxLimit ?? 1000, defaultLimit: options.defaultLimit ?? 100, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
+    limits: {
+      maxLimit: options.maxLimit ?? 1000,
+      defaultLimit: options.defaultLimit ?? 100,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    },
   };
   const { maxResponseBytes } = ctx.limits;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) throw new ConfigurationError(`maxResponseBytes must be a positive integer, got ${maxResponseBytes}`);
-  if (ctx.limits.defaultLimit > ctx.limits.maxLimit) throw new ConfigurationError('defaultLimit cannot exceed maxLimit');
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1)
+    throw new ConfigurationError(`maxResponseBytes must be a positive integer, got ${maxResponseBytes}`);
+  if (ctx.limits.defaultLimit > ctx.limits.maxLimit)
+    throw new ConfigurationError('defaultLimit cannot exceed maxLimit');
   // The repository checks these only when it reads; a misfit must fail here, at startup.
   if (ctx.joins) resolveJoins(info, ctx.joins);
   if (ctx.relationshipCounts) relationshipCounts(info, ctx.relationshipCounts);
   // A body field with no column would only fail in SQL, at the first write: check it now.
-  for (const [name, schema] of [['selectSchema', ctx.selectSchema], ['createSchema', ctx.createSchema], ['updateSchema', ctx.updateSchema]] as const) {
+  for (const [name, schema] of [
+    ['selectSchema', ctx.selectSchema],
+    ['createSchema', ctx.createSchema],
+    ['updateSchema', ctx.updateSchema],
+  ] as const) {
     for (const field of schema ? schemaFields(schema) : []) {
-      if (!info.columns.has(field)) throw new ConfigurationError(`${name} field '${field}' is not a column of model ${info.model.name}`);
+      if (!info.columns.has(field))
+        throw new ConfigurationError(`${name} field '${field}' is not a column of model ${info.model.name}`);
     }
   }
   for (const config of [ctx.createConfig, ctx.updateConfig, ctx.deleteConfig]) {
     for (const field of Object.keys(config.autoFields)) {
-      if (!info.columns.has(field)) throw new ConfigurationError(`Auto field '${field}' is not a column of model ${info.model.name}`);
+      if (!info.columns.has(field))
+        throw new ConfigurationError(`Auto field '${field}' is not a column of model ${info.model.name}`);
     }
   }
   return ctx;
@@ -102,7 +117,8 @@ export function crudContext(options: CrudOptions): CrudContext {
 /** The answered columns (the select schema's, or all) and the declared `sortable` ones. */
 function sortableColumns(info: ModelInfo, options: CrudOptions): ReadonlySet<string> {
   for (const column of options.sortable ?? []) {
-    if (!info.columns.has(column)) throw new ConfigurationError(`sortable column '${column}' is not a column of model ${info.model.name}`);
+    if (!info.columns.has(column))
+      throw new ConfigurationError(`sortable column '${column}' is not a column of model ${info.model.name}`);
   }
   const shown = options.selectSchema ? schemaFields(options.selectSchema) : [...info.columns.keys()];
   return new Set([...shown, ...(options.sortable ?? [])]);
@@ -120,12 +136,16 @@ function relationshipJoins(info: ModelInfo, options: CrudOptions): JoinConfig[] 
   if (Array.isArray(include)) {
     const invalid = include.filter((name) => !available.includes(name));
     if (invalid.length > 0) {
-      throw new ConfigurationError(`Invalid relationship names: ${invalid.join(', ')}. Available relationships of ${info.model.name}: ${available.join(', ') || 'none'}`);
+      throw new ConfigurationError(
+        `Invalid relationship names: ${invalid.join(', ')}. Available relationships of ${info.model.name}: ${available.join(', ') || 'none'}`,
+      );
     }
     return include.map((relation) => ({ relation }));
   }
   return available
-    .filter((name) => options.includeOneToMany || (info.relations[name] as unknown as { isOneToOne(): boolean }).isOneToOne())
+    .filter(
+      (name) => options.includeOneToMany || (info.relations[name] as unknown as { isOneToOne(): boolean }).isOneToOne(),
+    )
     .map((relation) => ({ relation }));
 }
 

@@ -31,7 +31,13 @@ export interface CustomRoute {
 }
 
 const METHODS: Record<OperationKey, HttpMethod> = {
-  create: 'POST', read: 'GET', readMulti: 'GET', update: 'PATCH', delete: 'DELETE', dbDelete: 'DELETE', restore: 'POST',
+  create: 'POST',
+  read: 'GET',
+  readMulti: 'GET',
+  update: 'PATCH',
+  delete: 'DELETE',
+  dbDelete: 'DELETE',
+  restore: 'POST',
 };
 const WITH_ID: OperationKey[] = ['read', 'update', 'delete', 'dbDelete'];
 // The restore segment follows the id (`POST /items/{id}/restore`): it acts on that row.
@@ -48,11 +54,14 @@ const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['hand
 
 function keysOf(list: string[] | undefined, option: string): Set<string> | undefined {
   if (!list) return undefined;
-  return new Set(list.map((name) => {
-    const key = operationKey(name);
-    if (!key) throw new ConfigurationError(`${option}: unknown operation '${name}' (use ${OPERATION_KEYS.join(', ')})`);
-    return key === 'readPaginated' ? 'readMulti' : key;
-  }));
+  return new Set(
+    list.map((name) => {
+      const key = operationKey(name);
+      if (!key)
+        throw new ConfigurationError(`${option}: unknown operation '${name}' (use ${OPERATION_KEYS.join(', ')})`);
+      return key === 'readPaginated' ? 'readMulti' : key;
+    }),
+  );
 }
 
 /**
@@ -81,7 +90,8 @@ export class EndpointCreator {
       const key = operationKey(name);
       if (!key) throw new ConfigurationError(`endpointNames: unknown operation '${name}'`);
       // readPaginated was merged into readMulti (FastCRUD 0.15.0 did the same).
-      if (segment !== undefined) this.names[key === 'readPaginated' ? 'readMulti' : key] = segment.replace(/^\/+|\/+$/g, '');
+      if (segment !== undefined)
+        this.names[key === 'readPaginated' ? 'readMulti' : key] = segment.replace(/^\/+|\/+$/g, '');
     }
     const include = keysOf(options.includedMethods, 'includedMethods');
     const exclude = keysOf(options.deletedMethods, 'deletedMethods');
@@ -89,8 +99,10 @@ export class EndpointCreator {
     if (!options.deleteSchema) this.included.delete('dbDelete');
     // Only a soft-deleting model has rows to restore.
     if (!this.ctx.repo.softDelete) this.included.delete('restore');
-    if (this.included.has('create') && !options.createSchema) throw new ConfigurationError('createSchema is required for the create endpoint');
-    if (this.included.has('update') && !options.updateSchema) throw new ConfigurationError('updateSchema is required for the update endpoint');
+    if (this.included.has('create') && !options.createSchema)
+      throw new ConfigurationError('createSchema is required for the create endpoint');
+    if (this.included.has('update') && !options.updateSchema)
+      throw new ConfigurationError('updateSchema is required for the update endpoint');
   }
 
   /** Adds the generated route of every included operation. */
@@ -102,11 +114,20 @@ export class EndpointCreator {
   protected route(op: OperationKey): RouteDescriptor {
     const segment = this.names[op];
     const key = keyPath(this.ctx.info);
-    const parts = ID_FIRST.includes(op) ? [this.path, key, segment] : [this.path, segment, WITH_ID.includes(op) ? key : ''];
+    const parts = ID_FIRST.includes(op)
+      ? [this.path, key, segment]
+      : [this.path, segment, WITH_ID.includes(op) ? key : ''];
     const path = parts.filter(Boolean).join('/') || '/';
     const deps = this.options[`${op}Deps` as const] ?? (op === 'restore' ? this.options.deleteDeps : undefined) ?? [];
     const doc = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });
-    const route: RouteDescriptor = { method: METHODS[op], path, operation: doc.operationId, dependencies: [...deps], handler: HANDLERS[op](this.ctx), doc };
+    const route: RouteDescriptor = {
+      method: METHODS[op],
+      path,
+      operation: doc.operationId,
+      dependencies: [...deps],
+      handler: HANDLERS[op](this.ctx),
+      doc,
+    };
     if (op === 'readMulti') route.checkDatabase = fulltextCheck(this.ctx);
     return route;
   }
@@ -114,7 +135,9 @@ export class EndpointCreator {
   /** Adds a custom route beside the generated ones. */
   addCustomRoute(route: CustomRoute): void {
     const path = `${this.path}/${route.path.replace(/^\/+/, '')}`.replace(/\/$/, route.path.endsWith('/') ? '/' : '');
-    const operation = route.operation ?? `${this.docName}_${route.method.toLowerCase()}_${route.path.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+    const operation =
+      route.operation ??
+      `${this.docName}_${route.method.toLowerCase()}_${route.path.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
     const dependencies = [...(route.dependencies ?? [])];
     // The query classes among the dependencies publish the parameters they read.
     const parameters = [...dependencies.flatMap(queryParametersOf), ...(route.doc?.parameters ?? [])];
@@ -144,7 +167,8 @@ export class EndpointCreator {
 
 /** The check that every column a `match` filter of the list searches has its FULLTEXT index (MySQL/MariaDB). */
 function fulltextCheck(ctx: CrudContext): RouteDescriptor['checkDatabase'] {
-  const matched = ctx.filters.filter((filter) => filter.op === 'match')
+  const matched = ctx.filters
+    .filter((filter) => filter.op === 'match')
     .map((filter) => ({ model: filter.owner.model.name, table: filter.owner.table, column: filter.column.name }));
   return (knex) => assertFulltextIndexes(ctx.fixedSession ?? knex, matched);
 }

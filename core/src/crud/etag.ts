@@ -9,7 +9,10 @@ import type { CrudContext } from './crud-context';
 
 type Row = Record<string, unknown>;
 
-const hash = (value: unknown): string => createHash('sha1').update(JSON.stringify(value) ?? '').digest('base64url');
+const hash = (value: unknown): string =>
+  createHash('sha1')
+    .update(JSON.stringify(value) ?? '')
+    .digest('base64url');
 
 const stamp = (value: unknown): string | undefined => {
   if (value instanceof Date) return String(value.getTime());
@@ -55,7 +58,10 @@ export function listedTags(header: string | undefined): string[] {
   if (header === undefined) return [];
   // A header of at most a few tags; anything longer is not a client's conditional read.
   if (header.length > 4096) return [];
-  return header.split(',').map((tag) => tag.trim().replace(/^W\//, '')).filter((tag) => tag !== '');
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .filter((tag) => tag !== '');
 }
 
 /**

@@ -51,9 +51,13 @@ export function declareFilters(
 ): DeclaredFilter[] {
   const entries = Object.entries(config instanceof FilterConfig ? config.filters : (config ?? {}));
   return entries.map(([key, value]) => {
-    if ((PAGINATION_KEYS as readonly string[]).includes(key)) throw new ConfigurationError(`Filter '${key}' clashes with a pagination parameter`);
+    if ((PAGINATION_KEYS as readonly string[]).includes(key))
+      throw new ConfigurationError(`Filter '${key}' clashes with a pagination parameter`);
     const { path, column, op } = parseFilterKey(key, customFilters);
-    const owner = path.reduce<ModelInfo | undefined>((at, name) => (at?.relations[name] ? linkOfRelation(at.relations[name]).info : undefined), info);
+    const owner = path.reduce<ModelInfo | undefined>(
+      (at, name) => (at?.relations[name] ? linkOfRelation(at.relations[name]).info : undefined),
+      info,
+    );
     const columnInfo = owner?.columns.get(column);
     if (!columnInfo) {
       unknownOperator(key, owner, customFilters);
@@ -72,11 +76,15 @@ export function declareFilters(
       try {
         coerceValue(value, columnInfo, [key]);
       } catch {
-        throw new ConfigurationError(`Invalid default value ${JSON.stringify(value)} for filter '${key}': expected a ${columnInfo.kind}`);
+        throw new ConfigurationError(
+          `Invalid default value ${JSON.stringify(value)} for filter '${key}': expected a ${columnInfo.kind}`,
+        );
       }
     }
     if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
-      throw new ConfigurationError(`Invalid default value for filter '${key}': use null, a string, a number, a boolean or a function`);
+      throw new ConfigurationError(
+        `Invalid default value for filter '${key}': use null, a string, a number, a boolean or a function`,
+      );
     }
     return { ...declared, default: value };
   });
@@ -100,7 +108,11 @@ function unknownOperator(key: string, owner: ModelInfo | undefined, customFilter
  * then query values, then defaults. A query key naming no declared filter is left to the
  * app; one naming a declared column with an operator it does not allow is a 400.
  */
-export async function requestFilters(declared: DeclaredFilter[], req: NeutralRequest, info?: ModelInfo): Promise<Filters> {
+export async function requestFilters(
+  declared: DeclaredFilter[],
+  req: NeutralRequest,
+  info?: ModelInfo,
+): Promise<Filters> {
   const filters: Filters = {};
   const query = req.query as Query;
   const keys = queryKeysOf(declared);
@@ -167,7 +179,11 @@ function queryKeysOf(declared: DeclaredFilter[]): QueryKeys {
 function keyGiven(filter: DeclaredFilter, query: Query, alias: string | undefined): string {
   if (alias === undefined || query[alias] === undefined) return filter.key;
   if (query[filter.key] !== undefined) {
-    throw ValidationError.of(['query', alias], `'${filter.key}' and '${alias}' are the same filter: give one of them`, 'value_error');
+    throw ValidationError.of(
+      ['query', alias],
+      `'${filter.key}' and '${alias}' are the same filter: give one of them`,
+      'value_error',
+    );
   }
   return alias;
 }
@@ -192,8 +208,15 @@ function refuseMisfit(key: string, keys: QueryKeys): void {
   if (!declared) return;
   // Filter keys split at the last `__` only before a known operator; otherwise the whole
   // key names a column, as the repository reads it.
-  if (op !== 'eq' && !(OPERATORS as readonly string[]).includes(op) && declared.owner.columns.has(key.slice(key.lastIndexOf('.') + 1))) return;
-  throw new BadRequestError(`Filter operator '${op}' is not allowed in '${key}': '${field}' allows ${declared.ops.join(', ')}`);
+  if (
+    op !== 'eq' &&
+    !(OPERATORS as readonly string[]).includes(op) &&
+    declared.owner.columns.has(key.slice(key.lastIndexOf('.') + 1))
+  )
+    return;
+  throw new BadRequestError(
+    `Filter operator '${op}' is not allowed in '${key}': '${field}' allows ${declared.ops.join(', ')}`,
+  );
 }
 
 /**
@@ -205,7 +228,9 @@ function refuseMisfit(key: string, keys: QueryKeys): void {
 function refuseRelated(key: string, info: ModelInfo): void {
   const dot = key.indexOf('.');
   if (dot <= 0 || !Object.hasOwn(info.relations, key.slice(0, dot))) return;
-  throw new BadRequestError(`Invalid filter '${key.slice(0, 100)}': this endpoint filters ${info.model.name} on no such related column`);
+  throw new BadRequestError(
+    `Invalid filter '${key.slice(0, 100)}': this endpoint filters ${info.model.name} on no such related column`,
+  );
 }
 
 /** The dependency-valued filters: row-level scope that applies to reads and writes by id too. */
@@ -219,6 +244,9 @@ export async function scopeFilters(declared: DeclaredFilter[], req: NeutralReque
 // read to every row: fail closed (a logged 500) instead. null stays a real value (IS NULL).
 async function scopeValue(filter: DeclaredFilter, req: NeutralRequest): Promise<unknown> {
   const value = await req.resolve(filter.dependency!);
-  if (value === undefined) throw new ConfigurationError(`The dependency of filter '${filter.key}' returned undefined; a row-level scope must return a value (or throw, e.g. 401)`);
+  if (value === undefined)
+    throw new ConfigurationError(
+      `The dependency of filter '${filter.key}' returned undefined; a row-level scope must return a value (or throw, e.g. 401)`,
+    );
   return value;
 }

@@ -12,7 +12,12 @@ import { keyHash, listedTags } from './etag';
 // it is a 412, never a read followed by a write.
 
 /** The extra filters an `If-Match` header asks of the row's write; 428 when required and absent. */
-export function ifMatchFilters(ctx: CrudContext, req: NeutralRequest, filters: Filters, required: boolean): Filters | undefined {
+export function ifMatchFilters(
+  ctx: CrudContext,
+  req: NeutralRequest,
+  filters: Filters,
+  required: boolean,
+): Filters | undefined {
   const header = req.headers['if-match'];
   if (header === undefined) {
     if (required) throw new PreconditionRequiredError();
@@ -25,7 +30,8 @@ export function ifMatchFilters(ctx: CrudContext, req: NeutralRequest, filters: F
   if (!match || match[2] !== keyHash(ctx, filters as Record<string, unknown>)) throw new PreconditionFailedError();
   const [, kind, , value] = match;
   if (kind === 'v') {
-    if (ctx.info.columns.get('version')?.kind !== 'integer' || !/^\d{1,15}$/.test(value)) throw new PreconditionFailedError();
+    if (ctx.info.columns.get('version')?.kind !== 'integer' || !/^\d{1,15}$/.test(value))
+      throw new PreconditionFailedError();
     return { version: Number(value) };
   }
   const column = ctx.updatedAtColumn;
@@ -68,7 +74,8 @@ export async function writeIfMatch<T>(
   try {
     return await write({ ...target.filters, ...asFilters(condition) }, condition);
   } catch (error) {
-    if (error instanceof NotFoundError && Object.keys(condition).length > 0 && (await present())) throw new PreconditionFailedError();
+    if (error instanceof NotFoundError && Object.keys(condition).length > 0 && (await present()))
+      throw new PreconditionFailedError();
     throw error;
   }
 }

@@ -53,9 +53,15 @@ export function parseListQuery(query: Query, limits: ListLimits): ListRequest {
   const paged = page !== undefined || itemsPerPage !== undefined;
 
   if ('cursor' in query && query.cursor !== undefined) {
-    if (paged || offset !== undefined) throw new BadRequestError('Conflicting parameters: cursor cannot be combined with page, itemsPerPage or offset');
+    if (paged || offset !== undefined)
+      throw new BadRequestError('Conflicting parameters: cursor cannot be combined with page, itemsPerPage or offset');
     // The defaults (100 a cursor page, 10 a page) never exceed the router's maxLimit.
-    return { mode: 'cursor', cursor: single(query, 'cursor') || null, limit: limit ?? Math.min(100, limits.maxLimit), ...sort };
+    return {
+      mode: 'cursor',
+      cursor: single(query, 'cursor') || null,
+      limit: limit ?? Math.min(100, limits.maxLimit),
+      ...sort,
+    };
   }
   if (paged) {
     if (offset !== undefined || limit !== undefined) {
@@ -72,7 +78,8 @@ export function parseListQuery(query: Query, limits: ListLimits): ListRequest {
  */
 export function checkSortable(columns: string[], sortable: ReadonlySet<string>): void {
   for (const column of columns) {
-    if (!sortable.has(column)) throw new BadRequestError(`Invalid sort column '${column.slice(0, 64)}': sort by ${[...sortable].join(', ')}`);
+    if (!sortable.has(column))
+      throw new BadRequestError(`Invalid sort column '${column.slice(0, 64)}': sort by ${[...sortable].join(', ')}`);
   }
 }
 

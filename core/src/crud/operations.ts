@@ -18,7 +18,12 @@ type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
 const ok = (json: unknown, status = 200): NeutralResult => ({ status, json });
 
 function readOptions(ctx: CrudContext) {
-  return { schemaToSelect: ctx.selectSchema, joinsConfig: ctx.joins, nestJoins: ctx.nestJoins, relationshipCounts: ctx.relationshipCounts };
+  return {
+    schemaToSelect: ctx.selectSchema,
+    joinsConfig: ctx.joins,
+    nestJoins: ctx.nestJoins,
+    relationshipCounts: ctx.relationshipCounts,
+  };
 }
 
 /** POST: validates, injects auto fields, inserts; answers 201 with the item or null. */
@@ -61,17 +66,34 @@ export function readMultiHandler(ctx: CrudContext): Handler {
     const sort = { sortColumns: list.sortColumns, sortOrders: list.sortOrders };
     const max = ctx.limits.maxResponseBytes;
     if (list.mode === 'cursor') {
-      const keyset = await ctx.repo.getMultiByCursor(db, { ...readOptions(ctx), filters, cursor: list.cursor, limit: list.limit, ...sort });
+      const keyset = await ctx.repo.getMultiByCursor(db, {
+        ...readOptions(ctx),
+        filters,
+        cursor: list.cursor,
+        limit: list.limit,
+        ...sort,
+      });
       checkPageSize(keyset, keyset.data.length, max, 'limit');
       return listAnswer(req, keyset);
     }
-    const page = await ctx.repo.getMulti(db, { ...readOptions(ctx), filters, offset: list.offset, limit: list.limit, ...sort });
+    const page = await ctx.repo.getMulti(db, {
+      ...readOptions(ctx),
+      filters,
+      offset: list.offset,
+      limit: list.limit,
+      ...sort,
+    });
     if (list.mode === 'offset') {
       checkPageSize(page, page.data.length, max, 'limit');
       return listAnswer(req, page);
     }
     const total = page.total_count ?? 0;
-    const paged = { ...page, has_more: list.page * list.itemsPerPage < total, page: list.page, items_per_page: list.itemsPerPage };
+    const paged = {
+      ...page,
+      has_more: list.page * list.itemsPerPage < total,
+      page: list.page,
+      items_per_page: list.itemsPerPage,
+    };
     checkPageSize(paged, page.data.length, max, 'itemsPerPage');
     return listAnswer(req, paged);
   };
@@ -85,7 +107,9 @@ export function updateHandler(ctx: CrudContext): Handler {
     const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
     const required = ctx.requireIfMatch;
-    await writeIfMatch(ctx, req, { db, filters, required }, (where, unchanged) => ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged }));
+    await writeIfMatch(ctx, req, { db, filters, required }, (where, unchanged) =>
+      ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged }),
+    );
     if (!ctx.joins) return ok(null);
     return ok(await ctx.repo.get(db, keyFilters(ctx.info, keyOf(ctx.info, filters)), readOptions(ctx)));
   };
@@ -98,7 +122,9 @@ export function deleteHandler(ctx: CrudContext): Handler {
     const db = await sessionOf(ctx, req);
     const before = ctx.joins ? await ctx.repo.get(db, filters, readOptions(ctx)) : null;
     const values = await ctx.deleteConfig.values(req);
-    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch }, (where, unchanged) => ctx.repo.delete(db, where, { values, unchanged }));
+    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch }, (where, unchanged) =>
+      ctx.repo.delete(db, where, { values, unchanged }),
+    );
     return ok(before);
   };
 }
@@ -109,7 +135,12 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
     const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted: true }) : null;
-    await writeIfMatch(ctx, req, { db, filters, includeDeleted: true, required: ctx.requireIfMatch }, (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged }));
+    await writeIfMatch(
+      ctx,
+      req,
+      { db, filters, includeDeleted: true, required: ctx.requireIfMatch },
+      (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged }),
+    );
     return ok(before);
   };
 }

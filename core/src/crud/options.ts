@@ -23,12 +23,20 @@ const ALIASES: Record<string, OperationKey | 'readPaginated'> = {
 /** The camelCase key of an operation name, or undefined when unknown. */
 export function operationKey(name: string): OperationKey | 'readPaginated' | undefined {
   const key = ALIASES[name] ?? name;
-  return key === 'readPaginated' || (OPERATION_KEYS as readonly string[]).includes(key) ? (key as OperationKey | 'readPaginated') : undefined;
+  return key === 'readPaginated' || (OPERATION_KEYS as readonly string[]).includes(key)
+    ? (key as OperationKey | 'readPaginated')
+    : undefined;
 }
 
 /** Path segment of each operation when `endpointNames` does not change it. */
 export const DEFAULT_ENDPOINT_NAMES: Record<OperationKey, string> = {
-  create: '', read: '', readMulti: '', update: '', delete: '', dbDelete: 'db_delete', restore: 'restore',
+  create: '',
+  read: '',
+  readMulti: '',
+  update: '',
+  delete: '',
+  dbDelete: 'db_delete',
+  restore: 'restore',
 };
 
 /** Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase). */

@@ -19,27 +19,47 @@ export function queryParametersOf(dependency: Dependency<unknown>): QueryParamet
   return classes.get(dependency)?.parameters() ?? [];
 }
 
-const param = (name: string, schema: Record<string, unknown>, description?: string): QueryParameter =>
-  ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
+const param = (name: string, schema: Record<string, unknown>, description?: string): QueryParameter => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+  ...(description ? { description } : {}),
+});
 
 // The base parameters, then each class-validator field a subclass adds, typed from its decorators.
 function parametersOf(cls: Function, base: QueryParameter[]): QueryParameter[] {
   const known = new Set(base.map((p) => p.name));
   const own = schemaToJsonSchema(cls as SchemaClass).properties ?? {};
-  return [...base, ...Object.entries<Record<string, unknown>>(own).filter(([name]) => !known.has(name)).map(([name, schema]) => param(name, schema))];
+  return [
+    ...base,
+    ...Object.entries<Record<string, unknown>>(own)
+      .filter(([name]) => !known.has(name))
+      .map(([name, schema]) => param(name, schema)),
+  ];
 }
 
 /** Reads the query into an instance of `cls`; extra fields of a subclass are validated by class-validator. */
-async function readInto<T extends object>(cls: new () => T, req: NeutralRequest, known: Record<string, unknown>): Promise<T> {
+async function readInto<T extends object>(
+  cls: new () => T,
+  req: NeutralRequest,
+  known: Record<string, unknown>,
+): Promise<T> {
   const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(req.query)) if (!(key in known) && key !== 'itemsPerPage') rest[key] = value;
+  for (const [key, value] of Object.entries(req.query))
+    if (!(key in known) && key !== 'itemsPerPage') rest[key] = value;
   const instance = plainToInstance(cls, rest);
   const errors = await validate(instance, { whitelist: true, forbidUnknownValues: false });
   if (errors.length > 0) {
-    throw new ValidationError(errors.flatMap((e) => Object.entries(e.constraints ?? {}).map(([type, msg]) => ({ loc: ['query', e.property], msg, type }))));
+    throw new ValidationError(
+      errors.flatMap((e) =>
+        Object.entries(e.constraints ?? {}).map(([type, msg]) => ({ loc: ['query', e.property], msg, type })),
+      ),
+    );
   }
   // `whitelist` also strips the undecorated defaults (cursor limit 100, sort_column id, …): put them back.
-  for (const [key, value] of Object.entries(new cls())) if ((instance as any)[key] === undefined) (instance as any)[key] = value;
+  for (const [key, value] of Object.entries(new cls()))
+    if ((instance as any)[key] === undefined) (instance as any)[key] = value;
   for (const [key, value] of Object.entries(known)) if (value !== undefined) (instance as any)[key] = value;
   return instance;
 }
@@ -86,8 +106,11 @@ export class PaginatedRequestQuery {
   static parameters(): QueryParameter[] {
     const int = (minimum: number) => ({ type: 'integer', minimum });
     return parametersOf(this, [
-      param('offset', int(0)), param('limit', int(1)), param('page', int(1)),
-      param('itemsPerPage', int(1)), param('items_per_page', int(1), 'Alias of itemsPerPage'),
+      param('offset', int(0)),
+      param('limit', int(1)),
+      param('page', int(1)),
+      param('itemsPerPage', int(1)),
+      param('items_per_page', int(1), 'Alias of itemsPerPage'),
       param('sort', { type: 'string' }, 'Comma-separated columns; a leading - sorts descending'),
     ]);
   }

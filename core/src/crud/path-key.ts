@@ -13,14 +13,19 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function keyParams(info: ModelInfo): string[] {
   if (info.idColumns.length === 1) return ['id'];
   for (const column of info.idColumns) {
-    if (!PARAM_NAME.test(column)) throw new ConfigurationError(`Model ${info.model.name}: key column '${column}' cannot name a path parameter (letters, digits and _ only)`);
+    if (!PARAM_NAME.test(column))
+      throw new ConfigurationError(
+        `Model ${info.model.name}: key column '${column}' cannot name a path parameter (letters, digits and _ only)`,
+      );
   }
   return [...info.idColumns];
 }
 
 /** The path segments of a row's key: `:id`, or `:a/:b` for a composite key. */
 export function keyPath(info: ModelInfo): string {
-  return keyParams(info).map((name) => `:${name}`).join('/');
+  return keyParams(info)
+    .map((name) => `:${name}`)
+    .join('/');
 }
 
 /**
@@ -38,7 +43,8 @@ export function pathKeyFilters(info: ModelInfo, req: NeutralRequest): Record<str
       filters[column] = raw;
       return;
     }
-    if (!/^[+-]?\d+$/.test(raw ?? '')) throw ValidationError.of(['path', name], 'Input should be a valid integer', 'int_parsing');
+    if (!/^[+-]?\d+$/.test(raw ?? ''))
+      throw ValidationError.of(['path', name], 'Input should be a valid integer', 'int_parsing');
     const id = Number(raw);
     const { minimum = -Number.MAX_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER } = described;
     if (!Number.isSafeInteger(id) || id < minimum || id > maximum) throw new NotFoundError('Item not found');

@@ -23,15 +23,24 @@ const DESCRIPTIONS: Record<number, string> = {
 const BODY_ERRORS = [400, 413, 415];
 
 const errors = (...codes: number[]) =>
-  Object.fromEntries([...new Set([...BODY_ERRORS, ...codes])].sort().map((code) => [
-    String(code),
-    { description: DESCRIPTIONS[code] ?? 'Error', schema: code === 422 ? VALIDATION_ERROR_SCHEMA : ERROR_SCHEMA },
-  ]));
+  Object.fromEntries(
+    [...new Set([...BODY_ERRORS, ...codes])]
+      .sort()
+      .map((code) => [
+        String(code),
+        { description: DESCRIPTIONS[code] ?? 'Error', schema: code === 422 ? VALIDATION_ERROR_SCHEMA : ERROR_SCHEMA },
+      ]),
+  );
 
 // One path parameter per key column: `id`, or each column of a composite key by name.
 function idParameters(ctx: CrudContext): Record<string, unknown>[] {
   const names = keyParams(ctx.info);
-  return ctx.info.idColumns.map((column, i) => ({ name: names[i], in: 'path', required: true, schema: columnJsonSchema({ ...ctx.info.columns.get(column)!, nullable: false }) }));
+  return ctx.info.idColumns.map((column, i) => ({
+    name: names[i],
+    in: 'path',
+    required: true,
+    schema: columnJsonSchema({ ...ctx.info.columns.get(column)!, nullable: false }),
+  }));
 }
 
 function query(name: string, schema: JsonSchema, description?: string): Record<string, unknown> {
@@ -45,7 +54,11 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
     query('limit', int(1, ctx.limits.maxLimit)),
     query('page', int(1)),
     query('itemsPerPage', int(1, ctx.limits.maxLimit)),
-    query('sort', { type: 'string' }, `Comma-separated columns among ${[...ctx.sortable].join(', ')}; a leading - sorts descending`),
+    query(
+      'sort',
+      { type: 'string' },
+      `Comma-separated columns among ${[...ctx.sortable].join(', ')}; a leading - sorts descending`,
+    ),
     query('cursor', { type: 'string' }, 'Keyset pagination: empty for the first page, then next_cursor'),
   ];
   for (const filter of ctx.filters) {
@@ -53,18 +66,37 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
     // A filter compares with any number: the column's step binds what is written, not what is asked.
     const item = columnJsonSchema({ ...filter.column, nullable: false, multipleOf: undefined });
     const list = ['in', 'not_in', 'between'].includes(filter.op);
-    params.push({ ...query(filter.key, list ? { type: 'array', items: item } : item), ...(list ? { style: 'form', explode: false } : {}) });
+    params.push({
+      ...query(filter.key, list ? { type: 'array', items: item } : item),
+      ...(list ? { style: 'form', explode: false } : {}),
+    });
   }
   return params;
 }
 
 // A read answers its tag and a 304 when the client's `If-None-Match` lists it.
-const ETAG = { ETag: { description: 'The answer\'s entity tag: strong for one row, weak for a list', schema: { type: 'string' } } };
-const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Tags the client holds: 304 without a body when the answer\'s tag is among them' };
-const NOT_MODIFIED = { '304': { description: 'Not modified: the tag given in If-None-Match is current', headers: ETAG } };
+const ETAG = {
+  ETag: { description: "The answer's entity tag: strong for one row, weak for a list", schema: { type: 'string' } },
+};
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: "Tags the client holds: 304 without a body when the answer's tag is among them",
+};
+const NOT_MODIFIED = {
+  '304': { description: 'Not modified: the tag given in If-None-Match is current', headers: ETAG },
+};
 
 // The writes of one row take `If-Match`: 412 when stale, 428 without it where required.
-const ifMatch = (ctx: CrudContext) => ({ name: 'If-Match', in: 'header', required: ctx.requireIfMatch, schema: { type: 'string' }, description: 'The ETag the client read: the write happens only while the row still has it' });
+const ifMatch = (ctx: CrudContext) => ({
+  name: 'If-Match',
+  in: 'header',
+  required: ctx.requireIfMatch,
+  schema: { type: 'string' },
+  description: 'The ETag the client read: the write happens only while the row still has it',
+});
 const preconditions = (ctx: CrudContext) => (ctx.requireIfMatch ? [412, 428] : [412]);
 
 // Each `<relation>_count` the rows carry, beside their columns.
@@ -83,11 +115,18 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
   switch (op) {
     case 'create':
       doc.requestBody = schemaToJsonSchema(ctx.createSchema!, { info: ctx.info, exclude: ctx.createConfig.forbidden });
-      doc.responses = { '201': { description: 'Created', schema: ctx.selectSchema ? item : { type: ['object', 'null'] } }, ...errors(409, 422) };
+      doc.responses = {
+        '201': { description: 'Created', schema: ctx.selectSchema ? item : { type: ['object', 'null'] } },
+        ...errors(409, 422),
+      };
       break;
     case 'read':
       doc.parameters = [...idParameters(ctx), IF_NONE_MATCH];
-      doc.responses = { '200': { description: 'The item', schema: item, headers: ETAG }, ...NOT_MODIFIED, ...errors(404, 422) };
+      doc.responses = {
+        '200': { description: 'The item', schema: item, headers: ETAG },
+        ...NOT_MODIFIED,
+        ...errors(404, 422),
+      };
       break;
     case 'readMulti':
       doc.parameters = [...listParameters(ctx), IF_NONE_MATCH];
@@ -98,8 +137,22 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
           headers: ETAG,
           schema: {
             oneOf: [
-              { type: 'object', required: ['data', 'total_count'], properties: { data: { type: 'array', items: item }, total_count: { type: 'integer' }, has_more: { type: 'boolean' }, page: { type: 'integer' }, items_per_page: { type: 'integer' } } },
-              { type: 'object', required: ['data', 'next_cursor'], properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } } },
+              {
+                type: 'object',
+                required: ['data', 'total_count'],
+                properties: {
+                  data: { type: 'array', items: item },
+                  total_count: { type: 'integer' },
+                  has_more: { type: 'boolean' },
+                  page: { type: 'integer' },
+                  items_per_page: { type: 'integer' },
+                },
+              },
+              {
+                type: 'object',
+                required: ['data', 'next_cursor'],
+                properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
+              },
             ],
           },
         },
@@ -109,15 +162,24 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
     case 'update':
       doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
       doc.requestBody = schemaToJsonSchema(ctx.updateSchema!, { info: ctx.info, exclude: ctx.updateConfig.forbidden });
-      doc.responses = { '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 409, 422, ...preconditions(ctx)) };
+      doc.responses = {
+        '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } },
+        ...errors(404, 409, 422, ...preconditions(ctx)),
+      };
       break;
     case 'restore':
       doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
-      doc.responses = { '200': { description: 'The restored item', schema: item }, ...errors(404, 409, 422, ...preconditions(ctx)) };
+      doc.responses = {
+        '200': { description: 'The restored item', schema: item },
+        ...errors(404, 409, 422, ...preconditions(ctx)),
+      };
       break;
     default:
       doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
-      doc.responses = { '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } }, ...errors(404, 422, ...preconditions(ctx)) };
+      doc.responses = {
+        '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } },
+        ...errors(404, 422, ...preconditions(ctx)),
+      };
   }
   return doc;
 }

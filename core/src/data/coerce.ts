@@ -6,7 +6,8 @@ const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // Date, then time, then offset: each part is fixed digits, so the match is one pass.
-const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?$/i;
+const ISO_DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?$/i;
 /** Longer than any ISO 8601 datetime the pattern reads: refused before the pattern runs. */
 const MAX_DATETIME_LENGTH = 40;
 /**
@@ -40,7 +41,8 @@ export function coerceValue(value: unknown, column: ColumnInfo, loc: Loc): unkno
     case 'datetime':
       return coerceDatetime(value, loc);
     case 'date':
-      if (typeof value === 'string' && value.length === 10 && calendarDate(ISO_DATE.exec(value))) return value < '1000' ? outOfYears(loc) : value;
+      if (typeof value === 'string' && value.length === 10 && calendarDate(ISO_DATE.exec(value)))
+        return value < '1000' ? outOfYears(loc) : value;
       return invalid(loc, 'Input should be a valid date (YYYY-MM-DD)', 'date_parsing');
     case 'json':
       return typeof value === 'string' ? checkText(value, loc) : value;
@@ -52,8 +54,10 @@ export function coerceValue(value: unknown, column: ColumnInfo, loc: Loc): unkno
 }
 
 function inRange(n: number, column: ColumnInfo, loc: Loc): number {
-  if (column.minimum !== undefined && n < column.minimum) invalid(loc, `Input should be greater than or equal to ${column.minimum}`, 'greater_than_equal');
-  if (column.maximum !== undefined && n > column.maximum) invalid(loc, `Input should be less than or equal to ${column.maximum}`, 'less_than_equal');
+  if (column.minimum !== undefined && n < column.minimum)
+    invalid(loc, `Input should be greater than or equal to ${column.minimum}`, 'greater_than_equal');
+  if (column.maximum !== undefined && n > column.maximum)
+    invalid(loc, `Input should be less than or equal to ${column.maximum}`, 'less_than_equal');
   return n;
 }
 
@@ -66,7 +70,8 @@ function coerceInteger(value: unknown, column: ColumnInfo, loc: Loc): number {
 }
 
 function coerceNumber(value: unknown, column: ColumnInfo, loc: Loc): number {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isFinite(n)) invalid(loc, 'Input should be a valid number', 'float_parsing');
   return inRange(n, column, loc);
 }
@@ -80,7 +85,8 @@ export function checkStep(n: unknown, column: ColumnInfo, loc: Loc): void {
   if (step === undefined || typeof n !== 'number') return;
   const steps = n / step;
   // Decimal steps are not exact in binary (0.07 / 0.01 is 7.000000000000001): a relative tolerance.
-  if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, Math.abs(steps))) invalid(loc, `Input should be a multiple of ${step}`, 'multiple_of');
+  if (Math.abs(steps - Math.round(steps)) > 1e-9 * Math.max(1, Math.abs(steps)))
+    invalid(loc, `Input should be a multiple of ${step}`, 'multiple_of');
 }
 
 function coerceBoolean(value: unknown, loc: Loc): boolean {

@@ -35,7 +35,12 @@ interface RawLike {
 }
 
 interface Builder {
-  client: { config: object; raw(sql: string, bindings: unknown[]): RawLike; positionBindings(sql: string): string; prepBindings(b: unknown[]): unknown[] };
+  client: {
+    config: object;
+    raw(sql: string, bindings: unknown[]): RawLike;
+    positionBindings(sql: string): string;
+    prepBindings(b: unknown[]): unknown[];
+  };
   _method: string;
   _single: Record<string, unknown>;
   _statements: Statement[];
@@ -86,7 +91,6 @@ const MARKER = '\u0000crudsmith-probe\u0000';
 
 /** Makes a select builder reuse the SQL compiled for earlier selects of the same shape. */
 export function reuseCompiledSql<T extends Knex.QueryBuilder>(qb: T): T {
-
   (qb as unknown as Builder).toSQL = compileCached;
   return qb;
 }
@@ -126,12 +130,18 @@ function learn(builder: Builder, described: Described, compiled: CompiledQuery):
   if (new Set(order).size !== order.length || order.includes(-1)) return null;
   // The real compile must agree value for value.
   if (order.some((i, at) => compiled.bindings[at] !== described.values[i])) return null;
-  return 'returning' in compiled ? { method: compiled.method, sql: compiled.sql, order, returning: compiled.returning } : { method: compiled.method, sql: compiled.sql, order };
+  return 'returning' in compiled
+    ? { method: compiled.method, sql: compiled.sql, order, returning: compiled.returning }
+    : { method: compiled.method, sql: compiled.sql, order };
 }
 
 /** A compiled query's extra value that depends on the shape only: undefined, a string or strings. */
 function isStructural(value: unknown): boolean {
-  return value === undefined || typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+  return (
+    value === undefined ||
+    typeof value === 'string' ||
+    (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+  );
 }
 
 /** The value index a probe marker stands for, or -1 for any other binding. */
@@ -186,7 +196,10 @@ class Walk {
   key: string;
   readonly values: Value[] = [];
   readonly statements: Statement[] | undefined;
-  constructor(method: string, readonly probe: boolean) {
+  constructor(
+    method: string,
+    readonly probe: boolean,
+  ) {
     this.key = method;
     this.statements = probe ? [] : undefined;
   }
@@ -209,7 +222,13 @@ class Walk {
  */
 function describe(builder: Builder, probe: boolean): Described | undefined {
   if (!METHODS.has(builder._method)) return undefined;
-  if (builder._comments?.length || builder._options?.length || builder._queryContext !== undefined || builder._timeout !== undefined) return undefined;
+  if (
+    builder._comments?.length ||
+    builder._options?.length ||
+    builder._queryContext !== undefined ||
+    builder._timeout !== undefined
+  )
+    return undefined;
   const walk = new Walk(builder._method, probe);
   const single = probe ? { ...builder._single } : undefined;
   for (const name in builder._single) {
@@ -233,7 +252,8 @@ function describe(builder: Builder, probe: boolean): Described | undefined {
       }
       if (single) single[name] = replaced;
     } else if (name === 'returning') {
-      if (typeof value !== 'string' && !(Array.isArray(value) && value.every((column) => typeof column === 'string'))) return undefined;
+      if (typeof value !== 'string' && !(Array.isArray(value) && value.every((column) => typeof column === 'string')))
+        return undefined;
       walk.key += `\u0001${name}:${JSON.stringify(value)}`;
     } else if (name === 'skipBinding') {
       // knex writes a value into the SQL instead of binding it when asked (`limit(n, { skipBinding: true })`).
@@ -347,13 +367,21 @@ function addRaw(walk: Walk, statement: Statement): boolean {
       replaced.push(walk.take(binding));
     }
   }
-  if (walk.probe) walk.keep({ ...statement, value: Object.assign(Object.create(Object.getPrototypeOf(raw)), raw, { bindings: replaced }) });
+  if (walk.probe)
+    walk.keep({
+      ...statement,
+      value: Object.assign(Object.create(Object.getPrototypeOf(raw)), raw, { bindings: replaced }),
+    });
   return true;
 }
 
 function isPlainRaw(value: unknown): value is RawLike {
   const raw = value as RawLike | null;
-  return Boolean(raw && raw.isRawInstance === true && (raw.bindings === undefined || (Array.isArray(raw.bindings) && raw.bindings.length === 0)));
+  return Boolean(
+    raw &&
+    raw.isRawInstance === true &&
+    (raw.bindings === undefined || (Array.isArray(raw.bindings) && raw.bindings.length === 0)),
+  );
 }
 
 function isRecordOfValues(value: unknown): value is Record<string, Value> {
@@ -363,7 +391,12 @@ function isRecordOfValues(value: unknown): value is Record<string, Value> {
 }
 
 function isStringRecord(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every((v) => typeof v === 'string');
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.values(value).every((v) => typeof v === 'string')
+  );
 }
 
 /** A value knex binds as is: a string, a number, a boolean, a bigint, a Date or null. */

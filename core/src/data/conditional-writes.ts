@@ -74,10 +74,15 @@ export async function deleteWhere(target: WriteTarget): Promise<number> {
  * Runs the statement `finish` makes of the filtered query over the table. (A builder is a
  * thenable: answered from an async function, it would run as a SELECT.)
  */
-async function onTarget(target: WriteTarget, finish: (query: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<unknown> {
+async function onTarget(
+  target: WriteTarget,
+  finish: (query: Knex.QueryBuilder) => Knex.QueryBuilder,
+): Promise<unknown> {
   const started = startBuild(target.db, target.ctx, [target.filters]);
   const build = started instanceof Promise ? await started : started;
-  return reuseCompiledSql(finish(whereQuery(build, target.ctx, { filters: target.filters, includeDeleted: target.includeDeleted })));
+  return reuseCompiledSql(
+    finish(whereQuery(build, target.ctx, { filters: target.filters, includeDeleted: target.includeDeleted })),
+  );
 }
 
 async function matches(target: WriteTarget): Promise<boolean> {

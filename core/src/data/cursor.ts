@@ -33,11 +33,14 @@ export function cursorKeyOf(key: CursorKey | undefined): CursorKeyValue | Promis
   if (typeof key !== 'function') return key ?? processKey;
   let answer = provided.get(key);
   if (!answer) {
-    answer = Promise.resolve().then(key).then((value) => {
-      // An empty key would hide nothing: anyone could read or make a cursor.
-      if (!(typeof value === 'string' || Buffer.isBuffer(value)) || value.length === 0) throw new Error('cursorKey: the provider answered no key');
-      return value;
-    });
+    answer = Promise.resolve()
+      .then(key)
+      .then((value) => {
+        // An empty key would hide nothing: anyone could read or make a cursor.
+        if (!(typeof value === 'string' || Buffer.isBuffer(value)) || value.length === 0)
+          throw new Error('cursorKey: the provider answered no key');
+        return value;
+      });
     provided.set(key, answer);
     answer.catch(() => provided.delete(key));
   }
@@ -66,7 +69,10 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** Encodes the sort values of the last row of a page, encrypted for this query's shape. */
-export function encodeCursor(row: Record<string, unknown>, ctx: { info: ModelInfo; specs: SortSpec[]; key: CursorKeyValue }): string {
+export function encodeCursor(
+  row: Record<string, unknown>,
+  ctx: { info: ModelInfo; specs: SortSpec[]; key: CursorKeyValue },
+): string {
   const values = ctx.specs.map((s) => {
     const v = row[s.column];
     return v instanceof Date ? v.toISOString() : (v ?? null);
@@ -79,7 +85,10 @@ export function encodeCursor(row: Record<string, unknown>, ctx: { info: ModelInf
 }
 
 /** Decodes a cursor this query issued, or throws 400 `Invalid cursor`. */
-export function decodeCursor(token: string, ctx: { info: ModelInfo; specs: SortSpec[]; key: CursorKeyValue }): unknown[] {
+export function decodeCursor(
+  token: string,
+  ctx: { info: ModelInfo; specs: SortSpec[]; key: CursorKeyValue },
+): unknown[] {
   const invalid = () => new BadRequestError('Invalid cursor');
   // Longer than any URL a server takes (a cursor carries a few sort values, text ones
   // included): refused before any work.
@@ -91,7 +100,10 @@ export function decodeCursor(token: string, ctx: { info: ModelInfo; specs: SortS
     const decipher = createDecipheriv('aes-256-gcm', aesKey(ctx.key), bytes.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(shapeOf(ctx.info, ctx.specs)));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    const text = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    const text = Buffer.concat([
+      decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+      decipher.final(),
+    ]).toString('utf8');
     values = JSON.parse(text);
   } catch {
     throw invalid();
@@ -107,7 +119,11 @@ export function decodeCursor(token: string, ctx: { info: ModelInfo; specs: SortS
  * as `??`), rather than nested callbacks: its SQL is the same for every page of a query,
  * so the compiled-SQL cache keeps it and a deep page costs what page 1 costs.
  */
-export function applyKeyset(qb: Knex.QueryBuilder, values: unknown[], ctx: { info: ModelInfo; specs: SortSpec[]; alias: string }): void {
+export function applyKeyset(
+  qb: Knex.QueryBuilder,
+  values: unknown[],
+  ctx: { info: ModelInfo; specs: SortSpec[]; alias: string },
+): void {
   const branches: string[] = [];
   const bindings: Knex.RawBinding[] = [];
   ctx.specs.forEach((spec, i) => {

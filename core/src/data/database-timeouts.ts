@@ -21,11 +21,18 @@ export interface DatabaseTimeouts {
 }
 
 /** The timeouts `withDatabaseTimeouts` applies where none is given. */
-export const DEFAULT_DATABASE_TIMEOUTS: Required<DatabaseTimeouts> = { connectMs: 5000, acquireMs: 10000, statementMs: 30000, unresponsiveMs: 4000 };
+export const DEFAULT_DATABASE_TIMEOUTS: Required<DatabaseTimeouts> = {
+  connectMs: 5000,
+  acquireMs: 10000,
+  statementMs: 30000,
+  unresponsiveMs: 4000,
+};
 
 // knex's dialect classes (a documented way to pass a client is a class extending one).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { getDialectByNameOrAlias } = require('knex/lib/dialects') as { getDialectByNameOrAlias(name: string): KnexClientClass };
+const { getDialectByNameOrAlias } = require('knex/lib/dialects') as {
+  getDialectByNameOrAlias(name: string): KnexClientClass;
+};
 
 type RawConnection = { __knex__disposed?: unknown } & PgCancelKey;
 type KnexClientClass = new (config: Knex.Config) => {
@@ -68,9 +75,11 @@ interface Bounds {
 export function withDatabaseTimeouts(config: Knex.Config, timeouts: DatabaseTimeouts = {}): Knex.Config {
   const t = { ...DEFAULT_DATABASE_TIMEOUTS, ...definedOnly(timeouts) };
   for (const [name, value] of Object.entries(t)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer (ms), got ${value}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`${name} must be a positive integer (ms), got ${value}`);
   }
-  if (typeof config.client !== 'string') throw new TypeError('withDatabaseTimeouts needs the client by name (pg, mysql2, better-sqlite3, ...)');
+  if (typeof config.client !== 'string')
+    throw new TypeError('withDatabaseTimeouts needs the client by name (pg, mysql2, better-sqlite3, ...)');
   const name = config.client;
   const Base = getDialectByNameOrAlias(name);
   const server = SERVER_CLIENTS.has(name);
@@ -84,11 +93,14 @@ export function withDatabaseTimeouts(config: Knex.Config, timeouts: DatabaseTime
       if (bounds) return;
       bounds = {
         timeouts: t,
-        liveness: server ? new Liveness({
-          open: () => Base.prototype.acquireRawConnection.call(this),
-          ask: (connection) => Base.prototype._query.call(this, connection, { sql: 'select 1', bindings: [], options: {} }),
-          close: (connection) => this.destroyRawConnection(connection),
-        }) : undefined,
+        liveness: server
+          ? new Liveness({
+              open: () => Base.prototype.acquireRawConnection.call(this),
+              ask: (connection) =>
+                Base.prototype._query.call(this, connection, { sql: 'select 1', bindings: [], options: {} }),
+              close: (connection) => this.destroyRawConnection(connection),
+            })
+          : undefined,
         cancel: (connection) => {
           if (cancels) sendPgCancel(this.driver, this.connectionSettings, connection, t.connectMs);
         },
@@ -139,15 +151,23 @@ function boundQuery(bounds: Bounds, run: Promise<unknown>, connection: RawConnec
     };
     const tick = () => {
       const left = statementMs - (Date.now() - started);
-      if (left <= 0) return giveUp(new DatabaseUnavailableError(`The database did not answer within ${statementMs} ms; try again shortly`));
+      if (left <= 0)
+        return giveUp(
+          new DatabaseUnavailableError(`The database did not answer within ${statementMs} ms; try again shortly`),
+        );
       if (!bounds.liveness) return void (timer = setTimeout(tick, left));
-      void bounds.liveness.check(Math.min(left, unresponsiveMs - Math.min(CHECK_AFTER_MS, unresponsiveMs / 2))).then((alive) => {
-        if (settled) return;
-        if (!alive) return giveUp(new DatabaseUnavailableError('The database does not answer; try again shortly'));
-        timer = setTimeout(tick, Math.max(0, Math.min(unresponsiveMs, statementMs - (Date.now() - started))));
-      });
+      void bounds.liveness
+        .check(Math.min(left, unresponsiveMs - Math.min(CHECK_AFTER_MS, unresponsiveMs / 2)))
+        .then((alive) => {
+          if (settled) return;
+          if (!alive) return giveUp(new DatabaseUnavailableError('The database does not answer; try again shortly'));
+          timer = setTimeout(tick, Math.max(0, Math.min(unresponsiveMs, statementMs - (Date.now() - started))));
+        });
     };
-    timer = setTimeout(tick, Math.min(statementMs, bounds.liveness ? Math.min(CHECK_AFTER_MS, unresponsiveMs / 2) : statementMs));
+    timer = setTimeout(
+      tick,
+      Math.min(statementMs, bounds.liveness ? Math.min(CHECK_AFTER_MS, unresponsiveMs / 2) : statementMs),
+    );
     run.then(
       (value) => {
         if (settled) return;
@@ -161,14 +181,19 @@ function boundQuery(bounds: Bounds, run: Promise<unknown>, connection: RawConnec
         settled = true;
         clearTimeout(timer);
         // The driver reported this connection dead (reset, ended), or the failure is one: whatever it says, it was not the query's fault.
-        if ((connection.__knex__disposed || isDatabaseUnreachable(error)) && !(error instanceof HttpError)) reject(new DatabaseUnavailableError(undefined, { cause: error }));
+        if ((connection.__knex__disposed || isDatabaseUnreachable(error)) && !(error instanceof HttpError))
+          reject(new DatabaseUnavailableError(undefined, { cause: error }));
         else reject(error);
       },
     );
   });
 }
 
-function withDriverTimeouts(client: string, connection: Knex.Config['connection'], t: Required<DatabaseTimeouts>): Knex.Config['connection'] {
+function withDriverTimeouts(
+  client: string,
+  connection: Knex.Config['connection'],
+  t: Required<DatabaseTimeouts>,
+): Knex.Config['connection'] {
   if (typeof connection === 'function' || connection === undefined) return connection;
   const given = typeof connection === 'string' ? { connectionString: connection } : connection;
   if (client === 'pg' || client === 'postgres' || client === 'postgresql') {
@@ -177,7 +202,8 @@ function withDriverTimeouts(client: string, connection: Knex.Config['connection'
     return { connectionTimeoutMillis: t.connectMs, ...given } as Knex.Config['connection'];
   }
   if (client === 'mysql2' || client === 'mysql') {
-    if (typeof connection === 'string') return { uri: connection, connectTimeout: t.connectMs } as Knex.Config['connection'];
+    if (typeof connection === 'string')
+      return { uri: connection, connectTimeout: t.connectMs } as Knex.Config['connection'];
     return { connectTimeout: t.connectMs, ...given } as Knex.Config['connection'];
   }
   return connection;

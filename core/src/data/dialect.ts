@@ -17,7 +17,10 @@ export function dialectOf(db: Knex): Dialect {
     if (/postgres|pg|redshift|cockroach/.test(name)) dialect = 'pg';
     else if (/mysql|maria/.test(name)) dialect = 'mysql';
     else if (/sqlite/.test(name)) dialect = 'sqlite';
-    else throw new Error(`crudsmith does not know the SQL dialect '${name}' (supported: PostgreSQL, MySQL/MariaDB, SQLite)`);
+    else
+      throw new Error(
+        `crudsmith does not know the SQL dialect '${name}' (supported: PostgreSQL, MySQL/MariaDB, SQLite)`,
+      );
     cache.set(key, dialect);
   }
   return dialect;

@@ -13,13 +13,39 @@ import type { ModelClass, ModelInfo } from '../model/model-info';
 // or does around it; a model (or a base class of it) overriding any one of them keeps
 // objection.
 const INSTANCE_MEMBERS = [
-  '$beforeInsert', '$afterInsert', '$beforeUpdate', '$afterUpdate', '$beforeDelete', '$afterDelete',
-  '$beforeValidate', '$validate', '$afterValidate', '$parseJson', '$formatJson', '$setJson',
-  '$toDatabaseJson', '$formatDatabaseJson', '$omitFromDatabaseJson', '$setDatabaseJson', '$parseDatabaseJson', '$id',
+  '$beforeInsert',
+  '$afterInsert',
+  '$beforeUpdate',
+  '$afterUpdate',
+  '$beforeDelete',
+  '$afterDelete',
+  '$beforeValidate',
+  '$validate',
+  '$afterValidate',
+  '$parseJson',
+  '$formatJson',
+  '$setJson',
+  '$toDatabaseJson',
+  '$formatDatabaseJson',
+  '$omitFromDatabaseJson',
+  '$setDatabaseJson',
+  '$parseDatabaseJson',
+  '$id',
 ] as const;
 const STATIC_MEMBERS = [
-  'beforeInsert', 'afterInsert', 'beforeUpdate', 'afterUpdate', 'beforeDelete', 'afterDelete',
-  'query', 'QueryBuilder', 'fromJson', 'ensureModel', 'ensureModelArray', 'getColumnNameMappers', 'columnNameMappers',
+  'beforeInsert',
+  'afterInsert',
+  'beforeUpdate',
+  'afterUpdate',
+  'beforeDelete',
+  'afterDelete',
+  'query',
+  'QueryBuilder',
+  'fromJson',
+  'ensureModel',
+  'ensureModelArray',
+  'getColumnNameMappers',
+  'columnNameMappers',
 ] as const;
 // A key objection would read as a field expression (`data:path`, `a.b`) is converted by it.
 const PLAIN_COLUMN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -32,9 +58,10 @@ export function writesDirectly(info: ModelInfo): boolean {
   if (plain === undefined) {
     const model = info.model as unknown as Record<string, unknown> & { prototype: Record<string, unknown> };
     const base = Model as unknown as Record<string, unknown> & { prototype: Record<string, unknown> };
-    plain = INSTANCE_MEMBERS.every((name) => model.prototype[name] === base.prototype[name])
-      && STATIC_MEMBERS.every((name) => model[name] === base[name])
-      && [...info.columns.keys()].every((column) => PLAIN_COLUMN.test(column));
+    plain =
+      INSTANCE_MEMBERS.every((name) => model.prototype[name] === base.prototype[name]) &&
+      STATIC_MEMBERS.every((name) => model[name] === base[name]) &&
+      [...info.columns.keys()].every((column) => PLAIN_COLUMN.test(column));
     plainModels.set(info.model, plain);
   }
   return plain;
@@ -76,17 +103,31 @@ export async function insertDirectly(trx: Knex, info: ModelInfo, values: Record<
   const [inserted] = (await reuseCompiledSql(query)) as unknown[];
   const given = values[info.idColumn];
   if (given !== undefined && given !== null && given !== '' && given !== 0) return given;
-  return pg && inserted !== null && typeof inserted === 'object' ? (inserted as Record<string, unknown>)[info.idColumn] : inserted;
+  return pg && inserted !== null && typeof inserted === 'object'
+    ? (inserted as Record<string, unknown>)[info.idColumn]
+    : inserted;
 }
 
 /** Updates the rows with these ids, as objection's patch would. */
-export async function patchDirectly(trx: Knex, info: ModelInfo, values: Record<string, unknown>, rows: { ids: unknown[]; unchanged?: Record<string, unknown> }): Promise<number> {
+export async function patchDirectly(
+  trx: Knex,
+  info: ModelInfo,
+  values: Record<string, unknown>,
+  rows: { ids: unknown[]; unchanged?: Record<string, unknown> },
+): Promise<number> {
   const { ids, unchanged } = rows;
-  return Number(await reuseCompiledSql(whereUnchanged(whereKeys(trx(info.table).update(values), info, ids), info, unchanged, trx)));
+  return Number(
+    await reuseCompiledSql(whereUnchanged(whereKeys(trx(info.table).update(values), info, ids), info, unchanged, trx)),
+  );
 }
 
 /** Adds to a write's WHERE the column values the row must still hold (null: still empty). */
-export function whereUnchanged<T extends Knex.QueryBuilder>(qb: T, info: ModelInfo, unchanged: Record<string, unknown> | undefined, db: Knex): T {
+export function whereUnchanged<T extends Knex.QueryBuilder>(
+  qb: T,
+  info: ModelInfo,
+  unchanged: Record<string, unknown> | undefined,
+  db: Knex,
+): T {
   if (!unchanged) return qb;
   const stored = storedDates({ ...unchanged }, db);
   for (const column in stored) {

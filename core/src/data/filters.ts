@@ -21,7 +21,10 @@ export interface FilterBuild extends OperatorContext {
 }
 
 /** Splits `author.name__ilike` into relation path, column and operator. */
-export function parseFilterKey(key: string, customOps: Record<string, unknown>): { path: string[]; column: string; op: string } {
+export function parseFilterKey(
+  key: string,
+  customOps: Record<string, unknown>,
+): { path: string[]; column: string; op: string } {
   // A request parses the same few keys as the last one: remember them, per operator set.
   let known = parsedKeys.get(customOps);
   if (!known) parsedKeys.set(customOps, (known = new Map()));
@@ -34,7 +37,10 @@ export function parseFilterKey(key: string, customOps: Record<string, unknown>):
 
 const parsedKeys = new WeakMap<object, Map<string, { path: string[]; column: string; op: string }>>();
 
-function splitFilterKey(key: string, customOps: Record<string, unknown>): { path: string[]; column: string; op: string } {
+function splitFilterKey(
+  key: string,
+  customOps: Record<string, unknown>,
+): { path: string[]; column: string; op: string } {
   let field = key;
   let op = 'eq';
   const at = key.lastIndexOf('__');
@@ -87,7 +93,13 @@ function applyFilter(qb: Knex.QueryBuilder, [key, value]: [string, unknown], at:
     }
     throw new BadRequestError(`Invalid filter column '${column}': not found in model ${scope.info.model.name}`);
   }
-  const ctx = { dialect: build.dialect, customFilters: build.customFilters, maxListSize: build.maxListSize, flags: build.flags, loc: [...build.loc, `${at.prefix ?? ''}${key}`] };
+  const ctx = {
+    dialect: build.dialect,
+    customFilters: build.customFilters,
+    maxListSize: build.maxListSize,
+    flags: build.flags,
+    loc: [...build.loc, `${at.prefix ?? ''}${key}`],
+  };
   applyOperator(qb, { ref: `${scope.alias}.${column}`, column: info, op, value }, ctx);
 }
 
@@ -98,7 +110,9 @@ function applyRelated(qb: Knex.QueryBuilder, key: { path: string[]; rest: string
   const relation = scope.info.relations[name];
   if (!relation) {
     const available = Object.keys(scope.info.relations).join(', ') || 'none';
-    throw new BadRequestError(`Invalid filter relation '${name}': model ${scope.info.model.name} has relations: ${available}`);
+    throw new BadRequestError(
+      `Invalid filter relation '${name}': model ${scope.info.model.name} has relations: ${available}`,
+    );
   }
   qb.whereExists((sub) => {
     const inner = relatedScope(sub, linkOfRelation(relation), scope, build);
@@ -119,9 +133,13 @@ export function relatedScope(sub: Knex.QueryBuilder, link: Link, owner: FilterSc
     sub.join(`${table} as ${through}`, (on) => {
       relatedCols.forEach((col, i) => on.on(`${through}.${col}`, '=', `${alias}.${link.relatedCols[i]}`));
     });
-    ownerCols.forEach((col, i) => sub.whereRaw('?? = ??', [`${through}.${col}`, `${owner.alias}.${link.ownerCols[i]}`]));
+    ownerCols.forEach((col, i) =>
+      sub.whereRaw('?? = ??', [`${through}.${col}`, `${owner.alias}.${link.ownerCols[i]}`]),
+    );
   } else {
-    link.relatedCols.forEach((col, i) => sub.whereRaw('?? = ??', [`${alias}.${col}`, `${owner.alias}.${link.ownerCols[i]}`]));
+    link.relatedCols.forEach((col, i) =>
+      sub.whereRaw('?? = ??', [`${alias}.${col}`, `${owner.alias}.${link.ownerCols[i]}`]),
+    );
   }
   return { info: link.info, alias };
 }

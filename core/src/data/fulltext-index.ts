@@ -30,7 +30,11 @@ export async function assertFulltextIndexes(knex: Knex, columns: readonly Matche
     indexes.set(`${row.table}.${row.index}`, index);
   }
   // MySQL compares column names without regard to case.
-  const searchable = new Set([...indexes.values()].flatMap((index) => (index.columns.length === 1 ? [`${index.table}.${index.columns[0].toLowerCase()}`] : [])));
+  const searchable = new Set(
+    [...indexes.values()].flatMap((index) =>
+      index.columns.length === 1 ? [`${index.table}.${index.columns[0].toLowerCase()}`] : [],
+    ),
+  );
   for (const { model, table, column } of columns) {
     if (!searchable.has(`${table}.${column.toLowerCase()}`)) throw new MissingFulltextIndexError(model, table, column);
   }

@@ -49,27 +49,45 @@ export function resolveJoins(owner: ModelInfo, configs: JoinConfig[]): ResolvedJ
   const keys = new Set<string>();
   return configs.map((config) => {
     if (config.joinType !== undefined && config.joinType !== 'left' && config.joinType !== 'inner') {
-      throw new ConfigurationError(`Unknown joinType '${String(config.joinType)}' for a join of model ${owner.model.name}: use 'left' or 'inner'`);
+      throw new ConfigurationError(
+        `Unknown joinType '${String(config.joinType)}' for a join of model ${owner.model.name}: use 'left' or 'inner'`,
+      );
     }
-    if (config.relationshipType !== undefined && config.relationshipType !== 'one-to-one' && config.relationshipType !== 'one-to-many') {
-      throw new ConfigurationError(`Unknown relationshipType '${String(config.relationshipType)}' for a join of model ${owner.model.name}: use 'one-to-one' or 'one-to-many'`);
+    if (
+      config.relationshipType !== undefined &&
+      config.relationshipType !== 'one-to-one' &&
+      config.relationshipType !== 'one-to-many'
+    ) {
+      throw new ConfigurationError(
+        `Unknown relationshipType '${String(config.relationshipType)}' for a join of model ${owner.model.name}: use 'one-to-one' or 'one-to-many'`,
+      );
     }
     const { link, name } = linkOf(owner, config);
     const many = config.relationshipType ? config.relationshipType === 'one-to-many' : !link.oneToOne;
     const key = config.alias ?? name;
-    if (keys.has(key)) throw new ConfigurationError(`Two joins of model ${owner.model.name} use the key '${key}'; give one an alias`);
+    if (keys.has(key))
+      throw new ConfigurationError(`Two joins of model ${owner.model.name} use the key '${key}'; give one an alias`);
     keys.add(key);
     const columns = config.schemaToSelect ? schemaFields(config.schemaToSelect) : [...link.info.columns.keys()];
     for (const column of columns) {
-      if (!link.info.columns.has(column)) throw new ConfigurationError(`Join '${key}' selects '${column}', not a column of model ${link.info.model.name}`);
+      if (!link.info.columns.has(column))
+        throw new ConfigurationError(
+          `Join '${key}' selects '${column}', not a column of model ${link.info.model.name}`,
+        );
     }
     if (config.nestedLimit !== undefined && !(Number.isInteger(config.nestedLimit) && config.nestedLimit > 0)) {
       throw new ConfigurationError(`Join '${key}': nestedLimit must be a positive integer`);
     }
     sortSpecs(link.info, config.sortColumns, config.sortOrders); // validates now, not at a request
     return {
-      key, prefix: config.joinPrefix ?? `${key}_`, link, many, columns,
-      inner: config.joinType === 'inner', filters: config.filters, config,
+      key,
+      prefix: config.joinPrefix ?? `${key}_`,
+      link,
+      many,
+      columns,
+      inner: config.joinType === 'inner',
+      filters: config.filters,
+      config,
     };
   });
 }
@@ -80,8 +98,14 @@ function linkOf(owner: ModelInfo, config: JoinConfig): { link: Link; name: strin
     const info = modelInfo(config.model);
     const ownerCols = Object.keys(config.joinOn);
     const relatedCols = Object.values(config.joinOn);
-    ownerCols.forEach((c) => { if (!owner.columns.has(c)) throw new ConfigurationError(`joinOn column '${c}' not found in model ${owner.model.name}`); });
-    relatedCols.forEach((c) => { if (!info.columns.has(c)) throw new ConfigurationError(`joinOn column '${c}' not found in model ${info.model.name}`); });
+    ownerCols.forEach((c) => {
+      if (!owner.columns.has(c))
+        throw new ConfigurationError(`joinOn column '${c}' not found in model ${owner.model.name}`);
+    });
+    relatedCols.forEach((c) => {
+      if (!info.columns.has(c))
+        throw new ConfigurationError(`joinOn column '${c}' not found in model ${info.model.name}`);
+    });
     const oneToOne = config.relationshipType !== 'one-to-many';
     return { link: { info, ownerCols, relatedCols, oneToOne }, name: config.alias ?? info.table };
   }
@@ -89,20 +113,32 @@ function linkOf(owner: ModelInfo, config: JoinConfig): { link: Link; name: strin
   if (config.relation) {
     const relation = owner.relations[config.relation];
     if (!relation) {
-      throw new ConfigurationError(`Invalid relationship names: ${config.relation}. Available relationships of ${owner.model.name}: ${available.join(', ') || 'none'}`);
+      throw new ConfigurationError(
+        `Invalid relationship names: ${config.relation}. Available relationships of ${owner.model.name}: ${available.join(', ') || 'none'}`,
+      );
     }
     return { link: linkOfRelation(relation), name: config.relation };
   }
-  if (!config.model) throw new ConfigurationError('A join needs a relation, or a model (with joinOn when the model has no relation to it)');
+  if (!config.model)
+    throw new ConfigurationError(
+      'A join needs a relation, or a model (with joinOn when the model has no relation to it)',
+    );
   const matches = available.filter((n) => owner.relations[n].relatedModelClass === config.model);
   if (matches.length !== 1) {
-    throw new ConfigurationError(`Model ${owner.model.name} has ${matches.length} relations to ${config.model.name}; name one with 'relation' or give joinOn`);
+    throw new ConfigurationError(
+      `Model ${owner.model.name} has ${matches.length} relations to ${config.model.name}; name one with 'relation' or give joinOn`,
+    );
   }
   return { link: linkOfRelation(owner.relations[matches[0]]), name: matches[0] };
 }
 
 /** Keeps only owners that have a matching related row (inner joins, one-to-one filters). */
-export function restrictOwners(qb: Knex.QueryBuilder, joins: ResolvedJoin[], scope: FilterScope, build: FilterBuild): void {
+export function restrictOwners(
+  qb: Knex.QueryBuilder,
+  joins: ResolvedJoin[],
+  scope: FilterScope,
+  build: FilterBuild,
+): void {
   for (const join of joins) {
     const restricts = join.inner || (!join.many && join.filters && Object.keys(join.filters).length > 0);
     if (!restricts) continue;
@@ -131,7 +167,11 @@ export function ownerColumnsNeeded(joins: ResolvedJoin[]): string[] {
  * them: nested under the key, or flattened as `<prefix><field>` for one-to-one joins
  * when `nest` is false. One-to-many rows are always a list under the key.
  */
-export async function attachJoins(rows: Record<string, unknown>[], joins: ResolvedJoin[], ctx: { build: FilterBuild; nest: boolean }): Promise<void> {
+export async function attachJoins(
+  rows: Record<string, unknown>[],
+  joins: ResolvedJoin[],
+  ctx: { build: FilterBuild; nest: boolean },
+): Promise<void> {
   if (rows.length === 0) return;
   for (const join of joins) {
     const byOwner = await loadRelated(rows, join, ctx.build);
@@ -148,7 +188,11 @@ function ownerKey(values: unknown[]): string {
   return JSON.stringify(values.map((v) => (v === null || v === undefined ? null : String(v))));
 }
 
-async function loadRelated(rows: Record<string, unknown>[], join: ResolvedJoin, build: FilterBuild): Promise<Map<string, Record<string, unknown>[]>> {
+async function loadRelated(
+  rows: Record<string, unknown>[],
+  join: ResolvedJoin,
+  build: FilterBuild,
+): Promise<Map<string, Record<string, unknown>[]>> {
   const { link } = join;
   const owners = new Map<string, unknown[]>();
   for (const row of rows) {
@@ -173,17 +217,33 @@ async function loadRelated(rows: Record<string, unknown>[], join: ResolvedJoin, 
   }
   qb.select(join.columns.map((c) => `${alias}.${c}`));
   ownerRefs.forEach((ref, i) => qb.select(`${ref} as __cs_owner${i}`));
-  if (ownerRefs.length === 1) qb.whereIn(ownerRefs[0], [...owners.values()].map((v) => v[0] as Knex.Value));
+  if (ownerRefs.length === 1)
+    qb.whereIn(
+      ownerRefs[0],
+      [...owners.values()].map((v) => v[0] as Knex.Value),
+    );
   else qb.whereIn(ownerRefs, [...owners.values()] as any);
   excludeDeletedRelated(qb, scope);
   if (join.filters) applyFilters(qb, join.filters, scope, build);
 
-  const order = orderSql(sortSpecs(link.info, join.config.sortColumns, join.config.sortOrders), alias, { info: link.info, dialect: build.dialect });
+  const order = orderSql(sortSpecs(link.info, join.config.sortColumns, join.config.sortOrders), alias, {
+    info: link.info,
+    dialect: build.dialect,
+  });
   let query: Knex.QueryBuilder = qb;
   if (join.many && join.config.nestedLimit) {
     // ROW_NUMBER per owner: the limit applies to each owner's list, not to the whole query.
-    qb.select(db.raw(`row_number() over (partition by ${ownerRefs.map(() => '??').join(', ')} order by ${order.sql}) as __cs_rn`, [...ownerRefs, ...order.bindings]));
-    query = db.from(qb.as('__cs_ranked')).select('*').where('__cs_rn', '<=', join.config.nestedLimit).orderBy('__cs_rn');
+    qb.select(
+      db.raw(
+        `row_number() over (partition by ${ownerRefs.map(() => '??').join(', ')} order by ${order.sql}) as __cs_rn`,
+        [...ownerRefs, ...order.bindings],
+      ),
+    );
+    query = db
+      .from(qb.as('__cs_ranked'))
+      .select('*')
+      .where('__cs_rn', '<=', join.config.nestedLimit)
+      .orderBy('__cs_rn');
   } else {
     qb.orderByRaw(order.sql, order.bindings);
   }

@@ -21,7 +21,11 @@ export function checkLikePattern(pattern: string, loc: (string | number)[]): str
   let escapes = 0;
   for (let i = pattern.length - 1; i >= 0 && pattern[i] === '\\'; i--) escapes++;
   if (escapes % 2 === 1) {
-    throw ValidationError.of(loc, "A LIKE pattern may not end with the escape character '\\'; write '\\\\' to match a backslash", 'like_pattern');
+    throw ValidationError.of(
+      loc,
+      "A LIKE pattern may not end with the escape character '\\'; write '\\\\' to match a backslash",
+      'like_pattern',
+    );
   }
   return pattern;
 }
@@ -60,7 +64,9 @@ export async function ensureSqliteLower(db: Knex): Promise<boolean> {
   const connection = await client.acquireConnection();
   try {
     if (!registered.has(connection)) {
-      connection.function(SQLITE_LOWER, { deterministic: true }, (s: unknown) => (s == null ? null : String(s).toLowerCase()));
+      connection.function(SQLITE_LOWER, { deterministic: true }, (s: unknown) =>
+        s == null ? null : String(s).toLowerCase(),
+      );
       registered.add(connection);
     }
   } finally {
@@ -83,13 +89,17 @@ export function whereLike(qb: Knex.QueryBuilder, column: string, pattern: string
   const not = options.negate ? 'NOT ' : '';
   const nonNull = (sql: string, bindings: string[]) =>
     // NOT LIKE is false for NULL on every engine; keep that explicit and identical.
-    qb.whereRaw(options.negate ? `(?? IS NOT NULL AND ${sql})` : sql, options.negate ? [column, ...bindings] : bindings);
+    qb.whereRaw(
+      options.negate ? `(?? IS NOT NULL AND ${sql})` : sql,
+      options.negate ? [column, ...bindings] : bindings,
+    );
   switch (options.dialect) {
     case 'pg':
       nonNull(`?? ${not}${options.insensitive ? 'ILIKE' : 'LIKE'} ? ESCAPE '\\'`, [column, pattern]);
       return;
     case 'mysql':
-      if (options.insensitive) nonNull(`LOWER(??) COLLATE utf8mb4_bin ${not}LIKE LOWER(?) ESCAPE '\\\\'`, [column, pattern]);
+      if (options.insensitive)
+        nonNull(`LOWER(??) COLLATE utf8mb4_bin ${not}LIKE LOWER(?) ESCAPE '\\\\'`, [column, pattern]);
       else nonNull(`?? COLLATE utf8mb4_bin ${not}LIKE ? ESCAPE '\\\\'`, [column, pattern]);
       return;
     case 'sqlite':

@@ -38,16 +38,19 @@ export class Liveness {
       this.target.open().then(
         (connection) => {
           if (late) return close(connection);
-          this.target.ask(connection).then(
-            () => {
-              clearTimeout(timer);
-              resolve(true);
-            },
-            () => {
-              clearTimeout(timer);
-              resolve(false);
-            },
-          ).finally(() => close(connection));
+          this.target
+            .ask(connection)
+            .then(
+              () => {
+                clearTimeout(timer);
+                resolve(true);
+              },
+              () => {
+                clearTimeout(timer);
+                resolve(false);
+              },
+            )
+            .finally(() => close(connection));
         },
         () => {
           clearTimeout(timer);

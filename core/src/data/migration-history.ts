@@ -27,7 +27,10 @@ export function appMigrationTable(knex: Knex): MigrationTable {
 export async function runMigrationSets(knex: Knex, parts: readonly MigrationPart[], tableName: string): Promise<void> {
   const elsewhere = appMigrationTable(knex);
   const schemaName = elsewhere.schemaName;
-  if (elsewhere.tableName === tableName) throw new ConfigurationError(`crudsmith records its migrations in ${tableName}, which is the app's own knex migration table: give bootstrap another migrationTable`);
+  if (elsewhere.tableName === tableName)
+    throw new ConfigurationError(
+      `crudsmith records its migrations in ${tableName}, which is the app's own knex migration table: give bootstrap another migrationTable`,
+    );
   await knex.migrate.latest({
     migrationSource: combinedSource(parts, (migration, name) => unlessRecorded(migration, name, () => elsewhere)),
     tableName,
@@ -42,7 +45,9 @@ export async function runMigrationSets(knex: Knex, parts: readonly MigrationPart
  * running again.
  */
 export function appMigrationSource(parts: readonly MigrationPart[], tableName: string): Knex.MigrationSource<unknown> {
-  return combinedSource(parts, (migration, name) => unlessRecorded(migration, name, (knex) => ({ tableName, schemaName: appMigrationTable(knex).schemaName })));
+  return combinedSource(parts, (migration, name) =>
+    unlessRecorded(migration, name, (knex) => ({ tableName, schemaName: appMigrationTable(knex).schemaName })),
+  );
 }
 
 // `up` runs only when the other record does not hold the name; `down` always runs.

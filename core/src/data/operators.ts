@@ -8,13 +8,41 @@ import type { ColumnInfo, ColumnKind } from '../model/model-info';
 
 /** Every filter operator (FastCRUD's set; `or` and `not` combine the others). */
 export const OPERATORS = [
-  'eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'is', 'is_not', 'like', 'notlike', 'ilike', 'notilike',
-  'startswith', 'endswith', 'contains', 'match', 'between', 'in', 'not_in', 'or', 'not',
+  'eq',
+  'ne',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'is',
+  'is_not',
+  'like',
+  'notlike',
+  'ilike',
+  'notilike',
+  'startswith',
+  'endswith',
+  'contains',
+  'match',
+  'between',
+  'in',
+  'not_in',
+  'or',
+  'not',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 /** The operators that match text patterns. */
-export const TEXT_OPERATORS: ReadonlySet<string> = new Set<Operator>(['like', 'notlike', 'ilike', 'notilike', 'startswith', 'endswith', 'contains', 'match']);
+export const TEXT_OPERATORS: ReadonlySet<string> = new Set<Operator>([
+  'like',
+  'notlike',
+  'ilike',
+  'notilike',
+  'startswith',
+  'endswith',
+  'contains',
+  'match',
+]);
 
 // A number, boolean or date holds no text to match: PostgreSQL refuses LIKE and
 // to_tsvector on them (a driver error), and the other engines would match the text of
@@ -66,7 +94,9 @@ export function applyOperator(qb: Knex.QueryBuilder, cond: Condition, ctx: Opera
   }
   const { ref, op } = cond;
   if (!operatorFits(op, cond.column.kind)) {
-    throw new BadRequestError(`The filter operator '${op}' matches text; column '${cond.column.name}' holds ${cond.column.kind} values`);
+    throw new BadRequestError(
+      `The filter operator '${op}' matches text; column '${cond.column.name}' holds ${cond.column.kind} values`,
+    );
   }
   const value = coercer(cond, ctx);
   switch (op as Operator) {
@@ -79,14 +109,20 @@ export function applyOperator(qb: Knex.QueryBuilder, cond: Condition, ctx: Opera
       else qb.where(ref, '<>', v as Knex.Value);
       return;
     }
-    case 'gt': case 'gte': case 'lt': case 'lte': {
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
       qb.where(ref, COMPARISONS[op as 'gt'], value(cond.value) as Knex.Value);
       return;
     }
     case 'is':
     case 'is_not':
       return isOperator(qb, cond, op === 'is_not', ctx);
-    case 'like': case 'notlike': case 'ilike': case 'notilike':
+    case 'like':
+    case 'notlike':
+    case 'ilike':
+    case 'notilike':
       return like(qb, cond, checkLikePattern(text(cond, ctx), ctx.loc), ctx);
     case 'startswith':
       return like(qb, { ...cond, op: 'like' }, `${escapeLike(text(cond, ctx))}%`, ctx);
@@ -122,7 +158,8 @@ const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 // Returned unnamed on purpose: under tsx (esbuild's keepNames) a closure bound to a name
 // is wrapped in __name() each time it is made, which costs about a microsecond a filter.
 function coercer(cond: Condition, ctx: OperatorContext): (v: unknown) => unknown {
-  if (ctx.dialect === 'sqlite' && cond.column.kind === 'datetime') return (v) => storedDatetime(coerceValue(v, cond.column, ctx.loc), 'sqlite');
+  if (ctx.dialect === 'sqlite' && cond.column.kind === 'datetime')
+    return (v) => storedDatetime(coerceValue(v, cond.column, ctx.loc), 'sqlite');
   return (v) => coerceValue(v, cond.column, ctx.loc);
 }
 
@@ -143,7 +180,14 @@ function eq(qb: Knex.QueryBuilder, cond: Condition, v: unknown, ctx: OperatorCon
 
 function isOperator(qb: Knex.QueryBuilder, cond: Condition, negate: boolean, ctx: OperatorContext): void {
   const raw = cond.value;
-  const v = raw === null || raw === 'null' ? null : raw === true || raw === 'true' ? true : raw === false || raw === 'false' ? false : undefined;
+  const v =
+    raw === null || raw === 'null'
+      ? null
+      : raw === true || raw === 'true'
+        ? true
+        : raw === false || raw === 'false'
+          ? false
+          : undefined;
   if (v === undefined) throw ValidationError.of(ctx.loc, 'Input should be null, true or false', 'value_error');
   if (v === null) {
     if (negate) qb.whereNotNull(cond.ref);
@@ -178,8 +222,7 @@ function match(qb: Knex.QueryBuilder, ref: string, text: string, ctx: OperatorCo
     const words = text.replace(FULLTEXT_OPERATORS, ' ').trim();
     if (words === '') qb.whereRaw('1 = 0');
     else qb.whereRaw('MATCH (??) AGAINST (? IN NATURAL LANGUAGE MODE)', [ref, words]);
-  }
-  else {
+  } else {
     throw new BadRequestError(
       "The 'match' operator needs full-text search, which SQLite offers only on FTS5 tables; use 'contains' or 'ilike' there",
     );
@@ -187,7 +230,13 @@ function match(qb: Knex.QueryBuilder, ref: string, text: string, ctx: OperatorCo
 }
 
 function toList(value: unknown, ctx: OperatorContext): unknown[] {
-  const list = Array.isArray(value) ? value : typeof value === 'string' ? (value === '' ? [] : value.split(',')) : [value];
+  const list = Array.isArray(value)
+    ? value
+    : typeof value === 'string'
+      ? value === ''
+        ? []
+        : value.split(',')
+      : [value];
   if (list.length > ctx.maxListSize) {
     throw ValidationError.of(ctx.loc, `At most ${ctx.maxListSize} values are allowed`, 'too_long');
   }
@@ -218,7 +267,8 @@ function fanOut(op: string, value: unknown, ctx: OperatorContext): [string, unkn
   if (!Array.isArray(value)) return [[op, value]];
   const listOp = op === 'in' || op === 'not_in' || op === 'between';
   if (listOp && !value.some(Array.isArray)) return [[op, value]];
-  if (listOp && !value.every(Array.isArray)) throw ValidationError.of(ctx.loc, `'${op}' takes a list, or a list of lists`, 'value_error');
+  if (listOp && !value.every(Array.isArray))
+    throw ValidationError.of(ctx.loc, `'${op}' takes a list, or a list of lists`, 'value_error');
   if (value.length === 0 || value.length > ctx.maxListSize) {
     throw ValidationError.of(ctx.loc, `'${op}' takes between 1 and ${ctx.maxListSize} values`, 'value_error');
   }

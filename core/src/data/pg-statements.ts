@@ -30,7 +30,10 @@ import { FIXED_SQL, hookKnexQuery, knexQueryOf } from './query-hook';
 // pg one, as for better-sqlite3's kept statements; other queries run exactly as before.
 
 interface PgConnection {
-  query(config: { name?: string; text: string; values: unknown[] }, callback: (error: Error | null, response: { rows: { pid: number }[] }) => void): void;
+  query(
+    config: { name?: string; text: string; values: unknown[] },
+    callback: (error: Error | null, response: { rows: { pid: number }[] }) => void,
+  ): void;
   __knexTxId?: string;
   processID?: number;
 }
@@ -73,7 +76,8 @@ export function namePreparedStatements(client: object): void {
 
 // knex's pg `_query`, with a name for a fixed-SQL query.
 function queryNamed(this: PgClient, connection: PgConnection, obj: RunnableQuery): Promise<RunnableQuery> {
-  if (obj[FIXED_SQL] !== true || !obj.sql || !connection || turnedOff.has(this.config) || stale.has(obj.sql)) return knexQuery().call(this, connection, obj);
+  if (obj[FIXED_SQL] !== true || !obj.sql || !connection || turnedOff.has(this.config) || stale.has(obj.sql))
+    return knexQuery().call(this, connection, obj);
   if (!direct.has(connection)) {
     return new Promise((resolve, reject) => {
       connection.query({ text: 'select pg_backend_pid() as pid', values: [] }, (error, response) => {

@@ -10,7 +10,9 @@ type QueryFunction = (...args: never[]) => unknown;
 
 // knex's dialect classes, to recognise (and call) its own `_query` of a driver.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { getDialectByNameOrAlias } = require('knex/lib/dialects') as { getDialectByNameOrAlias(name: string): { prototype: { _query: QueryFunction } } };
+const { getDialectByNameOrAlias } = require('knex/lib/dialects') as {
+  getDialectByNameOrAlias(name: string): { prototype: { _query: QueryFunction } };
+};
 const own = new Map<string, QueryFunction>();
 
 /** knex's own `_query` of the driver's dialect, looked up on first use (an engine never loads another's dialect). */

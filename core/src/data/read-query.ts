@@ -42,7 +42,11 @@ export interface ReadPlan {
  * synchronous (no extra tick on the hot path) unless a SQLite `ilike` needs
  * crudsmith_lower registered on the connection first.
  */
-export function startBuild(db: Knex, ctx: ReadContext, filters: readonly unknown[]): FilterBuild | Promise<FilterBuild> {
+export function startBuild(
+  db: Knex,
+  ctx: ReadContext,
+  filters: readonly unknown[],
+): FilterBuild | Promise<FilterBuild> {
   const build: FilterBuild & { aliases: number } = {
     db,
     dialect: dialectOf(db),
@@ -83,7 +87,8 @@ function selected(info: ModelInfo, schema: SchemaLike | undefined): Selected {
   if (cached) return cached;
   const fields = schema ? schemaFields(schema) : [...info.columns.keys()];
   for (const column of fields) {
-    if (!info.columns.has(column)) throw new ConfigurationError(`schemaToSelect field '${column}' is not a column of model ${info.model.name}`);
+    if (!info.columns.has(column))
+      throw new ConfigurationError(`schemaToSelect field '${column}' is not a column of model ${info.model.name}`);
   }
   // Frozen: every read shares it, and the compiled-SQL cache may name it by identity.
   const result = { fields, qualified: Object.freeze(fields.map((c) => `${info.table}.${c}`)) as string[] };
@@ -107,7 +112,10 @@ export function selectedFields(info: ModelInfo, schema: SchemaLike | undefined):
 export function selection(ctx: ReadContext, plan: ReadPlan): { columns: string[]; extras: string[] } {
   const wanted = selected(ctx.info, plan.schemaToSelect);
   let extras: string[] | undefined;
-  const needed = plan.joins && plan.joins.length > 0 ? [...(plan.specs ?? []).map((s) => s.column), ...ownerColumnsNeeded(plan.joins)] : plan.specs;
+  const needed =
+    plan.joins && plan.joins.length > 0
+      ? [...(plan.specs ?? []).map((s) => s.column), ...ownerColumnsNeeded(plan.joins)]
+      : plan.specs;
   for (const item of needed ?? []) {
     const column = typeof item === 'string' ? item : item.column;
     if (!wanted.fields.includes(column) && !extras?.includes(column)) (extras ??= []).push(column);
@@ -135,11 +143,18 @@ export interface ReadResult {
 }
 
 /** Runs the rows query of a plan and returns normalized rows with joins attached. */
-export async function readRows(build: FilterBuild, ctx: ReadContext, plan: ReadPlan, base?: Knex.QueryBuilder): Promise<ReadResult> {
+export async function readRows(
+  build: FilterBuild,
+  ctx: ReadContext,
+  plan: ReadPlan,
+  base?: Knex.QueryBuilder,
+): Promise<ReadResult> {
   const { columns, extras } = selection(ctx, plan);
   const qb = (base ?? whereQuery(build, ctx, plan)).select(columns);
-  if (plan.counts && plan.counts.length > 0) selectCounts(qb, plan.counts, { info: ctx.info, alias: ctx.info.table }, build);
-  if (plan.specs && plan.specs.length > 0) qb.orderBy(orderItems(plan.specs, ctx.info.table, { info: ctx.info, dialect: build.dialect }));
+  if (plan.counts && plan.counts.length > 0)
+    selectCounts(qb, plan.counts, { info: ctx.info, alias: ctx.info.table }, build);
+  if (plan.specs && plan.specs.length > 0)
+    qb.orderBy(orderItems(plan.specs, ctx.info.table, { info: ctx.info, dialect: build.dialect }));
   if (plan.offset) qb.offset(plan.offset);
   if (plan.limit !== undefined) qb.limit(plan.limit);
   const rows = (await reuseCompiledSql(qb)) as Record<string, unknown>[];

@@ -23,10 +23,13 @@ export function relationshipCounts(info: ModelInfo, names: readonly string[]): R
   counts = names.map((name) => {
     const relation = Object.hasOwn(info.relations, name) ? info.relations[name] : undefined;
     if (!relation) {
-      throw new ConfigurationError(`relationshipCounts: '${name}' is not a relation of model ${info.model.name} (it has: ${Object.keys(info.relations).join(', ') || 'none'})`);
+      throw new ConfigurationError(
+        `relationshipCounts: '${name}' is not a relation of model ${info.model.name} (it has: ${Object.keys(info.relations).join(', ') || 'none'})`,
+      );
     }
     const key = `${name}_count`;
-    if (info.columns.has(key)) throw new ConfigurationError(`relationshipCounts: '${key}' is already a column of model ${info.model.name}`);
+    if (info.columns.has(key))
+      throw new ConfigurationError(`relationshipCounts: '${key}' is already a column of model ${info.model.name}`);
     return { key, link: linkOfRelation(relation) };
   });
   resolved.set(names, counts);
@@ -37,7 +40,12 @@ export function relationshipCounts(info: ModelInfo, names: readonly string[]): R
  * Selects each count as a correlated subquery of the rows query, so a page and its
  * counts are one statement; soft-deleted related rows are not counted.
  */
-export function selectCounts(qb: Knex.QueryBuilder, counts: RelationshipCount[], owner: FilterScope, build: FilterBuild): void {
+export function selectCounts(
+  qb: Knex.QueryBuilder,
+  counts: RelationshipCount[],
+  owner: FilterScope,
+  build: FilterBuild,
+): void {
   for (const count of counts) {
     const sub = build.db.queryBuilder();
     const inner = relatedScope(sub, count.link, owner, build);

@@ -39,26 +39,32 @@ class Replica {
   private askedAt = 0;
   private asking = false;
 
-  constructor(readonly knex: Knex, private readonly options: Required<ReplicaOptions>) {}
+  constructor(
+    readonly knex: Knex,
+    private readonly options: Required<ReplicaOptions>,
+  ) {}
 
   /** Asks the replica its position when the last answer is older than refreshMs; never waits, never throws. */
   refresh(now: number): void {
     if (this.asking || now - this.askedAt < this.options.refreshMs) return;
     this.asking = true;
     this.askedAt = now;
-    this.knex.raw(STATE_SQL).then(
-      (result: { rows: { lsn: string | null; lag_ms: number | string }[] }) => {
-        const row = result.rows[0];
-        this.up = row?.lsn != null;
-        this.lsn = row?.lsn != null ? parseLsn(row.lsn) ?? 0n : 0n;
-        this.lagMs = Number(row?.lag_ms ?? Infinity);
-      },
-      () => {
-        this.up = false;
-      },
-    ).finally(() => {
-      this.asking = false;
-    });
+    this.knex
+      .raw(STATE_SQL)
+      .then(
+        (result: { rows: { lsn: string | null; lag_ms: number | string }[] }) => {
+          const row = result.rows[0];
+          this.up = row?.lsn != null;
+          this.lsn = row?.lsn != null ? (parseLsn(row.lsn) ?? 0n) : 0n;
+          this.lagMs = Number(row?.lag_ms ?? Infinity);
+        },
+        () => {
+          this.up = false;
+        },
+      )
+      .finally(() => {
+        this.asking = false;
+      });
   }
 
   /** Whether this replica may serve a read that must see `after`. */
@@ -78,10 +84,18 @@ export class ReplicaSet {
   private readonly replicas: Replica[];
   private next = 0;
 
-  constructor(readonly primary: Knex, replicas: Knex[], options: ReplicaOptions = {}) {
-    const o = { ...DEFAULT_REPLICA_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  constructor(
+    readonly primary: Knex,
+    replicas: Knex[],
+    options: ReplicaOptions = {},
+  ) {
+    const o = {
+      ...DEFAULT_REPLICA_OPTIONS,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    };
     for (const [name, value] of Object.entries(o)) {
-      if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number of milliseconds, got ${value}`);
+      if (!Number.isSafeInteger(value) || value < 0)
+        throw new RangeError(`${name} must be a whole number of milliseconds, got ${value}`);
     }
     this.replicas = replicas.map((knex) => new Replica(knex, o));
   }
@@ -108,7 +122,9 @@ export class ReplicaSet {
     // write position can still be short of it, and a replica past that token would not
     // have the write yet. The insert position may be past records not flushed yet (they
     // ship with the next commit): until then the token's reads stay on the primary, which is safe.
-    const result = (await this.primary.raw('select pg_current_wal_insert_lsn()::text as lsn')) as { rows: { lsn: string }[] };
+    const result = (await this.primary.raw('select pg_current_wal_insert_lsn()::text as lsn')) as {
+      rows: { lsn: string }[];
+    };
     return result.rows[0].lsn;
   }
 }
@@ -125,7 +141,8 @@ export function useReplicas(primary: Knex, replicas: Knex[], options: ReplicaOpt
   if (replicas.length === 0) return;
   const name = String((primary.client as { config?: { client?: unknown } }).config?.client ?? '');
   const driver = (primary.client as { driverName?: string }).driverName;
-  if (driver !== 'pg' && !/^(pg|postgres|postgresql)$/.test(name)) throw new TypeError('Read replicas need PostgreSQL (knex client pg)');
+  if (driver !== 'pg' && !/^(pg|postgres|postgresql)$/.test(name))
+    throw new TypeError('Read replicas need PostgreSQL (knex client pg)');
   if (sets.has(primary.client.config)) return;
   sets.set(primary.client.config, new ReplicaSet(primary, replicas, options));
   registered++;

@@ -4,15 +4,40 @@ import { ConfigurationError } from '../errors/configuration-error';
 import { BadRequestError, MultipleRowsError, NotFoundError, ValidationError } from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
-import { deleteWhere, insertReturning, returnsRows, updateReturning, updateWhere, writesInOneStatement } from './conditional-writes';
+import {
+  deleteWhere,
+  insertReturning,
+  returnsRows,
+  updateReturning,
+  updateWhere,
+  writesInOneStatement,
+} from './conditional-writes';
 import { insertDirectly, patchDirectly, plainValues, whereUnchanged, writesDirectly } from './direct-writes';
 import { applyKeyset, cursorKeyOf, decodeCursor, encodeCursor } from './cursor';
 import type { Filters } from './filters';
 import { resolveJoins, type JoinConfig, type ResolvedJoin } from './joins';
 import { modelInfo, type ModelClass, type ModelInfo } from '../model/model-info';
-import { countRows, readRows, selectedFields, startBuild, stripExtras, whereQuery, type ReadContext, type ReadPlan, type ReadResult } from './read-query';
+import {
+  countRows,
+  readRows,
+  selectedFields,
+  startBuild,
+  stripExtras,
+  whereQuery,
+  type ReadContext,
+  type ReadPlan,
+  type ReadResult,
+} from './read-query';
 import type { CustomFilter } from './operators';
-import type { CursorOptions, DeleteOptions, ListOptions, ReadOptions, RepositoryOptions, UpdateOptions, WriteOptions } from './repository-options';
+import type {
+  CursorOptions,
+  DeleteOptions,
+  ListOptions,
+  ReadOptions,
+  RepositoryOptions,
+  UpdateOptions,
+  WriteOptions,
+} from './repository-options';
 import { relationshipCounts } from './relationship-counts';
 import { sortSpecs } from './sort';
 import { noteWrite, readFromPrimary } from './consistency';
@@ -22,7 +47,15 @@ import { dialectOf } from './dialect';
 import { isComposite, keyFilters, keyOf, whereKeys } from './row-key';
 import { storedDates, storedDatetime } from './sqlite-datetime';
 
-export type { RepositoryOptions, ReadOptions, ListOptions, CursorOptions, UpdateOptions, WriteOptions, DeleteOptions } from './repository-options';
+export type {
+  RepositoryOptions,
+  ReadOptions,
+  ListOptions,
+  CursorOptions,
+  UpdateOptions,
+  WriteOptions,
+  DeleteOptions,
+} from './repository-options';
 
 type Row = Record<string, unknown>;
 
@@ -72,14 +105,19 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   async create(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean } = {}): Promise<Row> {
     const values = writeValues(this.info, data);
     const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
-    if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
+    if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values))
+      values[stamp] = new Date();
     storedDates(values, db);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     // Joins and relationship counts are read with the row, so the row is read back.
     if (direct && this.joins(options).length === 0 && !options.relationshipCounts?.length) {
       return this.guard(db, async () => {
         if (options.returnRow === false) return keyFilters(this.info, await insertDirectly(db, this.info, values));
-        if (returnsRows(db)) return this.shape([await insertReturning(db, this.info, values, selectedFields(this.info, options.schemaToSelect))], options)[0];
+        if (returnsRows(db))
+          return this.shape(
+            [await insertReturning(db, this.info, values, selectedFields(this.info, options.schemaToSelect))],
+            options,
+          )[0];
         const id = await insertDirectly(db, this.info, values);
         return (await this.get(db, keyFilters(this.info, id), { ...options, includeDeleted: true })) as Row;
       });
@@ -88,7 +126,9 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       db.transaction(async (trx) => {
         const id = direct
           ? await insertDirectly(trx, this.info, values)
-          : ((await this.model.query(trx).insert(this.model.fromJson(values, { skipValidation: true }) as any)) as any).$id();
+          : (
+              (await this.model.query(trx).insert(this.model.fromJson(values, { skipValidation: true }) as any)) as any
+            ).$id();
         const row = await this.get(trx, keyFilters(this.info, id), { ...options, includeDeleted: true });
         return row as Row;
       }),
@@ -112,23 +152,39 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   private async existsOn(db: Knex, filters: Filters, options: Pick<ReadOptions, 'includeDeleted'>): Promise<boolean> {
     const build = await startBuild(db, this.ctx, [filters]);
-    const rows = await reuseCompiledSql(whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(db.raw('1 as one')).limit(1));
+    const rows = await reuseCompiledSql(
+      whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted })
+        .select(db.raw('1 as one'))
+        .limit(1),
+    );
     return rows.length > 0;
   }
 
   /** How many rows match the filters (and the joins' conditions). */
-  count(primary: Knex, filters: Filters = {}, options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'> = {}): Promise<number> {
+  count(
+    primary: Knex,
+    filters: Filters = {},
+    options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'> = {},
+  ): Promise<number> {
     return onReader(primary, (db) => this.countOn(db, filters, options));
   }
 
-  private async countOn(db: Knex, filters: Filters, options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'>): Promise<number> {
+  private async countOn(
+    db: Knex,
+    filters: Filters,
+    options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'>,
+  ): Promise<number> {
     const joins = this.joins(options);
     const build = await startBuild(db, this.ctx, [filters, ...joins.map((j) => j.filters)]);
     return countRows(whereQuery(build, this.ctx, { filters, joins, includeDeleted: options.includeDeleted }));
   }
 
   /** The rows matching the filters, sorted and windowed, without a count. */
-  async select(db: Knex, filters: Filters = {}, options: Omit<ListOptions, 'filters' | 'returnTotalCount'> = {}): Promise<Row[]> {
+  async select(
+    db: Knex,
+    filters: Filters = {},
+    options: Omit<ListOptions, 'filters' | 'returnTotalCount'> = {},
+  ): Promise<Row[]> {
     const { rows, extras } = await this.read(db, this.plan({ ...options, filters }), false);
     return this.shape(stripExtras(rows, extras), options);
   }
@@ -154,7 +210,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** A keyset page: `{ data, next_cursor }`, next_cursor null exactly when no row follows. */
   async getMultiByCursor(db: Knex, options: CursorOptions = {}): Promise<{ data: Row[]; next_cursor: string | null }> {
     const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw ValidationError.of(['query', 'limit'], 'limit must be between 1 and 1000', 'value_error');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw ValidationError.of(['query', 'limit'], 'limit must be between 1 and 1000', 'value_error');
     const specs = sortSpecs(
       this.info,
       options.sortColumns ?? options.sortColumn ?? this.info.idColumn,
@@ -162,7 +219,9 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     );
     const signing = cursorKeyOf(this.options.cursorKey);
     const key = { info: this.info, specs, key: signing instanceof Promise ? await signing : signing };
-    const after = options.cursor ? decodeCursor(options.cursor, key).map((value) => storedDatetime(value, dialectOf(db))) : undefined;
+    const after = options.cursor
+      ? decodeCursor(options.cursor, key).map((value) => storedDatetime(value, dialectOf(db)))
+      : undefined;
     const plan: ReadPlan = {
       ...this.plan({ ...options, sortColumns: undefined, sortOrders: undefined }),
       specs,
@@ -190,10 +249,16 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     storedDates(values, db);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     const { schemaToSelect, filters } = options;
-    if (direct && writesInOneStatement(this.info, filters, options.allowMultiple) && (!schemaToSelect || (!options.allowMultiple && returnsRows(db)))) {
+    if (
+      direct &&
+      writesInOneStatement(this.info, filters, options.allowMultiple) &&
+      (!schemaToSelect || (!options.allowMultiple && returnsRows(db)))
+    ) {
       return this.guard(db, async () => {
         const target = { db, ctx: this.ctx, filters };
-        const rows = schemaToSelect ? await updateReturning(target, values, selectedFields(this.info, schemaToSelect)) : undefined;
+        const rows = schemaToSelect
+          ? await updateReturning(target, values, selectedFields(this.info, schemaToSelect))
+          : undefined;
         if ((rows ? rows.length : await updateWhere(target, values)) === 0) throw new NotFoundError('Item not found');
         return rows ? rows[0] : null;
       });
@@ -204,12 +269,29 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         const { unchanged } = options;
         const written = direct
           ? await patchDirectly(trx, this.info, values, { ids, unchanged })
-          : Number(await whereUnchanged(whereKeys(this.model.query(trx).patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any) as any, this.info, ids), this.info, unchanged, trx));
+          : Number(
+              await whereUnchanged(
+                whereKeys(
+                  this.model
+                    .query(trx)
+                    .patch(this.model.fromJson(values, { patch: true, skipValidation: true }) as any) as any,
+                  this.info,
+                  ids,
+                ),
+                this.info,
+                unchanged,
+                trx,
+              ),
+            );
         // The row changed between the read of its id and this write: nothing is written.
         if (unchanged && written < ids.length) throw new NotFoundError('Item not found');
         if (!schemaToSelect) return null;
         const rows = isComposite(this.info)
-          ? (await Promise.all(ids.map((id) => this.get(trx, keyFilters(this.info, id), { schemaToSelect, includeDeleted: true })))).filter((row): row is Row => row !== null)
+          ? (
+              await Promise.all(
+                ids.map((id) => this.get(trx, keyFilters(this.info, id), { schemaToSelect, includeDeleted: true })),
+              )
+            ).filter((row): row is Row => row !== null)
           : await this.select(trx, { [`${this.info.idColumn}__in`]: ids }, { schemaToSelect, includeDeleted: true });
         return options.allowMultiple ? rows : rows[0];
       }),
@@ -234,7 +316,13 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(db, () =>
       db.transaction(async (trx) => {
         const ids = await this.matchingIds(trx, filters, options);
-        const flagged = Number(await reuseCompiledSql(whereUnchanged(whereKeys(trx(this.info.table), this.info, ids), this.info, options.unchanged, trx).update(values)));
+        const flagged = Number(
+          await reuseCompiledSql(
+            whereUnchanged(whereKeys(trx(this.info.table), this.info, ids), this.info, options.unchanged, trx).update(
+              values,
+            ),
+          ),
+        );
         if (options.unchanged && flagged < ids.length) throw new NotFoundError('Item not found');
         return ids.length;
       }),
@@ -260,7 +348,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       if (!row) throw new NotFoundError('Item not found');
       return row;
     };
-    if (writesInOneStatement(this.info, filters, false) && this.joins(options).length === 0 && !options.relationshipCounts?.length) {
+    if (
+      writesInOneStatement(this.info, filters, false) &&
+      this.joins(options).length === 0 &&
+      !options.relationshipCounts?.length
+    ) {
       const target = { db, ctx: this.ctx, filters: deleted, includeDeleted: true };
       return this.guard(db, async () => {
         if (!returnsRows(db)) {
@@ -275,7 +367,13 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(db, () =>
       db.transaction(async (trx) => {
         const [id] = await this.matchingIds(trx, deleted, { includeDeleted: true });
-        found(Number(await reuseCompiledSql(whereKeys(trx(this.info.table), this.info, [id]).where(deletedFlag, true).update(values))));
+        found(
+          Number(
+            await reuseCompiledSql(
+              whereKeys(trx(this.info.table), this.info, [id]).where(deletedFlag, true).update(values),
+            ),
+          ),
+        );
         return reread(trx, id);
       }),
     );
@@ -293,8 +391,19 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         const ids = await this.matchingIds(trx, filters, { ...options, includeDeleted });
         const { unchanged } = options;
         const removed = writesDirectly(this.info)
-          ? Number(await reuseCompiledSql(whereUnchanged(whereKeys(trx(this.info.table), this.info, ids), this.info, unchanged, trx).del()))
-          : Number(await whereUnchanged(whereKeys(this.model.query(trx).delete() as any, this.info, ids), this.info, unchanged, trx));
+          ? Number(
+              await reuseCompiledSql(
+                whereUnchanged(whereKeys(trx(this.info.table), this.info, ids), this.info, unchanged, trx).del(),
+              ),
+            )
+          : Number(
+              await whereUnchanged(
+                whereKeys(this.model.query(trx).delete() as any, this.info, ids),
+                this.info,
+                unchanged,
+                trx,
+              ),
+            );
         if (unchanged && removed < ids.length) throw new NotFoundError('Item not found');
         return ids.length;
       }),
@@ -308,13 +417,21 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   private refuseUnfiltered(method: string, filters: Filters | undefined, options: WriteOptions): void {
     if (options.all === true) return;
     if (filters && Object.values(filters).some((value) => value !== undefined)) return;
-    throw new ConfigurationError(`${method} on ${this.info.table} without a filter would act on every row: pass { all: true } to mean it`);
+    throw new ConfigurationError(
+      `${method} on ${this.info.table} without a filter would act on every row: pass { all: true } to mean it`,
+    );
   }
 
   /** The ids a write will touch: 404 when none, 400 when several without allowMultiple. */
-  protected async matchingIds(db: Knex, filters: Filters, options: WriteOptions & { includeDeleted?: boolean }): Promise<unknown[]> {
+  protected async matchingIds(
+    db: Knex,
+    filters: Filters,
+    options: WriteOptions & { includeDeleted?: boolean },
+  ): Promise<unknown[]> {
     const build = await startBuild(db, this.ctx, [filters]);
-    const qb = whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(this.info.idColumns.map((column) => `${this.info.table}.${column}`));
+    const qb = whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(
+      this.info.idColumns.map((column) => `${this.info.table}.${column}`),
+    );
     if (!options.allowMultiple) qb.limit(2);
     const ids = ((await reuseCompiledSql(qb)) as Row[]).map((r) => keyOf(this.info, r));
     if (ids.length === 0) throw new NotFoundError('Item not found');
@@ -327,17 +444,20 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** Resolved joins of a read, cached per joinsConfig array. */
   protected joins(options: ReadOptions): ResolvedJoin[] {
     if (options.joinModel) {
-      if (options.joinsConfig) throw new ConfigurationError('joinModel and joinsConfig are two ways to ask for joins: pass one of them');
+      if (options.joinsConfig)
+        throw new ConfigurationError('joinModel and joinsConfig are two ways to ask for joins: pass one of them');
       const byName = typeof options.joinModel === 'string';
-      return resolveJoins(this.info, [{
-        relation: byName ? (options.joinModel as string) : undefined,
-        model: byName ? undefined : (options.joinModel as ModelClass),
-        joinOn: options.joinOn,
-        joinPrefix: options.joinPrefix,
-        schemaToSelect: options.joinSchemaToSelect,
-        joinType: options.joinType,
-        relationshipType: options.relationshipType,
-      }]);
+      return resolveJoins(this.info, [
+        {
+          relation: byName ? (options.joinModel as string) : undefined,
+          model: byName ? undefined : (options.joinModel as ModelClass),
+          joinOn: options.joinOn,
+          joinPrefix: options.joinPrefix,
+          schemaToSelect: options.joinSchemaToSelect,
+          joinType: options.joinType,
+          relationshipType: options.relationshipType,
+        },
+      ]);
     }
     if (!options.joinsConfig) return NO_JOINS;
     let resolved = this.joinCache.get(options.joinsConfig);
@@ -357,7 +477,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   private async readOn(db: Knex, plan: ReadPlan, counted: boolean): Promise<ReadResult & { total?: number }> {
-    const filters = plan.joins && plan.joins.length > 0 ? [plan.filters, ...plan.joins.map((j) => j.filters)] : [plan.filters];
+    const filters =
+      plan.joins && plan.joins.length > 0 ? [plan.filters, ...plan.joins.map((j) => j.filters)] : [plan.filters];
     const started = startBuild(db, this.ctx, filters);
     const build = started instanceof Promise ? await started : started;
     try {
@@ -393,7 +514,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   private shape(rows: Row[], options: ReadOptions): Row[] {
     if (!options.returnAsModel) return rows;
     const schema = options.schemaToSelect;
-    if (schema && !Array.isArray(schema)) return rows.map((row) => plainToInstance(schema as new () => object, row) as Row);
+    if (schema && !Array.isArray(schema))
+      return rows.map((row) => plainToInstance(schema as new () => object, row) as Row);
     return rows.map((row) => this.model.fromJson(row, { skipValidation: true }) as unknown as Row);
   }
 

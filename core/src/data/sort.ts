@@ -27,7 +27,10 @@ export function parseSortParam(text: string): { sortColumns: string[]; sortOrder
  * every list has one deterministic order and offset pages never overlap.
  */
 export function sortSpecs(info: ModelInfo, columns?: string | string[], orders?: string | string[]): SortSpec[] {
-  if ((columns === undefined || (Array.isArray(columns) && columns.length === 0)) && (orders === undefined || (Array.isArray(orders) && orders.length === 0))) {
+  if (
+    (columns === undefined || (Array.isArray(columns) && columns.length === 0)) &&
+    (orders === undefined || (Array.isArray(orders) && orders.length === 0))
+  ) {
     return primaryKeyOrder(info);
   }
   const list = columns === undefined ? [] : Array.isArray(columns) ? columns : [columns];
@@ -37,9 +40,11 @@ export function sortSpecs(info: ModelInfo, columns?: string | string[], orders?:
   }
   const specs: SortSpec[] = [];
   list.forEach((column, i) => {
-    if (!info.columns.has(column)) throw new BadRequestError(`Invalid sort column '${column}': not found in model ${info.model.name}`);
+    if (!info.columns.has(column))
+      throw new BadRequestError(`Invalid sort column '${column}': not found in model ${info.model.name}`);
     const order = (orderList[i] ?? 'asc').toLowerCase();
-    if (order !== 'asc' && order !== 'desc') throw new BadRequestError(`Invalid sort order '${orderList[i]}': use asc or desc`);
+    if (order !== 'asc' && order !== 'desc')
+      throw new BadRequestError(`Invalid sort order '${orderList[i]}': use asc or desc`);
     if (!specs.some((s) => s.column === column)) specs.push({ column, order });
   });
   for (const key of info.idColumns) if (!specs.some((s) => s.column === key)) specs.push({ column: key, order: 'asc' });
@@ -85,7 +90,11 @@ export function orderItems(specs: SortSpec[], alias: string, ctx: { info: ModelI
  * The ORDER BY list as raw SQL (for window functions, where knex takes no order items). NULLs come first in ascending order and last in
  * descending order on every engine (SQLite's and MariaDB's own rule; PostgreSQL is told).
  */
-export function orderSql(specs: SortSpec[], alias: string, ctx: { info: ModelInfo; dialect: Dialect }): { sql: string; bindings: string[] } {
+export function orderSql(
+  specs: SortSpec[],
+  alias: string,
+  ctx: { info: ModelInfo; dialect: Dialect },
+): { sql: string; bindings: string[] } {
   const parts: string[] = [];
   const bindings: string[] = [];
   for (const spec of specs) {

@@ -23,6 +23,7 @@ export function storedDatetime(value: unknown, dialect: Dialect): unknown {
 /** The values of a write, with each Date in its stored form on SQLite (in place). */
 export function storedDates<T extends Record<string, unknown>>(values: T, db: Knex): T {
   if (dialectOf(db) !== 'sqlite') return values;
-  for (const [key, value] of Object.entries(values)) if (value instanceof Date) (values as Record<string, unknown>)[key] = sqliteDatetime(value);
+  for (const [key, value] of Object.entries(values))
+    if (value instanceof Date) (values as Record<string, unknown>)[key] = sqliteDatetime(value);
   return values;
 }

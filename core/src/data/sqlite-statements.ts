@@ -50,8 +50,13 @@ export function reusePreparedStatements(client: object): void {
 }
 
 // knex's better-sqlite3 `_query`, with the statement taken from the connection's kept ones.
-async function queryReusing(this: QueryingClient, connection: SqliteConnection, obj: RunnableQuery): Promise<RunnableQuery> {
-  if (obj[FIXED_SQL] !== true || !obj.sql || !connection) return knexQueryOf<Query>('better-sqlite3').call(this, connection, obj);
+async function queryReusing(
+  this: QueryingClient,
+  connection: SqliteConnection,
+  obj: RunnableQuery,
+): Promise<RunnableQuery> {
+  if (obj[FIXED_SQL] !== true || !obj.sql || !connection)
+    return knexQueryOf<Query>('better-sqlite3').call(this, connection, obj);
   const statement = preparedFor(connection, obj.sql);
   const bindings = this._formatBindings(obj.bindings);
   if (statement.reader) {

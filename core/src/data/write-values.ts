@@ -17,7 +17,11 @@ export function writeValues(info: ModelInfo, data: Record<string, unknown>): Rec
     if (value === undefined) continue;
     const column = info.columns.get(key);
     if (!column) {
-      issues.push({ loc: ['body', key], msg: `Unknown field '${key}' for model ${info.model.name}`, type: 'extra_forbidden' });
+      issues.push({
+        loc: ['body', key],
+        msg: `Unknown field '${key}' for model ${info.model.name}`,
+        type: 'extra_forbidden',
+      });
       continue;
     }
     try {

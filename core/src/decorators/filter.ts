@@ -1,7 +1,14 @@
 import { operatorsFor } from '../data/operators';
 import { modelInfo, type ModelClass } from '../model/model-info';
 import type { FilterValue } from '../crud/filter-config';
-import { AllOperators, defineMetadata, FILTERS_KEY, ownMetadata, type FilterDeclaration, type PropertyFilterOptions } from './metadata';
+import {
+  AllOperators,
+  defineMetadata,
+  FILTERS_KEY,
+  ownMetadata,
+  type FilterDeclaration,
+  type PropertyFilterOptions,
+} from './metadata';
 
 /**
  * The filters a model declares by decorators: query key → default or dependency. A
@@ -39,7 +46,11 @@ function columnFilters(column: string, ops: readonly string[], value: FilterValu
  * Declares filters on a model (function twin of `@Filter`): a column with its operators,
  * or a FilterConfig-style mapping of query keys.
  */
-export function filter(model: Function, columnOrMapping: string | Record<string, FilterValue>, options: PropertyFilterOptions = {}): void {
+export function filter(
+  model: Function,
+  columnOrMapping: string | Record<string, FilterValue>,
+  options: PropertyFilterOptions = {},
+): void {
   if (typeof columnOrMapping !== 'string') {
     record(model, { ...columnOrMapping });
     return;
@@ -57,6 +68,7 @@ export function filter(model: Function, columnOrMapping: string | Record<string,
 export function Filter(arg?: PropertyFilterOptions | Record<string, FilterValue>): ClassDecorator & PropertyDecorator {
   return ((target: object, property?: string | symbol) => {
     if (property === undefined) filter(target as Function, (arg ?? {}) as Record<string, FilterValue>);
-    else filter((target as { constructor: Function }).constructor, String(property), (arg ?? {}) as PropertyFilterOptions);
+    else
+      filter((target as { constructor: Function }).constructor, String(property), (arg ?? {}) as PropertyFilterOptions);
   }) as ClassDecorator & PropertyDecorator;
 }

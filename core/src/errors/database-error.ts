@@ -1,6 +1,13 @@
 import { KnexTimeoutError } from 'knex';
 import type { ErrorCode } from './codes';
-import { BadRequestError, ConflictError, DuplicateValueError, HttpError, ServiceUnavailableError, ValidationError } from './http-error';
+import {
+  BadRequestError,
+  ConflictError,
+  DuplicateValueError,
+  HttpError,
+  ServiceUnavailableError,
+  ValidationError,
+} from './http-error';
 
 // The one place where driver errors become HTTP errors. Each engine reports the same
 // failure differently (objection wraps some as db-errors classes, better-sqlite3 throws
@@ -20,7 +27,17 @@ const BAD_VALUE = { pg: ['22001', '22003', '22007', '22008', '22P02'], mysql: [1
 // MySQL/MariaDB's lost connections, too many connections and statement timeouts; mysql2's
 // own codes for a lost connection or a timed-out command.
 const UNREACHABLE = {
-  socket: ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED'],
+  socket: [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ECONNABORTED',
+  ],
   pg: ['57014', '57P01', '57P02', '57P03', '53300'],
   pgClass: '08',
   mysql: [1040, 1053, 1927, 1969, 2002, 2003, 2006, 2013, 3024],
@@ -43,7 +60,10 @@ function pgCode(error: any): string | undefined {
 export class DatabaseUnavailableError extends ServiceUnavailableError {
   override readonly code: ErrorCode = 'database_unavailable';
 
-  constructor(detail = 'The database is unavailable; try again shortly', options: { cause?: unknown; retryAfter?: number } = {}) {
+  constructor(
+    detail = 'The database is unavailable; try again shortly',
+    options: { cause?: unknown; retryAfter?: number } = {},
+  ) {
     super(detail, options);
   }
 }
@@ -51,12 +71,16 @@ export class DatabaseUnavailableError extends ServiceUnavailableError {
 /** Whether a driver error says the database could not be reached or did not answer in time. */
 export function isDatabaseUnreachable(error: unknown): boolean {
   const root = rootOf(error);
-  if (error instanceof KnexTimeoutError || root instanceof KnexTimeoutError || root instanceof DatabaseUnavailableError) return true;
+  if (error instanceof KnexTimeoutError || root instanceof KnexTimeoutError || root instanceof DatabaseUnavailableError)
+    return true;
   const code = root?.code;
   const pg = pgCode(root);
-  return UNREACHABLE.socket.includes(code) || UNREACHABLE.mysql2.includes(code)
-    || (pg !== undefined && (UNREACHABLE.pg.includes(pg) || pg.startsWith(UNREACHABLE.pgClass)))
-    || UNREACHABLE.mysql.includes(root?.errno);
+  return (
+    UNREACHABLE.socket.includes(code) ||
+    UNREACHABLE.mysql2.includes(code) ||
+    (pg !== undefined && (UNREACHABLE.pg.includes(pg) || pg.startsWith(UNREACHABLE.pgClass))) ||
+    UNREACHABLE.mysql.includes(root?.errno)
+  );
 }
 
 /** Maps a driver error to an HttpError, or returns undefined when it is not the client's fault. */
@@ -73,17 +97,27 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
     return new DuplicateValueError(duplicateMessage(error), { cause: error });
   }
   if (pg === FOREIGN_KEY.pg || FOREIGN_KEY.mysql.includes(errno as number) || FOREIGN_KEY.sqlite.includes(code)) {
-    return new ConflictError('The record references, or is referenced by, a record that does not allow this change', { cause: error });
+    return new ConflictError('The record references, or is referenced by, a record that does not allow this change', {
+      cause: error,
+    });
   }
   if (pg === NOT_NULL.pg || NOT_NULL.mysql.includes(errno as number) || NOT_NULL.sqlite.includes(code)) {
     const column = root?.column ?? (error as any)?.column ?? notNullColumn(root?.message);
-    return new ValidationError([{ loc: ['body', ...(column ? [column] : [])], msg: 'A required value is missing', type: 'missing' }], { cause: error });
+    return new ValidationError(
+      [{ loc: ['body', ...(column ? [column] : [])], msg: 'A required value is missing', type: 'missing' }],
+      { cause: error },
+    );
   }
   if (errno === NO_FULLTEXT_INDEX.mysql) {
-    return new BadRequestError("The 'match' filter needs a full-text index on its column, which this database lacks; use 'contains' or 'ilike' there", { cause: error });
+    return new BadRequestError(
+      "The 'match' filter needs a full-text index on its column, which this database lacks; use 'contains' or 'ilike' there",
+      { cause: error },
+    );
   }
   if ((pg && BAD_VALUE.pg.includes(pg)) || BAD_VALUE.mysql.includes(errno as number)) {
-    return new ValidationError([{ loc: ['body'], msg: 'A value does not fit its column', type: 'value_error' }], { cause: error });
+    return new ValidationError([{ loc: ['body'], msg: 'A value does not fit its column', type: 'value_error' }], {
+      cause: error,
+    });
   }
   return undefined;
 }
@@ -96,8 +130,18 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
 function notNullColumn(message: unknown): string | undefined {
   if (typeof message !== 'string') return undefined;
   const sqlite = message.lastIndexOf('NOT NULL constraint failed: ');
-  if (sqlite >= 0) return message.slice(sqlite + 28).trim().split('.').pop() || undefined;
-  for (const [before, after] of [["Column '", "' cannot be null"], ["Field '", "' doesn't have a default value"]]) {
+  if (sqlite >= 0)
+    return (
+      message
+        .slice(sqlite + 28)
+        .trim()
+        .split('.')
+        .pop() || undefined
+    );
+  for (const [before, after] of [
+    ["Column '", "' cannot be null"],
+    ["Field '", "' doesn't have a default value"],
+  ]) {
     const end = message.lastIndexOf(after);
     const start = end < 0 ? -1 : message.lastIndexOf(before, end);
     if (start >= 0) return message.slice(start + before.length, end) || undefined;

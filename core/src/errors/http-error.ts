@@ -19,7 +19,11 @@ export class HttpError extends Error {
   /** Extra response headers, such as `Retry-After` on a 429. */
   readonly headers: Record<string, string>;
 
-  constructor(status: number, detail: ErrorDetail, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(
+    status: number,
+    detail: ErrorDetail,
+    options: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(typeof detail === 'string' ? detail : `${status} validation failed`, { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
@@ -169,7 +173,13 @@ export class RateLimitError extends HttpError {
 export class ServiceUnavailableError extends HttpError {
   override readonly code: ErrorCode = 'service_unavailable';
 
-  constructor(detail = 'Service temporarily unavailable; try again shortly', options: { retryAfter?: number; cause?: unknown } = {}) {
-    super(503, detail, { cause: options.cause, headers: { 'Retry-After': String(Math.max(1, Math.ceil(options.retryAfter ?? 5))) } });
+  constructor(
+    detail = 'Service temporarily unavailable; try again shortly',
+    options: { retryAfter?: number; cause?: unknown } = {},
+  ) {
+    super(503, detail, {
+      cause: options.cause,
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(options.retryAfter ?? 5))) },
+    });
   }
 }

@@ -17,7 +17,10 @@ const COOKIE_SECONDS = 60;
 /** Serves a request under the replica rule: its token read, and a new one answered when it wrote. */
 export function withConsistencyToken(req: NeutralRequest, serve: () => Promise<NeutralResult>): Promise<NeutralResult> {
   const given = req.headers[CONSISTENCY_HEADER] ?? req.cookies[CONSISTENCY_COOKIE];
-  const consistency: Consistency = { after: typeof given === 'string' ? parseLsn(given) : undefined, primaryOnly: false };
+  const consistency: Consistency = {
+    after: typeof given === 'string' ? parseLsn(given) : undefined,
+    primaryOnly: false,
+  };
   return runWithConsistency(consistency, serve).then(async (result) => {
     if (!consistency.wrote || result.status >= 400) return result;
     // A token that cannot be had leaves the answer as it is: the client may then read a lagging replica.
@@ -26,7 +29,10 @@ export function withConsistencyToken(req: NeutralRequest, serve: () => Promise<N
     return {
       ...result,
       headers: { ...result.headers, [CONSISTENCY_HEADER]: lsn },
-      cookies: [...(result.cookies ?? []), { name: CONSISTENCY_COOKIE, value: lsn, httpOnly: true, sameSite: 'lax', path: '/', maxAge: COOKIE_SECONDS }],
+      cookies: [
+        ...(result.cookies ?? []),
+        { name: CONSISTENCY_COOKIE, value: lsn, httpOnly: true, sameSite: 'lax', path: '/', maxAge: COOKIE_SECONDS },
+      ],
     };
   });
 }

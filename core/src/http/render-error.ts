@@ -45,7 +45,9 @@ function capped(detail: ErrorDetail): ErrorDetail {
 }
 
 /** The context of a request by its headers: its `X-Request-Id` when it has one. */
-export function requestContext(headers: Readonly<Record<string, string | string[] | undefined>>): ErrorContext | undefined {
+export function requestContext(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): ErrorContext | undefined {
   const requestId = headers['x-request-id'];
   return typeof requestId === 'string' ? { requestId } : undefined;
 }

@@ -30,7 +30,9 @@ export function orderBySpecificity(routes: readonly RouteDescriptor[]): RouteDes
 export function assertNoRouteClash(routes: readonly RouteDescriptor[]): void {
   const seen = new Map<string, string>();
   for (const route of routes) {
-    const shape = `${route.method} /${segments(route.path).map((s) => (s.startsWith(':') ? ':' : s)).join('/')}${route.path.endsWith('/') && route.path !== '/' ? '/' : ''}`;
+    const shape = `${route.method} /${segments(route.path)
+      .map((s) => (s.startsWith(':') ? ':' : s))
+      .join('/')}${route.path.endsWith('/') && route.path !== '/' ? '/' : ''}`;
     const other = seen.get(shape);
     if (other) throw new ConfigurationError(`Route clash: ${route.operation} and ${other} both answer ${shape}`);
     seen.set(shape, route.operation);

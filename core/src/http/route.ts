@@ -11,7 +11,10 @@ export interface RouteDoc {
   /** JSON schema of the request body. */
   requestBody?: Record<string, unknown>;
   /** JSON schemas of the responses, by status code; `headers` as OpenAPI header objects by name. */
-  responses?: Record<string, { description: string; schema?: Record<string, unknown>; headers?: Record<string, Record<string, unknown>> }>;
+  responses?: Record<
+    string,
+    { description: string; schema?: Record<string, unknown>; headers?: Record<string, Record<string, unknown>> }
+  >;
   /** False when the request may come without a body (default true when there is a `requestBody`). */
   requestBodyRequired?: boolean;
   /** Media types `requestBody` is accepted as (default `['application/json']`), e.g. a form. */

@@ -47,7 +47,9 @@ export function modelInfo(model: ModelClass): ModelInfo {
   if (cached) return cached;
   const schema = model.jsonSchema as { properties?: Record<string, any> } | undefined;
   if (!schema?.properties) {
-    throw new ConfigurationError(`Model ${model.name} declares no jsonSchema.properties; crudsmith reads its columns from there`);
+    throw new ConfigurationError(
+      `Model ${model.name} declares no jsonSchema.properties; crudsmith reads its columns from there`,
+    );
   }
   const idColumns: string[] = typeof model.idColumn === 'string' ? [model.idColumn] : [...(model.idColumn as string[])];
   if (idColumns.length === 0 || new Set(idColumns).size !== idColumns.length) {
@@ -57,11 +59,19 @@ export function modelInfo(model: ModelClass): ModelInfo {
   for (const [name, property] of Object.entries(schema.properties)) columns.set(name, columnFromSchema(name, property));
   for (const column of idColumns) {
     if (!columns.has(column)) {
-      if (idColumns.length > 1) throw new ConfigurationError(`Model ${model.name}: key column '${column}' is not in jsonSchema.properties`);
+      if (idColumns.length > 1)
+        throw new ConfigurationError(`Model ${model.name}: key column '${column}' is not in jsonSchema.properties`);
       columns.set(column, { name: column, kind: 'integer', nullable: false });
     }
   }
-  const info: ModelInfo = { model, table: model.tableName, idColumn: idColumns[0], idColumns, columns, relations: model.getRelations() };
+  const info: ModelInfo = {
+    model,
+    table: model.tableName,
+    idColumn: idColumns[0],
+    idColumns,
+    columns,
+    relations: model.getRelations(),
+  };
   cache.set(model, info);
   return info;
 }
@@ -78,7 +88,14 @@ function columnFromSchema(name: string, property: any): ColumnInfo {
   else if (property.format === 'date-time') kind = 'datetime';
   else if (property.format === 'date') kind = 'date';
   else kind = 'string';
-  const column: ColumnInfo = { name, kind, nullable, maxLength: property.maxLength, minimum: property.minimum, maximum: property.maximum };
+  const column: ColumnInfo = {
+    name,
+    kind,
+    nullable,
+    maxLength: property.maxLength,
+    minimum: property.minimum,
+    maximum: property.maximum,
+  };
   if ((kind === 'number' || kind === 'integer') && property.multipleOf !== undefined) {
     if (!(typeof property.multipleOf === 'number' && property.multipleOf > 0 && Number.isFinite(property.multipleOf))) {
       throw new ConfigurationError(`Column '${name}': multipleOf must be a positive number`);

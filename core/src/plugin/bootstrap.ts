@@ -76,7 +76,9 @@ export function bootstrap(options: BootstrapOptions): App {
   ];
   for (const plugin of plugins) if (plugin.transformRoutes) routes = plugin.transformRoutes(routes);
   const hooks = plugins.flatMap((p) => (p.hooks ? [p.hooks] : []));
-  routes = orderBySpecificity(routes.map((route) => withHooks(route, { hooks: hooks.filter((h) => h.appliesTo?.(route) ?? true), options })));
+  routes = orderBySpecificity(
+    routes.map((route) => withHooks(route, { hooks: hooks.filter((h) => h.appliesTo?.(route) ?? true), options })),
+  );
   assertNoRouteClash(routes);
   return {
     routes,
@@ -88,7 +90,8 @@ export function bootstrap(options: BootstrapOptions): App {
       await migrate(knex);
       // After the migrations, which create what the routes need (a FULLTEXT index, say);
       // once per check, as versions and copies of a route share it.
-      for (const check of new Set(routes.flatMap((route) => (route.checkDatabase ? [route.checkDatabase] : [])))) await check(knex);
+      for (const check of new Set(routes.flatMap((route) => (route.checkDatabase ? [route.checkDatabase] : []))))
+        await check(knex);
       for (const plugin of plugins) await plugin.init?.();
     },
     async close() {
@@ -105,7 +108,8 @@ function assertDependencies(plugins: readonly Plugin[]): void {
   }
   for (const plugin of plugins) {
     for (const needed of plugin.dependsOn ?? []) {
-      if (!names.has(needed)) throw new ConfigurationError(`Plugin ${plugin.name} needs the ${needed} plugin; pass it to bootstrap`);
+      if (!names.has(needed))
+        throw new ConfigurationError(`Plugin ${plugin.name} needs the ${needed} plugin; pass it to bootstrap`);
     }
   }
 }
@@ -114,12 +118,16 @@ function assertDependencies(plugins: readonly Plugin[]): void {
 function collectMigrations(plugins: readonly Plugin[], own: readonly MigrationSet[]): MigrationSet[] {
   const fromPlugins = plugins.flatMap((plugin) => {
     if (!plugin.migrations) return [];
-    const dependencies = (plugin.dependsOn ?? []).flatMap((name) => plugins.find((p) => p.name === name)?.migrations?.name ?? []);
+    const dependencies = (plugin.dependsOn ?? []).flatMap(
+      (name) => plugins.find((p) => p.name === name)?.migrations?.name ?? [],
+    );
     return [{ ...plugin.migrations, after: [...(plugin.migrations.after ?? []), ...dependencies] }];
   });
   for (const set of own) {
     if (fromPlugins.some((p) => p.name === set.name)) {
-      throw new ConfigurationError(`Migration set ${set.name} comes from its plugin, which bootstrap runs itself: list only the app's own sets`);
+      throw new ConfigurationError(
+        `Migration set ${set.name} comes from its plugin, which bootstrap runs itself: list only the app's own sets`,
+      );
     }
   }
   return orderMigrationSets([...fromPlugins, ...own]);

@@ -3,7 +3,10 @@ import type { NeutralRequest, NeutralResult } from '../http/neutral';
 import type { RouteDescriptor } from '../http/route';
 
 /** Runs before a route's dependencies; answering a result ends the request early. */
-export type BeforeHook = (req: NeutralRequest, route: RouteDescriptor) => void | NeutralResult | Promise<void | NeutralResult>;
+export type BeforeHook = (
+  req: NeutralRequest,
+  route: RouteDescriptor,
+) => void | NeutralResult | Promise<void | NeutralResult>;
 
 /** Runs after the handler (or the error's rendering); may answer a changed result. */
 export type AfterHook = (

@@ -9,7 +9,13 @@ import { crudRouter, type CrudRouter } from '../crud/endpoint-creator';
 import { FilterConfig } from '../crud/filter-config';
 import type { CrudOptions } from '../crud/options';
 import { declaredFilters } from '../decorators/filter';
-import { CRUD_KEY, ownMetadata, SOFT_DELETE_KEY, type CrudDeclaration, type SoftDeleteDeclaration } from '../decorators/metadata';
+import {
+  CRUD_KEY,
+  ownMetadata,
+  SOFT_DELETE_KEY,
+  type CrudDeclaration,
+  type SoftDeleteDeclaration,
+} from '../decorators/metadata';
 
 /** Runtime values the decorated models need to become routes. */
 export interface CompileOptions {
@@ -49,7 +55,8 @@ export class Registry {
     const declared = ownMetadata<CrudDeclaration>(CRUD_KEY, model);
     if (!declared) throw new ConfigurationError(`Model ${model.name} is not decorated with @Crud (or crud())`);
     const soft = ownMetadata<SoftDeleteDeclaration>(SOFT_DELETE_KEY, model) ?? {};
-    const fromConfig = declared.filterConfig instanceof FilterConfig ? declared.filterConfig.filters : declared.filterConfig;
+    const fromConfig =
+      declared.filterConfig instanceof FilterConfig ? declared.filterConfig.filters : declared.filterConfig;
     const filters = { ...declaredFilters(model), ...fromConfig };
     return {
       ...runtime.defaults,
@@ -68,7 +75,8 @@ export class Registry {
    */
   compile(runtime: CompileOptions): CrudRouter[] {
     if (runtime.replicas?.length) {
-      if (typeof runtime.session !== 'function' || !('client' in runtime.session)) throw new ConfigurationError('replicas need session to be a knex instance, not a dependency');
+      if (typeof runtime.session !== 'function' || !('client' in runtime.session))
+        throw new ConfigurationError('replicas need session to be a knex instance, not a dependency');
       useReplicas(runtime.session as Knex, runtime.replicas, runtime.replicaOptions);
     }
     const routers = this.models.map((model) => crudRouter(this.optionsOf(model, runtime)));

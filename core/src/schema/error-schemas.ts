@@ -13,7 +13,11 @@ export const VALIDATION_ERROR_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         required: ['loc', 'msg', 'type'],
-        properties: { loc: { type: 'array', items: { type: ['string', 'integer'] } }, msg: { type: 'string' }, type: { type: 'string' } },
+        properties: {
+          loc: { type: 'array', items: { type: ['string', 'integer'] } },
+          msg: { type: 'string' },
+          type: { type: 'string' },
+        },
       },
     },
   },

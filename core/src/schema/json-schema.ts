@@ -13,7 +13,10 @@ export type JsonSchema = Record<string, any>;
  * The JSON schema of a class-validator class (through class-validator-jsonschema), or
  * of a field list typed from the model's columns. Excluded fields stay out of it.
  */
-export function schemaToJsonSchema(schema: SchemaLike, ctx: { info?: ModelInfo; exclude?: readonly string[] } = {}): JsonSchema {
+export function schemaToJsonSchema(
+  schema: SchemaLike,
+  ctx: { info?: ModelInfo; exclude?: readonly string[] } = {},
+): JsonSchema {
   let json: JsonSchema;
   if (Array.isArray(schema)) {
     const properties: JsonSchema = {};
@@ -23,7 +26,11 @@ export function schemaToJsonSchema(schema: SchemaLike, ctx: { info?: ModelInfo; 
     }
     json = { type: 'object', properties };
   } else {
-    json = structuredClone(targetConstructorToSchema(schema as Function, { classTransformerMetadataStorage: defaultMetadataStorage }) as JsonSchema);
+    json = structuredClone(
+      targetConstructorToSchema(schema as Function, {
+        classTransformerMetadataStorage: defaultMetadataStorage,
+      }) as JsonSchema,
+    );
     fixDateStrings(json);
     allowNullWhenOptional(json);
     if (ctx.info) stateSteps(json, ctx.info);
@@ -40,7 +47,10 @@ export function schemaToJsonSchema(schema: SchemaLike, ctx: { info?: ModelInfo; 
 // ISO dates; a plain date-time format says what we mean.
 function fixDateStrings(json: JsonSchema): void {
   for (const property of Object.values<JsonSchema>(json.properties ?? {})) {
-    if (property.format === 'date-time' || (property.type === 'string' && typeof property.pattern === 'string' && property.pattern.includes('\\d{4}'))) {
+    if (
+      property.format === 'date-time' ||
+      (property.type === 'string' && typeof property.pattern === 'string' && property.pattern.includes('\\d{4}'))
+    ) {
       delete property.pattern;
       property.format = 'date-time';
     }
@@ -73,12 +83,18 @@ function allowNullWhenOptional(json: JsonSchema): void {
 /** The JSON schema of a column's serialized value. */
 export function columnJsonSchema(column: ColumnInfo): JsonSchema {
   const base: JsonSchema =
-    column.kind === 'integer' ? { type: 'integer' }
-      : column.kind === 'number' ? { type: 'number' }
-        : column.kind === 'boolean' ? { type: 'boolean' }
-          : column.kind === 'datetime' ? { type: 'string', format: 'date-time' }
-            : column.kind === 'date' ? { type: 'string', format: 'date' }
-              : column.kind === 'json' ? {}
+    column.kind === 'integer'
+      ? { type: 'integer' }
+      : column.kind === 'number'
+        ? { type: 'number' }
+        : column.kind === 'boolean'
+          ? { type: 'boolean' }
+          : column.kind === 'datetime'
+            ? { type: 'string', format: 'date-time' }
+            : column.kind === 'date'
+              ? { type: 'string', format: 'date' }
+              : column.kind === 'json'
+                ? {}
                 : { type: 'string' };
   if (column.multipleOf !== undefined) base.multipleOf = column.multipleOf;
   if (column.nullable && base.type) return { ...base, type: [base.type, 'null'] };

@@ -51,13 +51,20 @@ export function quickCheckOf(schema: Function): QuickCheck | null {
 function compile(schema: Function): QuickCheck | null {
   const storage = getMetadataStorage();
   // The same call, with the same arguments, as class-validator's `validate` makes.
-  const metadatas = storage.getTargetValidationMetadatas(schema, undefined as unknown as string, false, false, undefined);
+  const metadatas = storage.getTargetValidationMetadatas(
+    schema,
+    undefined as unknown as string,
+    false,
+    false,
+    undefined,
+  );
   if (metadatas.length === 0) return null;
   const properties = new Map<string, PropertyChecks>();
   for (const metadata of metadatas) {
     if (metadata.groups?.length || metadata.always !== undefined) return null;
     let property = properties.get(metadata.propertyName);
-    if (!property) properties.set(metadata.propertyName, (property = { name: metadata.propertyName, conditions: [], checks: [] }));
+    if (!property)
+      properties.set(metadata.propertyName, (property = { name: metadata.propertyName, conditions: [], checks: [] }));
     switch (metadata.type) {
       case ValidationTypes.WHITELIST:
         break;
@@ -68,7 +75,11 @@ function compile(schema: Function): QuickCheck | null {
       case ValidationTypes.CUSTOM_VALIDATION: {
         const constraints = storage.getTargetValidatorConstraints(metadata.constraintCls);
         if (constraints.some((constraint) => constraint.async)) return null;
-        const check: Check = { constraints: metadata.constraints, each: metadata.each, validators: constraints.map((constraint) => constraint.instance) };
+        const check: Check = {
+          constraints: metadata.constraints,
+          each: metadata.each,
+          validators: constraints.map((constraint) => constraint.instance),
+        };
         if (metadata.validateIf) check.validateIf = metadata.validateIf;
         // class-validator runs a property's IS_DEFINED checks before its others.
         if (metadata.type === ValidationTypes.IS_DEFINED) property.checks.unshift(check);
@@ -95,7 +106,13 @@ function holds(object: object, property: PropertyChecks): boolean {
   if (!applies) return true;
   for (const check of property.checks) {
     if (check.validateIf && !check.validateIf(object, value)) continue;
-    const args: ValidationArguments = { targetName: object.constructor?.name, property: property.name, object, value, constraints: check.constraints };
+    const args: ValidationArguments = {
+      targetName: object.constructor?.name,
+      property: property.name,
+      object,
+      value,
+      constraints: check.constraints,
+    };
     const items = check.each ? itemsOf(value) : undefined;
     for (const validator of check.validators) {
       if (items === undefined) {

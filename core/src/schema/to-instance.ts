@@ -67,7 +67,11 @@ function declaresNothing(schema: Function): boolean {
 /** The class and its ancestors, as class-transformer walks them. */
 function lineage(schema: Function): Function[] {
   const classes = [schema];
-  for (let base = Object.getPrototypeOf(schema.prototype.constructor); typeof base?.prototype !== 'undefined'; base = Object.getPrototypeOf(base.prototype.constructor)) {
+  for (
+    let base = Object.getPrototypeOf(schema.prototype.constructor);
+    typeof base?.prototype !== 'undefined';
+    base = Object.getPrototypeOf(base.prototype.constructor)
+  ) {
     classes.push(base);
   }
   return classes;
@@ -82,7 +86,12 @@ function storageMaps(): MetadataMap[] | null {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const loaded = require('class-transformer/cjs/storage') as { defaultMetadataStorage?: Record<string, unknown> };
     const found = loaded.defaultMetadataStorage;
-    const maps = found && [found._typeMetadatas, found._transformMetadatas, found._exposeMetadatas, found._excludeMetadatas];
+    const maps = found && [
+      found._typeMetadatas,
+      found._transformMetadatas,
+      found._exposeMetadatas,
+      found._excludeMetadatas,
+    ];
     if (!maps || !maps.every((map) => map instanceof Map)) return storage;
     class Probe {}
     Exclude()(Probe.prototype, 'probe');

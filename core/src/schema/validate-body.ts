@@ -16,7 +16,11 @@ export interface BodyValidation {
  * its declared fields. Undeclared and forbidden fields, wrong types and constraint
  * failures are one 422 listing each problem (`loc`, `msg`, `type`).
  */
-export async function validateBody(schema: SchemaLike, body: unknown, options: BodyValidation = {}): Promise<Record<string, unknown>> {
+export async function validateBody(
+  schema: SchemaLike,
+  body: unknown,
+  options: BodyValidation = {},
+): Promise<Record<string, unknown>> {
   if (body === undefined) throw ValidationError.of(['body'], 'Field required', 'missing');
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw ValidationError.of(['body'], 'Input should be a valid object', 'model_attributes_type');
@@ -24,7 +28,8 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
   const plain = body as Record<string, unknown>;
   const issues: ValidationIssue[] = [];
   const serverSet = (options.forbidden ?? []).filter((field) => field in plain);
-  for (const field of serverSet) issues.push({ loc: ['body', field], msg: `Field '${field}' is set by the server`, type: 'extra_forbidden' });
+  for (const field of serverSet)
+    issues.push({ loc: ['body', field], msg: `Field '${field}' is set by the server`, type: 'extra_forbidden' });
   if (Array.isArray(schema)) {
     for (const key of Object.keys(plain)) {
       if (!schema.includes(key)) issues.push(extra(key));
@@ -50,7 +55,8 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
       issues.push(...errors.filter((e) => !serverFilled.has(e.property)).flatMap((e) => toIssues(e, ['body'])));
     }
   }
-  if (issues.length > 0) throw new ValidationError(serverSet.length > 0 ? oneEntryPerServerField(issues, serverSet) : issues);
+  if (issues.length > 0)
+    throw new ValidationError(serverSet.length > 0 ? oneEntryPerServerField(issues, serverSet) : issues);
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(plain)) if (value !== undefined) result[key] = value;
   return result;
@@ -60,7 +66,9 @@ export async function validateBody(schema: SchemaLike, body: unknown, options: B
 // wrong type) is not the client's to fix, so its first entry, "set by the server", stays alone.
 function oneEntryPerServerField(issues: ValidationIssue[], serverSet: string[]): ValidationIssue[] {
   const fields = new Set(serverSet);
-  return issues.filter((issue, index) => index < serverSet.length || issue.loc[0] !== 'body' || !fields.has(String(issue.loc[1])));
+  return issues.filter(
+    (issue, index) => index < serverSet.length || issue.loc[0] !== 'body' || !fields.has(String(issue.loc[1])),
+  );
 }
 
 const declaredNames = new WeakMap<SchemaClass, ReadonlySet<string>>();
@@ -70,7 +78,13 @@ const declaredNames = new WeakMap<SchemaClass, ReadonlySet<string>>();
 function declaredOf(schema: SchemaClass): ReadonlySet<string> {
   let names = declaredNames.get(schema);
   if (!names) {
-    const metadatas = getMetadataStorage().getTargetValidationMetadatas(schema, undefined as unknown as string, false, false, undefined);
+    const metadatas = getMetadataStorage().getTargetValidationMetadatas(
+      schema,
+      undefined as unknown as string,
+      false,
+      false,
+      undefined,
+    );
     names = new Set(metadatas.map((metadata) => metadata.propertyName));
     declaredNames.set(schema, names);
   }
@@ -98,7 +112,10 @@ export const MAX_NESTED_KEYS = 1000;
 // object held to MAX_NESTED_KEYS, its cost is linear in the body's size. The walk is
 // bounded by the depth the body reader already enforces.
 function refuseWideNested(plain: Record<string, unknown>): void {
-  const pending: { value: unknown; loc: (string | number)[] }[] = Object.keys(plain).map((key) => ({ value: plain[key], loc: ['body', key] }));
+  const pending: { value: unknown; loc: (string | number)[] }[] = Object.keys(plain).map((key) => ({
+    value: plain[key],
+    loc: ['body', key],
+  }));
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value, loc } = next;
     if (value === null || typeof value !== 'object') continue;
@@ -107,12 +124,17 @@ function refuseWideNested(plain: Record<string, unknown>): void {
       continue;
     }
     const keys = Object.keys(value);
-    if (keys.length > MAX_NESTED_KEYS) throw ValidationError.of(loc, `Object should have at most ${MAX_NESTED_KEYS} keys`, 'too_many_keys');
+    if (keys.length > MAX_NESTED_KEYS)
+      throw ValidationError.of(loc, `Object should have at most ${MAX_NESTED_KEYS} keys`, 'too_many_keys');
     for (const key of keys) pending.push({ value: (value as Record<string, unknown>)[key], loc: [...loc, key] });
   }
 }
 
-const extra = (key: string): ValidationIssue => ({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+const extra = (key: string): ValidationIssue => ({
+  loc: ['body', key],
+  msg: 'Extra inputs are not permitted',
+  type: 'extra_forbidden',
+});
 
 // class-transformer leaves some keys off the instance, and the validator never sees what is
 // not there: keys named like a method (`toString`, `constructor`: the inherited function

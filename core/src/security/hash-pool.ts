@@ -82,7 +82,9 @@ export class HashPool {
     this.perClient = Math.max(1, Math.floor(options.perClient ?? 4));
     this.maxPending = Math.max(this.threads, Math.floor(options.maxPending ?? this.threads * 8));
     const failed = options.failedChecks === undefined ? { limit: 600, periodSeconds: 3600 } : options.failedChecks;
-    this.failedChecks = failed ? { rate: failed.limit / (failed.periodSeconds * 1000), burst: Math.max(1, failed.burst ?? 60) } : null;
+    this.failedChecks = failed
+      ? { rate: failed.limit / (failed.periodSeconds * 1000), burst: Math.max(1, failed.burst ?? 60) }
+      : null;
   }
 
   /** Runs `work` holding a slot for `client` (see `acquire`); its hashes queue as that client's, its failed checks count against it. */
@@ -101,7 +103,8 @@ export class HashPool {
     if (client === undefined || !this.failedChecks) return;
     this.buckets.set(client, { tokens: this.tokensOf(client, now) - 1, at: now });
     if (this.buckets.size > MAX_BUCKETS) {
-      for (const [key] of this.buckets) if (this.tokensOf(key, now) >= this.failedChecks.burst) this.buckets.delete(key);
+      for (const [key] of this.buckets)
+        if (this.tokensOf(key, now) >= this.failedChecks.burst) this.buckets.delete(key);
     }
   }
 
@@ -119,14 +122,20 @@ export class HashPool {
   acquire(client?: string): () => void {
     const held = client === undefined ? 0 : (this.byClient.get(client) ?? 0);
     if (client !== undefined && held >= this.perClient) {
-      throw new RateLimitError('Too many password checks in progress from this address; try again shortly', { retryAfter: 1 });
+      throw new RateLimitError('Too many password checks in progress from this address; try again shortly', {
+        retryAfter: 1,
+      });
     }
     if (client !== undefined && this.failedChecks) {
       const left = this.tokensOf(client, Date.now());
-      if (left < 1) throw new RateLimitError('Too many failed password checks from this address; try again later', { retryAfter: Math.ceil((1 - left) / this.failedChecks.rate / 1000) });
+      if (left < 1)
+        throw new RateLimitError('Too many failed password checks from this address; try again later', {
+          retryAfter: Math.ceil((1 - left) / this.failedChecks.rate / 1000),
+        });
     }
     // Past maxPending only an address with nothing in flight gets in (fair admission), up to twice it.
-    const full = client === undefined || held > 0 ? this.pending >= this.maxPending : this.pending >= this.maxPending * 2;
+    const full =
+      client === undefined || held > 0 ? this.pending >= this.maxPending : this.pending >= this.maxPending * 2;
     if (full) {
       throw new ServiceUnavailableError('The server is busy checking passwords; try again shortly', { retryAfter: 1 });
     }
@@ -170,7 +179,8 @@ export class HashPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const slot = this.workers.find((w) => w.busy === null) ?? (this.workers.length < this.threads ? this.spawn() : undefined);
+      const slot =
+        this.workers.find((w) => w.busy === null) ?? (this.workers.length < this.threads ? this.spawn() : undefined);
       if (!slot) return;
       const job = this.queue.splice(this.nextTurn(), 1)[0];
       this.served.set(job.client, ++this.turns);

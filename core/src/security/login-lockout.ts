@@ -148,7 +148,11 @@ export class Lockout {
       .where({ key, lockouts: row.lockouts })
       .where('locked_until', '<=', now)
       .where('failures', '>=', allowance)
-      .update({ locked_until: now + lockSeconds(row.lockouts, this.policy) * 1000, lockouts: row.lockouts + 1, failures: 0 });
+      .update({
+        locked_until: now + lockSeconds(row.lockouts, this.policy) * 1000,
+        lockouts: row.lockouts + 1,
+        failures: 0,
+      });
   }
 
   /**
@@ -161,9 +165,17 @@ export class Lockout {
     const bump = () => this.knex(this.table).where({ key: windowKey }).increment('failures', 1);
     if (Number(await bump()) === 0) {
       try {
-        await this.knex(this.table).insert({ key: windowKey, failures: 1, last_failure_at: now, locked_until: start + windowMs });
+        await this.knex(this.table).insert({
+          key: windowKey,
+          failures: 1,
+          last_failure_at: now,
+          locked_until: start + windowMs,
+        });
         // Windows past are of no use: drop them now and then (on each window's first hit).
-        await this.knex(this.table).where('key', 'like', `${key.split(':')[0]}:%`).where('locked_until', '<=', start).delete();
+        await this.knex(this.table)
+          .where('key', 'like', `${key.split(':')[0]}:%`)
+          .where('locked_until', '<=', start)
+          .delete();
       } catch (error) {
         if (!(mapDatabaseError(error) instanceof DuplicateValueError)) throw error;
         await bump();
@@ -180,6 +192,8 @@ export class Lockout {
 
   private async row(key: string): Promise<{ failures: number; lockouts: number; lockedUntil: number } | null> {
     const row = await this.knex(this.table).where({ key }).first('failures', 'lockouts', 'locked_until');
-    return row ? { failures: Number(row.failures), lockouts: Number(row.lockouts), lockedUntil: Number(row.locked_until) } : null;
+    return row
+      ? { failures: Number(row.failures), lockouts: Number(row.lockouts), lockedUntil: Number(row.locked_until) }
+      : null;
   }
 }

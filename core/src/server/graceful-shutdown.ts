@@ -75,7 +75,10 @@ export function gracefulShutdown(server: Server, options: GracefulShutdownOption
       exit(1);
       return;
     }
-    logger?.info({ signal, preStopDelayMs, timeoutMs: options.timeoutMs ?? 10_000 }, 'shutting down: not ready, then draining in-flight requests');
+    logger?.info(
+      { signal, preStopDelayMs, timeoutMs: options.timeoutMs ?? 10_000 },
+      'shutting down: not ready, then draining in-flight requests',
+    );
     void shutdown().then(exit);
   };
   for (const signal of signals) process.on(signal, onSignal);
@@ -113,7 +116,8 @@ export function gracefulShutdown(server: Server, options: GracefulShutdownOption
 }
 
 function checkedDelay(ms: number): number {
-  if (!Number.isSafeInteger(ms) || ms < 0) throw new ConfigurationError(`preStopDelayMs must be a whole number of milliseconds, got ${ms}`);
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw new ConfigurationError(`preStopDelayMs must be a whole number of milliseconds, got ${ms}`);
   return ms;
 }
 
@@ -123,6 +127,9 @@ function within(promise: Promise<unknown>, timeoutMs: number): Promise<Outcome> 
   const timeout = new Promise<Outcome>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
-  const settled = promise.then((): Outcome => 'ok', (): Outcome => 'failed');
+  const settled = promise.then(
+    (): Outcome => 'ok',
+    (): Outcome => 'failed',
+  );
   return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }

@@ -32,9 +32,16 @@ export function knexCheck(knex: Knex): HealthCheck {
 
 function settle(check: HealthCheck, timeoutMs: number): Promise<CheckState> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckState>((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+  const timeout = new Promise<CheckState>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
   // A check that throws synchronously fails like one that rejects.
-  const run = Promise.resolve().then(check).then((): CheckState => 'ok', (): CheckState => 'failed');
+  const run = Promise.resolve()
+    .then(check)
+    .then(
+      (): CheckState => 'ok',
+      (): CheckState => 'failed',
+    );
   return Promise.race([run, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -62,8 +69,15 @@ export function healthRoutes(options: HealthOptions = {}): RouteDescriptor[] {
       dependencies: [],
       handler: async () => ({ status: 200, headers: NO_STORE, json: { status: 'ok' } }),
       doc: {
-        operationId: 'health_live', summary: 'The process answers', tags: ['health'],
-        responses: { 200: { description: 'Alive', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] } } },
+        operationId: 'health_live',
+        summary: 'The process answers',
+        tags: ['health'],
+        responses: {
+          200: {
+            description: 'Alive',
+            schema: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'] },
+          },
+        },
       },
     },
     {
@@ -82,13 +96,32 @@ export function healthRoutes(options: HealthOptions = {}): RouteDescriptor[] {
         return notReady(`Not ready: ${down.join(', ')} unavailable`, byName, timeoutMs);
       },
       doc: {
-        operationId: 'health_ready', summary: 'Every service the app needs answers', tags: ['health'],
+        operationId: 'health_ready',
+        summary: 'Every service the app needs answers',
+        tags: ['health'],
         responses: {
-          200: { description: 'Ready', schema: { type: 'object', properties: { status: { type: 'string', enum: ['ready'] }, checks: STATES_SCHEMA }, required: ['status', 'checks'] } },
+          200: {
+            description: 'Ready',
+            schema: {
+              type: 'object',
+              properties: { status: { type: 'string', enum: ['ready'] }, checks: STATES_SCHEMA },
+              required: ['status', 'checks'],
+            },
+          },
           503: {
             description: 'A service did not answer in time, or the process is shutting down',
-            headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before asking again' } },
-            schema: { type: 'object', properties: { detail: { type: 'string' }, status: { type: 'string', enum: ['unavailable'] }, checks: STATES_SCHEMA }, required: ['detail', 'status', 'checks'] },
+            headers: {
+              'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before asking again' },
+            },
+            schema: {
+              type: 'object',
+              properties: {
+                detail: { type: 'string' },
+                status: { type: 'string', enum: ['unavailable'] },
+                checks: STATES_SCHEMA,
+              },
+              required: ['detail', 'status', 'checks'],
+            },
           },
         },
       },

@@ -30,10 +30,14 @@ export class LoadMonitor {
   private readonly heapBound: number;
   readonly intervalMs: number;
 
-  constructor(options: LoadSheddingOptions = {}, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    options: LoadSheddingOptions = {},
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.delayBound = bound(options.maxEventLoopDelayMs ?? 1000, 'maxEventLoopDelayMs');
     this.heapBound = bound(options.maxHeapUsedRatio ?? 0.9, 'maxHeapUsedRatio');
-    if (this.heapBound > 1) throw new RangeError(`maxHeapUsedRatio is a fraction of the heap limit, got ${this.heapBound}`);
+    if (this.heapBound > 1)
+      throw new RangeError(`maxHeapUsedRatio is a fraction of the heap limit, got ${this.heapBound}`);
     this.intervalMs = bound(options.sampleIntervalMs ?? 500, 'sampleIntervalMs') || 500;
   }
 
@@ -92,7 +96,9 @@ export interface LoadShedding extends Plugin {
 export function loadShedding(options: LoadSheddingOptions = {}): LoadShedding {
   const monitor = new LoadMonitor(options);
   const retryAfter = Math.max(1, Math.ceil(options.retryAfterSeconds ?? 5));
-  const exempt = options.exempt ?? ((route: RouteDescriptor) => route.operation === 'health_live' || route.operation === 'health_ready');
+  const exempt =
+    options.exempt ??
+    ((route: RouteDescriptor) => route.operation === 'health_live' || route.operation === 'health_ready');
   return {
     name: 'load-shedding',
     monitor,
@@ -113,6 +119,7 @@ export function loadShedding(options: LoadSheddingOptions = {}): LoadShedding {
 }
 
 function bound(value: number, name: string): number {
-  if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a non-negative number, got ${value}`);
+  if (!(value >= 0) || !Number.isFinite(value))
+    throw new RangeError(`${name} must be a non-negative number, got ${value}`);
   return value;
 }

@@ -96,7 +96,13 @@ export function requestLog(options: RequestLogOptions): RequestLog {
       const aborted = !res.writableFinished;
       // A connection that closed before any answer has no status to report.
       const status = res.headersSent ? res.statusCode : null;
-      const fields: Record<string, unknown> = { requestId: id, method: req.method, route: entry.route ?? null, status, durationMs };
+      const fields: Record<string, unknown> = {
+        requestId: id,
+        method: req.method,
+        route: entry.route ?? null,
+        status,
+        durationMs,
+      };
       if (aborted) fields.aborted = true;
       const unexpected = entry.unexpected ?? (isUnexpected(entry.error) ? entry.error : undefined);
       if (unexpected !== undefined || status === 500) {

@@ -73,7 +73,11 @@ export class KnexSessionStore implements SessionStore {
 
   async delete(idHashes: readonly string[]): Promise<number> {
     if (idHashes.length === 0) return 0;
-    return Number(await this.knex(this.table).whereIn('id_hash', [...idHashes]).delete());
+    return Number(
+      await this.knex(this.table)
+        .whereIn('id_hash', [...idHashes])
+        .delete(),
+    );
   }
 
   async listByUser(userId: string): Promise<SessionRecord[]> {

@@ -96,7 +96,9 @@ export class SessionManager {
     this.touchMs = (options.touchIntervalSeconds ?? 60) * 1000;
     this.now = options.now ?? Date.now;
     if (this.cookieName.startsWith('__Host-') && (!this.secure || this.cookiePath !== '/')) {
-      throw new ConfigurationError(`Session cookie ${this.cookieName}: the __Host- prefix needs secure: true and the path /`);
+      throw new ConfigurationError(
+        `Session cookie ${this.cookieName}: the __Host- prefix needs secure: true and the path /`,
+      );
     }
     this.carrierKey = Symbol(`crudsmith.session.${this.name}`);
     this.current = (req) => this.read(req);
@@ -157,7 +159,13 @@ export class SessionManager {
    */
   async create(
     userId: string | number,
-    options: { data?: Record<string, unknown>; replaces?: Session | null; request?: NeutralRequest; userAgent?: string; ipAddress?: string } = {},
+    options: {
+      data?: Record<string, unknown>;
+      replaces?: Session | null;
+      request?: NeutralRequest;
+      userAgent?: string;
+      ipAddress?: string;
+    } = {},
   ): Promise<IssuedSession> {
     const now = this.now();
     if (options.replaces) await this.store.delete([options.replaces.idHash]);
@@ -176,8 +184,15 @@ export class SessionManager {
       ipAddress: options.ipAddress?.slice(0, 64) ?? null,
     };
     await this.store.insert(record);
-    const carrier = options.request ? this.carrierOf(options.request) : options.replaces ? this.carriers.get(options.replaces) : undefined;
-    return { session: this.handOver(carrier, toSession(record)), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
+    const carrier = options.request
+      ? this.carrierOf(options.request)
+      : options.replaces
+        ? this.carriers.get(options.replaces)
+        : undefined;
+    return {
+      session: this.handOver(carrier, toSession(record)),
+      cookie: this.cookie(id, record.absoluteExpiresAt - now),
+    };
   }
 
   /**
@@ -195,13 +210,18 @@ export class SessionManager {
       idleExpiresAt: Math.min(now + this.idleMs, session.absoluteExpiresAt.getTime()),
     };
     await this.store.insert(record);
-    return { session: this.handOver(this.carriers.get(session), toSession(record)), cookie: this.cookie(id, record.absoluteExpiresAt - now) };
+    return {
+      session: this.handOver(this.carriers.get(session), toSession(record)),
+      cookie: this.cookie(id, record.absoluteExpiresAt - now),
+    };
   }
 
   /** Saves `session.data`, only if the session still exists; answers whether it did. */
   save(session: Session): Promise<boolean> {
     // A plain JSON copy: a carrier's data may be its framework's own session object.
-    return this.store.update(session.idHash, { data: JSON.parse(JSON.stringify(session.data ?? {})) as Record<string, unknown> });
+    return this.store.update(session.idHash, {
+      data: JSON.parse(JSON.stringify(session.data ?? {})) as Record<string, unknown>,
+    });
   }
 
   /** Ends one session. */
@@ -214,7 +234,11 @@ export class SessionManager {
    * Ends the user's session with this public handle; false when the user has none such.
    * `current` is the calling request's session: when it is the one ended, its carrier learns.
    */
-  async revokeByHandle(userId: string | number, handle: string, options: { current?: Session | null } = {}): Promise<boolean> {
+  async revokeByHandle(
+    userId: string | number,
+    handle: string,
+    options: { current?: Session | null } = {},
+  ): Promise<boolean> {
     const found = (await this.store.listByUser(String(userId))).find((r) => r.handle === handle);
     if (!found || (await this.store.delete([found.idHash])) === 0) return false;
     if (options.current?.idHash === found.idHash) this.carriers.get(options.current)?.replace(null);
@@ -222,7 +246,10 @@ export class SessionManager {
   }
 
   /** Ends every session of the user, except `keep`; answers how many ended. `current` as for `revokeByHandle`. */
-  async revokeAll(userId: string | number, options: { keep?: Session | null; current?: Session | null } = {}): Promise<number> {
+  async revokeAll(
+    userId: string | number,
+    options: { keep?: Session | null; current?: Session | null } = {},
+  ): Promise<number> {
     const records = await this.store.listByUser(String(userId));
     const ended = records.filter((r) => r.idHash !== options.keep?.idHash).map((r) => r.idHash);
     const count = await this.store.delete(ended);
@@ -234,7 +261,10 @@ export class SessionManager {
   async list(userId: string | number): Promise<Session[]> {
     const now = this.now();
     const records = await this.store.listByUser(String(userId));
-    return records.filter((r) => !expired(r, now)).sort((a, b) => a.createdAt - b.createdAt).map(toSession);
+    return records
+      .filter((r) => !expired(r, now))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map(toSession);
   }
 
   /** Deletes expired sessions (stores without their own expiry need this now and then). */
@@ -257,7 +287,13 @@ export class SessionManager {
   }
 
   private cookieBase(): Omit<CookieToSet, 'value'> {
-    return { name: this.cookieName, httpOnly: true, secure: this.secure, sameSite: this.sameSite, path: this.cookiePath };
+    return {
+      name: this.cookieName,
+      httpOnly: true,
+      secure: this.secure,
+      sameSite: this.sameSite,
+      path: this.cookiePath,
+    };
   }
 
   private async read(req: NeutralRequest): Promise<Session | null> {
@@ -297,6 +333,7 @@ export class SessionManager {
 }
 
 function seconds(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigurationError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new ConfigurationError(`${name} must be a positive integer, got ${value}`);
   return value;
 }

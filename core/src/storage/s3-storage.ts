@@ -28,7 +28,8 @@ export class StorageUnavailableError extends ServiceUnavailableError {
 export function s3Storage(options: S3StorageOptions): Storage {
   // Required here, not imported: the entry loads (and its declarations compile) without the SDK until a store is made.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client: Client } = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+  const sdk = require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+  const { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client: Client } = sdk;
   const { bucket, prefix = '' } = options;
   const config = options.config ?? {};
   const client =
@@ -46,13 +47,25 @@ export function s3Storage(options: S3StorageOptions): Storage {
   };
   return {
     async put(key, data, { contentType }) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(key), Body: data, ContentType: contentType, ContentLength: data.length })).catch(unavailable);
+      await client
+        .send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: keyOf(key),
+            Body: data,
+            ContentType: contentType,
+            ContentLength: data.length,
+          }),
+        )
+        .catch(unavailable);
     },
     async get(key) {
-      const found = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) })).catch((err: { name?: string; $metadata?: { httpStatusCode?: number } }) => {
-        if (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404) return null;
-        return unavailable(err);
-      });
+      const found = await client
+        .send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(key) }))
+        .catch((err: { name?: string; $metadata?: { httpStatusCode?: number } }) => {
+          if (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404) return null;
+          return unavailable(err);
+        });
       if (!found?.Body) return null;
       return { body: found.Body as Readable, contentType: found.ContentType, size: found.ContentLength };
     },

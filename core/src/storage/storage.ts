@@ -27,7 +27,10 @@ const MAX_KEY_LENGTH = 512;
 
 /** Throws unless `key` is a relative path of plain segments: a key can never leave the store's folder or prefix. */
 export function checkStorageKey(key: string): string {
-  const ok = key.length > 0 && key.length <= MAX_KEY_LENGTH && key.split('/').every((segment) => SEGMENT.test(segment) && segment !== '..');
+  const ok =
+    key.length > 0 &&
+    key.length <= MAX_KEY_LENGTH &&
+    key.split('/').every((segment) => SEGMENT.test(segment) && segment !== '..');
   if (!ok) throw new TypeError(`Not a storage key: ${JSON.stringify(key.slice(0, 80))}`);
   return key;
 }

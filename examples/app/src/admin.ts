@@ -14,7 +14,11 @@ const USERNAME = /^[a-z0-9]+$/;
 /** A user as the admin creates it: the password is hashed into `hashed_password`. */
 class AdminUserCreate {
   @IsString() @MinLength(2) @MaxLength(30) name!: string;
-  @IsString() @MinLength(2) @MaxLength(20) @Matches(USERNAME, { message: 'username may hold lower-case letters and digits only' }) username!: string;
+  @IsString()
+  @MinLength(2)
+  @MaxLength(20)
+  @Matches(USERNAME, { message: 'username may hold lower-case letters and digits only' })
+  username!: string;
   @IsEmail() @MaxLength(50) email!: string;
   @IsString() @MinLength(8) @MaxLength(1024) password!: string;
   @IsOptional() @IsInt() tier_id?: number | null;
@@ -24,7 +28,12 @@ class AdminUserCreate {
 /** A user's fields the admin may change; an empty password is left as it is. */
 class AdminUserUpdate {
   @IsOptional() @IsString() @MinLength(2) @MaxLength(30) name?: string;
-  @IsOptional() @IsString() @MinLength(2) @MaxLength(20) @Matches(USERNAME, { message: 'username may hold lower-case letters and digits only' }) username?: string;
+  @IsOptional()
+  @IsString()
+  @MinLength(2)
+  @MaxLength(20)
+  @Matches(USERNAME, { message: 'username may hold lower-case letters and digits only' })
+  username?: string;
   @IsOptional() @IsEmail() @MaxLength(50) email?: string;
   @IsOptional() @IsString() @MinLength(8) @MaxLength(1024) password?: string;
   @IsOptional() @IsInt() tier_id?: number | null;
@@ -97,7 +106,13 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
     // Sign-ins, changes and views, at /admin/management/events.
     eventIntegration: true,
     models: {
-      items: { model: Item, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: ItemCreate, updateSchema: ItemUpdate, displayField: 'name' },
+      items: {
+        model: Item,
+        allowedActions: ['view', 'create', 'update', 'delete'],
+        createSchema: ItemCreate,
+        updateSchema: ItemUpdate,
+        displayField: 'name',
+      },
       users: {
         model: User,
         allowedActions: ['view', 'create', 'update', 'delete'],
@@ -133,7 +148,8 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         createSchema: AdminRateLimitCreate,
         updateSchema: AdminRateLimitUpdate,
         references: { tier_id: 'tiers' },
-        beforeWrite: (values) => (typeof values.path === 'string' ? { ...values, path: sanitizePath(values.path) } : values),
+        beforeWrite: (values) =>
+          typeof values.path === 'string' ? { ...values, path: sanitizePath(values.path) } : values,
         afterWrite: invalidate,
       },
     },
@@ -145,7 +161,11 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
  * same credentials as the first API superuser. Without ADMIN_PASSWORD a random password is
  * generated and printed once; it is stored only as a hash.
  */
-export async function ensureFirstAdmin(panel: AdminPlugin, first: { username: string; password?: string }, log: (line: string) => void = console.log): Promise<void> {
+export async function ensureFirstAdmin(
+  panel: AdminPlugin,
+  first: { username: string; password?: string },
+  log: (line: string) => void = console.log,
+): Promise<void> {
   if ((await panel.countAdminUsers()) > 0) return;
   const password = first.password ?? randomToken(18);
   await panel.createAdminUser(first.username, password);

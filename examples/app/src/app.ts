@@ -1,6 +1,21 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
-import { HashPool, bootstrap, createRegistry, healthRoutes, knexCheck, loadShedding, localStorage, type App, type ErrorLogger, type HealthCheck, type LoadSheddingOptions, type RequestLog, type ShutdownState, type Storage } from '@crudsmith/core';
+import {
+  HashPool,
+  bootstrap,
+  createRegistry,
+  healthRoutes,
+  knexCheck,
+  loadShedding,
+  localStorage,
+  type App,
+  type ErrorLogger,
+  type HealthCheck,
+  type LoadSheddingOptions,
+  type RequestLog,
+  type ShutdownState,
+  type Storage,
+} from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
@@ -79,12 +94,16 @@ export interface ExampleApp extends App {
 
 /** The example application, framework-neutral: routes, plugins and migrations. */
 export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
-  const secretKey = secretKeyProvider({ secretKey: options.secretKey, databaseUrl: options.databaseUrl, dataDir: options.dataDir ?? 'data' }, knex);
+  const secretKey = secretKeyProvider(
+    { secretKey: options.secretKey, databaseUrl: options.databaseUrl, dataDir: options.dataDir ?? 'data' },
+    knex,
+  );
   // Every process derives the same cursor key from the shared secret, so a next_cursor outlives the process that issued it.
   const cursorKey = cursorKeyFrom(secretKey);
   const items = createRegistry([Item]).compile({ session: knex, defaults: { cursorKey } });
   // /auth with both transports; every /api/* route takes a session cookie or a bearer token.
-  const mail = options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' });
+  const mail =
+    options.mail ?? readMailSettings({}, { host: '127.0.0.1', port: 8000, dataDir: options.dataDir ?? 'data' });
   // One bcrypt worker pool for the account plugin and the admin: one bound on hashing per process.
   const hashPool = new HashPool();
   const auth = account({
@@ -104,26 +123,59 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     ...exampleOauth(options.oidc, mail.publicUrl),
     scopesOf: (user) => (user.is_superuser ? ['admin'] : []),
     // Two-factor for every account that turns it on; superusers must, with MFA_REQUIRED_FOR_SUPERUSERS=true.
-    mfa: { issuer: 'crudsmith example', challengeStore: options.challengeStore, required: options.mfaRequiredForSuperusers ? (user) => Boolean(user.is_superuser) : undefined },
+    mfa: {
+      issuer: 'crudsmith example',
+      challengeStore: options.challengeStore,
+      required: options.mfaRequiredForSuperusers ? (user) => Boolean(user.is_superuser) : undefined,
+    },
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
   // /admin over items, users, posts, tiers and rate limits, with its own admin users and sessions.
-  const panel = exampleAdmin(knex, { secretKey, secureCookies: options.secureCookies, bcryptRounds: options.bcryptRounds, tiers: limits.tiers, unlockUser: auth.unlock, signOutUser: auth.signOutEverywhere, hashPool });
+  const panel = exampleAdmin(knex, {
+    secretKey,
+    secureCookies: options.secureCookies,
+    bcryptRounds: options.bcryptRounds,
+    tiers: limits.tiers,
+    unlockUser: auth.unlock,
+    signOutUser: auth.signOutEverywhere,
+    hashPool,
+  });
   // POST /api/v1/users/ (and v2's) creates accounts as /auth/register does: the same limit per address.
   const registerLimit = registerLimiter(limits.store, { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 });
   const posts = postRoutes(knex, auth, cursorKey);
   // Uploads are counted by the rate limiter in every version (v1's users routes are otherwise unlimited).
-  const avatars = new AvatarStore({ storage: options.storage ?? localStorage(options.dataDir ?? 'data'), maxBytes: options.avatarMaxBytes, uploadDependencies: [limits.limiter] });
+  const avatars = new AvatarStore({
+    storage: options.storage ?? localStorage(options.dataDir ?? 'data'),
+    maxBytes: options.avatarMaxBytes,
+    uploadDependencies: [limits.limiter],
+  });
   // /api/v1 and /api/v2: the versioning plugin mounts each version's routers.
-  const versions = exampleVersions({
-    v1: [...items, withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)), posts, withTierDocs(tierRoutes(knex, limits.tiers, auth)), [sudoRoute(auth)]],
-    v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars, registerLimit)), posts, [sudoRoute(auth)]],
-  }, { auth, sunset: options.apiV1Sunset });
+  const versions = exampleVersions(
+    {
+      v1: [
+        ...items,
+        withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)),
+        posts,
+        withTierDocs(tierRoutes(knex, limits.tiers, auth)),
+        [sudoRoute(auth)],
+      ],
+      v2: [...items, withUserDocs('v2', userRoutesV2(knex, auth, avatars, registerLimit)), posts, [sudoRoute(auth)]],
+    },
+    { auth, sunset: options.apiV1Sunset },
+  );
   // First of the plugins: a shed request is refused before it is counted or touches a session.
   const shedding = loadShedding(options.loadShedding);
   const app = bootstrap({
     // Unversioned and outside the limiter's paths: probes must never be counted or refused as a client.
-    routers: [staticRoutes(avatars), healthRoutes({ checks: { database: knexCheck(knex), ...options.readinessChecks }, timeoutMs: options.readinessTimeoutMs, shutdown: options.shutdown, load: shedding.monitor })],
+    routers: [
+      staticRoutes(avatars),
+      healthRoutes({
+        checks: { database: knexCheck(knex), ...options.readinessChecks },
+        timeoutMs: options.readinessTimeoutMs,
+        shutdown: options.shutdown,
+        load: shedding.monitor,
+      }),
+    ],
     plugins: [shedding, versions, limits, auth, panel, ...(options.requestLog ? [options.requestLog.plugin] : [])],
     principal: auth.principal,
     // The plugins' tables come with them; the app's set says it runs after the tiers its users reference.
@@ -142,11 +194,20 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
 }
 
 /** The Koa application serving a built app; unknown paths get the JSON 404 every adapter gives. */
-export function createKoaApp(app: App & { auth?: AccountPlugin }, options: { trustedProxies?: string[]; logger?: ErrorLogger } = {}): Koa {
+export function createKoaApp(
+  app: App & { auth?: AccountPlugin },
+  options: { trustedProxies?: string[]; logger?: ErrorLogger } = {},
+): Koa {
   const koa = new Koa();
   // On Koa, koa-session carries the account sessions, so the app's own Koa middleware sees the same ctx.session.
   const sessions = app.auth?.sessionManager ? [app.auth.sessionManager] : [];
   for (const manager of sessions) koa.use(createSession(koaSessionOptions(manager), koa));
-  mountRoutes(koa, app.routes, { trustedProxies: options.trustedProxies, logger: options.logger, sessions, fallbacks: app.fallbacks, jsonNotFound: true });
+  mountRoutes(koa, app.routes, {
+    trustedProxies: options.trustedProxies,
+    logger: options.logger,
+    sessions,
+    fallbacks: app.fallbacks,
+    jsonNotFound: true,
+  });
   return koa;
 }

@@ -1,12 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
-import { BadRequestError, PayloadTooLargeError, ValidationError, type Dependency, type NeutralRequest, type RouteDescriptor, type Storage } from '@crudsmith/core';
+import {
+  BadRequestError,
+  PayloadTooLargeError,
+  ValidationError,
+  type Dependency,
+  type NeutralRequest,
+  type RouteDescriptor,
+  type Storage,
+} from '@crudsmith/core';
 
 /** Where uploaded avatars are served from; the default avatar lives beside them. */
 export const AVATAR_URL_PREFIX = '/static/avatars/';
 
 /** The image kinds an avatar may be (what browsers show), and the extension each is stored with. */
-const KINDS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const KINDS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 const CONTENT_TYPES = Object.fromEntries(Object.entries(KINDS).map(([type, ext]) => [ext, type]));
 /** Stored names are ours alone: 32 random hex digits and the sniffed kind's extension. */
 const STORED_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/;
@@ -38,7 +51,8 @@ export class AvatarStore {
     this.storage = options.storage;
     this.uploadDependencies = options.uploadDependencies ?? [];
     this.maxBytes = options.maxBytes ?? 2 * 1024 * 1024;
-    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1) throw new Error(`AVATAR_MAX_BYTES must be a positive number of bytes, got ${options.maxBytes}`);
+    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1)
+      throw new Error(`AVATAR_MAX_BYTES must be a positive number of bytes, got ${options.maxBytes}`);
   }
 
   /** The body limit an upload route needs: the file and its multipart framing. */
@@ -53,10 +67,16 @@ export class AvatarStore {
    */
   async save(req: NeutralRequest): Promise<string> {
     const parts = req.files.filter((file) => file.field === 'file');
-    if (parts.length !== 1) throw ValidationError.of(['body', 'file'], parts.length === 0 ? 'Field required: a multipart file part named file' : 'Send one file only', 'missing');
+    if (parts.length !== 1)
+      throw ValidationError.of(
+        ['body', 'file'],
+        parts.length === 0 ? 'Field required: a multipart file part named file' : 'Send one file only',
+        'missing',
+      );
     const [file] = parts;
     const declared = mediaType(file.contentType);
-    if (!declared.startsWith('image/')) throw new BadRequestError(`Content type ${declared || '(none)'} is not an image`);
+    if (!declared.startsWith('image/'))
+      throw new BadRequestError(`Content type ${declared || '(none)'} is not an image`);
     if (file.size > this.maxBytes) throw new PayloadTooLargeError(`The avatar is larger than ${this.maxBytes} bytes`);
     const ext = KINDS[declared];
     if (!ext) throw new BadRequestError(`Avatars may be ${Object.keys(KINDS).join(', ')}; not ${declared}`);
@@ -74,7 +94,8 @@ export class AvatarStore {
    * must not hide the error that led to the removal.
    */
   async remove(url: unknown): Promise<void> {
-    const name = typeof url === 'string' && url.startsWith(AVATAR_URL_PREFIX) ? url.slice(AVATAR_URL_PREFIX.length) : '';
+    const name =
+      typeof url === 'string' && url.startsWith(AVATAR_URL_PREFIX) ? url.slice(AVATAR_URL_PREFIX.length) : '';
     if (STORED_NAME.test(name)) await this.storage.delete(`${KEY_PREFIX}${name}`).catch(() => undefined);
   }
 

@@ -2,7 +2,12 @@ import { join, resolve } from 'node:path';
 import { clusterNodes, rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
 import { readMailSettings, type MailSettings } from './mail';
 import { readOidcSettings, type OidcSettings } from './oidc';
-import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_REPLICA_OPTIONS, type DatabaseTimeouts, type LoadSheddingOptions } from '@crudsmith/core';
+import {
+  DEFAULT_DATABASE_TIMEOUTS,
+  DEFAULT_REPLICA_OPTIONS,
+  type DatabaseTimeouts,
+  type LoadSheddingOptions,
+} from '@crudsmith/core';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 import { readStorageSettings, type S3Settings } from './storage';
 
@@ -86,16 +91,24 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const adapter = env.ADAPTER || 'koa';
   // Checked here so a typo fails before migrations run, not after.
-  if (!['koa', 'express', 'fastify'].includes(adapter)) throw new Error(`ADAPTER=${adapter} is unknown; use koa, express or fastify`);
+  if (!['koa', 'express', 'fastify'].includes(adapter))
+    throw new Error(`ADAPTER=${adapter} is unknown; use koa, express or fastify`);
   const logLevel = env.LOG_LEVEL || 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`LOG_LEVEL=${logLevel} is unknown; use one of ${LOG_LEVELS.join(', ')}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new Error(`LOG_LEVEL=${logLevel} is unknown; use one of ${LOG_LEVELS.join(', ')}`);
   const shutdownTimeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS || 10_000);
-  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new Error(`SHUTDOWN_TIMEOUT_MS=${env.SHUTDOWN_TIMEOUT_MS} must be a whole number of milliseconds`);
+  if (!Number.isSafeInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0)
+    throw new Error(`SHUTDOWN_TIMEOUT_MS=${env.SHUTDOWN_TIMEOUT_MS} must be a whole number of milliseconds`);
   const shutdownPreStopDelayMs = Number(env.SHUTDOWN_PRE_STOP_DELAY_MS || 0);
   if (!Number.isSafeInteger(shutdownPreStopDelayMs) || shutdownPreStopDelayMs < 0) {
-    throw new Error(`SHUTDOWN_PRE_STOP_DELAY_MS=${env.SHUTDOWN_PRE_STOP_DELAY_MS} must be a whole number of milliseconds`);
+    throw new Error(
+      `SHUTDOWN_PRE_STOP_DELAY_MS=${env.SHUTDOWN_PRE_STOP_DELAY_MS} must be a whole number of milliseconds`,
+    );
   }
-  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES) throw new Error('REDIS_URL and REDIS_CLUSTER_NODES are both set; use one (REDIS_CLUSTER_NODES for a Redis Cluster)');
+  if (env.REDIS_URL && env.REDIS_CLUSTER_NODES)
+    throw new Error(
+      'REDIS_URL and REDIS_CLUSTER_NODES are both set; use one (REDIS_CLUSTER_NODES for a Redis Cluster)',
+    );
   return {
     host: env.HOST ?? '127.0.0.1',
     port: Number(env.PORT ?? 8000),
@@ -104,10 +117,15 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     replicaMaxLagMs: milliseconds(env, 'DATABASE_REPLICA_MAX_LAG_MS', DEFAULT_REPLICA_OPTIONS.maxLagMs),
     dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')),
     adapter,
-    trustedProxies: (env.TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    trustedProxies: (env.TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     secretKey: env.SECRET_KEY || undefined,
     redisUrl: env.REDIS_URL || undefined,
-    redisClusterNodes: env.REDIS_CLUSTER_NODES ? clusterNodes(env.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES') : undefined,
+    redisClusterNodes: env.REDIS_CLUSTER_NODES
+      ? clusterNodes(env.REDIS_CLUSTER_NODES, 'REDIS_CLUSTER_NODES')
+      : undefined,
     redisSessionPrefix: env.REDIS_SESSION_PREFIX || undefined,
     rateLimit: rateLimitSettings(env),
     secureCookies: env.SECURE_COOKIES === 'true',
@@ -116,10 +134,18 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiV1Sunset: env.API_V1_SUNSET || undefined,
     avatarMaxBytes: Number(env.AVATAR_MAX_BYTES ?? 2 * 1024 * 1024),
     s3Storage: readStorageSettings(env),
-    admin: { username: env.ADMIN_USERNAME || 'admin', email: env.ADMIN_EMAIL || 'admin@example.com', password: env.ADMIN_PASSWORD || undefined },
+    admin: {
+      username: env.ADMIN_USERNAME || 'admin',
+      email: env.ADMIN_EMAIL || 'admin@example.com',
+      password: env.ADMIN_PASSWORD || undefined,
+    },
     mfaRequiredForSuperusers: env.MFA_REQUIRED_FOR_SUPERUSERS === 'true',
     oidc: readOidcSettings(env),
-    mail: readMailSettings(env, { host: env.HOST ?? '127.0.0.1', port: Number(env.PORT ?? 8000), dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')) }),
+    mail: readMailSettings(env, {
+      host: env.HOST ?? '127.0.0.1',
+      port: Number(env.PORT ?? 8000),
+      dataDir: resolve(env.DATA_DIR ?? join(process.cwd(), 'data')),
+    }),
     databaseTimeouts: {
       connectMs: milliseconds(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs),
       acquireMs: milliseconds(env, 'DATABASE_ACQUIRE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.acquireMs),
@@ -144,17 +170,22 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 // A timeout setting: a positive whole number of milliseconds, checked before anything connects.
 function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] || fallback);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}=${env[name]} must be a positive whole number of milliseconds`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name}=${env[name]} must be a positive whole number of milliseconds`);
   return value;
 }
 
 // DATABASE_REPLICA_URL: replicas of a PostgreSQL DATABASE_URL, checked before anything connects.
 function replicaUrls(env: NodeJS.ProcessEnv): string[] {
-  const urls = (env.DATABASE_REPLICA_URL ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const urls = (env.DATABASE_REPLICA_URL ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (urls.length === 0) return urls;
   const isPostgres = (url: string | undefined) => url !== undefined && /^postgres(ql)?:\/\//.test(url);
   if (!isPostgres(env.DATABASE_URL)) throw new Error('DATABASE_REPLICA_URL needs DATABASE_URL to be a postgres:// URL');
-  for (const url of urls) if (!isPostgres(url)) throw new Error('DATABASE_REPLICA_URL must list postgres:// URLs, comma-separated');
+  for (const url of urls)
+    if (!isPostgres(url)) throw new Error('DATABASE_REPLICA_URL must list postgres:// URLs, comma-separated');
   return urls;
 }
 

@@ -14,16 +14,29 @@ export interface FirstSuperuser {
  * Creates the first superuser when none exists. Without ADMIN_PASSWORD a random one is
  * generated and printed once: it is stored only as a hash.
  */
-export async function ensureFirstSuperuser(knex: Knex, auth: AccountPlugin, admin: FirstSuperuser, log: (line: string) => void = console.log): Promise<void> {
+export async function ensureFirstSuperuser(
+  knex: Knex,
+  auth: AccountPlugin,
+  admin: FirstSuperuser,
+  log: (line: string) => void = console.log,
+): Promise<void> {
   // Soft-deleted users count: a superuser someone deleted is not brought back at the next
   // start, and a deleted user's name stays taken.
   if (await userRepository.exists(knex, { is_superuser: true }, { includeDeleted: true })) return;
   if (await userRepository.exists(knex, { username__same_text: admin.username }, { includeDeleted: true })) {
-    log(`First superuser not created: a user named ${admin.username} already exists (set ADMIN_USERNAME to another name).`);
+    log(
+      `First superuser not created: a user named ${admin.username} already exists (set ADMIN_USERNAME to another name).`,
+    );
     return;
   }
   const password = admin.password ?? randomToken(18);
-  await auth.createUser({ username: admin.username, email: admin.email, password, name: 'Administrator' }, { superuser: true });
+  await auth.createUser(
+    { username: admin.username, email: admin.email, password, name: 'Administrator' },
+    { superuser: true },
+  );
   if (admin.password) log(`Created the first superuser ${admin.username} (password from ADMIN_PASSWORD).`);
-  else log(`Created the first superuser ${admin.username} with the password ${password} (shown once; change it at /auth/change-password).`);
+  else
+    log(
+      `Created the first superuser ${admin.username} with the password ${password} (shown once; change it at /auth/change-password).`,
+    );
 }

@@ -18,9 +18,16 @@ export interface MailSettings {
 }
 
 /** Reads the mail settings; `base` gives the defaults that depend on the other settings. */
-export function readMailSettings(env: NodeJS.ProcessEnv, base: { host: string; port: number; dataDir: string }): MailSettings {
+export function readMailSettings(
+  env: NodeJS.ProcessEnv,
+  base: { host: string; port: number; dataDir: string },
+): MailSettings {
   // A server listening on every interface is reached, from this machine, on the loopback.
-  const host = ['0.0.0.0', '::', ''].includes(base.host) ? '127.0.0.1' : base.host.includes(':') ? `[${base.host}]` : base.host;
+  const host = ['0.0.0.0', '::', ''].includes(base.host)
+    ? '127.0.0.1'
+    : base.host.includes(':')
+      ? `[${base.host}]`
+      : base.host;
   return {
     smtpUrl: env.SMTP_URL || undefined,
     outboxDir: env.MAIL_OUTBOX_DIR || join(base.dataDir, 'outbox'),
@@ -49,6 +56,7 @@ export function exampleRecovery(settings: MailSettings): RecoveryOptions {
 // A count or a lifetime: a positive whole number, checked before anything starts.
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] || fallback);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}=${env[name]} must be a positive whole number`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name}=${env[name]} must be a positive whole number`);
   return value;
 }

@@ -22,15 +22,29 @@ async function main(): Promise<void> {
   const knex = openDatabase(settings, (line) => logger.warn(line));
   // A replica down at start is no reason to refuse: reads go to the primary until it answers.
   const replicas = openReplicas(knex, settings, (line) => logger.warn(line));
-  const sessionRedis = settings.redisClusterNodes ? { cluster: settings.redisClusterNodes } : settings.redisUrl ? { url: settings.redisUrl } : undefined;
-  const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, { timeouts: settings.redisTimeouts, log: (line) => logger.warn(line), waitReplicas: settings.redisWaitReplicas });
+  const sessionRedis = settings.redisClusterNodes
+    ? { cluster: settings.redisClusterNodes }
+    : settings.redisUrl
+      ? { url: settings.redisUrl }
+      : undefined;
+  const sessions = openSessionStore(sessionRedis, settings.redisSessionPrefix, {
+    timeouts: settings.redisTimeouts,
+    log: (line) => logger.warn(line),
+    waitReplicas: settings.redisWaitReplicas,
+  });
   const counters = openRateLimitRedis(settings.rateLimit);
   // Every configured service answers, or the start fails naming the setting to fix.
   await checkServices({
     knex,
     databaseUrl: settings.databaseUrl,
-    sessions: sessions && sessionRedis && { client: sessions.client, where: sessionRedis, timeoutMs: settings.redisTimeouts.connectMs + 1000 },
-    counters: counters && settings.rateLimit.redis && { client: counters.client, connection: settings.rateLimit.redis, timeoutMs: 3000 },
+    sessions: sessions &&
+      sessionRedis && {
+        client: sessions.client,
+        where: sessionRedis,
+        timeoutMs: settings.redisTimeouts.connectMs + 1000,
+      },
+    counters: counters &&
+      settings.rateLimit.redis && { client: counters.client, connection: settings.rateLimit.redis, timeoutMs: 3000 },
   });
   const readinessChecks = {
     ...(sessions && { sessions: () => sessions.ping() }),
@@ -38,9 +52,15 @@ async function main(): Promise<void> {
   };
   const app = buildApp(knex, {
     // With REDIS_URL or REDIS_CLUSTER_NODES, two-factor challenges live in the sessions' Redis too.
-    ...settings, sessionStore: sessions?.store, challengeStore: sessions && new RedisChallengeStore(sessions.client), rateLimit: { ...settings.rateLimit, redis: counters?.client }, readinessChecks,
+    ...settings,
+    sessionStore: sessions?.store,
+    challengeStore: sessions && new RedisChallengeStore(sessions.client),
+    rateLimit: { ...settings.rateLimit, redis: counters?.client },
+    readinessChecks,
     // Errors no route expected go on their request's line (one stack, with the request id), not a line of their own.
-    shutdown, requestLog: requests, logger: requests.errors,
+    shutdown,
+    requestLog: requests,
+    logger: requests.errors,
     // Uploads in the S3 bucket of STORAGE_URL, else under DATA_DIR.
     storage: openStorage(settings.s3Storage, settings.dataDir),
   });
@@ -55,9 +75,17 @@ async function main(): Promise<void> {
     preStopDelayMs: settings.shutdownPreStopDelayMs,
     timeoutMs: settings.shutdownTimeoutMs,
     logger,
-    close: { plugins: () => app.close(), sessions: () => sessions?.close(), rateLimitRedis: () => counters?.close(), database: () => knex.destroy(), replicas: () => Promise.all(replicas.map((replica) => replica.destroy())) },
+    close: {
+      plugins: () => app.close(),
+      sessions: () => sessions?.close(),
+      rateLimitRedis: () => counters?.close(),
+      database: () => knex.destroy(),
+      replicas: () => Promise.all(replicas.map((replica) => replica.destroy())),
+    },
   });
-  console.log(`crudsmith example listening on ${server.url} (adapter: ${settings.adapter}, database: ${settings.databaseUrl ? new URL(settings.databaseUrl).protocol.replace(':', '') : 'sqlite'})`);
+  console.log(
+    `crudsmith example listening on ${server.url} (adapter: ${settings.adapter}, database: ${settings.databaseUrl ? new URL(settings.databaseUrl).protocol.replace(':', '') : 'sqlite'})`,
+  );
   console.log(`  try: curl ${server.url}/api/v1/items`);
 }
 

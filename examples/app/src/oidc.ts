@@ -17,6 +17,9 @@ export function readOidcSettings(env: NodeJS.ProcessEnv): OidcSettings | undefin
 }
 
 /** The account options of the `oidc` provider: sign-in at /auth/oauth/oidc/authorize, the provider sending browsers back to PUBLIC_URL. */
-export function exampleOauth(oidc: OidcSettings | undefined, publicUrl: string): Pick<AccountOptions, 'oauthProviders' | 'redirectBaseUrl'> {
+export function exampleOauth(
+  oidc: OidcSettings | undefined,
+  publicUrl: string,
+): Pick<AccountOptions, 'oauthProviders' | 'redirectBaseUrl'> {
   return oidc ? { oauthProviders: { oidc }, redirectBaseUrl: publicUrl } : {};
 }

@@ -24,13 +24,18 @@ export class OutageLog {
     if (now - this.lastLogged < this.periodMs) return;
     this.lastLogged = now;
     this.reported = true;
-    this.log(`${this.service} unavailable (${failureReason(error)}); ${this.failures} error(s) in ${Math.round((now - this.since) / 1000)} s, next report in ${this.periodMs / 1000} s at most`);
+    this.log(
+      `${this.service} unavailable (${failureReason(error)}); ${this.failures} error(s) in ${Math.round((now - this.since) / 1000)} s, next report in ${this.periodMs / 1000} s at most`,
+    );
   }
 
   /** The service answers again: one line, when its outage was reported. */
   recovered(): void {
     if (this.failures === 0) return;
-    if (this.reported) this.log(`${this.service} answers again after ${Math.round((this.now() - this.since) / 1000)} s (${this.failures} error(s))`);
+    if (this.reported)
+      this.log(
+        `${this.service} answers again after ${Math.round((this.now() - this.since) / 1000)} s (${this.failures} error(s))`,
+      );
     this.failures = 0;
     this.reported = false;
   }
@@ -42,5 +47,8 @@ export function failureReason(error: unknown): string {
   while (root?.cause) root = root.cause as typeof root;
   // Letters first: a socket or driver code (ECONNREFUSED); PostgreSQL's numeric SQLSTATEs say less than their message.
   if (typeof root?.code === 'string' && /^[A-Z]/.test(root.code)) return root.code;
-  return String(root?.message ?? root).split('\n')[0].slice(0, 300).replace(/\w+:\/\/\S*/g, '<url>');
+  return String(root?.message ?? root)
+    .split('\n')[0]
+    .slice(0, 300)
+    .replace(/\w+:\/\/\S*/g, '<url>');
 }

@@ -36,7 +36,9 @@ export function exampleRateLimit(knex: Knex, options: ExampleRateLimitOptions = 
  * The counters' Redis when the settings name one (KVSTORE_RATE_LIMITER_*, REDIS_CLUSTER_NODES or REDIS_URL): a
  * client of its own, tuned to fail fast, so a Redis outage never holds a request.
  */
-export function openRateLimitRedis(settings: RateLimitSettings): { client: RedisClient; close(): Promise<void> } | undefined {
+export function openRateLimitRedis(
+  settings: RateLimitSettings,
+): { client: RedisClient; close(): Promise<void> } | undefined {
   if (!settings.redis) return undefined;
   const client = createRedisClient(settings.redis);
   // The limiter reports outages itself (once a minute); ioredis would print every retry.

@@ -14,7 +14,11 @@ export interface RegisterLimit {
  * count, and always by address: a principal does not widen it. A store that cannot count
  * answers 503 rather than let account creation run unlimited.
  */
-export function registerLimiter(store: RateLimitStore, limit: RegisterLimit, now: () => number = Date.now): Dependency<void> {
+export function registerLimiter(
+  store: RateLimitStore,
+  limit: RegisterLimit,
+  now: () => number = Date.now,
+): Dependency<void> {
   const policy = { limit: limit.limit, period: limit.periodSeconds };
   return async function registerLimit(req) {
     const nowSeconds = Math.floor(now() / 1000);
@@ -24,9 +28,15 @@ export function registerLimiter(store: RateLimitStore, limit: RegisterLimit, now
       count = await store.hit(key, policy.period, policy.limit);
     } catch (error) {
       const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds ?? 1;
-      throw new ServiceUnavailableError('Account creation is unavailable; try again shortly', { cause: error, retryAfter });
+      throw new ServiceUnavailableError('Account creation is unavailable; try again shortly', {
+        cause: error,
+        retryAfter,
+      });
     }
     const decision = decide(count, policy, nowSeconds);
-    if (!decision.allowed) throw new RateLimitError('Too many registrations from this address; try again later', { retryAfter: decision.retryAfter });
+    if (!decision.allowed)
+      throw new RateLimitError('Too many registrations from this address; try again later', {
+        retryAfter: decision.retryAfter,
+      });
   };
 }

@@ -10,17 +10,26 @@ import { DuplicateValueError, mapDatabaseError, randomToken } from '@crudsmith/c
  * keeps the answer (looking again after a failure), so the uses that share it (access
  * tokens, cursors) cost one lookup and one warning.
  */
-export function secretKeyProvider(settings: { secretKey?: string; databaseUrl?: string; dataDir: string }, knex: Knex, log: (line: string) => void = console.warn): () => Promise<string> {
+export function secretKeyProvider(
+  settings: { secretKey?: string; databaseUrl?: string; dataDir: string },
+  knex: Knex,
+  log: (line: string) => void = console.warn,
+): () => Promise<string> {
   let found: Promise<string> | undefined;
   const look = async (): Promise<string> => {
     if (settings.secretKey) return settings.secretKey;
-    log('SECRET_KEY is not set: using a generated key kept ' + (settings.databaseUrl ? 'in the database' : `under ${settings.dataDir}`) + '; set SECRET_KEY in production.');
+    log(
+      'SECRET_KEY is not set: using a generated key kept ' +
+        (settings.databaseUrl ? 'in the database' : `under ${settings.dataDir}`) +
+        '; set SECRET_KEY in production.',
+    );
     return settings.databaseUrl ? fromDatabase(knex) : fromFile(settings.dataDir);
   };
-  return () => (found ??= look().catch((error: unknown) => {
-    found = undefined;
-    throw error;
-  }));
+  return () =>
+    (found ??= look().catch((error: unknown) => {
+      found = undefined;
+      throw error;
+    }));
 }
 
 async function fromDatabase(knex: Knex): Promise<string> {

@@ -32,10 +32,20 @@ export interface ServeOptions {
 
 /** Serves a built app on the chosen adapter; each answers unknown paths with the same JSON 404 (`jsonNotFound`). */
 export async function serve(app: App, options: ServeOptions): Promise<RunningServer> {
-  const adapterOptions = { trustedProxies: options.trustedProxies, fallbacks: app.fallbacks, jsonNotFound: true, logger: options.logger };
+  const adapterOptions = {
+    trustedProxies: options.trustedProxies,
+    fallbacks: app.fallbacks,
+    jsonNotFound: true,
+    logger: options.logger,
+  };
   switch (options.adapter) {
     case 'koa':
-      return listening(createKoaApp(app, { trustedProxies: options.trustedProxies, logger: options.logger }).listen(options.port, options.host));
+      return listening(
+        createKoaApp(app, { trustedProxies: options.trustedProxies, logger: options.logger }).listen(
+          options.port,
+          options.host,
+        ),
+      );
     case 'express': {
       const server = express();
       mountExpress(server, app.routes, adapterOptions);
@@ -60,7 +70,11 @@ function listening(server: Server): Promise<RunningServer> {
     server.once('listening', () => {
       const { address, port } = server.address() as AddressInfo;
       const host = address.includes(':') ? `[${address}]` : address;
-      resolve({ url: `http://${host}:${port}`, server, close: () => new Promise<void>((done) => server.close(() => done())) });
+      resolve({
+        url: `http://${host}:${port}`,
+        server,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
     });
   });
 }

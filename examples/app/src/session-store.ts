@@ -45,14 +45,27 @@ export function openSessionStore(
   };
   // A cluster client follows slot moves and failovers itself; refreshed every few seconds so
   // a promoted replica is found even when no command was redirected to it.
-  const redis = 'cluster' in where
-    ? new Cluster(where.cluster, { enableOfflineQueue: false, clusterRetryStrategy: tuned.retryStrategy, slotsRefreshInterval: 2000, redisOptions: tuned })
-    : new Redis(where.url, tuned);
-  const outage = new OutageLog(`Redis of the sessions (${'cluster' in where ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'})`, options.log);
+  const redis =
+    'cluster' in where
+      ? new Cluster(where.cluster, {
+          enableOfflineQueue: false,
+          clusterRetryStrategy: tuned.retryStrategy,
+          slotsRefreshInterval: 2000,
+          redisOptions: tuned,
+        })
+      : new Redis(where.url, tuned);
+  const outage = new OutageLog(
+    `Redis of the sessions (${'cluster' in where ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL'})`,
+    options.log,
+  );
   redis.on('error', (error) => outage.failed(error));
   redis.on('ready', () => outage.recovered());
   return {
-    store: new RedisSessionStore(redis, { prefix, commandTimeoutMs: timeouts.commandMs, replicas: options.waitReplicas }),
+    store: new RedisSessionStore(redis, {
+      prefix,
+      commandTimeoutMs: timeouts.commandMs,
+      replicas: options.waitReplicas,
+    }),
     client: redis,
     ping: () => redis.ping(),
     // disconnect when QUIT cannot be sent (Redis away): closing never waits on it.

@@ -34,25 +34,32 @@ export async function checkServices(services: StartupServices): Promise<void> {
   const checks: Promise<void>[] = [checkDatabase(services.knex, services.databaseUrl)];
   if (services.sessions) {
     const at = services.sessions.where;
-    const [setting, place] = 'cluster' in at ? ['REDIS_CLUSTER_NODES', nodeList(at.cluster)] : ['REDIS_URL', where(at.url)];
+    const [setting, place] =
+      'cluster' in at ? ['REDIS_CLUSTER_NODES', nodeList(at.cluster)] : ['REDIS_URL', where(at.url)];
     checks.push(checkRedis(services.sessions.client, setting, place, services.sessions.timeoutMs));
   }
   if (services.counters) {
     const { connection } = services.counters;
-    const [setting, at] = 'cluster' in connection
-      ? ['KVSTORE_RATE_LIMITER_CLUSTER_NODES or REDIS_CLUSTER_NODES', nodeList(connection.cluster)]
-      : 'url' in connection ? ['REDIS_URL', where(connection.url)] : ['KVSTORE_RATE_LIMITER_HOST/_PORT', `${connection.host}:${connection.port}`];
+    const [setting, at] =
+      'cluster' in connection
+        ? ['KVSTORE_RATE_LIMITER_CLUSTER_NODES or REDIS_CLUSTER_NODES', nodeList(connection.cluster)]
+        : 'url' in connection
+          ? ['REDIS_URL', where(connection.url)]
+          : ['KVSTORE_RATE_LIMITER_HOST/_PORT', `${connection.host}:${connection.port}`];
     checks.push(checkRedis(services.counters.client, setting, at, services.counters.timeoutMs));
   }
   const failed = (await Promise.allSettled(checks)).filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed.length > 0) throw new StartupError(failed.map((r) => (r.reason as Error).message).join('; '), { cause: failed[0].reason });
+  if (failed.length > 0)
+    throw new StartupError(failed.map((r) => (r.reason as Error).message).join('; '), { cause: failed[0].reason });
 }
 
 async function checkDatabase(knex: Knex, url: string | undefined): Promise<void> {
   try {
     await knex.raw('select 1');
   } catch (error) {
-    const setting = url ? `DATABASE_URL: cannot reach the database at ${where(url)}` : 'DATA_DIR: cannot open the SQLite database';
+    const setting = url
+      ? `DATABASE_URL: cannot reach the database at ${where(url)}`
+      : 'DATA_DIR: cannot open the SQLite database';
     throw new StartupError(`${setting} (${reason(error)})`, { cause: error });
   }
 }

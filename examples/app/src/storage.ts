@@ -24,12 +24,15 @@ export function readStorageSettings(env: NodeJS.ProcessEnv): S3Settings | undefi
   const raw = env.STORAGE_URL;
   if (!raw) return undefined;
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
-  if (url?.protocol !== 's3:' || !BUCKET.test(url.hostname)) throw new Error(`STORAGE_URL must be s3://bucket or s3://bucket/prefix, got ${raw}`);
+  if (url?.protocol !== 's3:' || !BUCKET.test(url.hostname))
+    throw new Error(`STORAGE_URL must be s3://bucket or s3://bucket/prefix, got ${raw}`);
   const accessKeyId = env.STORAGE_S3_ACCESS_KEY_ID;
   const secretAccessKey = env.STORAGE_S3_SECRET_ACCESS_KEY;
-  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new Error('Set both STORAGE_S3_ACCESS_KEY_ID and STORAGE_S3_SECRET_ACCESS_KEY, or neither');
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new Error('Set both STORAGE_S3_ACCESS_KEY_ID and STORAGE_S3_SECRET_ACCESS_KEY, or neither');
   const endpoint = env.STORAGE_S3_ENDPOINT || undefined;
-  if (endpoint && !/^https?:\/\//.test(endpoint)) throw new Error(`STORAGE_S3_ENDPOINT must be an http(s) URL, got ${endpoint}`);
+  if (endpoint && !/^https?:\/\//.test(endpoint))
+    throw new Error(`STORAGE_S3_ENDPOINT must be an http(s) URL, got ${endpoint}`);
   const path = url.pathname.replace(/^\/+|\/+$/g, '');
   return {
     bucket: url.hostname,
@@ -37,7 +40,9 @@ export function readStorageSettings(env: NodeJS.ProcessEnv): S3Settings | undefi
     endpoint,
     region: env.STORAGE_S3_REGION || 'us-east-1',
     credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
-    forcePathStyle: env.STORAGE_S3_FORCE_PATH_STYLE ? env.STORAGE_S3_FORCE_PATH_STYLE === 'true' : endpoint !== undefined,
+    forcePathStyle: env.STORAGE_S3_FORCE_PATH_STYLE
+      ? env.STORAGE_S3_FORCE_PATH_STYLE === 'true'
+      : endpoint !== undefined,
   };
 }
 

@@ -19,7 +19,10 @@ export interface ExampleVersionRouters {
  * CSRF header for unsafe methods, or a bearer token), limited routes document 429, and
  * both list the unversioned /auth routes.
  */
-export function exampleVersions(routers: ExampleVersionRouters, options: { auth: AccountPlugin; sunset?: string }): VersioningPlugin {
+export function exampleVersions(
+  routers: ExampleVersionRouters,
+  options: { auth: AccountPlugin; sunset?: string },
+): VersioningPlugin {
   const { auth } = options;
   return versioning({
     prefix: '/api',
@@ -27,7 +30,10 @@ export function exampleVersions(routers: ExampleVersionRouters, options: { auth:
       {
         label: 'v1',
         routers: routers.v1,
-        deprecated: { message: 'API v1 is deprecated; use /api/v2 (see /api/v2/docs)', sunset: options.sunset ?? DEFAULT_V1_SUNSET },
+        deprecated: {
+          message: 'API v1 is deprecated; use /api/v2 (see /api/v2/docs)',
+          sunset: options.sunset ?? DEFAULT_V1_SUNSET,
+        },
       },
       { label: 'v2', routers: routers.v2 },
     ],
@@ -42,7 +48,8 @@ export function exampleVersions(routers: ExampleVersionRouters, options: { auth:
         ],
         dependencies: [auth.currentUser(), auth.currentUser({ superuser: true })],
       },
-      errorResponses: (route) => (LIMITED_PATHS.some((path) => route.path === path || route.path.startsWith(`${path}/`)) ? [429] : []),
+      errorResponses: (route) =>
+        LIMITED_PATHS.some((path) => route.path === path || route.path.startsWith(`${path}/`)) ? [429] : [],
       // /auth is unversioned: every version's document lists its routes, so a client of either version (and the fuzz) finds them.
       unversioned: auth.router,
     },

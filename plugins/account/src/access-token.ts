@@ -29,7 +29,9 @@ export class AccessTokens {
   constructor(private readonly key: () => Promise<Buffer>) {}
 
   async sign(claims: Omit<AccessClaims, 'jti' | 'typ'>): Promise<string> {
-    const payload = Buffer.from(JSON.stringify({ ...claims, jti: randomToken(12), typ: 'access' })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ ...claims, jti: randomToken(12), typ: 'access' })).toString(
+      'base64url',
+    );
     return `${HEADER}.${payload}.${await this.signature(`${HEADER}.${payload}`)}`;
   }
 
@@ -50,7 +52,9 @@ export class AccessTokens {
   }
 
   private async signature(input: string): Promise<string> {
-    return createHmac('sha256', await this.key()).update(input).digest('base64url');
+    return createHmac('sha256', await this.key())
+      .update(input)
+      .digest('base64url');
   }
 }
 

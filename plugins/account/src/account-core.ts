@@ -45,7 +45,14 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const CSRF_HEADER = 'x-csrf-token';
 export const LOGIN_FAILED = 'Incorrect username or password';
 
-const DEFAULT_TABLES = { sessions: 'account_sessions', refreshTokens: 'account_refresh_tokens', loginFailures: 'account_login_failures', tokens: 'account_tokens', oauthFlows: 'account_oauth_flows', identities: 'account_identities' };
+const DEFAULT_TABLES = {
+  sessions: 'account_sessions',
+  refreshTokens: 'account_refresh_tokens',
+  loginFailures: 'account_login_failures',
+  tokens: 'account_tokens',
+  oauthFlows: 'account_oauth_flows',
+  identities: 'account_identities',
+};
 
 /** Resolved bearer settings. */
 export interface BearerSettings {
@@ -108,7 +115,11 @@ export class AccountCore {
     this.csrfCookie = session?.csrfCookieName ?? `${this.secure ? '__Host-' : ''}cs_csrf`;
     this.managementRoutes = session?.managementRoutes ?? false;
     this.bearer = bearerSettings(options.bearer, this.secure);
-    this.refreshTokens = new RefreshTokens(options.knex, tables.refreshTokens, (this.bearer?.refreshSeconds ?? 0) * 1000);
+    this.refreshTokens = new RefreshTokens(
+      options.knex,
+      tables.refreshTokens,
+      (this.bearer?.refreshSeconds ?? 0) * 1000,
+    );
     this.freshSignInMs = (options.freshSignInSeconds ?? 600) * 1000;
     this.sudoMs = (options.sudoSeconds ?? 300) * 1000;
     let secret: Promise<string> | undefined;
@@ -148,8 +159,14 @@ export class AccountCore {
       // The attempt is counted before the password is checked: concurrent guesses beyond
       // what the lockout allows are refused here, without a bcrypt.
       const attempt = await this.lockout.attempt(key, now);
-      if (!attempt.allowed) throw new RateLimitError('Too many failed sign-in attempts; try again later', { retryAfter: attempt.retryAfter });
-      const ok = await this.passwords.verify(password, row ? (row[this.users.columns.passwordHash] as string | null) : null);
+      if (!attempt.allowed)
+        throw new RateLimitError('Too many failed sign-in attempts; try again later', {
+          retryAfter: attempt.retryAfter,
+        });
+      const ok = await this.passwords.verify(
+        password,
+        row ? (row[this.users.columns.passwordHash] as string | null) : null,
+      );
       if (!row || !ok) {
         await this.lockout.fail(key, this.now());
         throw new UnauthorizedError(LOGIN_FAILED);
@@ -187,8 +204,10 @@ export class AccountCore {
   /** Cookies that sign the browser out: session, CSRF and (when used) the refresh cookie. */
   signOutCookies(): CookieToSet[] {
     const cookies: CookieToSet[] = [];
-    if (this.sessions) cookies.push(this.sessions.clearCookie(), clearCookie(this.csrfCookie, { secure: this.secure, httpOnly: false }));
-    if (this.bearer?.refresh === 'cookie') cookies.push(clearCookie(this.bearer.refreshCookie, { secure: this.secure, httpOnly: true }));
+    if (this.sessions)
+      cookies.push(this.sessions.clearCookie(), clearCookie(this.csrfCookie, { secure: this.secure, httpOnly: false }));
+    if (this.bearer?.refresh === 'cookie')
+      cookies.push(clearCookie(this.bearer.refreshCookie, { secure: this.secure, httpOnly: true }));
     return cookies;
   }
 
@@ -210,23 +229,35 @@ export class AccountCore {
   /** The token answer: the access token, and the refresh token in the body or its cookie. */
   tokenAnswer(access: string, refresh: string | null): { json: Record<string, unknown>; cookies: CookieToSet[] } {
     const bearer = this.requireBearer();
-    const json: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: bearer.accessSeconds };
+    const json: Record<string, unknown> = {
+      access_token: access,
+      token_type: 'bearer',
+      expires_in: bearer.accessSeconds,
+    };
     const cookies: CookieToSet[] = [];
     if (refresh !== null && bearer.refresh === 'body') json.refresh_token = refresh;
     if (refresh !== null && bearer.refresh === 'cookie') {
-      cookies.push(cookie(bearer.refreshCookie, refresh, { secure: this.secure, httpOnly: true, maxAge: bearer.refreshSeconds }));
+      cookies.push(
+        cookie(bearer.refreshCookie, refresh, { secure: this.secure, httpOnly: true, maxAge: bearer.refreshSeconds }),
+      );
     }
     return { json, cookies };
   }
 
   /** Issues an access token, and a new refresh-token family unless refresh is off. */
-  async issueTokens(row: Row, grant: { scope: string; authTime: number }): Promise<{ json: Record<string, unknown>; cookies: CookieToSet[] }> {
+  async issueTokens(
+    row: Row,
+    grant: { scope: string; authTime: number },
+  ): Promise<{ json: Record<string, unknown>; cookies: CookieToSet[] }> {
     const bearer = this.requireBearer();
     const access = await this.accessToken(row, grant);
     let refresh: string | null = null;
     if (bearer.refresh !== 'none') {
       const userId = String(this.users.idOf(row));
-      ({ token: refresh } = await this.refreshTokens.issue({ userId, scope: grant.scope, tokenVersion: this.users.tokenVersionOf(row), authTime: grant.authTime }, this.now()));
+      ({ token: refresh } = await this.refreshTokens.issue(
+        { userId, scope: grant.scope, tokenVersion: this.users.tokenVersionOf(row), authTime: grant.authTime },
+        this.now(),
+      ));
     }
     return this.tokenAnswer(access, refresh);
   }
@@ -289,11 +320,20 @@ export class AccountCore {
     const claims = match ? await this.accessTokens.verify(match[1], Math.floor(this.now() / 1000)) : null;
     const row = claims ? await this.users.findById(claims.sub) : null;
     // A token minted before the last password change (or for a deleted user) is dead.
-    if (!claims || !row || this.users.tokenVersionOf(row) !== claims.token_version) return { credential: null, invalidToken: true };
+    if (!claims || !row || this.users.tokenVersionOf(row) !== claims.token_version)
+      return { credential: null, invalidToken: true };
     const held = this.scopesOf(row);
     const scopes = claims.scope.split(' ').filter((s) => s && held.includes(s));
     return {
-      credential: { row, transport: 'bearer', scopes, session: null, claims, authTime: claims.auth_time * 1000, csrfOk: true },
+      credential: {
+        row,
+        transport: 'bearer',
+        scopes,
+        session: null,
+        claims,
+        authTime: claims.auth_time * 1000,
+        csrfOk: true,
+      },
       invalidToken: false,
     };
   }

@@ -1,4 +1,11 @@
-import { ConfigurationError, type Dependency, type MigrationSet, type Plugin, type Principal, type RouteDescriptor } from '@crudsmith/core';
+import {
+  ConfigurationError,
+  type Dependency,
+  type MigrationSet,
+  type Plugin,
+  type Principal,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { sessionTableMigration, type SessionManager } from '@crudsmith/core/session';
 import { AccountCore } from './account-core';
 import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';
@@ -56,7 +63,11 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
    * Pass `client`, the caller's address (`req.clientAddress`), when a request asks for it:
    * its concurrent hashing is then bounded per client as at /register (429 beyond), not only overall.
    */
-  createUser(input: NewUser, flags?: { superuser?: boolean; verified?: boolean }, options?: { client?: string }): Promise<User>;
+  createUser(
+    input: NewUser,
+    flags?: { superuser?: boolean; verified?: boolean },
+    options?: { client?: string },
+  ): Promise<User>;
   /** Ends every session and refresh token of a user, and kills their access tokens. */
   signOutEverywhere(userId: string | number): Promise<void>;
   /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
@@ -79,7 +90,8 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
  */
 export function account<User extends object = AccountUser>(options: AccountOptions): AccountPlugin<User> {
   const core = new AccountCore(options);
-  if (!core.sessions && !core.bearer) throw new ConfigurationError('account: enable the session transport, the bearer transport, or both');
+  if (!core.sessions && !core.bearer)
+    throw new ConfigurationError('account: enable the session transport, the bearer transport, or both');
   const prefix = (options.path ?? '').replace(/\/+$/, '');
   const at = (routes: RouteDescriptor[]) => routes.map((r) => ({ ...r, path: `${prefix}${r.path}` }));
   const registerFields = options.registerFields ?? (core.users.info.columns.has('name') ? ['name'] : []);
@@ -96,7 +108,9 @@ export function account<User extends object = AccountUser>(options: AccountOptio
   const oauth = oauthPart(core, finishSignIn, prefix);
   const mfa = twoFactor ? jsonBodiesOnly(withAccountDocs(mfaRoutes(core, twoFactor), docs)) : [];
   const common = [...withAccountDocs(commonRoutes(core, registerFields), docs), ...mfa, ...recovery.routes];
-  const session = core.sessions ? [...withAccountDocs(sessionRoutes(core, finishSignIn, options.trustedOrigins ?? []), docs), ...oauth.routes] : [];
+  const session = core.sessions
+    ? [...withAccountDocs(sessionRoutes(core, finishSignIn, options.trustedOrigins ?? []), docs), ...oauth.routes]
+    : [];
   // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.
   const bearer = core.bearer ? withAccountDocs(bearerRoutes(core, finishSignIn, { logout: !core.sessions }), docs) : [];
   const { tables } = core;

@@ -14,7 +14,11 @@ export function bodyObject(req: NeutralRequest): Record<string, unknown> {
  * Reads required string fields; every missing or non-string one is a 422 issue. Form
  * bodies repeat a key as an array: that is not a string either.
  */
-export function stringFields<K extends string>(req: NeutralRequest, names: readonly K[], optional: readonly K[] = []): Record<K, string> {
+export function stringFields<K extends string>(
+  req: NeutralRequest,
+  names: readonly K[],
+  optional: readonly K[] = [],
+): Record<K, string> {
   const body = bodyObject(req);
   const issues: ValidationIssue[] = [];
   const result = {} as Record<K, string>;

@@ -13,8 +13,14 @@ const DOWN = new Set(['reconnecting', 'close', 'end']);
  * client reconnects, within `timeoutMs` otherwise; any Redis failure becomes a
  * ServiceUnavailableError (503, `Retry-After: 1`) saying which store (`detail`) is away.
  */
-export async function boundedRedis<T>(redis: RedisClient, timeoutMs: number, detail: string, operation: () => Promise<T>): Promise<T> {
-  const unavailable = (why: string, cause?: unknown) => new ServiceUnavailableError(detail, { retryAfter: 1, cause: cause ?? new Error(why) });
+export async function boundedRedis<T>(
+  redis: RedisClient,
+  timeoutMs: number,
+  detail: string,
+  operation: () => Promise<T>,
+): Promise<T> {
+  const unavailable = (why: string, cause?: unknown) =>
+    new ServiceUnavailableError(detail, { retryAfter: 1, cause: cause ?? new Error(why) });
   if (DOWN.has(redis.status)) throw unavailable(`Redis is ${redis.status}`);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

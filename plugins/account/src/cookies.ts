@@ -1,8 +1,20 @@
 import type { CookieToSet } from '@crudsmith/core';
 
 /** Cookie attributes every cookie of the plugin shares: SameSite=Lax, Path=/, host-only (no Domain). */
-export function cookie(name: string, value: string, options: { secure: boolean; httpOnly: boolean; maxAge: number }): CookieToSet {
-  return { name, value, httpOnly: options.httpOnly, secure: options.secure, sameSite: 'lax', path: '/', maxAge: options.maxAge };
+export function cookie(
+  name: string,
+  value: string,
+  options: { secure: boolean; httpOnly: boolean; maxAge: number },
+): CookieToSet {
+  return {
+    name,
+    value,
+    httpOnly: options.httpOnly,
+    secure: options.secure,
+    sameSite: 'lax',
+    path: '/',
+    maxAge: options.maxAge,
+  };
 }
 
 /** A cookie that removes `name` from the browser. */

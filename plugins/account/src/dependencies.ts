@@ -1,4 +1,10 @@
-import { ForbiddenError, UnauthorizedError, type Dependency, type NeutralRequest, type Principal } from '@crudsmith/core';
+import {
+  ForbiddenError,
+  UnauthorizedError,
+  type Dependency,
+  type NeutralRequest,
+  type Principal,
+} from '@crudsmith/core';
 import type { AccountCore, Credential } from './account-core';
 import type { AccountUser } from './options';
 
@@ -26,7 +32,9 @@ export function credentialDependency(core: AccountCore, options: { optional: boo
     if (invalidToken) throw new UnauthorizedError('Invalid or expired token', { headers: INVALID_TOKEN });
     if (!credential) {
       if (options.optional) return null;
-      throw new UnauthorizedError('Not authenticated', { headers: { 'WWW-Authenticate': core.bearer ? 'Bearer' : 'Session' } });
+      throw new UnauthorizedError('Not authenticated', {
+        headers: { 'WWW-Authenticate': core.bearer ? 'Bearer' : 'Session' },
+      });
     }
     if (!credential.csrfOk) throw new ForbiddenError('CSRF token missing or invalid');
     return credential;
@@ -34,12 +42,19 @@ export function credentialDependency(core: AccountCore, options: { optional: boo
 }
 
 /** Builds `auth.currentUser(options)`: one dependency per distinct options, so each resolves once per request. */
-export function currentUserFactory(core: AccountCore): (options?: CurrentUserOptions) => Dependency<AccountUser | null> {
+export function currentUserFactory(
+  core: AccountCore,
+): (options?: CurrentUserOptions) => Dependency<AccountUser | null> {
   const made = new Map<string, Dependency<AccountUser | null>>();
   const required = credentialDependency(core, { optional: false });
   const optional = credentialDependency(core, { optional: true });
   return (options = {}) => {
-    const key = JSON.stringify([options.optional ?? false, options.superuser ?? false, options.verified ?? false, [...(options.scopes ?? [])].sort()]);
+    const key = JSON.stringify([
+      options.optional ?? false,
+      options.superuser ?? false,
+      options.verified ?? false,
+      [...(options.scopes ?? [])].sort(),
+    ]);
     let dependency = made.get(key);
     if (!dependency) {
       dependency = async (req) => {
@@ -56,8 +71,10 @@ export function currentUserFactory(core: AccountCore): (options?: CurrentUserOpt
 
 function assertAllowed(core: AccountCore, credential: Credential, options: CurrentUserOptions): void {
   const { users } = core;
-  if (options.superuser && !users.flag(credential.row, users.columns.isSuperuser)) throw new ForbiddenError('Superuser required');
-  if (options.verified && !users.flag(credential.row, users.columns.isVerified)) throw new ForbiddenError('Verified account required');
+  if (options.superuser && !users.flag(credential.row, users.columns.isSuperuser))
+    throw new ForbiddenError('Superuser required');
+  if (options.verified && !users.flag(credential.row, users.columns.isVerified))
+    throw new ForbiddenError('Verified account required');
   const missing = (options.scopes ?? []).filter((s) => !credential.scopes.includes(s));
   if (missing.length > 0) throw new ForbiddenError(`Missing scope: ${missing.join(' ')}`);
 }

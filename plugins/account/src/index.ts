@@ -3,7 +3,15 @@
 /** The plugin factory and what it answers. */
 export { account } from './account';
 export type { AccountPlugin } from './account';
-export type { AccountOptions, AccountUser, UserColumns, SessionTransportOptions, BearerTransportOptions, PasswordPolicyOptions, LockoutOptions } from './options';
+export type {
+  AccountOptions,
+  AccountUser,
+  UserColumns,
+  SessionTransportOptions,
+  BearerTransportOptions,
+  PasswordPolicyOptions,
+  LockoutOptions,
+} from './options';
 export type { CurrentUserOptions } from './dependencies';
 export type { Sudo, SudoGrant } from './sudo';
 export type { NewUser } from './registration';

@@ -25,6 +25,10 @@ export function jsonBodiesOnly(routes: RouteDescriptor[]): RouteDescriptor[] {
   return routes.map((r) =>
     r.method !== 'POST'
       ? r
-      : { ...r, dependencies: [jsonBodyOnly, ...r.dependencies], doc: r.doc && { ...r.doc, responses: { ...r.doc.responses, '415': refused } } },
+      : {
+          ...r,
+          dependencies: [jsonBodyOnly, ...r.dependencies],
+          doc: r.doc && { ...r.doc, responses: { ...r.doc.responses, '415': refused } },
+        },
   );
 }

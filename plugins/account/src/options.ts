@@ -109,7 +109,14 @@ export interface AccountOptions {
    */
   hashPool?: HashPool;
   /** Table names of the plugin's own tables. */
-  tables?: { sessions?: string; refreshTokens?: string; loginFailures?: string; tokens?: string; oauthFlows?: string; identities?: string };
+  tables?: {
+    sessions?: string;
+    refreshTokens?: string;
+    loginFailures?: string;
+    tokens?: string;
+    oauthFlows?: string;
+    identities?: string;
+  };
   /** The e-mail factor (or a phone factor): mounts verification, password reset and address change. */
   recovery?: RecoveryOptions;
   /** OpenID Connect providers by name (such as `oidc`): mounts `/oauth/{provider}/authorize` and `/callback`; needs the session transport and `redirectBaseUrl`. */

@@ -22,13 +22,16 @@ export function crossSiteCheck(trustedOrigins: readonly string[], secure: boolea
     const site = req.headers['sec-fetch-site'];
     // Browsers send Origin serialised (scheme://host[:port], nothing more): anything else is no origin of theirs.
     if (site !== undefined) return site === 'cross-site' && !trusted.has(origin ?? '');
-    const claimed = origin ?? (req.headers.referer !== undefined ? (originOf(req.headers.referer) ?? 'null') : undefined);
+    const claimed =
+      origin ?? (req.headers.referer !== undefined ? (originOf(req.headers.referer) ?? 'null') : undefined);
     if (claimed === undefined) return false;
     const parsed = parseUrl(claimed);
     if (!parsed || parsed.origin === 'null' || parsed.origin !== claimed) return true;
     if (trusted.has(parsed.origin)) return false;
     const host = req.headers.host?.toLowerCase();
-    const ownScheme = secure ? parsed.protocol === 'https:' : parsed.protocol === 'https:' || parsed.protocol === 'http:';
+    const ownScheme = secure
+      ? parsed.protocol === 'https:'
+      : parsed.protocol === 'https:' || parsed.protocol === 'http:';
     return !(host !== undefined && parsed.host === host && ownScheme);
   };
 }

@@ -6,7 +6,9 @@ let common: Set<string> | undefined;
 
 /** The common-password list (zxcvbn's, ranked by frequency), entries the length rule lets through. */
 function commonPasswords(): Set<string> {
-  common ??= new Set(dictionary['passwords-common'].filter((word) => [...word].length >= 8).map((word) => word.toLowerCase()));
+  common ??= new Set(
+    dictionary['passwords-common'].filter((word) => [...word].length >= 8).map((word) => word.toLowerCase()),
+  );
   return common;
 }
 
@@ -23,12 +25,16 @@ export class Passwords extends PasswordHasher {
 
   /** The problems of a new password, as 422 issues at `loc` (empty when it passes). */
   check(password: unknown, loc: (string | number)[], context: string[] = []): ValidationIssue[] {
-    if (typeof password !== 'string') return [{ loc, msg: 'Field required (a string)', type: password === undefined ? 'missing' : 'string_type' }];
+    if (typeof password !== 'string')
+      return [{ loc, msg: 'Field required (a string)', type: password === undefined ? 'missing' : 'string_type' }];
     const normalized = normalizePassword(password);
     const length = [...normalized].length;
-    if (length < this.minLength) return [{ loc, msg: `Password must be at least ${this.minLength} characters`, type: 'string_too_short' }];
-    if (length > this.maxLength) return [{ loc, msg: `Password must be at most ${this.maxLength} characters`, type: 'string_too_long' }];
-    if (normalized.includes('\u0000')) return [{ loc, msg: 'Password may not contain a NUL character', type: 'value_error' }];
+    if (length < this.minLength)
+      return [{ loc, msg: `Password must be at least ${this.minLength} characters`, type: 'string_too_short' }];
+    if (length > this.maxLength)
+      return [{ loc, msg: `Password must be at most ${this.maxLength} characters`, type: 'string_too_long' }];
+    if (normalized.includes('\u0000'))
+      return [{ loc, msg: 'Password may not contain a NUL character', type: 'value_error' }];
     const lower = normalized.toLowerCase();
     if (commonPasswords().has(lower) || this.blocklist.has(lower)) {
       return [{ loc, msg: 'This password is too common; choose another', type: 'password_common' }];

@@ -22,7 +22,9 @@ export function safeRedirect(value: unknown): string | undefined {
   try {
     const resolved = new URL(value, base);
     const path = value.split(/[?#]/, 1)[0];
-    return resolved.origin === base && resolved.pathname === path && !resolved.pathname.startsWith('//') ? value : undefined;
+    return resolved.origin === base && resolved.pathname === path && !resolved.pathname.startsWith('//')
+      ? value
+      : undefined;
   } catch {
     return undefined;
   }

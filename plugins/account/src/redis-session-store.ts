@@ -38,7 +38,8 @@ export class RedisSessionStore implements SessionStore {
     this.prefix = options.prefix ?? 'cs:session:';
     this.timeoutMs = commandTimeout(options.commandTimeoutMs);
     this.replicas = options.replicas ?? 0;
-    if (!Number.isSafeInteger(this.replicas) || this.replicas < 0) throw new RangeError(`replicas must be a whole number, got ${this.replicas}`);
+    if (!Number.isSafeInteger(this.replicas) || this.replicas < 0)
+      throw new RangeError(`replicas must be a whole number, got ${this.replicas}`);
   }
 
   // Runs one store operation within the timeout; any Redis failure becomes a 503.
@@ -58,11 +59,16 @@ export class RedisSessionStore implements SessionStore {
         return;
       }
       // One pipeline, so WAIT goes down the connection (the cluster node) that took the write.
-      const results = await this.redis.pipeline().set(key, JSON.stringify(record), 'PXAT', expiry(record)).wait(this.replicas, Math.max(1, Math.floor(this.timeoutMs / 2))).exec();
+      const results = await this.redis
+        .pipeline()
+        .set(key, JSON.stringify(record), 'PXAT', expiry(record))
+        .wait(this.replicas, Math.max(1, Math.floor(this.timeoutMs / 2)))
+        .exec();
       const failed = results?.find(([error]) => error);
       if (failed) throw failed[0];
       const acknowledged = Number(results?.[1]?.[1] ?? 0);
-      if (acknowledged < this.replicas) throw new Error(`${acknowledged} of ${this.replicas} replicas acknowledged the session`);
+      if (acknowledged < this.replicas)
+        throw new Error(`${acknowledged} of ${this.replicas} replicas acknowledged the session`);
     });
   }
 

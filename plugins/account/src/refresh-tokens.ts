@@ -51,9 +51,17 @@ export class RefreshTokens {
   ) {}
 
   /** Starts a new family (at sign-in) or continues one (at rotation, inside its transaction). */
-  async issue(record: Omit<RefreshRecord, 'expiresAt' | 'familyId'> & { familyId?: string }, now: number, db: Knex = this.knex): Promise<{ token: string; record: RefreshRecord }> {
+  async issue(
+    record: Omit<RefreshRecord, 'expiresAt' | 'familyId'> & { familyId?: string },
+    now: number,
+    db: Knex = this.knex,
+  ): Promise<{ token: string; record: RefreshRecord }> {
     const token = randomToken(32);
-    const stored: RefreshRecord = { ...record, familyId: record.familyId ?? randomToken(16), expiresAt: now + this.lifetimeMs };
+    const stored: RefreshRecord = {
+      ...record,
+      familyId: record.familyId ?? randomToken(16),
+      expiresAt: now + this.lifetimeMs,
+    };
     await db(this.table).insert({
       token_hash: hashSecret(token),
       family_id: stored.familyId,
@@ -110,7 +118,9 @@ export class RefreshTokens {
 
   /** The family a token belongs to, if the token is known. */
   async familyOf(token: string): Promise<string | null> {
-    const row = await this.knex(this.table).where({ token_hash: hashSecret(token) }).first('family_id');
+    const row = await this.knex(this.table)
+      .where({ token_hash: hashSecret(token) })
+      .first('family_id');
     return row ? String(row.family_id) : null;
   }
 

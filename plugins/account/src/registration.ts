@@ -73,7 +73,8 @@ export async function createUser(
   if (issues.length > 0) throw new ValidationError(issues);
 
   if (await users.taken(columns.username, input.username)) throw new DuplicateValueError('Username already registered');
-  if (columns.email && input.email && (await users.taken(columns.email, input.email))) throw new DuplicateValueError('Email already registered');
+  if (columns.email && input.email && (await users.taken(columns.email, input.email)))
+    throw new DuplicateValueError('Email already registered');
   // `client` (the caller's address, at /register or a request's createUser) bounds its
   // concurrent hashing; the app's own calls (a first superuser) only overall.
   values[columns.passwordHash] = await core.passwords.bounded(client, () => core.passwords.hash(input.password));
@@ -94,17 +95,32 @@ function checkIdentifiers(input: NewUser, hasEmail: boolean, refused: Set<unknow
   const issues: ValidationIssue[] = [];
   const { username, email } = input;
   if (typeof username !== 'string' || username.length === 0) {
-    if (!refused.has('username')) issues.push({ loc: ['body', 'username'], msg: 'Field required (a non-empty string)', type: username === undefined ? 'missing' : 'string_type' });
+    if (!refused.has('username'))
+      issues.push({
+        loc: ['body', 'username'],
+        msg: 'Field required (a non-empty string)',
+        type: username === undefined ? 'missing' : 'string_type',
+      });
   } else if (refused.has('username')) {
     // Already refused for its length (or type).
   } else if (username.includes('@') || SPACE.test(username) || CONTROL.test(username)) {
     // No @: sign-in reads an identifier with @ as an e-mail address.
-    issues.push({ loc: ['body', 'username'], msg: 'Username may not contain @, spaces or control characters', type: 'value_error' });
+    issues.push({
+      loc: ['body', 'username'],
+      msg: 'Username may not contain @, spaces or control characters',
+      type: 'value_error',
+    });
   }
   if (hasEmail) {
     if (refused.has('email')) return issues;
-    if (typeof email !== 'string') issues.push({ loc: ['body', 'email'], msg: 'Field required (a string)', type: email === undefined ? 'missing' : 'string_type' });
-    else if (!looksLikeEmail(email)) issues.push({ loc: ['body', 'email'], msg: 'Not a valid e-mail address', type: 'value_error' });
+    if (typeof email !== 'string')
+      issues.push({
+        loc: ['body', 'email'],
+        msg: 'Field required (a string)',
+        type: email === undefined ? 'missing' : 'string_type',
+      });
+    else if (!looksLikeEmail(email))
+      issues.push({ loc: ['body', 'email'], msg: 'Not a valid e-mail address', type: 'value_error' });
   }
   return issues;
 }
@@ -112,7 +128,8 @@ function checkIdentifiers(input: NewUser, hasEmail: boolean, refused: Set<unknow
 function checkLength(core: AccountCore, field: string, column: string, value: unknown): ValidationIssue[] {
   const info = core.users.info.columns.get(column);
   if (value === null && info?.nullable) return [];
-  if (typeof value !== 'string') return [{ loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' }];
+  if (typeof value !== 'string')
+    return [{ loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' }];
   const max = info?.maxLength;
   if (max !== undefined && [...value].length > max) {
     return [{ loc: ['body', field], msg: `String should have at most ${max} characters`, type: 'string_too_long' }];

@@ -25,7 +25,10 @@ export interface Sudo {
   elevate(req: NeutralRequest, proof: { password?: string; code?: string }): Promise<SudoGrant>;
 }
 
-export function createSudo(core: AccountCore, mfa: TwoFactor | null): { sudo: Sudo; requireSudo: () => Dependency<AccountUser> } {
+export function createSudo(
+  core: AccountCore,
+  mfa: TwoFactor | null,
+): { sudo: Sudo; requireSudo: () => Dependency<AccountUser> } {
   const authenticated = credentialDependency(core, { optional: false });
   const sudo: Sudo = {
     async elevate(req, proof) {
@@ -44,13 +47,19 @@ export function createSudo(core: AccountCore, mfa: TwoFactor | null): { sudo: Su
         if (!(await core.requireSessions().save(credential.session))) throw new UnauthorizedError('Not authenticated');
         return { expiresAt: new Date(until) };
       }
-      const accessToken = await core.accessToken(credential.row, { scope: credential.scopes.join(' '), authTime: credential.authTime, sudoUntil: until });
+      const accessToken = await core.accessToken(credential.row, {
+        scope: credential.scopes.join(' '),
+        authTime: credential.authTime,
+        sudoUntil: until,
+      });
       return { expiresAt: new Date(until), accessToken };
     },
   };
   const gate: Dependency<AccountUser> = async (req) => {
     const credential = (await req.resolve(authenticated)) as Credential;
-    const until = credential.session ? Number(credential.session.data.sudo_until ?? 0) : (credential.claims?.sudo_until ?? 0) * 1000;
+    const until = credential.session
+      ? Number(credential.session.data.sudo_until ?? 0)
+      : (credential.claims?.sudo_until ?? 0) * 1000;
     if (!(until > core.now())) throw new ForbiddenError('Sudo mode required: confirm your password first');
     return core.publicUser(credential.row);
   };

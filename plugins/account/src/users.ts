@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
-import { ConfigurationError, CrudRepository, dialectOf, modelInfo, type ModelClass, type ModelInfo } from '@crudsmith/core';
+import {
+  ConfigurationError,
+  CrudRepository,
+  dialectOf,
+  modelInfo,
+  type ModelClass,
+  type ModelInfo,
+} from '@crudsmith/core';
 import type { AccountUser, UserColumns } from './options';
 
 type Row = Record<string, unknown>;
@@ -27,7 +34,8 @@ const folded = new WeakSet<object>();
 export function resolveColumns(model: ModelClass, given: Partial<UserColumns> = {}): UserColumns {
   const info = modelInfo(model);
   const has = (name: string) => info.columns.has(name);
-  const optional = (key: keyof UserColumns, fallback: string) => (key in given ? given[key] ?? null : has(fallback) ? fallback : null);
+  const optional = (key: keyof UserColumns, fallback: string) =>
+    key in given ? (given[key] ?? null) : has(fallback) ? fallback : null;
   const columns: UserColumns = {
     id: given.id ?? info.idColumn,
     username: given.username ?? 'username',
@@ -42,7 +50,9 @@ export function resolveColumns(model: ModelClass, given: Partial<UserColumns> = 
   };
   for (const [role, column] of Object.entries(columns)) {
     if (column !== null && !has(column)) {
-      throw new ConfigurationError(`account: column '${column}' (${role}) not found in model ${model.name}'s jsonSchema`);
+      throw new ConfigurationError(
+        `account: column '${column}' (${role}) not found in model ${model.name}'s jsonSchema`,
+      );
     }
   }
   return columns;
@@ -122,12 +132,18 @@ export class UserTable {
 
   /** Registers the fold function on the better-sqlite3 connection; false on another driver. */
   private async sqliteFold(): Promise<boolean> {
-    const client = this.knex.client as { driverName?: string; acquireConnection(): Promise<any>; releaseConnection(c: unknown): Promise<unknown> };
+    const client = this.knex.client as {
+      driverName?: string;
+      acquireConnection(): Promise<any>;
+      releaseConnection(c: unknown): Promise<unknown>;
+    };
     if (client.driverName !== 'better-sqlite3') return false;
     const connection = await client.acquireConnection();
     try {
       if (!folded.has(connection)) {
-        connection.function(SQLITE_FOLD, { deterministic: true }, (v: unknown) => (v == null ? null : foldIdentifier(String(v))));
+        connection.function(SQLITE_FOLD, { deterministic: true }, (v: unknown) =>
+          v == null ? null : foldIdentifier(String(v)),
+        );
         folded.add(connection);
       }
     } finally {
@@ -150,7 +166,12 @@ export class UserTable {
 
   /** Removes the user's password (it signs in otherwise until it sets one) and kills every access token issued before. */
   async clearPasswordHash(id: string | number): Promise<void> {
-    await this.knex(this.info.table).where(this.columns.id, id).update({ [this.columns.passwordHash]: null, [this.columns.tokenVersion]: this.knex.raw('?? + 1', [this.columns.tokenVersion]) });
+    await this.knex(this.info.table)
+      .where(this.columns.id, id)
+      .update({
+        [this.columns.passwordHash]: null,
+        [this.columns.tokenVersion]: this.knex.raw('?? + 1', [this.columns.tokenVersion]),
+      });
   }
 
   /** Kills every access token issued to the user so far. */

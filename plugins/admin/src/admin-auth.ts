@@ -1,5 +1,14 @@
 import { createHmac } from 'node:crypto';
-import { Lockout, PasswordHasher, RateLimitError, hashSecret, randomToken, safeEqual, type CookieToSet, type NeutralRequest } from '@crudsmith/core';
+import {
+  Lockout,
+  PasswordHasher,
+  RateLimitError,
+  hashSecret,
+  randomToken,
+  safeEqual,
+  type CookieToSet,
+  type NeutralRequest,
+} from '@crudsmith/core';
 import type { Session, SessionManager } from '@crudsmith/core/session';
 import { AdminUsers, USERNAME_MAX, foldUsername, type AdminUser } from './admin-users';
 
@@ -12,7 +21,8 @@ export interface AdminPrincipal {
 }
 
 /** Why a sign-in failed: one generic answer either way, or a lock with its wait. */
-export type SignInOutcome = { ok: true; principal: AdminPrincipal; cookie: CookieToSet } | { ok: false } | { ok: false; retryAfter: number };
+export type SignInOutcome =
+  { ok: true; principal: AdminPrincipal; cookie: CookieToSet } | { ok: false } | { ok: false; retryAfter: number };
 
 const PRELOGIN_TTL = 3600;
 
@@ -51,7 +61,9 @@ export class AdminAuth {
   /** Whether an unsafe request carries the session's CSRF token (header or form field). */
   csrfValid(req: NeutralRequest, principal: AdminPrincipal): boolean {
     const body = req.body as Record<string, unknown> | undefined;
-    const sent = req.headers['x-csrf-token'] ?? (body && typeof body === 'object' && typeof body.csrf_token === 'string' ? body.csrf_token : undefined);
+    const sent =
+      req.headers['x-csrf-token'] ??
+      (body && typeof body === 'object' && typeof body.csrf_token === 'string' ? body.csrf_token : undefined);
     return typeof sent === 'string' && safeEqual(sent, principal.csrf);
   }
 
@@ -67,7 +79,12 @@ export class AdminAuth {
   async preloginValid(req: NeutralRequest): Promise<boolean> {
     const value = req.cookies[this.preloginCookie];
     const sent = (req.body as Record<string, unknown> | undefined)?.csrf_token;
-    return typeof value === 'string' && value.length > 0 && typeof sent === 'string' && safeEqual(sent, await this.preloginToken(value));
+    return (
+      typeof value === 'string' &&
+      value.length > 0 &&
+      typeof sent === 'string' &&
+      safeEqual(sent, await this.preloginToken(value))
+    );
   }
 
   /**
@@ -76,7 +93,8 @@ export class AdminAuth {
    * its wait. Unknown names take the same time and lock the same way as real ones.
    */
   async signIn(req: NeutralRequest, username: string, password: string): Promise<SignInOutcome> {
-    if ([...username].length > USERNAME_MAX * 2 || [...password].length > this.passwords.maxLength) return { ok: false };
+    if ([...username].length > USERNAME_MAX * 2 || [...password].length > this.passwords.maxLength)
+      return { ok: false };
     const key = this.lockoutKey(username);
     return this.passwords.bounded(req.clientAddress, async () => {
       const now = this.settings.now();
@@ -97,7 +115,11 @@ export class AdminAuth {
         userAgent: req.headers['user-agent'],
         ipAddress: req.clientAddress,
       });
-      return { ok: true, principal: { user: { id: user.id, username: user.username }, session: issued.session, csrf }, cookie: issued.cookie };
+      return {
+        ok: true,
+        principal: { user: { id: user.id, username: user.username }, session: issued.session, csrf },
+        cookie: issued.cookie,
+      };
     });
   }
 
@@ -122,10 +144,20 @@ export class AdminAuth {
   }
 
   private async preloginToken(value: string): Promise<string> {
-    return createHmac('sha256', await this.settings.secretKey()).update(`crudsmith/admin/login-csrf/v1:${value}`).digest('base64url');
+    return createHmac('sha256', await this.settings.secretKey())
+      .update(`crudsmith/admin/login-csrf/v1:${value}`)
+      .digest('base64url');
   }
 
   private cookie(name: string, value: string, maxAge: number): CookieToSet {
-    return { name, value, httpOnly: true, secure: this.settings.secure, sameSite: 'strict', path: this.settings.mount, maxAge };
+    return {
+      name,
+      value,
+      httpOnly: true,
+      secure: this.settings.secure,
+      sameSite: 'strict',
+      path: this.settings.mount,
+      maxAge,
+    };
   }
 }

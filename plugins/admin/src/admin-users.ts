@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
-import { DuplicateValueError, ValidationError, dialectOf, mapDatabaseError, normalizePassword, type Migration } from '@crudsmith/core';
+import {
+  DuplicateValueError,
+  ValidationError,
+  dialectOf,
+  mapDatabaseError,
+  normalizePassword,
+  type Migration,
+} from '@crudsmith/core';
 
 /** Longest admin username, in characters. */
 export const USERNAME_MAX = 50;
@@ -41,20 +48,31 @@ export class AdminUsers {
 
   /** The user and its hash, by username (folded), or null. */
   async find(username: string): Promise<(AdminUser & { hashedPassword: string }) | null> {
-    const row = await this.knex(this.table).where({ username: foldUsername(username) }).first('id', 'username', 'hashed_password');
-    return row ? { id: Number(row.id), username: String(row.username), hashedPassword: String(row.hashed_password) } : null;
+    const row = await this.knex(this.table)
+      .where({ username: foldUsername(username) })
+      .first('id', 'username', 'hashed_password');
+    return row
+      ? { id: Number(row.id), username: String(row.username), hashedPassword: String(row.hashed_password) }
+      : null;
   }
 
   /** Adds a user with an already hashed password; a taken name is a 409. */
   async insert(username: string, hashedPassword: string, now: number): Promise<number> {
     const name = foldUsername(username);
     if (name.length === 0 || [...name].length > USERNAME_MAX) {
-      throw ValidationError.of(['body', 'username'], `Username must be 1 to ${USERNAME_MAX} characters`, 'string_too_long');
+      throw ValidationError.of(
+        ['body', 'username'],
+        `Username must be 1 to ${USERNAME_MAX} characters`,
+        'string_too_long',
+      );
     }
     try {
       const row = { username: name, hashed_password: hashedPassword, created_at: now };
       // PostgreSQL answers the id only through RETURNING; MariaDB and SQLite answer it as the insert id (and warn on RETURNING).
-      const [id] = dialectOf(this.knex) === 'pg' ? await this.knex(this.table).insert(row, ['id']) : await this.knex(this.table).insert(row);
+      const [id] =
+        dialectOf(this.knex) === 'pg'
+          ? await this.knex(this.table).insert(row, ['id'])
+          : await this.knex(this.table).insert(row);
       return Number(typeof id === 'object' ? (id as { id: number }).id : id);
     } catch (error) {
       const mapped = mapDatabaseError(error);
@@ -66,7 +84,11 @@ export class AdminUsers {
   /** Every admin user (at most 1000), by id, with when each was created. */
   async list(): Promise<(AdminUser & { createdAt: Date })[]> {
     const rows = await this.knex(this.table).orderBy('id').limit(1000).select('id', 'username', 'created_at');
-    return rows.map((r: Record<string, unknown>) => ({ id: Number(r.id), username: String(r.username), createdAt: new Date(Number(r.created_at)) }));
+    return rows.map((r: Record<string, unknown>) => ({
+      id: Number(r.id),
+      username: String(r.username),
+      createdAt: new Date(Number(r.created_at)),
+    }));
   }
 
   /** One admin user by id, or null. */
@@ -75,7 +97,7 @@ export class AdminUsers {
     return row ? { id: Number(row.id), username: String(row.username) } : null;
   }
 
-    /** How many admin users there are (the example creates the first one when there is none). */
+  /** How many admin users there are (the example creates the first one when there is none). */
   async count(): Promise<number> {
     const row = await this.knex(this.table).count({ n: '*' }).first();
     return Number(row?.n ?? 0);

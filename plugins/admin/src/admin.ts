@@ -1,5 +1,14 @@
 import type { Knex } from 'knex';
-import { HashPool, Lockout, PasswordHasher, loginFailureMigration, loginLockoutsMigration, normalizePassword, type MigrationSet, type Plugin } from '@crudsmith/core';
+import {
+  HashPool,
+  Lockout,
+  PasswordHasher,
+  loginFailureMigration,
+  loginLockoutsMigration,
+  normalizePassword,
+  type MigrationSet,
+  type Plugin,
+} from '@crudsmith/core';
 import { KnexSessionStore, SessionManager, sessionTableMigration } from '@crudsmith/core/session';
 import { AdminAuth } from './admin-auth';
 import { AdminUsers, adminUsersMigration } from './admin-users';
@@ -42,18 +51,21 @@ function secretKeyOf(given: AdminOptions['secretKey']): () => Promise<string> {
   if (typeof given !== 'function') throw new AdminDependencyError(SHORT_KEY);
   let found: Promise<string> | undefined;
   return () =>
-    (found ??= Promise.resolve(given()).then((key) => {
-      if (typeof key !== 'string' || key.length < 32) throw new AdminDependencyError(SHORT_KEY);
-      return key;
-    }).catch((error: unknown) => {
-      found = undefined;
-      throw error;
-    }));
+    (found ??= Promise.resolve(given())
+      .then((key) => {
+        if (typeof key !== 'string' || key.length < 32) throw new AdminDependencyError(SHORT_KEY);
+        return key;
+      })
+      .catch((error: unknown) => {
+        found = undefined;
+        throw error;
+      }));
 }
 
 function mountOf(path: string | undefined, option = 'mountPath'): string {
   const mount = (path ?? '/admin').replace(/\/+$/, '');
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(mount)) throw new AdminSchemaError(`admin ${option} must be a path such as /admin, got '${path}'`);
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(mount))
+    throw new AdminSchemaError(`admin ${option} must be a path such as /admin, got '${path}'`);
   return mount;
 }
 
@@ -61,7 +73,10 @@ function mountOf(path: string | undefined, option = 'mountPath'): string {
 function prefixOf(publicPath: string | undefined, mount: string): string {
   if (publicPath === undefined) return '';
   const seen = mountOf(publicPath, 'publicPath');
-  if (!seen.endsWith(mount)) throw new AdminSchemaError(`admin publicPath '${publicPath}' must end with the mountPath '${mount}' (the adapter prefix comes before it)`);
+  if (!seen.endsWith(mount))
+    throw new AdminSchemaError(
+      `admin publicPath '${publicPath}' must end with the mountPath '${mount}' (the adapter prefix comes before it)`,
+    );
   return seen.slice(0, seen.length - mount.length);
 }
 
@@ -71,16 +86,26 @@ function prefixOf(publicPath: string | undefined, mount: string): string {
  * so it runs on every adapter. Every model view is checked here, at startup.
  */
 export function admin(options: AdminOptions): AdminPlugin {
-  if (!options || typeof options.knex !== 'function') throw new AdminDependencyError('admin() needs knex: the database its users, sessions and models live in');
+  if (!options || typeof options.knex !== 'function')
+    throw new AdminDependencyError('admin() needs knex: the database its users, sessions and models live in');
   const secretKey = secretKeyOf(options.secretKey);
-  if (!options.models || typeof options.models !== 'object') throw new AdminDependencyError('admin() needs models: the model views, by name');
+  if (!options.models || typeof options.models !== 'object')
+    throw new AdminDependencyError('admin() needs models: the model views, by name');
   // Routes are built at the public path (links, redirects, the cookie path) and mounted
   // without the adapter's prefix, which the adapter puts back.
   const prefix = prefixOf(options.publicPath, mountOf(options.mountPath));
   const mount = prefix + mountOf(options.mountPath);
   const knex: Knex = options.knex;
-  const tables = { users: 'admin_users', sessions: 'admin_sessions', loginFailures: 'admin_login_failures', events: 'admin_events', ...options.tables };
-  const views = new Map<string, ResolvedView>(Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view, knex)]));
+  const tables = {
+    users: 'admin_users',
+    sessions: 'admin_sessions',
+    loginFailures: 'admin_login_failures',
+    events: 'admin_events',
+    ...options.tables,
+  };
+  const views = new Map<string, ResolvedView>(
+    Object.entries(options.models).map(([name, view]) => [name, resolveView(name, view, knex)]),
+  );
   checkReferences(views);
   const secure = options.secureCookies ?? false;
   const session = options.session ?? {};
@@ -94,7 +119,10 @@ export function admin(options: AdminOptions): AdminPlugin {
     absoluteTimeoutSeconds: session.absoluteTimeoutSeconds ?? 12 * 3600,
     maxSessionsPerUser: session.maxSessionsPerUser ?? 5,
   });
-  const passwords = new PasswordHasher({ rounds: options.bcryptRounds ?? 12 }, options.hashPool ?? new HashPool(options.hashing));
+  const passwords = new PasswordHasher(
+    { rounds: options.bcryptRounds ?? 12 },
+    options.hashPool ?? new HashPool(options.hashing),
+  );
   const users = new AdminUsers(knex, tables.users);
   const lockout = new Lockout(knex, tables.loginFailures, options.lockout);
   const auth = new AdminAuth({ mount, secretKey, secure, now: Date.now }, { users, sessions, passwords, lockout });
@@ -111,14 +139,29 @@ export function admin(options: AdminOptions): AdminPlugin {
     events: new EventLog(knex, tables.events, options.eventIntegration ?? false),
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);
-  const routes = [ctx.assets.route(mount), ...authRoutes(ctx), ...dashboardRoutes(ctx, counts), ...managementRoutes(ctx), ...eventRoutes(ctx), revertRoute(ctx, counts)];
+  const routes = [
+    ctx.assets.route(mount),
+    ...authRoutes(ctx),
+    ...dashboardRoutes(ctx, counts),
+    ...managementRoutes(ctx),
+    ...eventRoutes(ctx),
+    revertRoute(ctx, counts),
+  ];
   for (const view of views.values()) {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
     routes.push(...formRoutes(ctx, view, counts));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
     if (hasTrash(view)) routes.push(...trashRoutes(ctx, view, counts));
-    if (view.view.unlock) routes.push(accountActionRoute(ctx, view, { segment: 'unlock', event: 'unlock', run: view.view.unlock }));
-    if (view.view.signOutEverywhere) routes.push(accountActionRoute(ctx, view, { segment: 'sign-out', event: 'sign_out_everywhere', run: view.view.signOutEverywhere }));
+    if (view.view.unlock)
+      routes.push(accountActionRoute(ctx, view, { segment: 'unlock', event: 'unlock', run: view.view.unlock }));
+    if (view.view.signOutEverywhere)
+      routes.push(
+        accountActionRoute(ctx, view, {
+          segment: 'sign-out',
+          event: 'sign_out_everywhere',
+          run: view.view.signOutEverywhere,
+        }),
+      );
     routes.push(...crudApiRoutes(ctx, view, counts));
   }
   const migrations: MigrationSet = {
@@ -138,7 +181,8 @@ export function admin(options: AdminOptions): AdminPlugin {
     migrations,
     sessionManager: sessions,
     async createAdminUser(username, password) {
-      if ([...normalizePassword(password)].length < ADMIN_PASSWORD_MIN) throw new AdminSchemaError(`An admin password must be at least ${ADMIN_PASSWORD_MIN} characters`);
+      if ([...normalizePassword(password)].length < ADMIN_PASSWORD_MIN)
+        throw new AdminSchemaError(`An admin password must be at least ${ADMIN_PASSWORD_MIN} characters`);
       return users.insert(username, await passwords.hash(password), Date.now());
     },
     countAdminUsers: () => users.count(),

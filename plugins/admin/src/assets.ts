@@ -27,7 +27,11 @@ export class Assets {
     let asset = this.loaded.get(file);
     if (!asset) {
       const bytes = readFileSync(SOURCES[file].path());
-      asset = { bytes, type: SOURCES[file].type, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"` };
+      asset = {
+        bytes,
+        type: SOURCES[file].type,
+        etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"`,
+      };
       this.loaded.set(file, asset);
     }
     return asset;
@@ -48,7 +52,12 @@ export class Assets {
       handler: async (req) => {
         const asset = this.get(req.params.file);
         const headers = { 'X-Content-Type-Options': 'nosniff' };
-        if (!asset) return { status: 404, headers: { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }, body: 'Not Found' };
+        if (!asset)
+          return {
+            status: 404,
+            headers: { ...headers, 'Content-Type': 'text/plain; charset=utf-8' },
+            body: 'Not Found',
+          };
         const cache = { ETag: asset.etag, 'Cache-Control': 'public, max-age=31536000, immutable' };
         const tags = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
         if (tags.includes(asset.etag)) return { status: 304, headers: { ...headers, ...cache } };

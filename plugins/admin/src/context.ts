@@ -22,7 +22,11 @@ export interface AdminContext {
 }
 
 /** What the layout of every page reads. */
-export function layoutLocals(ctx: AdminContext, principal: AdminPrincipal | null, pageTitle: string): Record<string, unknown> {
+export function layoutLocals(
+  ctx: AdminContext,
+  principal: AdminPrincipal | null,
+  pageTitle: string,
+): Record<string, unknown> {
   return {
     mount: ctx.mount,
     title: ctx.title,
@@ -33,7 +37,9 @@ export function layoutLocals(ctx: AdminContext, principal: AdminPrincipal | null
     // htmx 2 inherits hx-headers down the tree: set once on <body>, every request sends it.
     hxHeaders: principal ? JSON.stringify({ 'X-CSRF-Token': principal.csrf }) : '',
     events: ctx.events.enabled,
-    models: [...ctx.views.values()].filter((v) => v.allowed.has('view')).map((v) => ({ name: v.name, label: v.labels.plural })),
+    models: [...ctx.views.values()]
+      .filter((v) => v.allowed.has('view'))
+      .map((v) => ({ name: v.name, label: v.labels.plural })),
     css: ctx.assets.url(ctx.mount, 'admin.css'),
     htmx: ctx.assets.url(ctx.mount, 'htmx.min.js'),
     script: ctx.assets.url(ctx.mount, 'admin.js'),

@@ -3,7 +3,19 @@ import { ValidationError, type Migration, type NeutralRequest } from '@crudsmith
 import type { AdminPrincipal } from './admin-auth';
 
 /** What the event log records. */
-export const EVENT_TYPES = ['sign_in', 'sign_in_failed', 'sign_out', 'create', 'update', 'delete', 'view', 'unlock', 'sign_out_everywhere', 'restore', 'purge'] as const;
+export const EVENT_TYPES = [
+  'sign_in',
+  'sign_in_failed',
+  'sign_out',
+  'create',
+  'update',
+  'delete',
+  'view',
+  'unlock',
+  'sign_out_everywhere',
+  'restore',
+  'purge',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One recorded event as the events page shows it. */
@@ -67,7 +79,10 @@ const COLLAPSE_MS = 3_600_000;
 const SECRET = /pass(word)?|secret|token|hash|otp|mfa/i;
 
 /** A copy of a record without its secrets (and the given password fields), dates as ISO text. */
-export function scrub(record: Record<string, unknown>, hidden: ReadonlySet<string> = new Set()): Record<string, unknown> {
+export function scrub(
+  record: Record<string, unknown>,
+  hidden: ReadonlySet<string> = new Set(),
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
     if (hidden.has(key) || SECRET.test(key)) continue;
@@ -77,12 +92,17 @@ export function scrub(record: Record<string, unknown>, hidden: ReadonlySet<strin
 }
 
 /** The fields whose values differ, each as `{ before, after }`, without secrets. */
-export function diff(before: Record<string, unknown>, after: Record<string, unknown>, hidden: ReadonlySet<string> = new Set()): Record<string, { before: unknown; after: unknown }> {
+export function diff(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  hidden: ReadonlySet<string> = new Set(),
+): Record<string, { before: unknown; after: unknown }> {
   const a = scrub(before, hidden);
   const b = scrub(after, hidden);
   const changes: Record<string, { before: unknown; after: unknown }> = {};
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) changes[key] = { before: a[key] ?? null, after: b[key] ?? null };
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key]))
+      changes[key] = { before: a[key] ?? null, after: b[key] ?? null };
   }
   return changes;
 }
@@ -112,13 +132,16 @@ export function parseEventFilter(query: NeutralRequest['query']): EventFilter {
   const filter: EventFilter = { page: 1 };
   const type = one(query.type);
   if (type) {
-    if (!(EVENT_TYPES as readonly string[]).includes(type)) throw ValidationError.of(['query', 'type'], `One of ${EVENT_TYPES.join(', ')}`, 'enum');
+    if (!(EVENT_TYPES as readonly string[]).includes(type))
+      throw ValidationError.of(['query', 'type'], `One of ${EVENT_TYPES.join(', ')}`, 'enum');
     filter.type = type as EventType;
   }
   const username = one(query.username).trim();
-  if (username.length > 100) throw ValidationError.of(['query', 'username'], 'At most 100 characters', 'string_too_long');
+  if (username.length > 100)
+    throw ValidationError.of(['query', 'username'], 'At most 100 characters', 'string_too_long');
   // PostgreSQL refuses NUL in text outright; no stored name holds a control character.
-  if (CONTROL.test(username)) throw ValidationError.of(['query', 'username'], 'No control characters', 'string_pattern_mismatch');
+  if (CONTROL.test(username))
+    throw ValidationError.of(['query', 'username'], 'No control characters', 'string_pattern_mismatch');
   if (username) filter.username = username.toLowerCase();
   for (const key of ['from', 'to'] as const) {
     const text = one(query[key]);
@@ -129,7 +152,8 @@ export function parseEventFilter(query: NeutralRequest['query']): EventFilter {
   }
   const page = one(query.page);
   if (page) {
-    if (!/^\d{1,6}$/.test(page) || Number(page) < 1) throw ValidationError.of(['query', 'page'], 'A positive integer', 'int_parsing');
+    if (!/^\d{1,6}$/.test(page) || Number(page) < 1)
+      throw ValidationError.of(['query', 'page'], 'A positive integer', 'int_parsing');
     filter.page = Number(page);
   }
   return filter;
@@ -147,7 +171,11 @@ export class EventLog {
   ) {}
 
   /** Records events (one per entry) for the request's admin, address and browser; nothing when the log is off. */
-  async record(req: NeutralRequest, who: AdminPrincipal | { username: string } | null, entries: { type: EventType; model?: string; recordId?: string | number; details?: unknown }[]): Promise<void> {
+  async record(
+    req: NeutralRequest,
+    who: AdminPrincipal | { username: string } | null,
+    entries: { type: EventType; model?: string; recordId?: string | number; details?: unknown }[],
+  ): Promise<void> {
     if (!this.enabled || entries.length === 0) return;
     const user = who && 'user' in who ? who.user : null;
     const username = user ? user.username : who && 'username' in who ? who.username.slice(0, 100) : null;
@@ -200,7 +228,10 @@ export class EventLog {
       return q;
     };
     const rows = await where(this.knex(this.table).select('*'))
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
       .limit(EVENTS_PER_PAGE)
       .offset((filter.page - 1) * EVENTS_PER_PAGE);
     const counted = await where(this.knex(this.table).count({ n: '*' })).first();

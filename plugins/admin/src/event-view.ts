@@ -10,8 +10,22 @@ export interface EventField {
 }
 
 // Browser and system names, most specific first (Edge and Opera also say Chrome; Chrome also says Safari).
-const BROWSERS: [RegExp, string][] = [[/Edg\/(\d+)/, 'Edge'], [/OPR\/(\d+)/, 'Opera'], [/Firefox\/(\d+)/, 'Firefox'], [/Chrom(?:e|ium)\/(\d+)/, 'Chrome'], [/Version\/(\d+)[\d.]* .*Safari\//, 'Safari'], [/curl\/(\d+)/, 'curl']];
-const SYSTEMS: [RegExp, string][] = [[/Android/, 'Android'], [/iPhone|iPad|iPod/, 'iOS'], [/Windows/, 'Windows'], [/Mac OS X|Macintosh/, 'macOS'], [/CrOS/, 'ChromeOS'], [/Linux/, 'Linux']];
+const BROWSERS: [RegExp, string][] = [
+  [/Edg\/(\d+)/, 'Edge'],
+  [/OPR\/(\d+)/, 'Opera'],
+  [/Firefox\/(\d+)/, 'Firefox'],
+  [/Chrom(?:e|ium)\/(\d+)/, 'Chrome'],
+  [/Version\/(\d+)[\d.]* .*Safari\//, 'Safari'],
+  [/curl\/(\d+)/, 'curl'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad|iPod/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
 
 /** A user agent as browser and system ("Chrome 131 on Linux"); the whole string stays on hover. */
 export function shortAgent(agent: string | null): string {
@@ -31,9 +45,16 @@ export function eventFields(details: unknown, view: ResolvedView | undefined): E
   if (!details || typeof details !== 'object') return [];
   const column = (name: string): ColumnInfo | undefined => view?.info.columns.get(name);
   const label = (name: string) => view?.labels.columns.get(name) ?? name;
-  const { changes, record } = details as { changes?: Record<string, { before: unknown; after: unknown }>; record?: Record<string, unknown> };
+  const { changes, record } = details as {
+    changes?: Record<string, { before: unknown; after: unknown }>;
+    record?: Record<string, unknown>;
+  };
   if (changes && typeof changes === 'object') {
-    return Object.entries(changes).map(([name, change]) => ({ field: label(name), before: showValue(change?.before, column(name)), after: showValue(change?.after, column(name)) }));
+    return Object.entries(changes).map(([name, change]) => ({
+      field: label(name),
+      before: showValue(change?.before, column(name)),
+      after: showValue(change?.after, column(name)),
+    }));
   }
   const values = record && typeof record === 'object' ? record : (details as Record<string, unknown>);
   return Object.entries(values).map(([name, value]) => ({ field: label(name), after: showValue(value, column(name)) }));

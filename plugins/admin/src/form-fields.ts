@@ -40,9 +40,13 @@ function inputFor(column: ColumnInfo, view: ResolvedView): string {
 
 function shown(value: unknown, input: string): string {
   if (value === null || value === undefined) return '';
-  if (value instanceof Date) return input === 'date' ? value.toISOString().slice(0, 10) : value.toISOString().slice(0, 19);
+  if (value instanceof Date)
+    return input === 'date' ? value.toISOString().slice(0, 10) : value.toISOString().slice(0, 19);
   // Echoed form text stays as typed; a stored value (epoch ms on SQLite) is read as a date.
-  if (input === 'datetime-local') return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? value.slice(0, 19) : (toDate(value)?.toISOString().slice(0, 19) ?? '');
+  if (input === 'datetime-local')
+    return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)
+      ? value.slice(0, 19)
+      : (toDate(value)?.toISOString().slice(0, 19) ?? '');
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
@@ -59,15 +63,39 @@ export function formFields(
 ): FormField[] {
   return fields.map((name) => {
     const label = view.labels.columns.get(name) ?? name;
-    if (name === view.password?.field) return { name, label, input: 'password', required: required?.has(name) ?? false, value: '' };
+    if (name === view.password?.field)
+      return { name, label, input: 'password', required: required?.has(name) ?? false, value: '' };
     const multi = view.arrays.get(name);
     if (multi) {
-      const current = Array.isArray(values[name]) ? (values[name] as unknown[]).map(String) : typeof values[name] === 'string' ? parseList(values[name] as string) : [];
+      const current = Array.isArray(values[name])
+        ? (values[name] as unknown[]).map(String)
+        : typeof values[name] === 'string'
+          ? parseList(values[name] as string)
+          : [];
       return multi.options
-        ? { name, label, input: 'multiselect', required: false, value: '', options: multi.options.map((o) => ({ value: String(o), label: String(o), selected: current.includes(String(o)) })) }
+        ? {
+            name,
+            label,
+            input: 'multiselect',
+            required: false,
+            value: '',
+            options: multi.options.map((o) => ({
+              value: String(o),
+              label: String(o),
+              selected: current.includes(String(o)),
+            })),
+          }
         : { name, label, input: 'lines', required: false, value: current.join('\n') };
     }
-    if (view.view.files?.[name]) return { name, label, input: 'file', required: false, value: String(values[name] ?? ''), accept: view.view.files[name].types?.join(',') };
+    if (view.view.files?.[name])
+      return {
+        name,
+        label,
+        input: 'file',
+        required: false,
+        value: String(values[name] ?? ''),
+        accept: view.view.files[name].types?.join(','),
+      };
     const column = view.info.columns.get(name)!;
     const options = choices.get(name) ?? view.enums.get(name)?.map((v) => ({ value: String(v), label: String(v) }));
     const input = options ? 'select' : inputFor(column, view);
@@ -96,7 +124,11 @@ function last(value: unknown): unknown {
  * an empty input as null where the column allows it. Text that cannot be its column's
  * type is a 422 naming the field. An empty password field is left out (unchanged).
  */
-export function formValues(view: ResolvedView, fields: string[], body: Record<string, unknown>): Record<string, unknown> {
+export function formValues(
+  view: ResolvedView,
+  fields: string[],
+  body: Record<string, unknown>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   const issues: ValidationIssue[] = [];
   for (const name of fields) {
@@ -113,7 +145,9 @@ export function formValues(view: ResolvedView, fields: string[], body: Record<st
     }
     const column = view.info.columns.get(name)!;
     if (column.kind === 'boolean') {
-      values[name] = Array.isArray(body[name]) ? (body[name] as unknown[]).includes('true') : raw === 'true' || raw === 'on';
+      values[name] = Array.isArray(body[name])
+        ? (body[name] as unknown[]).includes('true')
+        : raw === 'true' || raw === 'on';
       continue;
     }
     if (raw === '') {
@@ -123,7 +157,12 @@ export function formValues(view: ResolvedView, fields: string[], body: Record<st
     }
     if (column.kind === 'integer' || column.kind === 'number') {
       const ok = column.kind === 'integer' ? /^[+-]?\d{1,16}$/.test(raw) : /^[+-]?\d{1,16}(\.\d{1,16})?$/.test(raw);
-      if (!ok || !Number.isFinite(Number(raw))) issues.push({ loc: ['body', name], msg: `Enter ${column.kind === 'integer' ? 'a whole number' : 'a number'}`, type: 'number_parsing' });
+      if (!ok || !Number.isFinite(Number(raw)))
+        issues.push({
+          loc: ['body', name],
+          msg: `Enter ${column.kind === 'integer' ? 'a whole number' : 'a number'}`,
+          type: 'number_parsing',
+        });
       else values[name] = Number(raw);
       continue;
     }
@@ -150,7 +189,10 @@ function parseList(text: string): string[] {
   } catch {
     // not JSON: one value a line
   }
-  return text.split('\n').map((v) => v.trim()).filter(Boolean);
+  return text
+    .split('\n')
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 // The values of a multi-value field: the chosen options of a multiple select (each one
@@ -159,9 +201,11 @@ function listValue(view: ResolvedView, name: string, sent: unknown, issues: Vali
   const options = view.arrays.get(name)!.options;
   const raw = [sent].flat().filter((v): v is string => typeof v === 'string');
   const list = (options ? raw : raw.flatMap((text) => text.split('\n'))).map((v) => v.trim()).filter(Boolean);
-  if (list.length > MULTI_MAX) issues.push({ loc: ['body', name], msg: `At most ${MULTI_MAX} values`, type: 'too_long' });
+  if (list.length > MULTI_MAX)
+    issues.push({ loc: ['body', name], msg: `At most ${MULTI_MAX} values`, type: 'too_long' });
   const unknown = options ? list.filter((v) => !options.map(String).includes(v)) : [];
-  if (unknown.length > 0) issues.push({ loc: ['body', name], msg: `Not a choice: ${unknown[0].slice(0, 50)}`, type: 'enum' });
+  if (unknown.length > 0)
+    issues.push({ loc: ['body', name], msg: `Not a choice: ${unknown[0].slice(0, 50)}`, type: 'enum' });
   return list;
 }
 

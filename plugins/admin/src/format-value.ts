@@ -25,7 +25,9 @@ export function toDate(value: unknown): Date | null {
   if (typeof value === 'number') return new Date(value);
   if (typeof value !== 'string') return null;
   if (/^\d{10,}$/.test(value)) return new Date(Number(value));
-  const text = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
+  const text = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value)
+    ? `${value.replace(' ', 'T')}Z`
+    : value;
   const date = new Date(text);
   return Number.isNaN(date.getTime()) ? null : date;
 }
@@ -36,7 +38,15 @@ export function toBoolean(value: unknown): boolean {
 }
 
 // UTC on the server, so every page says the same; the admin's script rewrites it in the reader's zone.
-const DATETIME = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' });
+const DATETIME = new Intl.DateTimeFormat('en-GB', {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'UTC',
+  timeZoneName: 'short',
+});
 
 function cut(text: string, kind: 'text' | 'json', full = text): Shown {
   return [...text].length > CUT_AT ? { kind, text: `${[...text].slice(0, CUT_AT).join('')}…`, full } : { kind, text };
@@ -81,7 +91,12 @@ export function showValue(value: unknown, column: ColumnInfo | undefined, isEnum
 }
 
 /** The cells of a row for the given columns; a foreign key with a known label shows the label, its key on hover. */
-export function rowCells(view: Pick<ResolvedView, 'info' | 'enums'>, row: Record<string, unknown>, columns: readonly string[], references?: Map<string, Map<string, string>>): Shown[] {
+export function rowCells(
+  view: Pick<ResolvedView, 'info' | 'enums'>,
+  row: Record<string, unknown>,
+  columns: readonly string[],
+  references?: Map<string, Map<string, string>>,
+): Shown[] {
   return columns.map((name) => {
     const value = row[name];
     const label = value === null || value === undefined ? undefined : references?.get(name)?.get(String(value));
@@ -94,5 +109,9 @@ export function rowCells(view: Pick<ResolvedView, 'info' | 'enums'>, row: Record
 export function columnHeads(view: ResolvedView): { name: string; label: string; num: boolean }[] {
   // A foreign key shows its row's label, text: only plain numbers align right.
   const numeric = (c: ColumnInfo) => (c.kind === 'integer' || c.kind === 'number') && !view.view.references?.[c.name];
-  return view.listColumns.map((c) => ({ name: c.name, label: view.labels.columns.get(c.name) ?? c.name, num: numeric(c) }));
+  return view.listColumns.map((c) => ({
+    name: c.name,
+    label: view.labels.columns.get(c.name) ?? c.name,
+    num: numeric(c),
+  }));
 }

@@ -1,4 +1,11 @@
-import { ForbiddenError, mapDatabaseError, type NeutralRequest, type NeutralResult, type RouteDescriptor, type HttpMethod } from '@crudsmith/core';
+import {
+  ForbiddenError,
+  mapDatabaseError,
+  type NeutralRequest,
+  type NeutralResult,
+  type RouteDescriptor,
+  type HttpMethod,
+} from '@crudsmith/core';
 import type { AdminPrincipal } from './admin-auth';
 import { setAdminUser } from './admin-user-of';
 import { layoutLocals, type AdminContext } from './context';
@@ -14,7 +21,11 @@ const UNSAFE = new Set<HttpMethod>(['POST', 'PUT', 'PATCH', 'DELETE']);
  * page (303), an htmx request gets 401 with `HX-Redirect`, a JSON one 401 JSON. An unsafe
  * request without the session's CSRF token is a 403 and runs nothing.
  */
-export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: string; operation: string; bodyLimit?: number }, handler: Handler): RouteDescriptor {
+export function guarded(
+  ctx: AdminContext,
+  route: { method: HttpMethod; path: string; operation: string; bodyLimit?: number },
+  handler: Handler,
+): RouteDescriptor {
   const { method } = route;
   return {
     ...route,
@@ -25,7 +36,12 @@ export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: st
         if (!principal) return unauthenticated(ctx, req);
         setAdminUser(req, principal.user);
         if (UNSAFE.has(method) && !ctx.auth.csrfValid(req, principal)) {
-          return errorResult(ctx, req, principal, new ForbiddenError('The form has expired or did not come from this site; reload the page and try again'));
+          return errorResult(
+            ctx,
+            req,
+            principal,
+            new ForbiddenError('The form has expired or did not come from this site; reload the page and try again'),
+          );
         }
         return await handler(req, principal);
       } catch (error) {
@@ -39,7 +55,8 @@ export function guarded(ctx: AdminContext, route: { method: HttpMethod; path: st
 export function unauthenticated(ctx: AdminContext, req: NeutralRequest): NeutralResult {
   const login = `${ctx.mount}/login`;
   if (isHtmx(req)) return { status: 401, headers: { 'HX-Redirect': login, 'Cache-Control': 'no-store' }, body: '' };
-  if (wantsJson(req)) return { status: 401, headers: { 'Cache-Control': 'no-store' }, json: { detail: 'Not authenticated' } };
+  if (wantsJson(req))
+    return { status: 401, headers: { 'Cache-Control': 'no-store' }, json: { detail: 'Not authenticated' } };
   return { status: 303, redirect: login, headers: { 'Cache-Control': 'no-store' } };
 }
 
@@ -48,14 +65,29 @@ export function unauthenticated(ctx: AdminContext, req: NeutralRequest): Neutral
  * message; a database error is mapped to its HTTP meaning; anything else is a 500 whose
  * page says nothing of the cause.
  */
-export function errorResult(ctx: AdminContext, req: NeutralRequest, principal: AdminPrincipal | null, error: unknown): NeutralResult {
+export function errorResult(
+  ctx: AdminContext,
+  req: NeutralRequest,
+  principal: AdminPrincipal | null,
+  error: unknown,
+): NeutralResult {
   const mapped = mapDatabaseError(error);
   const status = mapped?.status ?? 500;
   // A 503 is a refusal the server chose (busy hashing, a database outage the app logs once
   // a period), not a fault: only an unexpected error is logged, with its stack.
   if (status >= 500 && status !== 503) ctx.logger.error(`admin ${req.method} ${req.path} failed`, error);
-  const message = mapped && typeof mapped.detail === 'string' && status !== 500 ? mapped.detail : 'Something went wrong; the error has been noted.';
+  const message =
+    mapped && typeof mapped.detail === 'string' && status !== 500
+      ? mapped.detail
+      : 'Something went wrong; the error has been noted.';
   const headers = { ...(mapped?.headers ?? {}) };
-  if (wantsJson(req)) return { status, headers: { ...headers, 'Cache-Control': 'no-store' }, json: { detail: mapped?.detail && status !== 500 ? mapped.detail : message } };
-  return html(status, render('error', { ...layoutLocals(ctx, principal, `Error ${status}`), status, message }), { headers });
+  if (wantsJson(req))
+    return {
+      status,
+      headers: { ...headers, 'Cache-Control': 'no-store' },
+      json: { detail: mapped?.detail && status !== 500 ? mapped.detail : message },
+    };
+  return html(status, render('error', { ...layoutLocals(ctx, principal, `Error ${status}`), status, message }), {
+    headers,
+  });
 }

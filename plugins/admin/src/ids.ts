@@ -33,11 +33,21 @@ export function parseId(view: ResolvedView, raw: unknown): RowId | undefined {
 function parseKeyValue(view: ResolvedView, name: string, raw: unknown): string | number | undefined {
   const column = view.info.columns.get(name)!;
   if (column.kind === 'integer') {
-    const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[+-]?\d{1,16}$/.test(raw) ? Number(raw) : NaN;
-    return Number.isSafeInteger(value) && (column.minimum === undefined || value >= column.minimum) && (column.maximum === undefined || value <= column.maximum) ? value : undefined;
+    const value =
+      typeof raw === 'number' ? raw : typeof raw === 'string' && /^[+-]?\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+    return Number.isSafeInteger(value) &&
+      (column.minimum === undefined || value >= column.minimum) &&
+      (column.maximum === undefined || value <= column.maximum)
+      ? value
+      : undefined;
   }
   if (column.kind === 'number') {
-    const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^[+-]?\d{1,16}(\.\d{1,16})?$/.test(raw) ? Number(raw) : NaN;
+    const value =
+      typeof raw === 'number'
+        ? raw
+        : typeof raw === 'string' && /^[+-]?\d{1,16}(\.\d{1,16})?$/.test(raw)
+          ? Number(raw)
+          : NaN;
     return Number.isFinite(value) ? value : undefined;
   }
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > (column.maxLength ?? 255)) return undefined;
@@ -53,7 +63,10 @@ export function rowIdText(view: ResolvedView, row: Record<string, unknown>): str
 }
 
 /** The row's id as the event log records it: the key's value, or its text for a composite key. */
-export function recordIdOf(view: ResolvedView, row: Record<string, unknown> | null | undefined): string | number | undefined {
+export function recordIdOf(
+  view: ResolvedView,
+  row: Record<string, unknown> | null | undefined,
+): string | number | undefined {
   if (!row) return undefined;
   return view.info.idColumns.length === 1 ? (row[view.info.idColumn] as string | number) : rowIdText(view, row);
 }
@@ -74,7 +87,8 @@ export function parseIds(view: ResolvedView, ids: unknown[]): RowId[] {
   const unique = new Map<string, RowId>();
   ids.forEach((raw, index) => {
     const id = parseId(view, raw);
-    if (id === undefined) throw ValidationError.of(['body', 'ids', index], `Not a valid ${view.info.idColumns.join(',')}`, 'id_parsing');
+    if (id === undefined)
+      throw ValidationError.of(['body', 'ids', index], `Not a valid ${view.info.idColumns.join(',')}`, 'id_parsing');
     unique.set(JSON.stringify(id), id);
   });
   return [...unique.values()];
@@ -83,5 +97,9 @@ export function parseIds(view: ResolvedView, ids: unknown[]): RowId[] {
 /** Restricts a query to the rows of these ids (a tuple `IN` for a composite key). */
 export function whereIds<T extends Knex.QueryBuilder>(qb: T, view: ResolvedView, ids: readonly RowId[]): T {
   const columns = view.info.idColumns;
-  return (columns.length === 1 ? qb.whereIn(columns[0], ids as (string | number)[]) : qb.whereIn(columns as string[], ids as (string | number)[][])) as T;
+  return (
+    columns.length === 1
+      ? qb.whereIn(columns[0], ids as (string | number)[])
+      : qb.whereIn(columns as string[], ids as (string | number)[][])
+  ) as T;
 }

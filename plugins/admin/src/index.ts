@@ -6,7 +6,14 @@ export { admin } from './admin';
 export type { AdminPlugin } from './admin';
 export { adminUserOf } from './admin-user-of';
 export type { AdminUser } from './admin-users';
-export type { AdminOptions, AdminSessionOptions, AdminTheme, ModelView, AdminAction, PasswordTransformer } from './options';
+export type {
+  AdminOptions,
+  AdminSessionOptions,
+  AdminTheme,
+  ModelView,
+  AdminAction,
+  PasswordTransformer,
+} from './options';
 
 /** The startup errors of a bad configuration. */
 export { AdminSchemaError, AdminModelTypeError, AdminDependencyError } from './errors';

@@ -15,7 +15,11 @@ const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 /** A name as words: underscores and dashes as spaces, a leading `is_` and a trailing `_id` dropped, `id` as "ID". */
 export function humanize(name: string): string {
   if (name === 'id') return 'ID';
-  const words = name.replace(/^is_(?=.)/, '').replace(/(?<=.)_id$/, '').replace(/[_-]+/g, ' ').trim();
+  const words = name
+    .replace(/^is_(?=.)/, '')
+    .replace(/(?<=.)_id$/, '')
+    .replace(/[_-]+/g, ' ')
+    .trim();
   return capital(words.replace(/\bid\b/g, 'ID').replace(/\burl\b/g, 'URL'));
 }
 

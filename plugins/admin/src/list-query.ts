@@ -27,7 +27,8 @@ function one(req: NeutralRequest, name: string): string | undefined {
 function positive(req: NeutralRequest, name: string, fallback: number): number {
   const text = one(req, name);
   if (text === undefined || text === '') return fallback;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw ValidationError.of(['query', name], 'Input should be a positive integer', 'int_parsing');
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1)
+    throw ValidationError.of(['query', name], 'Input should be a positive integer', 'int_parsing');
   return Number(text);
 }
 
@@ -36,10 +37,19 @@ export function parseAdminListQuery(req: NeutralRequest, view: ResolvedView): Ad
   const page = positive(req, 'page', 1);
   const rowsPerPage = positive(req, 'rows-per-page-select', 10);
   if (!(ROWS_PER_PAGE as readonly number[]).includes(rowsPerPage)) {
-    throw ValidationError.of(['query', 'rows-per-page-select'], `Rows per page must be one of ${ROWS_PER_PAGE.join(', ')}`, 'enum');
+    throw ValidationError.of(
+      ['query', 'rows-per-page-select'],
+      `Rows per page must be one of ${ROWS_PER_PAGE.join(', ')}`,
+      'enum',
+    );
   }
   const search = one(req, 'search') ?? '';
-  if (search.length > SEARCH_MAX) throw ValidationError.of(['query', 'search'], `Search text must be at most ${SEARCH_MAX} characters`, 'string_too_long');
+  if (search.length > SEARCH_MAX)
+    throw ValidationError.of(
+      ['query', 'search'],
+      `Search text must be at most ${SEARCH_MAX} characters`,
+      'string_too_long',
+    );
   const columnText = one(req, 'column-to-search');
   const column = columnText ? columnText : null;
   if (column !== null && !view.listColumns.some((c) => c.name === column)) {
@@ -48,7 +58,8 @@ export function parseAdminListQuery(req: NeutralRequest, view: ResolvedView): Ad
   const sortText = one(req, 'sort') ?? '';
   const descending = sortText.startsWith('-');
   const sort = sortText.replace(/^-/, '') || null;
-  if (sort !== null && !view.listColumns.some((c) => c.name === sort)) throw new BadRequestError(`Invalid sort column: ${sort.slice(0, 64)}`);
+  if (sort !== null && !view.listColumns.some((c) => c.name === sort))
+    throw new BadRequestError(`Invalid sort column: ${sort.slice(0, 64)}`);
   return { page, rowsPerPage, column, search, sort, descending };
 }
 
@@ -64,7 +75,9 @@ function literal(text: string): string {
  */
 export function searchFilters(query: AdminListQuery, view: ResolvedView): Filters {
   if (query.search === '') return {};
-  const column = query.column ? view.info.columns.get(query.column)! : view.listColumns.find((c) => c.kind === 'string' && !view.formats.has(c.name));
+  const column = query.column
+    ? view.info.columns.get(query.column)!
+    : view.listColumns.find((c) => c.kind === 'string' && !view.formats.has(c.name));
   if (!column) throw ValidationError.of(['query', 'column-to-search'], 'Choose a column to search', 'missing');
   return { ...typedSearch(column, query.search, view.formats.get(column.name)) };
 }
@@ -74,13 +87,16 @@ function typedSearch(column: ColumnInfo, text: string, format: string | undefine
   const value = text.trim();
   switch (column.kind) {
     case 'integer':
-      if (!/^[+-]?\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) throw ValidationError.of(loc, `${column.name} is a whole number`, 'int_parsing');
+      if (!/^[+-]?\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value)))
+        throw ValidationError.of(loc, `${column.name} is a whole number`, 'int_parsing');
       return { [column.name]: Number(value) };
     case 'number':
-      if (!/^[+-]?\d{1,16}(\.\d{1,16})?$/.test(value)) throw ValidationError.of(loc, `${column.name} is a number`, 'float_parsing');
+      if (!/^[+-]?\d{1,16}(\.\d{1,16})?$/.test(value))
+        throw ValidationError.of(loc, `${column.name} is a number`, 'float_parsing');
       return { [column.name]: Number(value) };
     case 'boolean':
-      if (!['true', 'false'].includes(value.toLowerCase())) throw ValidationError.of(loc, `${column.name} is true or false`, 'bool_parsing');
+      if (!['true', 'false'].includes(value.toLowerCase()))
+        throw ValidationError.of(loc, `${column.name} is true or false`, 'bool_parsing');
       return { [column.name]: value.toLowerCase() === 'true' };
     case 'string':
       if (format === 'uuid') {

@@ -1,4 +1,11 @@
-import { FilterConfig, createRegistry, type CrudOptions, type Dependency, type FilterValue, type NeutralRequest } from '@crudsmith/core';
+import {
+  FilterConfig,
+  createRegistry,
+  type CrudOptions,
+  type Dependency,
+  type FilterValue,
+  type NeutralRequest,
+} from '@crudsmith/core';
 import type { Knex } from 'knex';
 import type { ModelView } from './options';
 
@@ -37,7 +44,10 @@ export function modelDeclaration(view: ModelView, knex: Knex): ModelDeclaration 
 }
 
 /** Resolves the auto fields of a write on the admin's request. */
-export async function autoValues(req: NeutralRequest, fields: Record<string, Dependency<unknown>>): Promise<Record<string, unknown>> {
+export async function autoValues(
+  req: NeutralRequest,
+  fields: Record<string, Dependency<unknown>>,
+): Promise<Record<string, unknown>> {
   const values: Record<string, unknown> = {};
   for (const [field, dependency] of Object.entries(fields)) values[field] = await req.resolve(dependency);
   return values;

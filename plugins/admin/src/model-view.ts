@@ -44,7 +44,9 @@ export interface ResolvedView {
  */
 export function resolveView(name: string, view: ModelView, knex: Knex): ResolvedView {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name) || RESERVED.has(name)) {
-    throw new AdminSchemaError(`Admin model name '${name}' must be 1-64 letters, digits, _ or -, and not one of ${[...RESERVED].join(', ')}`);
+    throw new AdminSchemaError(
+      `Admin model name '${name}' must be 1-64 letters, digits, _ or -, and not one of ${[...RESERVED].join(', ')}`,
+    );
   }
   const model = view.model as unknown;
   if (typeof model !== 'function' || !(model.prototype instanceof Model)) {
@@ -53,16 +55,24 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
   const info = modelInfo(view.model);
   const unknownActions = (view.allowedActions ?? []).filter((a) => !ACTIONS.includes(a));
   if (!Array.isArray(view.allowedActions) || view.allowedActions.length === 0 || unknownActions.length > 0) {
-    throw new AdminSchemaError(`Admin model '${name}': allowedActions must list some of ${ACTIONS.join(', ')}${unknownActions.length ? `; unknown: ${unknownActions.join(', ')}` : ''}`);
+    throw new AdminSchemaError(
+      `Admin model '${name}': allowedActions must list some of ${ACTIONS.join(', ')}${unknownActions.length ? `; unknown: ${unknownActions.join(', ')}` : ''}`,
+    );
   }
-  if (!view.createSchema || !view.updateSchema) throw new AdminSchemaError(`Admin model '${name}': createSchema and updateSchema are required`);
+  if (!view.createSchema || !view.updateSchema)
+    throw new AdminSchemaError(`Admin model '${name}': createSchema and updateSchema are required`);
   const password = view.passwordTransformer;
   if (password && !info.columns.has(password.column)) {
-    throw new AdminSchemaError(`Admin model '${name}': passwordTransformer column '${password.column}' is not a column of ${view.model.name}`);
+    throw new AdminSchemaError(
+      `Admin model '${name}': passwordTransformer column '${password.column}' is not a column of ${view.model.name}`,
+    );
   }
   const check = (label: string, fields: string[]) => {
     const bad = fields.filter((f) => !info.columns.has(f) && f !== password?.field);
-    if (bad.length > 0) throw new AdminSchemaError(`Admin model '${name}': ${label} fields not in model ${view.model.name}: ${bad.join(', ')}`);
+    if (bad.length > 0)
+      throw new AdminSchemaError(
+        `Admin model '${name}': ${label} fields not in model ${view.model.name}: ${bad.join(', ')}`,
+      );
     return fields;
   };
   check('createSchema', fieldsOf(view.createSchema));
@@ -73,35 +83,70 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
   const selected = view.selectSchema ? check('selectSchema', fieldsOf(view.selectSchema)) : [...info.columns.keys()];
   const listColumns = selected.filter((c) => !hidden.has(c) && info.columns.has(c)).map((c) => info.columns.get(c)!);
   const displayField = view.displayField ?? info.idColumn;
-  if (!info.columns.has(displayField)) throw new AdminSchemaError(`Admin model '${name}': displayField '${displayField}' is not a column of ${view.model.name}`);
+  if (!info.columns.has(displayField))
+    throw new AdminSchemaError(
+      `Admin model '${name}': displayField '${displayField}' is not a column of ${view.model.name}`,
+    );
   for (const column of Object.keys(view.files ?? {})) {
-    if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': files column '${column}' is not a column of ${view.model.name}`);
-    if (typeof view.files![column].store !== 'function') throw new AdminSchemaError(`Admin model '${name}': files.${column} needs a store function`);
+    if (!info.columns.has(column))
+      throw new AdminSchemaError(
+        `Admin model '${name}': files column '${column}' is not a column of ${view.model.name}`,
+      );
+    if (typeof view.files![column].store !== 'function')
+      throw new AdminSchemaError(`Admin model '${name}': files.${column} needs a store function`);
   }
-  for (const column of [view.verifiedEmail?.column, view.verifiedEmail?.flag].filter((c): c is string => c !== undefined)) {
-    if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': verifiedEmail column '${column}' is not a column of ${view.model.name}`);
+  for (const column of [view.verifiedEmail?.column, view.verifiedEmail?.flag].filter(
+    (c): c is string => c !== undefined,
+  )) {
+    if (!info.columns.has(column))
+      throw new AdminSchemaError(
+        `Admin model '${name}': verifiedEmail column '${column}' is not a column of ${view.model.name}`,
+      );
   }
   for (const column of Object.keys(view.columnLabels ?? {})) {
-    if (!info.columns.has(column) && column !== password?.field) throw new AdminSchemaError(`Admin model '${name}': columnLabels names '${column}', which is not a column of ${view.model.name}`);
+    if (!info.columns.has(column) && column !== password?.field)
+      throw new AdminSchemaError(
+        `Admin model '${name}': columnLabels names '${column}', which is not a column of ${view.model.name}`,
+      );
   }
   for (const column of Object.keys(view.references ?? {})) {
-    if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`);
+    if (!info.columns.has(column))
+      throw new AdminSchemaError(
+        `Admin model '${name}': references column '${column}' is not a column of ${view.model.name}`,
+      );
   }
   const declaration = modelDeclaration(view, knex);
   for (const column of [...Object.keys(declaration.autoFields.create), ...Object.keys(declaration.autoFields.update)]) {
-    if (!info.columns.has(column)) throw new AdminSchemaError(`Admin model '${name}': auto field '${column}' is not a column of ${view.model.name}`);
+    if (!info.columns.has(column))
+      throw new AdminSchemaError(`Admin model '${name}': auto field '${column}' is not a column of ${view.model.name}`);
   }
   // An auto field is the server's to write: never an input of the form it fills.
-  const createFields = check('createSchema', fieldsOf(view.createSchema)).filter((f) => !(f in declaration.autoFields.create));
-  const updateFields = check('updateSchema', fieldsOf(view.updateSchema)).filter((f) => !(f in declaration.autoFields.update));
-  const properties = (view.model.jsonSchema as { properties: Record<string, { format?: string; enum?: unknown[]; type?: string | string[]; items?: { enum?: unknown[] } }> }).properties;
+  const createFields = check('createSchema', fieldsOf(view.createSchema)).filter(
+    (f) => !(f in declaration.autoFields.create),
+  );
+  const updateFields = check('updateSchema', fieldsOf(view.updateSchema)).filter(
+    (f) => !(f in declaration.autoFields.update),
+  );
+  const properties = (
+    view.model.jsonSchema as {
+      properties: Record<
+        string,
+        { format?: string; enum?: unknown[]; type?: string | string[]; items?: { enum?: unknown[] } }
+      >;
+    }
+  ).properties;
   const arrays = new Map<string, { options?: unknown[] }>();
   const formats = new Map<string, string>();
   const enums = new Map<string, unknown[]>();
   for (const [column, property] of Object.entries(properties)) {
     if (typeof property.format === 'string') formats.set(column, property.format);
-    if (Array.isArray(property.enum)) enums.set(column, property.enum.filter((v) => v !== null));
-    if ([property.type].flat().includes('array')) arrays.set(column, { options: Array.isArray(property.items?.enum) ? property.items.enum : undefined });
+    if (Array.isArray(property.enum))
+      enums.set(
+        column,
+        property.enum.filter((v) => v !== null),
+      );
+    if ([property.type].flat().includes('array'))
+      arrays.set(column, { options: Array.isArray(property.items?.enum) ? property.items.enum : undefined });
   }
   return {
     name,
@@ -127,7 +172,10 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
 export function checkReferences(views: Map<string, ResolvedView>): void {
   for (const view of views.values()) {
     for (const [column, target] of Object.entries(view.view.references ?? {})) {
-      if (!views.has(target)) throw new AdminSchemaError(`Admin model '${view.name}': references.${column} names '${target}', which is not an admin model`);
+      if (!views.has(target))
+        throw new AdminSchemaError(
+          `Admin model '${view.name}': references.${column} names '${target}', which is not an admin model`,
+        );
     }
   }
 }

@@ -1,5 +1,14 @@
 import type { Knex } from 'knex';
-import type { Dependency, ErrorLogger, HashPool, HashingOptions, LockoutOptions, ModelClass, SchemaLike, UploadedFile } from '@crudsmith/core';
+import type {
+  Dependency,
+  ErrorLogger,
+  HashPool,
+  HashingOptions,
+  LockoutOptions,
+  ModelClass,
+  SchemaLike,
+  UploadedFile,
+} from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 
 /** What the admin may do with a model's rows. */
@@ -56,7 +65,10 @@ export interface ModelView {
   /** Columns filled by file uploads (the forms become multipart): column → how the file is checked and kept. */
   files?: Record<string, FileField>;
   /** Adjusts checked values before a create or update is written (the example stores rate-limit paths sanitized). */
-  beforeWrite?: (values: Record<string, unknown>, action: 'create' | 'update') => Record<string, unknown> | Promise<Record<string, unknown>>;
+  beforeWrite?: (
+    values: Record<string, unknown>,
+    action: 'create' | 'update',
+  ) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /**
    * Lifts the sign-in lockout of the row's account (the API users' view: the account
    * plugin's `unlock`), so the admin needs no import of the account plugin. When given, the

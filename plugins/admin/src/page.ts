@@ -26,8 +26,17 @@ export function pageHeaders(authenticated: boolean): Record<string, string> {
 }
 
 /** An HTML answer with the page headers. */
-export function html(status: number, body: string, options: { authenticated?: boolean; headers?: Record<string, string>; cookies?: NeutralResult['cookies'] } = {}): NeutralResult {
-  return { status, headers: { ...pageHeaders(options.authenticated ?? true), ...options.headers }, body, cookies: options.cookies };
+export function html(
+  status: number,
+  body: string,
+  options: { authenticated?: boolean; headers?: Record<string, string>; cookies?: NeutralResult['cookies'] } = {},
+): NeutralResult {
+  return {
+    status,
+    headers: { ...pageHeaders(options.authenticated ?? true), ...options.headers },
+    body,
+    cookies: options.cookies,
+  };
 }
 
 /** Whether the request came from htmx (it then gets partials and `HX-Redirect`). */
@@ -38,11 +47,15 @@ export function isHtmx(req: NeutralRequest): boolean {
 /** Whether the client asked for JSON rather than a page (fetch with `Accept: application/json`, or a JSON body). */
 export function wantsJson(req: NeutralRequest): boolean {
   const accept = req.headers.accept ?? '';
-  return (accept.includes('application/json') && !accept.includes('text/html')) || (req.headers['content-type'] ?? '').includes('application/json');
+  return (
+    (accept.includes('application/json') && !accept.includes('text/html')) ||
+    (req.headers['content-type'] ?? '').includes('application/json')
+  );
 }
 
 /** A redirect after a form post (303), or `HX-Redirect` for htmx, which follows it itself. */
 export function seeOther(req: NeutralRequest, location: string, cookies?: NeutralResult['cookies']): NeutralResult {
-  if (isHtmx(req)) return { status: 200, headers: { 'HX-Redirect': location, 'Cache-Control': 'no-store' }, body: '', cookies };
+  if (isHtmx(req))
+    return { status: 200, headers: { 'HX-Redirect': location, 'Cache-Control': 'no-store' }, body: '', cookies };
   return { status: 303, redirect: location, headers: { 'Cache-Control': 'no-store' }, cookies };
 }

@@ -26,10 +26,12 @@ async function read(knex: Knex, view: ResolvedView): Promise<ReadonlySet<string>
   const schema = view.view.createSchema;
   const byClass = Array.isArray(schema) ? [] : ((schemaToJsonSchema(schema).required as string[] | undefined) ?? []);
   const columns = await knex(view.info.table).columnInfo();
-  const stamp = view.declaration.options?.createdAtColumn === undefined ? 'created_at' : view.declaration.options.createdAtColumn;
+  const stamp =
+    view.declaration.options?.createdAtColumn === undefined ? 'created_at' : view.declaration.options.createdAtColumn;
   const filled = (name: string) => {
     const column = view.info.columns.get(name);
-    if (!column || column.kind === 'boolean' || name === stamp || name in view.declaration.autoFields.create) return true;
+    if (!column || column.kind === 'boolean' || name === stamp || name in view.declaration.autoFields.create)
+      return true;
     if (name === view.info.idColumn && column.kind === 'integer') return true;
     const stored = (columns as Record<string, Knex.ColumnInfo | undefined>)[name];
     return !stored || stored.nullable || stored.defaultValue !== null;

@@ -29,7 +29,10 @@ export class RowCounts {
     const cached = this.cache.get(view.name);
     if (cached && now - cached.at < FRESH_MS) return cached.count;
     const estimate = await this.estimate(view.info.table);
-    const count = estimate !== null && estimate > this.exactLimit ? { value: estimate, estimated: true } : { value: await view.repository.count(this.knex), estimated: false };
+    const count =
+      estimate !== null && estimate > this.exactLimit
+        ? { value: estimate, estimated: true }
+        : { value: await view.repository.count(this.knex), estimated: false };
     this.cache.set(view.name, { at: now, count });
     return count;
   }
@@ -42,12 +45,17 @@ export class RowCounts {
   private async estimate(table: string): Promise<number | null> {
     const dialect = dialectOf(this.knex);
     if (dialect === 'pg') {
-      const result = await this.knex.raw('select reltuples::bigint as n from pg_class where oid = to_regclass(?)', [table]);
+      const result = await this.knex.raw('select reltuples::bigint as n from pg_class where oid = to_regclass(?)', [
+        table,
+      ]);
       const n = Number(result.rows[0]?.n);
       return Number.isFinite(n) && n >= 0 ? n : null;
     }
     if (dialect === 'mysql') {
-      const [rows] = await this.knex.raw('select table_rows as n from information_schema.tables where table_schema = database() and table_name = ?', [table]);
+      const [rows] = await this.knex.raw(
+        'select table_rows as n from information_schema.tables where table_schema = database() and table_name = ?',
+        [table],
+      );
       const n = Number(rows[0]?.n);
       return Number.isFinite(n) ? n : null;
     }

@@ -8,7 +8,18 @@ const DIR = join(__dirname, 'templates');
 const compiled = new Map<string, compileTemplate>();
 
 /** Names of the admin's templates. */
-export type TemplateName = 'login' | 'dashboard' | 'dashboard-content' | 'list' | 'list-content' | 'form' | 'error' | 'management-users' | 'management-sessions' | 'events' | 'trash';
+export type TemplateName =
+  | 'login'
+  | 'dashboard'
+  | 'dashboard-content'
+  | 'list'
+  | 'list-content'
+  | 'form'
+  | 'error'
+  | 'management-users'
+  | 'management-sessions'
+  | 'events'
+  | 'trash';
 
 /**
  * Renders a template with `locals`. Each is compiled once, on first use. pug escapes every

@@ -21,8 +21,10 @@ export async function storeUploads(view: ResolvedView, req: NeutralRequest): Pro
   for (const [column, field] of Object.entries(view.view.files ?? {})) {
     const file = req.files.find((f) => f.field === column && f.size > 0);
     if (!file) continue;
-    if (file.size > (field.maxBytes ?? FILE_MAX_BYTES)) throw new PayloadTooLargeError(`${column}: the file is larger than ${field.maxBytes ?? FILE_MAX_BYTES} bytes`);
-    if (field.types && !field.types.includes(file.contentType)) throw new BadRequestError(`${column}: a file of type ${field.types.join(', ')} is expected`);
+    if (file.size > (field.maxBytes ?? FILE_MAX_BYTES))
+      throw new PayloadTooLargeError(`${column}: the file is larger than ${field.maxBytes ?? FILE_MAX_BYTES} bytes`);
+    if (field.types && !field.types.includes(file.contentType))
+      throw new BadRequestError(`${column}: a file of type ${field.types.join(', ')} is expected`);
     stored[column] = await field.store(file);
   }
   return stored;

@@ -13,7 +13,7 @@ export function rateLimitHeaders(policy: Policy, decision: Decision, nowSeconds:
     'X-RateLimit-Remaining': String(decision.remaining),
     'X-RateLimit-Reset': String(decision.reset),
     'RateLimit-Policy': fixed.policy,
-    'RateLimit': `${fixed.id};r=${decision.remaining};t=${Math.max(0, decision.reset - Math.floor(nowSeconds))}`,
+    RateLimit: `${fixed.id};r=${decision.remaining};t=${Math.max(0, decision.reset - Math.floor(nowSeconds))}`,
   };
 }
 
@@ -33,7 +33,12 @@ function fixedPart(policy: Policy): FixedPart {
   let fixed = fixedParts.get(policy);
   if (!fixed || fixed.of.limit !== policy.limit || fixed.of.period !== policy.period || fixed.of.name !== policy.name) {
     const id = quoted(policy.name);
-    fixed = { limit: String(policy.limit), policy: `${id};q=${policy.limit};w=${policy.period}`, id, of: { ...policy } };
+    fixed = {
+      limit: String(policy.limit),
+      policy: `${id};q=${policy.limit};w=${policy.period}`,
+      id,
+      of: { ...policy },
+    };
     fixedParts.set(policy, fixed);
   }
   return fixed;

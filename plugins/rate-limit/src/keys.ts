@@ -7,7 +7,8 @@ const SLASH = 47;
 export function sanitizePath(path: string): string {
   // Every request takes this path: the usual spelling (one leading slash, none trailing)
   // without regular expressions.
-  if (path.charCodeAt(0) === SLASH && path.charCodeAt(1) !== SLASH && path.charCodeAt(path.length - 1) !== SLASH) return path.slice(1).replaceAll('/', '_');
+  if (path.charCodeAt(0) === SLASH && path.charCodeAt(1) !== SLASH && path.charCodeAt(path.length - 1) !== SLASH)
+    return path.slice(1).replaceAll('/', '_');
   return path.replace(/^\/+|\/+$/g, '').replace(/\//g, '_');
 }
 
@@ -34,7 +35,10 @@ export interface MatchedPath {
  * When an adapter mounted the routes under a prefix, the request path carries that
  * prefix and the descriptor does not: it is taken back from the request path.
  */
-export function matchedPath(req: Pick<NeutralRequest, 'path' | 'params'>, route?: Pick<RouteDescriptor, 'path' | 'doc'>): MatchedPath {
+export function matchedPath(
+  req: Pick<NeutralRequest, 'path' | 'params'>,
+  route?: Pick<RouteDescriptor, 'path' | 'doc'>,
+): MatchedPath {
   const requested = trimSlashes(req.path);
   if (!route) return { path: requested, pattern: requested };
   const { pattern, segments } = patternOf(route.path);
@@ -62,7 +66,10 @@ export function matchedPath(req: Pick<NeutralRequest, 'path' | 'params'>, route?
 // The prefix is what the request path has before the route's path as spelled; the
 // canonical path then goes after it.
 function withPrefix(requested: string, spelled: string, canonical: string, pattern: string): MatchedPath {
-  const prefix = requested.length > spelled.length && requested.endsWith(spelled) ? requested.slice(0, requested.length - spelled.length) : '';
+  const prefix =
+    requested.length > spelled.length && requested.endsWith(spelled)
+      ? requested.slice(0, requested.length - spelled.length)
+      : '';
   return { path: trimSlashes(prefix + canonical), pattern: trimSlashes(prefix + pattern) };
 }
 

@@ -1,4 +1,11 @@
-import { principalOf, RateLimitError, ServiceUnavailableError, type Dependency, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import {
+  principalOf,
+  RateLimitError,
+  ServiceUnavailableError,
+  type Dependency,
+  type NeutralRequest,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { decide, windowStart, type Decision, type Policy } from './decide';
 import { rateLimitHeaders } from './headers';
 import { matchedPath, rateLimitKey, sanitizePath, type MatchedPath } from './keys';
@@ -64,7 +71,10 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
     const principal = await principalOf(req);
     const userId = principal ? String(principal.id) : req.clientAddress;
     const tierId = principal?.tierId;
-    const policy = tierId === null || tierId === undefined ? ctx.cache.defaultPolicy : await policyFor(ctx, tierId, limitPaths({ path, pattern }));
+    const policy =
+      tierId === null || tierId === undefined
+        ? ctx.cache.defaultPolicy
+        : await policyFor(ctx, tierId, limitPaths({ path, pattern }));
     const nowSeconds = Math.floor(ctx.now() / 1000);
     const key = rateLimitKey(userId, sanitized, windowStart(nowSeconds, policy.period));
 
@@ -75,14 +85,22 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
       // Full of spent windows: failing open would serve the flood unlimited.
       if (error instanceof StoreFullError) {
         reportFull(ctx, outage);
-        throw new ServiceUnavailableError('Too many clients are being rate limited; try again later', { retryAfter: error.retryAfterSeconds });
+        throw new ServiceUnavailableError('Too many clients are being rate limited; try again later', {
+          retryAfter: error.retryAfterSeconds,
+        });
       }
       reportOutage(ctx, outage, error);
       if (ctx.failOpen) return null;
-      throw new ServiceUnavailableError('Rate limiting is unavailable; try again shortly', { cause: error, retryAfter: 1 });
+      throw new ServiceUnavailableError('Rate limiting is unavailable; try again shortly', {
+        cause: error,
+        retryAfter: 1,
+      });
     }
     if (outage.since) {
-      ctx.logger.info?.('Rate-limit store answers again', { failedRequests: outage.failures, downForMs: ctx.now() - outage.since });
+      ctx.logger.info?.('Rate-limit store answers again', {
+        failedRequests: outage.failures,
+        downForMs: ctx.now() - outage.since,
+      });
       outage.since = outage.failures = 0;
     }
 
@@ -92,9 +110,17 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
     if (!decision.allowed) {
       // Every violation is logged, with who, where from and with what.
       ctx.logger.warn('Rate limit exceeded', {
-        userId, path: req.path, clientAddress: req.clientAddress, userAgent: req.headers['user-agent'] ?? null, limit: policy.limit, period: policy.period,
+        userId,
+        path: req.path,
+        clientAddress: req.clientAddress,
+        userAgent: req.headers['user-agent'] ?? null,
+        limit: policy.limit,
+        period: policy.period,
       });
-      throw new RateLimitError('Rate limit exceeded', { retryAfter: decision.retryAfter, headers: rateLimitHeaders(policy, decision, nowSeconds) });
+      throw new RateLimitError('Rate limit exceeded', {
+        retryAfter: decision.retryAfter,
+        headers: rateLimitHeaders(policy, decision, nowSeconds),
+      });
     }
     return state;
   };
@@ -118,13 +144,23 @@ function reportFull(ctx: LimiterContext, outage: { fullLogged: number }): void {
   ctx.logger.error('Rate-limit store is full of spent windows; answering 503 to new callers', {});
 }
 
-function reportOutage(ctx: LimiterContext, outage: { since: number; lastLogged: number; failures: number }, error: unknown): void {
+function reportOutage(
+  ctx: LimiterContext,
+  outage: { since: number; lastLogged: number; failures: number },
+  error: unknown,
+): void {
   const now = ctx.now();
   outage.failures++;
   if (!outage.since) outage.since = now;
   if (outage.failures > 1 && now - outage.lastLogged < OUTAGE_LOG_INTERVAL_MS) return;
   outage.lastLogged = now;
-  ctx.logger.error(ctx.failOpen ? 'Rate-limit store unavailable; serving requests unlimited' : 'Rate-limit store unavailable; answering 503', {
-    error: String(error), failedRequests: outage.failures,
-  });
+  ctx.logger.error(
+    ctx.failOpen
+      ? 'Rate-limit store unavailable; serving requests unlimited'
+      : 'Rate-limit store unavailable; answering 503',
+    {
+      error: String(error),
+      failedRequests: outage.failures,
+    },
+  );
 }

@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { ConfigurationError, type Dependency, type NeutralResult, type Plugin, type RouteDescriptor } from '@crudsmith/core';
+import {
+  ConfigurationError,
+  type Dependency,
+  type NeutralResult,
+  type Plugin,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { rateLimitHeaders } from './headers';
 import { underPrefix } from './keys';
 import { unreachableLimitPaths } from './tier-paths';
@@ -65,15 +71,28 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? console;
   const defaultPolicy = { limit: options.defaultLimit ?? 100, period: options.defaultPeriod ?? 3600 };
-  if (!Number.isSafeInteger(defaultPolicy.limit) || defaultPolicy.limit < 0) throw new ConfigurationError(`defaultLimit must be a non-negative integer, got ${defaultPolicy.limit}`);
-  if (!Number.isSafeInteger(defaultPolicy.period) || defaultPolicy.period < 1) throw new ConfigurationError(`defaultPeriod must be a positive integer, got ${defaultPolicy.period}`);
+  if (!Number.isSafeInteger(defaultPolicy.limit) || defaultPolicy.limit < 0)
+    throw new ConfigurationError(`defaultLimit must be a non-negative integer, got ${defaultPolicy.limit}`);
+  if (!Number.isSafeInteger(defaultPolicy.period) || defaultPolicy.period < 1)
+    throw new ConfigurationError(`defaultPeriod must be a positive integer, got ${defaultPolicy.period}`);
 
   const { store, ownStore } = storeOf(options, now);
-  const cache = new TierCache({ load: () => loadRateLimits(options.knex), defaultPolicy, maxAgeMs: options.cacheMaxAgeMs, now });
+  const cache = new TierCache({
+    load: () => loadRateLimits(options.knex),
+    defaultPolicy,
+    maxAgeMs: options.cacheMaxAgeMs,
+    now,
+  });
   // Counting in Redis: limit changes reach every process over pub/sub on the store's client.
-  const bus = store instanceof RedisStore
-    ? new RedisInvalidation({ publisher: store.client, channel: options.channel, onInvalidate: () => cache.invalidate(), logger })
-    : undefined;
+  const bus =
+    store instanceof RedisStore
+      ? new RedisInvalidation({
+          publisher: store.client,
+          channel: options.channel,
+          onInvalidate: () => cache.invalidate(),
+          logger,
+        })
+      : undefined;
   const tiers = new TierService(options.knex, async () => {
     cache.invalidate();
     await bus?.publish();
@@ -102,15 +121,24 @@ export function rateLimit(options: RateLimitOptions): RateLimiter {
       after(req, _route, result): NeutralResult | void {
         const state = rateLimitStateOf(req);
         if (!state) return;
-        return { ...result, headers: { ...result.headers, ...rateLimitHeaders(state.policy, state.decision, state.nowSeconds) } };
+        return {
+          ...result,
+          headers: { ...result.headers, ...rateLimitHeaders(state.policy, state.decision, state.nowSeconds) },
+        };
       },
     },
     async init() {
       // Both wait at most a second for Redis; a Redis that is down must not hold the app's start.
-      await Promise.all([store instanceof RedisStore ? whenReady(store.client, 1000, logger) : undefined, bus?.start()]);
+      await Promise.all([
+        store instanceof RedisStore ? whenReady(store.client, 1000, logger) : undefined,
+        bus?.start(),
+      ]);
       await cache.warm();
       for (const path of unreachableLimitPaths(await cache.paths(), [...limitedRoutes])) {
-        logger.warn('A stored rate limit covers no limited route; check its path (a full request path, adapter prefix included)', { path });
+        logger.warn(
+          'A stored rate limit covers no limited route; check its path (a full request path, adapter prefix included)',
+          { path },
+        );
       }
     },
     async close() {
@@ -130,7 +158,9 @@ function storeOf(options: RateLimitOptions, now: () => number): { store: RateLim
   const given = options.store ?? 'memory';
   if (given === 'memory') return { store: new MemoryStore({ now }), ownStore: true };
   if (typeof (given as Partial<RateLimitStore> | null)?.hit === 'function') return { store: given, ownStore: false };
-  throw new ConfigurationError("rateLimit: store must be 'memory' or a RateLimitStore (for Redis: new RedisStore(client) from @crudsmith/rate-limit/redis)");
+  throw new ConfigurationError(
+    "rateLimit: store must be 'memory' or a RateLimitStore (for Redis: new RedisStore(client) from @crudsmith/rate-limit/redis)",
+  );
 }
 
 // At startup, wait a little for Redis so the first requests are counted; never block the
@@ -147,5 +177,6 @@ async function whenReady(client: RedisStore['client'], ms: number, logger: RateL
     }
     client.once('ready', onReady);
   });
-  if (!ready) logger.warn('Rate-limit Redis is not reachable yet; requests are counted once it is', { status: client.status });
+  if (!ready)
+    logger.warn('Rate-limit Redis is not reachable yet; requests are counted once it is', { status: client.status });
 }

@@ -55,7 +55,8 @@ function consumes(path: string, from: number, segments: string[], index: number)
 
 function segmentEnds(path: string, from: number, segment: string): number[] {
   const boundary = (at: number) => at === path.length || path.charCodeAt(at) === 95;
-  if (!segment.startsWith(':')) return path.startsWith(segment, from) && boundary(from + segment.length) ? [from + segment.length] : [];
+  if (!segment.startsWith(':'))
+    return path.startsWith(segment, from) && boundary(from + segment.length) ? [from + segment.length] : [];
   const ends: number[] = [];
   for (let at = from + 1; at <= path.length; at++) if (boundary(at)) ends.push(at);
   return ends;

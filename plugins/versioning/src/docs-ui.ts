@@ -29,7 +29,11 @@ export function docsAssetRoute(path: string): RouteDescriptor {
       if (!type) throw new NotFoundError('Not Found');
       let bytes = cache.get(req.params.file);
       if (!bytes) cache.set(req.params.file, (bytes = readFileSync(join(DIST(), req.params.file))));
-      return { status: 200, headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }, body: bytes };
+      return {
+        status: 200,
+        headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' },
+        body: bytes,
+      };
     },
   };
 }
@@ -52,7 +56,11 @@ const DOCS_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const PAGE_HEADERS = { 'Content-Security-Policy': DOCS_PAGE_CSP, 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' };
+const PAGE_HEADERS = {
+  'Content-Security-Policy': DOCS_PAGE_CSP,
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
 
 /** What one version's docs page needs: where it lives and where the shared files are. */
 export interface DocsPage {
@@ -80,13 +88,21 @@ export function docsPageRoutes(page: DocsPage): RouteDescriptor[] {
   });
 };
 `;
-  const text = (type: string, body: string, extra: Record<string, string> = {}) => async () => ({
-    status: 200,
-    headers: { 'Content-Type': type, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ...extra },
-    body,
-  });
+  const text =
+    (type: string, body: string, extra: Record<string, string> = {}) =>
+    async () => ({
+      status: 200,
+      headers: { 'Content-Type': type, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ...extra },
+      body,
+    });
   return [
-    { method: 'GET', path: `${page.versionPath}/docs`, operation: `versioning_${page.label}_docs`, dependencies: [], handler: text('text/html; charset=utf-8', html, PAGE_HEADERS) },
+    {
+      method: 'GET',
+      path: `${page.versionPath}/docs`,
+      operation: `versioning_${page.label}_docs`,
+      dependencies: [],
+      handler: text('text/html; charset=utf-8', html, PAGE_HEADERS),
+    },
     {
       method: 'GET',
       path: `${page.versionPath}/docs/swagger-initializer.js`,

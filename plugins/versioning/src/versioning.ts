@@ -1,4 +1,12 @@
-import { ConfigurationError, NotFoundError, type Fallback, type NeutralRequest, type Plugin, type PluginHooks, type RouteDescriptor } from '@crudsmith/core';
+import {
+  ConfigurationError,
+  NotFoundError,
+  type Fallback,
+  type NeutralRequest,
+  type Plugin,
+  type PluginHooks,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { deprecationHeaders, parseDeprecation, withHeaders, type Deprecation } from './deprecation';
 import { docsAssetRoute, docsPageRoutes } from './docs-ui';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
@@ -47,24 +55,44 @@ const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  */
 export function versioning(options: VersioningOptions): VersioningPlugin {
   const prefix = options.prefix.replace(/\/+$/, '');
-  if (prefix !== '' && !/^\/[^?#]*$/.test(prefix)) throw new ConfigurationError(`versioning prefix must start with /, got ${options.prefix}`);
+  if (prefix !== '' && !/^\/[^?#]*$/.test(prefix))
+    throw new ConfigurationError(`versioning prefix must start with /, got ${options.prefix}`);
   const docs = options.docs ?? {};
   const docsEnabled = docs.enabled !== false;
   const versions = options.versions.map((version): ServedVersion => {
-    if (!LABEL.test(version.label)) throw new ConfigurationError(`version label ${version.label} is not a path segment`);
+    if (!LABEL.test(version.label))
+      throw new ConfigurationError(`version label ${version.label} is not a path segment`);
     const path = `${prefix}/${version.label}`;
     const deprecation = version.deprecated && parseDeprecation(version.label, version.deprecated);
     const routes = version.routers
       .flatMap((router) => (Array.isArray(router) ? router : router.routes))
-      .map((route) => ({ ...route, path: joinPath(path, route.path), operation: `${version.label}_${route.operation}` }));
-    const served: ServedVersion = { label: version.label, path, routes, deprecation, headers: deprecation ? deprecationHeaders(deprecation, docsEnabled ? `${(docs.mountPath ?? '').replace(/\/$/, '')}${path}/docs` : undefined) : {} };
-    if (docsEnabled) served.openapi = buildOpenApiDocument({ label: version.label, routes, deprecated: deprecation, docs });
+      .map((route) => ({
+        ...route,
+        path: joinPath(path, route.path),
+        operation: `${version.label}_${route.operation}`,
+      }));
+    const served: ServedVersion = {
+      label: version.label,
+      path,
+      routes,
+      deprecation,
+      headers: deprecation
+        ? deprecationHeaders(
+            deprecation,
+            docsEnabled ? `${(docs.mountPath ?? '').replace(/\/$/, '')}${path}/docs` : undefined,
+          )
+        : {},
+    };
+    if (docsEnabled)
+      served.openapi = buildOpenApiDocument({ label: version.label, routes, deprecated: deprecation, docs });
     return served;
   });
   const labels = versions.map((v) => v.label);
-  if (new Set(labels).size !== labels.length) throw new ConfigurationError(`version labels must be unique: ${labels.join(', ')}`);
+  if (new Set(labels).size !== labels.length)
+    throw new ConfigurationError(`version labels must be unique: ${labels.join(', ')}`);
   const currentVersion = options.current ?? [...versions].reverse().find((v) => !v.deprecation)?.label ?? labels.at(-1);
-  if (!currentVersion || !labels.includes(currentVersion)) throw new ConfigurationError(`current version ${String(currentVersion)} is not one of ${labels.join(', ')}`);
+  if (!currentVersion || !labels.includes(currentVersion))
+    throw new ConfigurationError(`current version ${String(currentVersion)} is not one of ${labels.join(', ')}`);
 
   const routes: RouteDescriptor[] = [discoveryRoute(prefix, versions, currentVersion)];
   if (docsEnabled) routes.push(docsAssetRoute(`${prefix}/docs-assets`));
@@ -72,7 +100,14 @@ export function versioning(options: VersioningOptions): VersioningPlugin {
     const own = [...version.routes];
     if (docsEnabled) {
       own.push(openApiRoute(version));
-      own.push(...docsPageRoutes({ label: version.label, versionPath: version.path, assets: '../docs-assets', title: `${docs.title ?? 'API'} ${version.label}` }));
+      own.push(
+        ...docsPageRoutes({
+          label: version.label,
+          versionPath: version.path,
+          assets: '../docs-assets',
+          title: `${docs.title ?? 'API'} ${version.label}`,
+        }),
+      );
     }
     // A deprecated version's 405s are routes of its own, so they carry its headers too.
     routes.push(...own, ...(version.deprecation ? otherMethodRoutes(version.label, own) : []));
@@ -118,7 +153,9 @@ function discoveryRoute(prefix: string, versions: ServedVersion[], current: stri
     available_versions: versions.map((v) => v.label),
     current_version: current,
     deprecated_versions: versions.filter((v) => v.deprecation).map((v) => v.label),
-    sunset_dates: Object.fromEntries(versions.flatMap((v) => (v.deprecation ? [[v.label, v.deprecation.sunsetIso]] : []))),
+    sunset_dates: Object.fromEntries(
+      versions.flatMap((v) => (v.deprecation ? [[v.label, v.deprecation.sunsetIso]] : [])),
+    ),
   };
   return {
     method: 'GET',

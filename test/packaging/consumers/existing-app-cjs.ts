@@ -40,25 +40,50 @@ class ItemUpdate {
 @Crud({ path: '/items', createSchema: ItemCreate, updateSchema: ItemUpdate })
 class Item extends Model {
   static override tableName = 'items';
-  static override jsonSchema = { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string', maxLength: 100 } } };
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, name: { type: 'string', maxLength: 100 } },
+  };
 }
 
 async function main(): Promise<void> {
-  const db = knex({ client: 'better-sqlite3', connection: { filename: 'app.sqlite3' }, useNullAsDefault: true, migrations: { directory: './migrations' } });
+  const db = knex({
+    client: 'better-sqlite3',
+    connection: { filename: 'app.sqlite3' },
+    useNullAsDefault: true,
+    migrations: { directory: './migrations' },
+  });
   if (process.env.MIGRATE_ONLY) {
     await db.migrate.latest();
     await db.destroy();
     return;
   }
-  const auth = account({ knex: db, userModel: User, secretKey: 'an existing app secret long enough to sign tokens', path: '/auth', bearer: true, password: { bcryptRounds: 4 } });
+  const auth = account({
+    knex: db,
+    userModel: User,
+    secretKey: 'an existing app secret long enough to sign tokens',
+    path: '/auth',
+    bearer: true,
+    password: { bcryptRounds: 4 },
+  });
   const limits = rateLimit({ knex: db, paths: ['/api'], defaultLimit: 50 });
   const panel = admin({
     knex: db,
     mountPath: '/admin',
     secretKey: 'an existing app admin secret, long enough',
-    models: { items: { model: Item, allowedActions: ['view', 'create', 'update'], createSchema: ItemCreate, updateSchema: ItemUpdate } },
+    models: {
+      items: {
+        model: Item,
+        allowedActions: ['view', 'create', 'update'],
+        createSchema: ItemCreate,
+        updateSchema: ItemUpdate,
+      },
+    },
   });
-  const versions = versioning({ prefix: '/api', versions: [{ label: 'v1', routers: [...createRegistry([Item]).compile({ session: db })] }] });
+  const versions = versioning({
+    prefix: '/api',
+    versions: [{ label: 'v1', routers: [...createRegistry([Item]).compile({ session: db })] }],
+  });
   const app = bootstrap({ plugins: [versions, limits, auth, panel], principal: auth.principal });
   await app.migrate(db);
   await db.migrate.latest();

@@ -48,18 +48,38 @@ const migrations: MigrationSet = {
 };
 
 async function main(): Promise<void> {
-  const db = knex({ client: 'better-sqlite3', connection: { filename: process.env.DATABASE_FILE ?? 'items.sqlite3' }, useNullAsDefault: true });
-  const items = crudRouter({ session: db, model: Item, path: '/items', createSchema: ItemCreate, updateSchema: ItemUpdate, filterConfig: { name: null } });
+  const db = knex({
+    client: 'better-sqlite3',
+    connection: { filename: process.env.DATABASE_FILE ?? 'items.sqlite3' },
+    useNullAsDefault: true,
+  });
+  const items = crudRouter({
+    session: db,
+    model: Item,
+    path: '/items',
+    createSchema: ItemCreate,
+    updateSchema: ItemUpdate,
+    filterConfig: { name: null },
+  });
   const app = bootstrap({
     plugins: [
       versioning({
         prefix: '/api',
         versions: [
-          { label: 'v1', routers: [items], deprecated: { message: 'v1 is deprecated; use /api/v2', sunset: '2030-01-01' } },
+          {
+            label: 'v1',
+            routers: [items],
+            deprecated: { message: 'v1 is deprecated; use /api/v2', sunset: '2030-01-01' },
+          },
           { label: 'v2', routers: [items] },
         ],
       }),
-      rateLimit({ knex: db, defaultLimit: Number(process.env.RATE_LIMIT ?? 100), defaultPeriod: 3600, paths: ['/api/v2/items'] }),
+      rateLimit({
+        knex: db,
+        defaultLimit: Number(process.env.RATE_LIMIT ?? 100),
+        defaultPeriod: 3600,
+        paths: ['/api/v2/items'],
+      }),
     ],
     migrations: [migrations],
   });

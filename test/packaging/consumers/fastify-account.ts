@@ -64,7 +64,11 @@ const migrations: MigrationSet = {
 };
 
 async function main(): Promise<void> {
-  const db = knex({ client: 'better-sqlite3', connection: { filename: process.env.DATABASE_FILE ?? 'notes.sqlite3' }, useNullAsDefault: true });
+  const db = knex({
+    client: 'better-sqlite3',
+    connection: { filename: process.env.DATABASE_FILE ?? 'notes.sqlite3' },
+    useNullAsDefault: true,
+  });
   const auth = account({
     knex: db,
     userModel: User,
@@ -73,7 +77,14 @@ async function main(): Promise<void> {
     bearer: true,
     password: { bcryptRounds: 4 },
   });
-  const notes = crudRouter({ session: db, model: Note, path: '/notes', createSchema: NoteCreate, updateSchema: NoteUpdate, createDeps: [auth.currentUser()] });
+  const notes = crudRouter({
+    session: db,
+    model: Note,
+    path: '/notes',
+    createSchema: NoteCreate,
+    updateSchema: NoteUpdate,
+    createDeps: [auth.currentUser()],
+  });
   const app = bootstrap({ routers: [notes], plugins: [auth], principal: auth.principal, migrations: [migrations] });
   await app.start(db);
   const server = fastify({ frameworkErrors });

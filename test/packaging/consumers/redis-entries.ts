@@ -45,7 +45,14 @@ async function main(): Promise<void> {
   } catch (error) {
     hit = error instanceof StoreUnavailableError ? 'StoreUnavailableError' : String(error);
   }
-  console.log(JSON.stringify({ limiterStore: limits.store === store, sessions: auth.sessionManager !== null, channel: bus.channel, hit }));
+  console.log(
+    JSON.stringify({
+      limiterStore: limits.store === store,
+      sessions: auth.sessionManager !== null,
+      channel: bus.channel,
+      hit,
+    }),
+  );
   client.disconnect();
   await db.destroy();
 }

@@ -2,10 +2,21 @@
 // found by its token only, takes at most 5 attempts even when they come at once, is used up
 // by exactly one caller, and dies when it expires.
 import { expect, it } from 'vitest';
-import { CHALLENGE_MAX_ATTEMPTS, type ChallengeRecord, type ChallengeStore } from '../../../plugins/account/src/mfa/challenges';
+import {
+  CHALLENGE_MAX_ATTEMPTS,
+  type ChallengeRecord,
+  type ChallengeStore,
+} from '../../../plugins/account/src/mfa/challenges';
 
 export const NOW = 1_700_000_000_000;
-export const record = (userId = '7'): ChallengeRecord => ({ userId, purpose: 'sign-in', intent: { transport: 'bearer', scope: 'items:read' }, tokenVersion: 3, secret: null, expiresAt: NOW + 300_000 });
+export const record = (userId = '7'): ChallengeRecord => ({
+  userId,
+  purpose: 'sign-in',
+  intent: { transport: 'bearer', scope: 'items:read' },
+  tokenVersion: 3,
+  secret: null,
+  expiresAt: NOW + 300_000,
+});
 
 export function challengeContract(store: () => ChallengeStore): void {
   it('finds a challenge by its token only, and peeking counts nothing', async () => {

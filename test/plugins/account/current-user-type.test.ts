@@ -21,12 +21,18 @@ describe('the account plugin typed with the app user type', () => {
       const me = await req.resolve(auth.currentUser());
       expectTypeOf(me).toEqualTypeOf<AppUser>();
       expectTypeOf(me.username).toEqualTypeOf<string>();
-      expectTypeOf(await req.resolve(auth.currentUser({ superuser: true, scopes: ['admin'] }))).toEqualTypeOf<AppUser>();
+      expectTypeOf(
+        await req.resolve(auth.currentUser({ superuser: true, scopes: ['admin'] })),
+      ).toEqualTypeOf<AppUser>();
       expectTypeOf(await req.resolve(auth.currentUser({ optional: true }))).toEqualTypeOf<AppUser | null>();
-      expectTypeOf(await req.resolve(auth.currentUser({ optional: Math.random() > 0.5 }))).toEqualTypeOf<AppUser | null>();
+      expectTypeOf(
+        await req.resolve(auth.currentUser({ optional: Math.random() > 0.5 })),
+      ).toEqualTypeOf<AppUser | null>();
       expectTypeOf(await req.resolve(auth.requireSudo())).toEqualTypeOf<AppUser>();
       expectTypeOf(await req.resolve(auth.requireFreshSignIn())).toEqualTypeOf<AppUser>();
-      expectTypeOf(await auth.createUser({ username: 'ada', email: 'ada@example.com', password: 'a long passphrase' })).toEqualTypeOf<AppUser>();
+      expectTypeOf(
+        await auth.createUser({ username: 'ada', email: 'ada@example.com', password: 'a long passphrase' }),
+      ).toEqualTypeOf<AppUser>();
     };
     expectTypeOf(read).toBeFunction();
   });

@@ -13,12 +13,21 @@ export const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
  * response's schema; with `examples`, that a `detail` (of any status but 422) is one the
  * response's examples list.
  */
-export function expectFits(docs: Map<string, RouteDoc>, route: string, res: { status: number; body: unknown }, options: { examples?: boolean } = {}): void {
+export function expectFits(
+  docs: Map<string, RouteDoc>,
+  route: string,
+  res: { status: number; body: unknown },
+  options: { examples?: boolean } = {},
+): void {
   const response = docs.get(route)?.responses?.[String(res.status)];
   expect(response, `${route} ${res.status} undocumented: ${JSON.stringify(res.body)}`).toBeDefined();
   const validate = ajv.compile(response!.schema ?? {});
   expect(validate(res.body), `${route} ${res.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
   if (!options.examples) return;
   const examples = response!.schema?.examples as { detail: string }[] | undefined;
-  if (examples && res.status !== 422) expect(examples.map((e) => e.detail), route).toContain((res.body as { detail: string }).detail);
+  if (examples && res.status !== 422)
+    expect(
+      examples.map((e) => e.detail),
+      route,
+    ).toContain((res.body as { detail: string }).detail);
 }

@@ -9,7 +9,14 @@ import { koaHarness } from '../../adapters/koa-harness';
 import { Client, PASSWORD, SECRET, User, startAccountApp, type AccountEnv } from './fixture';
 import { ajv, expectFits } from './doc-fit';
 
-const BODIES = new Set(['account_register', 'account_login', 'account_token', 'account_refresh', 'account_set_password', 'account_change_password']);
+const BODIES = new Set([
+  'account_register',
+  'account_login',
+  'account_token',
+  'account_refresh',
+  'account_set_password',
+  'account_change_password',
+]);
 
 function routesOf(knex: Knex, options: Partial<AccountOptions>): RouteDescriptor[] {
   return account({ knex, userModel: User, secretKey: SECRET, path: '/auth', ...options }).router;
@@ -52,12 +59,19 @@ describe('account route docs', () => {
         expect(() => ajv.compile(doc.requestBody!), r.operation).not.toThrow();
       }
       const byOp = (op: string) => routes.find((r) => r.operation === `account_${op}`)?.doc;
-      expect(byOp('register')!.requestBody).toMatchObject({ additionalProperties: false, required: expect.arrayContaining(['username', 'password']) });
+      expect(byOp('register')!.requestBody).toMatchObject({
+        additionalProperties: false,
+        required: expect.arrayContaining(['username', 'password']),
+      });
       expect(byOp('register')!.requestBody!.properties).not.toHaveProperty('is_superuser');
-      expect(byOp('register')!.requestBody!.properties).toMatchObject({ username: { type: 'string', maxLength: 20 }, password: { minLength: 8, maxLength: 1024 } });
+      expect(byOp('register')!.requestBody!.properties).toMatchObject({
+        username: { type: 'string', maxLength: 20 },
+        password: { minLength: 8, maxLength: 1024 },
+      });
       // Only the cookie mode lets /refresh come without a body.
       const refresh = byOp('refresh');
-      if (refresh) expect(refresh.requestBodyRequired).toBe((options.bearer as { refresh?: string }).refresh !== 'cookie');
+      if (refresh)
+        expect(refresh.requestBodyRequired).toBe((options.bearer as { refresh?: string }).refresh !== 'cookie');
       for (const op of ['login', 'token']) {
         const doc = byOp(op);
         if (doc) expect(doc.requestBodyContentTypes).toContain('application/x-www-form-urlencoded');
@@ -68,7 +82,10 @@ describe('account route docs', () => {
       for (const r of routes) {
         const responses = r.doc!.responses ?? {};
         const codes = Object.keys(responses);
-        expect(codes.some((c) => c.startsWith('2')), r.operation).toBe(true);
+        expect(
+          codes.some((c) => c.startsWith('2')),
+          r.operation,
+        ).toBe(true);
         for (const [code, response] of Object.entries(responses)) {
           expect(response.description, `${r.operation} ${code}`).toEqual(expect.any(String));
           expect(() => ajv.compile(response.schema ?? {}), `${r.operation} ${code}`).not.toThrow();
@@ -76,7 +93,8 @@ describe('account route docs', () => {
         }
         if (BODIES.has(r.operation) && r.operation !== 'account_refresh') expect(codes, r.operation).toContain('422');
         // Authentication required (no empty alternative): a 401 is documented.
-        if (r.doc!.security && !r.doc!.security.some((s) => Object.keys(s).length === 0)) expect(codes, r.operation).toContain('401');
+        if (r.doc!.security && !r.doc!.security.some((s) => Object.keys(s).length === 0))
+          expect(codes, r.operation).toContain('401');
       }
     });
 
@@ -85,16 +103,21 @@ describe('account route docs', () => {
       const bearer = !!options.bearer;
       for (const r of routes) {
         const doc: RouteDoc = r.doc!;
-        const open = ['account_register', 'account_login', 'account_token'].includes(r.operation) || (r.operation === 'account_refresh' && (options.bearer as { refresh?: string }).refresh === 'body');
+        const open =
+          ['account_register', 'account_login', 'account_token'].includes(r.operation) ||
+          (r.operation === 'account_refresh' && (options.bearer as { refresh?: string }).refresh === 'body');
         if (open) {
           expect(doc.security, r.operation).toBeUndefined();
           continue;
         }
         expect(doc.security?.length, r.operation).toBeGreaterThan(0);
         for (const requirement of doc.security!) {
-          for (const scheme of Object.keys(requirement)) expect(doc.securitySchemes, `${r.operation} ${scheme}`).toHaveProperty(scheme);
+          for (const scheme of Object.keys(requirement))
+            expect(doc.securitySchemes, `${r.operation} ${scheme}`).toHaveProperty(scheme);
           if ('accountSession' in requirement) {
-            expect('accountCsrf' in requirement, r.operation).toBe(r.method !== 'GET' && r.operation !== 'account_csrf_refresh');
+            expect('accountCsrf' in requirement, r.operation).toBe(
+              r.method !== 'GET' && r.operation !== 'account_csrf_refresh',
+            );
           }
         }
         const names = doc.security!.flatMap((s) => Object.keys(s));
@@ -105,8 +128,16 @@ describe('account route docs', () => {
       }
       const any = Object.assign({}, ...routes.map((r) => r.doc!.securitySchemes ?? {}));
       if (session) {
-        expect(any.accountSession).toEqual(expect.objectContaining({ type: 'apiKey', in: 'cookie', name: options.secureCookies ? '__Host-cs_session' : 'cs_session' }));
-        expect(any.accountCsrf).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-CSRF-Token' }));
+        expect(any.accountSession).toEqual(
+          expect.objectContaining({
+            type: 'apiKey',
+            in: 'cookie',
+            name: options.secureCookies ? '__Host-cs_session' : 'cs_session',
+          }),
+        );
+        expect(any.accountCsrf).toEqual(
+          expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-CSRF-Token' }),
+        );
       }
       if (bearer) {
         const me = routes.find((r) => r.operation === 'account_me')!.doc!;
@@ -127,17 +158,39 @@ describe('account route docs against real answers', () => {
   afterAll(async () => env?.close());
 
   /** The answer's status is documented for the route, and its body fits that response's schema. */
-  const fits = (route: string, res: { status: number; body: unknown }) => expectFits(docs, route, res, { examples: true });
+  const fits = (route: string, res: { status: number; body: unknown }) =>
+    expectFits(docs, route, res, { examples: true });
 
   it('fits the answers of the session routes', async () => {
     const c = env.client();
-    fits('POST /auth/register', await c.request('POST', '/auth/register', { json: { username: 'docs2', email: 'docs2@example.com', password: PASSWORD } }));
-    fits('POST /auth/register', await c.request('POST', '/auth/register', { json: { username: 'docs2', email: 'other@example.com', password: PASSWORD } }));
-    fits('POST /auth/register', await c.request('POST', '/auth/register', { json: { username: 'docs3', password: PASSWORD, is_superuser: true } }));
+    fits(
+      'POST /auth/register',
+      await c.request('POST', '/auth/register', {
+        json: { username: 'docs2', email: 'docs2@example.com', password: PASSWORD },
+      }),
+    );
+    fits(
+      'POST /auth/register',
+      await c.request('POST', '/auth/register', {
+        json: { username: 'docs2', email: 'other@example.com', password: PASSWORD },
+      }),
+    );
+    fits(
+      'POST /auth/register',
+      await c.request('POST', '/auth/register', {
+        json: { username: 'docs3', password: PASSWORD, is_superuser: true },
+      }),
+    );
     fits('GET /auth/me', await c.get('/auth/me'));
     fits('POST /auth/login', await c.login('docs', 'wrong password'));
     fits('POST /auth/login', await c.request('POST', '/auth/login', { form: { username: 'docs' } }));
-    fits('POST /auth/login', await c.request('POST', '/auth/login', { form: { username: 'docs', password: PASSWORD }, headers: { 'sec-fetch-site': 'cross-site' } }));
+    fits(
+      'POST /auth/login',
+      await c.request('POST', '/auth/login', {
+        form: { username: 'docs', password: PASSWORD },
+        headers: { 'sec-fetch-site': 'cross-site' },
+      }),
+    );
     fits('POST /auth/login', await c.login('docs', PASSWORD));
     fits('GET /auth/me', await c.get('/auth/me'));
     fits('GET /auth/sessions', await c.get('/auth/sessions'));
@@ -145,8 +198,14 @@ describe('account route docs against real answers', () => {
     fits('POST /auth/logout', await c.request('POST', '/auth/logout'));
     fits('DELETE /auth/sessions/:id', await c.del('/auth/sessions/nope'));
     fits('POST /auth/set-password', await c.post('/auth/set-password', { new_password: 'another passphrase' }));
-    fits('POST /auth/change-password', await c.post('/auth/change-password', { current_password: 'wrong one', new_password: 'another passphrase' }));
-    fits('POST /auth/change-password', await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'password' }));
+    fits(
+      'POST /auth/change-password',
+      await c.post('/auth/change-password', { current_password: 'wrong one', new_password: 'another passphrase' }),
+    );
+    fits(
+      'POST /auth/change-password',
+      await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'password' }),
+    );
     fits('POST /auth/logout-all', await c.post('/auth/logout-all?keep_current=true'));
     fits('POST /auth/logout', await c.post('/auth/logout'));
     fits('POST /auth/logout', await c.post('/auth/logout'));
@@ -160,12 +219,18 @@ describe('account route docs against real answers', () => {
     const c = new Client(env.server.url);
     const token = await c.request('POST', '/auth/token', { form: { username: 'docs', password: PASSWORD } });
     fits('POST /auth/token', token);
-    fits('POST /auth/token', await c.request('POST', '/auth/token', { form: { username: 'docs', password: 'nope nope' } }));
+    fits(
+      'POST /auth/token',
+      await c.request('POST', '/auth/token', { form: { username: 'docs', password: 'nope nope' } }),
+    );
     fits('GET /auth/me', await c.get('/auth/me', { authorization: `Bearer ${token.body.access_token}` }));
     fits('GET /auth/me', await c.get('/auth/me', { authorization: 'Bearer not.a.token' }));
     const refreshed = await c.request('POST', '/auth/refresh', { json: { refresh_token: token.body.refresh_token } });
     fits('POST /auth/refresh', refreshed);
-    fits('POST /auth/refresh', await c.request('POST', '/auth/refresh', { json: { refresh_token: token.body.refresh_token } }));
+    fits(
+      'POST /auth/refresh',
+      await c.request('POST', '/auth/refresh', { json: { refresh_token: token.body.refresh_token } }),
+    );
     fits('POST /auth/refresh', await c.request('POST', '/auth/refresh', { json: {} }));
     fits('POST /auth/refresh', await c.request('POST', '/auth/refresh', { json: { refresh_token: 5 } }));
   });

@@ -64,8 +64,16 @@ export const clock = { skew: 0, now: () => Date.now() + clock.skew };
 
 /** Test routes under /api guarded by the plugin's dependencies. */
 function apiRoutes(auth: AccountPlugin): RouteDescriptor[] {
-  const r = (method: RouteDescriptor['method'], path: string, deps: RouteDescriptor['dependencies'], handler: (req: NeutralRequest) => Promise<unknown>): RouteDescriptor => ({
-    method, path, operation: `test_${method}_${path}`, dependencies: deps,
+  const r = (
+    method: RouteDescriptor['method'],
+    path: string,
+    deps: RouteDescriptor['dependencies'],
+    handler: (req: NeutralRequest) => Promise<unknown>,
+  ): RouteDescriptor => ({
+    method,
+    path,
+    operation: `test_${method}_${path}`,
+    dependencies: deps,
     handler: async (req) => ({ status: 200, json: await handler(req) }),
   });
   const user = auth.currentUser();
@@ -73,7 +81,9 @@ function apiRoutes(auth: AccountPlugin): RouteDescriptor[] {
     r('GET', '/api/private', [user], async (req) => ({ id: (await req.resolve(user))!.id })),
     r('POST', '/api/private', [user], async (req) => ({ id: (await req.resolve(user))!.id })),
     r('GET', '/api/whoami', [user], async (req) => req.resolve(user)),
-    r('GET', '/api/optional', [auth.currentUser({ optional: true })], async (req) => ({ user: (await req.resolve(auth.currentUser({ optional: true })))?.id ?? null })),
+    r('GET', '/api/optional', [auth.currentUser({ optional: true })], async (req) => ({
+      user: (await req.resolve(auth.currentUser({ optional: true })))?.id ?? null,
+    })),
     r('GET', '/api/admin', [auth.currentUser({ superuser: true })], async () => ({ ok: true })),
     r('GET', '/api/verified', [auth.currentUser({ verified: true })], async () => ({ ok: true })),
     r('GET', '/api/scoped', [auth.currentUser({ scopes: ['items:write'] })], async () => ({ ok: true })),
@@ -106,7 +116,17 @@ export class Client {
   ) {}
 
   /** `redirect: 'manual'` answers a 3xx as it is (its Location in `headers`) instead of following it. */
-  async request(method: string, path: string, options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string>; cookies?: boolean; redirect?: 'manual' } = {}): Promise<Answer> {
+  async request(
+    method: string,
+    path: string,
+    options: {
+      json?: unknown;
+      form?: Record<string, string>;
+      headers?: Record<string, string>;
+      cookies?: boolean;
+      redirect?: 'manual';
+    } = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined;
     if (options.json !== undefined) {
@@ -116,7 +136,8 @@ export class Client {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(options.form).toString();
     }
-    if (options.cookies !== false && this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (options.cookies !== false && this.jar.size > 0)
+      headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(`${this.base}${path}`, { method, headers, body, redirect: options.redirect });
     const setCookies = new Map<string, string>();
     for (const line of res.headers.getSetCookie()) {
@@ -130,7 +151,12 @@ export class Client {
     }
     const text = await res.text();
     const json = (res.headers.get('content-type') ?? '').includes('json');
-    return { status: res.status, headers: res.headers, body: json && text ? JSON.parse(text) : text || undefined, cookies: setCookies };
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: json && text ? JSON.parse(text) : text || undefined,
+      cookies: setCookies,
+    };
   }
 
   get(path: string, headers?: Record<string, string>) {
@@ -165,7 +191,11 @@ export interface AccountEnv {
 export const PASSWORD = 'correct horse battery staple';
 
 /** Starts an app with the plugin on `engine`, served by `harness`. */
-export async function startAccountApp(harness: AdapterHarness, engine: Engine, options: Partial<AccountOptions> = {}): Promise<AccountEnv> {
+export async function startAccountApp(
+  harness: AdapterHarness,
+  engine: Engine,
+  options: Partial<AccountOptions> = {},
+): Promise<AccountEnv> {
   const db = await openDatabase(engine);
   const auth = account({
     knex: db.knex,
@@ -180,7 +210,12 @@ export async function startAccountApp(harness: AdapterHarness, engine: Engine, o
     now: clock.now,
     ...options,
   });
-  const app = bootstrap({ routers: [apiRoutes(auth)], plugins: [auth], principal: auth.principal, migrations: [userMigrations] });
+  const app = bootstrap({
+    routers: [apiRoutes(auth)],
+    plugins: [auth],
+    principal: auth.principal,
+    migrations: [userMigrations],
+  });
   await app.start(db.knex);
   const server = await harness.mount(app.routes, { sessions: auth.sessionManager ? [auth.sessionManager] : [] });
   return {

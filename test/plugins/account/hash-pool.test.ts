@@ -16,11 +16,19 @@ describe.each(HARNESSES)('account: password hashing off the event loop, with bou
   });
 
   const wrongSignIns = (count: number, username = 'hasher') =>
-    Array.from({ length: count }, (_, i) => env!.client().request('POST', i % 2 ? '/auth/login' : '/auth/token', { form: { username, password: `wrong password ${i}` } }));
+    Array.from({ length: count }, (_, i) =>
+      env!.client().request('POST', i % 2 ? '/auth/login' : '/auth/token', {
+        form: { username, password: `wrong password ${i}` },
+      }),
+    );
 
   it('answers a cheap request at once while sign-ins hash', async () => {
     // Cost 10: about 170 ms a hash here; 12 of them are seconds of CPU.
-    env = await startAccountApp(harness, 'sqlite', { password: { bcryptRounds: 10 }, hashing: { perClient: 100, maxPending: 100 }, lockout: { threshold: 10 } });
+    env = await startAccountApp(harness, 'sqlite', {
+      password: { bcryptRounds: 10 },
+      hashing: { perClient: 100, maxPending: 100 },
+      lockout: { threshold: 10 },
+    });
     await env.user('hasher');
     const burst = Promise.all([...wrongSignIns(6), ...wrongSignIns(6, 'someone-else')]);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -39,7 +47,11 @@ describe.each(HARNESSES)('account: password hashing off the event loop, with bou
   const statuses = (answers: Answer[]) => answers.map((a) => a.status).sort();
 
   it('answers 429 with Retry-After beyond the hashes one client may have in flight, and does not count them as attempts', async () => {
-    env = await startAccountApp(harness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 2, maxPending: 100 }, lockout: { threshold: 10 } });
+    env = await startAccountApp(harness, 'sqlite', {
+      password: { bcryptRounds: 8 },
+      hashing: { threads: 1, perClient: 2, maxPending: 100 },
+      lockout: { threshold: 10 },
+    });
     const id = await env.user('hasher');
     const answers = await Promise.all(wrongSignIns(8));
     const refused = answers.filter((a) => a.status === 429);
@@ -51,18 +63,26 @@ describe.each(HARNESSES)('account: password hashing off the event loop, with bou
     const checked = answers.filter((a) => a.status === 401).length;
     expect(checked + refused.length).toBe(8);
     // Only the checked ones count toward the lockout.
-    const row = await env.db.knex('account_login_failures').where({ key: `user:${id}` }).first();
+    const row = await env.db
+      .knex('account_login_failures')
+      .where({ key: `user:${id}` })
+      .first();
     expect(Number(row.failures)).toBe(checked);
     // Once they are done, the client hashes again.
     expect((await env.client().login('hasher', PASSWORD)).status).toBe(200);
   });
 
   it('answers 503 with Retry-After beyond the hashes in flight overall, registration included', async () => {
-    env = await startAccountApp(harness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 100, maxPending: 2 } });
+    env = await startAccountApp(harness, 'sqlite', {
+      password: { bcryptRounds: 8 },
+      hashing: { threads: 1, perClient: 100, maxPending: 2 },
+    });
     const answers = await Promise.all([
       ...wrongSignIns(4, 'nobody'),
       ...Array.from({ length: 4 }, (_, i) =>
-        env!.client().request('POST', '/auth/register', { json: { username: `busy${i}`, email: `busy${i}@example.com`, password: PASSWORD } }),
+        env!.client().request('POST', '/auth/register', {
+          json: { username: `busy${i}`, email: `busy${i}@example.com`, password: PASSWORD },
+        }),
       ),
     ]);
     const busy = answers.filter((a) => a.status === 503);
@@ -84,11 +104,25 @@ describe('account: createUser within the hashing bounds', () => {
   });
 
   const creations = (count: number, options?: { client?: string }) =>
-    Promise.allSettled(Array.from({ length: count }, (_, i) =>
-      env!.auth.createUser({ username: `made${options?.client ? 'c' : 'a'}${i}`, email: `made${options?.client ? 'c' : 'a'}${i}@example.com`, password: PASSWORD }, {}, options)));
+    Promise.allSettled(
+      Array.from({ length: count }, (_, i) =>
+        env!.auth.createUser(
+          {
+            username: `made${options?.client ? 'c' : 'a'}${i}`,
+            email: `made${options?.client ? 'c' : 'a'}${i}@example.com`,
+            password: PASSWORD,
+          },
+          {},
+          options,
+        ),
+      ),
+    );
 
   it('bounds the hashing of creations a request asks for per client address: 429 beyond', async () => {
-    env = await startAccountApp(koaHarness, 'sqlite', { password: { bcryptRounds: 8 }, hashing: { threads: 1, perClient: 2, maxPending: 100 } });
+    env = await startAccountApp(koaHarness, 'sqlite', {
+      password: { bcryptRounds: 8 },
+      hashing: { threads: 1, perClient: 2, maxPending: 100 },
+    });
     const outcomes = await creations(6, { client: '198.51.100.7' });
     const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
     expect(refused.length).toBeGreaterThanOrEqual(3);
@@ -137,14 +171,16 @@ describe('account: fair admission to the hashing pool', () => {
     expect(() => pool.acquire()).toThrow(expect.objectContaining({ status: 503 }));
   });
 
-  it('serves a newcomer address before the rest of a busy address\'s queue', async () => {
+  it("serves a newcomer address before the rest of a busy address's queue", async () => {
     const pool = new HashPool({ threads: 1, perClient: 100, maxPending: 100 });
     try {
       const done: string[] = [];
-      const busy = Array.from({ length: 6 }, (_, i) => pool.admit('busy', async () => {
-        await pool.hash(`busy ${i}`, 8);
-        done.push(`busy ${i}`);
-      }));
+      const busy = Array.from({ length: 6 }, (_, i) =>
+        pool.admit('busy', async () => {
+          await pool.hash(`busy ${i}`, 8);
+          done.push(`busy ${i}`);
+        }),
+      );
       await new Promise((resolve) => setTimeout(resolve, 5));
       const newcomer = pool.admit('new', async () => {
         await pool.hash('newcomer', 8);
@@ -162,10 +198,17 @@ describe('account: fair admission to the hashing pool', () => {
     const hasher = new PasswordHasher({ rounds: 4 }, pool);
     try {
       const hash = await hasher.hash('the right one');
-      for (let i = 0; i < 5; i++) expect(await hasher.bounded('198.51.100.1', () => hasher.verify('the right one', hash))).toBe(true);
-      for (let i = 0; i < 3; i++) expect(await hasher.bounded('198.51.100.1', () => hasher.verify('a wrong one', hash))).toBe(false);
-      const refused = await hasher.bounded('198.51.100.1', () => hasher.verify('the right one', hash)).catch((error: unknown) => error);
-      expect(refused).toMatchObject({ status: 429, detail: 'Too many failed password checks from this address; try again later' });
+      for (let i = 0; i < 5; i++)
+        expect(await hasher.bounded('198.51.100.1', () => hasher.verify('the right one', hash))).toBe(true);
+      for (let i = 0; i < 3; i++)
+        expect(await hasher.bounded('198.51.100.1', () => hasher.verify('a wrong one', hash))).toBe(false);
+      const refused = await hasher
+        .bounded('198.51.100.1', () => hasher.verify('the right one', hash))
+        .catch((error: unknown) => error);
+      expect(refused).toMatchObject({
+        status: 429,
+        detail: 'Too many failed password checks from this address; try again later',
+      });
       // One failure back every minute at 60 an hour.
       expect(Number((refused as HttpError).headers?.['Retry-After'])).toBeGreaterThan(50);
       expect(Number((refused as HttpError).headers?.['Retry-After'])).toBeLessThanOrEqual(60);
@@ -184,7 +227,12 @@ describe('account: fair admission to the hashing pool', () => {
       // An hour, one failed check tried every 6 s.
       for (let step = 0; step < 600; step++) {
         vi.setSystemTime(start + step * 6000);
-        const outcome = await pool.admit('192.0.2.9', async () => pool.failed()).then(() => 'ok', (error: unknown) => error);
+        const outcome = await pool
+          .admit('192.0.2.9', async () => pool.failed())
+          .then(
+            () => 'ok',
+            (error: unknown) => error,
+          );
         if (outcome === 'ok') admitted += 1;
         else expect(outcome).toMatchObject({ status: 429 });
       }

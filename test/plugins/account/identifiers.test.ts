@@ -15,9 +15,12 @@ for (const engine of ENGINES) {
     });
     afterAll(async () => env?.close());
 
-    const register = (username: string, email: string) => env.client().request('POST', '/auth/register', { json: { username, email, password: PASSWORD } });
+    const register = (username: string, email: string) =>
+      env.client().request('POST', '/auth/register', { json: { username, email, password: PASSWORD } });
     const signIn = async (identifier: string) => (await env.client().login(identifier, PASSWORD)).status;
-    const token = async (identifier: string) => (await env.client().request('POST', '/auth/token', { form: { username: identifier, password: PASSWORD } })).status;
+    const token = async (identifier: string) =>
+      (await env.client().request('POST', '/auth/token', { form: { username: identifier, password: PASSWORD } }))
+        .status;
 
     it('stores a compatibility spelling in NFKC, and the user signs in with either spelling', async () => {
       const res = await register('\ufb00ion', 'ffion@example.com');
@@ -46,7 +49,8 @@ for (const engine of ENGINES) {
       expect(res.status).toBe(201);
       expect(res.body.email).toBe('zoë@example.com');
       expect((await register('zoe2', 'ZOË@EXAMPLE.COM')).status).toBe(409);
-      for (const email of ['zoë@example.com', 'ZOË@example.com', 'zoe\u0308@example.com']) expect(await signIn(email), email).toBe(200);
+      for (const email of ['zoë@example.com', 'ZOË@example.com', 'zoe\u0308@example.com'])
+        expect(await signIn(email), email).toBe(200);
     });
 
     it('checks the normalised name: a full-width @ is an @ (422)', async () => {
@@ -56,9 +60,15 @@ for (const engine of ENGINES) {
     });
 
     it('createUser (code) normalises as /register does, and refuses the variants', async () => {
-      const created = await env.auth.createUser({ username: '\uff2c\uff45\uff4e\uff41', email: 'lena@example.com', password: PASSWORD });
+      const created = await env.auth.createUser({
+        username: '\uff2c\uff45\uff4e\uff41',
+        email: 'lena@example.com',
+        password: PASSWORD,
+      });
       expect(created.username).toBe('Lena');
-      await expect(env.auth.createUser({ username: 'LENA', email: 'lena2@example.com', password: PASSWORD })).rejects.toMatchObject({ status: 409 });
+      await expect(
+        env.auth.createUser({ username: 'LENA', email: 'lena2@example.com', password: PASSWORD }),
+      ).rejects.toMatchObject({ status: 409 });
       expect(await signIn('lena')).toBe(200);
     });
 

@@ -15,10 +15,25 @@ import { PASSWORD, SECRET, User, userMigrations } from './fixture';
  */
 export async function koaSessionApp(
   db: TestDatabase,
-  options: { store: SessionStore; routes?: (auth: AccountPlugin) => RouteDescriptor[]; after: (ctx: Koa.Context) => void | Promise<void> },
+  options: {
+    store: SessionStore;
+    routes?: (auth: AccountPlugin) => RouteDescriptor[];
+    after: (ctx: Koa.Context) => void | Promise<void>;
+  },
 ): Promise<{ auth: AccountPlugin; app: App; koa: Koa }> {
-  const auth = account({ knex: db.knex, userModel: User, secretKey: SECRET, path: '/auth', password: { bcryptRounds: 4 }, session: { store: options.store } });
-  const app = bootstrap({ routers: options.routes ? [options.routes(auth)] : [], plugins: [auth], migrations: [userMigrations] });
+  const auth = account({
+    knex: db.knex,
+    userModel: User,
+    secretKey: SECRET,
+    path: '/auth',
+    password: { bcryptRounds: 4 },
+    session: { store: options.store },
+  });
+  const app = bootstrap({
+    routers: options.routes ? [options.routes(auth)] : [],
+    plugins: [auth],
+    migrations: [userMigrations],
+  });
   await app.start(db.knex);
   await auth.createUser({ username: 'kim', email: 'kim@example.com', password: PASSWORD });
   const koa = new Koa();

@@ -32,14 +32,32 @@ describeRedis('koa-session with its store gone', () => {
   beforeAll(async () => {
     db = await openDatabase('sqlite');
     proxy = await TcpProxy.start(REDIS);
-    redis = new Redis({ host: '127.0.0.1', port: proxy.port, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+    redis = new Redis({
+      host: '127.0.0.1',
+      port: proxy.port,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => 100,
+    });
     redis.on('error', () => {});
     await new Promise((ready) => redis.once('ready', ready));
     const { auth, app, koa } = await koaSessionApp(db, {
       store: new RedisSessionStore(redis, { prefix: uniquePrefix(), commandTimeoutMs: 500 }),
       routes: (plugin): RouteDescriptor[] => [
-        { method: 'GET', path: '/api/plain', operation: 'plain', dependencies: [], handler: async () => ({ status: 200, json: { ok: true } }) },
-        { method: 'GET', path: '/api/me', operation: 'me', dependencies: [plugin.currentUser()], handler: async () => ({ status: 200, json: { ok: true } }) },
+        {
+          method: 'GET',
+          path: '/api/plain',
+          operation: 'plain',
+          dependencies: [],
+          handler: async () => ({ status: 200, json: { ok: true } }),
+        },
+        {
+          method: 'GET',
+          path: '/api/me',
+          operation: 'me',
+          dependencies: [plugin.currentUser()],
+          handler: async () => ({ status: 200, json: { ok: true } }),
+        },
       ],
       // The app's own middleware: the store goes away after koa-session loaded the session, then the app writes or signs out.
       async after(ctx) {

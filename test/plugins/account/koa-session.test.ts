@@ -4,7 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Koa from 'koa';
 import { createSession } from 'koa-session';
-import { ConfigurationError, bootstrap, hashSecret, type App, type ErrorLogger, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import {
+  ConfigurationError,
+  bootstrap,
+  hashSecret,
+  type App,
+  type ErrorLogger,
+  type NeutralRequest,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { MemorySessionStore, type SessionChanges, type SessionManager } from '@crudsmith/core/session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
@@ -18,15 +26,28 @@ type Data = Record<string, unknown>;
 
 /** The plugin and a route that reads and writes the session data through the manager, as any route would. */
 function build(db: TestDatabase, logger?: ErrorLogger): { auth: AccountPlugin; manager: SessionManager; app: App } {
-  const auth = account({ knex: db.knex, userModel: User, secretKey: SECRET, path: '/auth', session: { managementRoutes: true }, password: { bcryptRounds: 4 } });
+  const auth = account({
+    knex: db.knex,
+    userModel: User,
+    secretKey: SECRET,
+    path: '/auth',
+    session: { managementRoutes: true },
+    password: { bcryptRounds: 4 },
+  });
   const manager = auth.sessionManager!;
   const data: RouteDescriptor[] = [
     {
-      method: 'GET', path: '/api/session-data', operation: 'session_data_read', dependencies: [],
+      method: 'GET',
+      path: '/api/session-data',
+      operation: 'session_data_read',
+      dependencies: [],
       handler: async (req) => ({ status: 200, json: { data: (await manager.load(req))?.data ?? null } }),
     },
     {
-      method: 'POST', path: '/api/session-data', operation: 'session_data_write', dependencies: [auth.currentUser()],
+      method: 'POST',
+      path: '/api/session-data',
+      operation: 'session_data_write',
+      dependencies: [auth.currentUser()],
       handler: async (req: NeutralRequest) => {
         const session = (await manager.load(req))!;
         session.data.route_note = (req.body as Data).note;
@@ -34,7 +55,10 @@ function build(db: TestDatabase, logger?: ErrorLogger): { auth: AccountPlugin; m
       },
     },
     {
-      method: 'POST', path: '/api/session-regenerate', operation: 'session_regenerate', dependencies: [auth.currentUser()],
+      method: 'POST',
+      path: '/api/session-regenerate',
+      operation: 'session_regenerate',
+      dependencies: [auth.currentUser()],
       handler: async (req: NeutralRequest) => {
         const issued = (await manager.regenerate((await manager.load(req))!))!;
         issued.session.data.regenerated = true;
@@ -66,7 +90,8 @@ describe.each(ENGINES)('koa-session carries the account sessions on %s', (engine
     const built = build(db);
     ({ auth, manager } = built);
     await built.app.start(db.knex);
-    for (const name of ['kim', 'lee', 'max']) await auth.createUser({ username: name, email: `${name}@example.com`, password: PASSWORD });
+    for (const name of ['kim', 'lee', 'max'])
+      await auth.createUser({ username: name, email: `${name}@example.com`, password: PASSWORD });
 
     const koa = new Koa();
     koa.use(createSession(koaSessionOptions(manager), koa));
@@ -144,7 +169,9 @@ describe.each(ENGINES)('koa-session carries the account sessions on %s', (engine
   it('sign-out: the app middleware sees an empty session, and a write after the route revives nothing', async () => {
     const c = await signedIn('lee');
     const cookie = c.jar.get('cs_session')!;
-    const res = await c.request('POST', '/auth/logout', { headers: { 'x-csrf-token': c.jar.get('cs_csrf')!, 'x-app-write-after': 'too late' } });
+    const res = await c.request('POST', '/auth/logout', {
+      headers: { 'x-csrf-token': c.jar.get('cs_csrf')!, 'x-app-write-after': 'too late' },
+    });
     expect(res.status).toBe(200);
     expect(seen.after).toEqual({});
     expect(await stored(cookie)).toBeUndefined();
@@ -162,7 +189,12 @@ describe.each(ENGINES)('koa-session carries the account sessions on %s', (engine
     // Another process revokes the session after this request loaded it; the app then writes, before and after the route.
     const res = await c.request('POST', '/api/session-data', {
       json: { note: 'in flight' },
-      headers: { 'x-csrf-token': c.jar.get('cs_csrf')!, 'x-revoke-now': hashSecret(cookie), 'x-app-write': 'x', 'x-app-write-after': 'late write' },
+      headers: {
+        'x-csrf-token': c.jar.get('cs_csrf')!,
+        'x-revoke-now': hashSecret(cookie),
+        'x-app-write': 'x',
+        'x-app-write-after': 'late write',
+      },
     });
     expect(res.body).toEqual({ saved: false });
     expect(await stored(cookie)).toBeUndefined();
@@ -235,7 +267,9 @@ describe('koa-session setup is checked at startup', () => {
     expect(() => mountRoutes(new Koa(), app.routes, { sessions: [manager] })).toThrow(/not carried by koa-session/);
     koaSessionOptions(manager);
     expect(() => mountRoutes(new Koa(), app.routes, { sessions: [manager] })).toThrow(ConfigurationError);
-    expect(() => mountRoutes(new Koa(), app.routes, { sessions: [manager] })).toThrow(/koa-session is missing.*createSession\(koaSessionOptions\(manager\), app\)/);
+    expect(() => mountRoutes(new Koa(), app.routes, { sessions: [manager] })).toThrow(
+      /koa-session is missing.*createSession\(koaSessionOptions\(manager\), app\)/,
+    );
 
     const other = build(db).manager;
     const wrong = new Koa();
@@ -294,15 +328,22 @@ describe('koa-session: a save failing unexpectedly after the routes', () => {
       },
     });
     const reported: { error: unknown; context: unknown }[] = [];
-    mountRoutes(koa, app.routes, { sessions: [auth.sessionManager!], logger: { error: (_message, error, context) => void reported.push({ error, context }) } });
+    mountRoutes(koa, app.routes, {
+      sessions: [auth.sessionManager!],
+      logger: { error: (_message, error, context) => void reported.push({ error, context }) },
+    });
     const server = await listen(koa);
     try {
       const c = new Client(server.url);
       expect((await c.login('kim', PASSWORD)).status).toBe(200);
-      const res = await c.request('GET', '/auth/me', { headers: { 'x-write-after': '1', 'x-request-id': 'koa-save-1' } });
+      const res = await c.request('GET', '/auth/me', {
+        headers: { 'x-write-after': '1', 'x-request-id': 'koa-save-1' },
+      });
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ detail: 'Internal server error' });
-      expect(reported).toEqual([{ error: expect.objectContaining({ message: 'the store has a bug' }), context: { requestId: 'koa-save-1' } }]);
+      expect(reported).toEqual([
+        { error: expect.objectContaining({ message: 'the store has a bug' }), context: { requestId: 'koa-save-1' } },
+      ]);
     } finally {
       await server.close();
       await app.close();

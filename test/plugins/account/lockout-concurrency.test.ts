@@ -30,7 +30,9 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
     });
 
     const burst = (path: string, username: string, password = 'a wrong password') =>
-      Promise.all(Array.from({ length: BURST }, () => env.client().request('POST', path, { form: { username, password } })));
+      Promise.all(
+        Array.from({ length: BURST }, () => env.client().request('POST', path, { form: { username, password } })),
+      );
 
     function tally(answers: Answer[]) {
       const checked = answers.filter((a) => a.status === 401).length;
@@ -43,7 +45,10 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
     }
 
     async function lockRow(userId: number) {
-      const row = await env.db.knex('account_login_failures').where({ key: `user:${userId}` }).first();
+      const row = await env.db
+        .knex('account_login_failures')
+        .where({ key: `user:${userId}` })
+        .first();
       return { lockouts: Number(row.lockouts), lockedForMs: Number(row.locked_until) - clock.now() };
     }
 
@@ -73,7 +78,12 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
       clock.skew = (BASE + 1 + 2 * BASE + 1) * 1000;
       expect((await env.client().login('burst', PASSWORD)).status).toBe(200);
       // A success forgets the failures.
-      expect(await env.db.knex('account_login_failures').where({ key: `user:${id}` }).first()).toBeUndefined();
+      expect(
+        await env.db
+          .knex('account_login_failures')
+          .where({ key: `user:${id}` })
+          .first(),
+      ).toBeUndefined();
     });
 
     it('signs in every one of concurrent right passwords of an account with no failures (the first ones insert its row)', async () => {
@@ -95,7 +105,9 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
       const spellings = ['spread', 'SPREAD', 'spread@example.com', 'Spread@Example.com'];
       const answers = await Promise.all(
         Array.from({ length: BURST }, (_, i) =>
-          env.client().request('POST', i % 2 ? '/auth/login' : '/auth/token', { form: { username: spellings[i % spellings.length], password: 'a wrong password' } }),
+          env.client().request('POST', i % 2 ? '/auth/login' : '/auth/token', {
+            form: { username: spellings[i % spellings.length], password: 'a wrong password' },
+          }),
         ),
       );
       const { checked } = tally(answers);

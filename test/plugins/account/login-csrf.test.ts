@@ -38,7 +38,10 @@ function loginCsrfSuite(harness: AdapterHarness): void {
       ['its own host on another port', { origin: 'http://127.0.0.1:1' }],
       ['a cross-site Referer and no Origin', { referer: 'https://evil.example/page?x=1' }],
       ['an unreadable Referer and no Origin', { referer: '::::' }],
-      ['Sec-Fetch-Site cross-site, whatever Origin claims', { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }],
+      [
+        'Sec-Fetch-Site cross-site, whatever Origin claims',
+        { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      ],
     ])('refuses %s (403, no cookie)', async (_name, headers) => {
       const res = await login(headers);
       expect(res.status).toBe(403);
@@ -67,7 +70,9 @@ function loginCsrfSuite(harness: AdapterHarness): void {
       const refused = await login({ origin: 'https://evil.example' }, tokenCookieEnv, '/auth/token');
       expect(refused.status).toBe(403);
       expect(refused.cookies.size).toBe(0);
-      expect((await login({ origin: new URL(tokenCookieEnv.server.url).origin }, tokenCookieEnv, '/auth/token')).status).toBe(200);
+      expect(
+        (await login({ origin: new URL(tokenCookieEnv.server.url).origin }, tokenCookieEnv, '/auth/token')).status,
+      ).toBe(200);
       // In refresh mode body, /token sets no cookie: a cross-site page cannot read its answer, so no check.
       expect((await login({ origin: 'https://evil.example' }, env, '/auth/token')).status).toBe(200);
     });

@@ -7,7 +7,15 @@ import { PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 import { challengeFor, codeNow, nextStep, verify } from './mfa/helpers';
 import { ajv, expectFits } from './doc-fit';
 
-const MFA_ROUTES = ['POST /auth/mfa/verify', 'POST /auth/mfa/challenge', 'GET /auth/mfa', 'POST /auth/mfa/totp/setup', 'POST /auth/mfa/totp/confirm', 'POST /auth/mfa/totp/disable', 'POST /auth/mfa/recovery-codes/regenerate'];
+const MFA_ROUTES = [
+  'POST /auth/mfa/verify',
+  'POST /auth/mfa/challenge',
+  'GET /auth/mfa',
+  'POST /auth/mfa/totp/setup',
+  'POST /auth/mfa/totp/confirm',
+  'POST /auth/mfa/totp/disable',
+  'POST /auth/mfa/recovery-codes/regenerate',
+];
 
 describe('two-factor route docs', () => {
   let env: AccountEnv;
@@ -18,17 +26,24 @@ describe('two-factor route docs', () => {
   });
   afterAll(async () => env?.close());
 
-  const fits = (route: string, res: { status: number; body: unknown }) => expectFits(docs, route, res, { examples: true });
+  const fits = (route: string, res: { status: number; body: unknown }) =>
+    expectFits(docs, route, res, { examples: true });
 
   it('documents every two-factor route: body, success, `detail` errors and security', () => {
     for (const route of MFA_ROUTES) {
       const doc = docs.get(route);
-      expect(doc, route).toMatchObject({ operationId: expect.stringMatching(/^account_mfa/), summary: expect.any(String), tags: ['auth'] });
+      expect(doc, route).toMatchObject({
+        operationId: expect.stringMatching(/^account_mfa/),
+        summary: expect.any(String),
+        tags: ['auth'],
+      });
       if (route.startsWith('POST')) {
         expect(() => ajv.compile(doc!.requestBody!), route).not.toThrow();
         // JSON only: no form content type, and the 415 a form gets.
         expect(doc!.requestBodyContentTypes, route).toBeUndefined();
-        expect(doc!.responses!['415']!.schema?.examples, route).toEqual([{ detail: 'Send the body as JSON (Content-Type: application/json)' }]);
+        expect(doc!.responses!['415']!.schema?.examples, route).toEqual([
+          { detail: 'Send the body as JSON (Content-Type: application/json)' },
+        ]);
       }
       for (const [code, response] of Object.entries(doc!.responses ?? {})) {
         expect(() => ajv.compile(response.schema ?? {}), `${route} ${code}`).not.toThrow();
@@ -52,15 +67,24 @@ describe('two-factor route docs', () => {
     const setup = await c.post('/auth/mfa/totp/setup', { password: PASSWORD });
     fits('POST /auth/mfa/totp/setup', setup);
     fits('POST /auth/mfa/totp/confirm', await c.post('/auth/mfa/totp/confirm', { code: 'abcdef' }));
-    fits('POST /auth/mfa/totp/confirm', await c.post('/auth/mfa/totp/confirm', { code: await codeNow(setup.body.secret) }));
+    fits(
+      'POST /auth/mfa/totp/confirm',
+      await c.post('/auth/mfa/totp/confirm', { code: await codeNow(setup.body.secret) }),
+    );
     fits('POST /auth/mfa/totp/setup', await c.post('/auth/mfa/totp/setup', { password: PASSWORD }));
     nextStep();
-    fits('POST /auth/mfa/recovery-codes/regenerate', await c.post('/auth/mfa/recovery-codes/regenerate', { code: await codeNow(setup.body.secret) }));
+    fits(
+      'POST /auth/mfa/recovery-codes/regenerate',
+      await c.post('/auth/mfa/recovery-codes/regenerate', { code: await codeNow(setup.body.secret) }),
+    );
     fits('POST /auth/mfa/recovery-codes/regenerate', await c.post('/auth/mfa/recovery-codes/regenerate', {}));
 
     const challenge = await challengeFor(c, 'docmfa');
     fits('POST /auth/login', await c.login('docmfa', PASSWORD));
-    fits('POST /auth/token', await c.request('POST', '/auth/token', { form: { username: 'docmfa', password: PASSWORD } }));
+    fits(
+      'POST /auth/token',
+      await c.request('POST', '/auth/token', { form: { username: 'docmfa', password: PASSWORD } }),
+    );
     fits('POST /auth/mfa/challenge', await c.request('POST', '/auth/mfa/challenge', { json: { challenge } }));
     fits('POST /auth/mfa/verify', await verify(c, challenge, '000000'));
     fits('POST /auth/mfa/verify', await verify(c, 'unknown', '000000'));
@@ -72,18 +96,26 @@ describe('two-factor route docs', () => {
     fits('POST /auth/mfa/verify', await verify(c, tokenChallenge, await codeNow(setup.body.secret)));
     fits('POST /auth/mfa/totp/disable', await c.post('/auth/mfa/totp/disable', { code: '000000' }));
     nextStep();
-    fits('POST /auth/mfa/totp/disable', await c.post('/auth/mfa/totp/disable', { code: await codeNow(setup.body.secret) }));
+    fits(
+      'POST /auth/mfa/totp/disable',
+      await c.post('/auth/mfa/totp/disable', { code: await codeNow(setup.body.secret) }),
+    );
     fits('POST /auth/mfa/totp/disable', await c.post('/auth/mfa/totp/disable', { code: '000000' }));
 
     await env.user('docboss', { superuser: true });
     const boss = env.client();
     const setupChallenge = await boss.login('docboss', PASSWORD);
     fits('POST /auth/login', setupChallenge);
-    const details = await boss.request('POST', '/auth/mfa/challenge', { json: { challenge: setupChallenge.body.challenge } });
+    const details = await boss.request('POST', '/auth/mfa/challenge', {
+      json: { challenge: setupChallenge.body.challenge },
+    });
     fits('POST /auth/mfa/challenge', details);
     const enrolled = await verify(boss, setupChallenge.body.challenge, await codeNow(details.body.setup.secret));
     fits('POST /auth/mfa/verify', enrolled);
     nextStep();
-    fits('POST /auth/mfa/totp/disable', await boss.post('/auth/mfa/totp/disable', { code: await codeNow(details.body.setup.secret) }));
+    fits(
+      'POST /auth/mfa/totp/disable',
+      await boss.post('/auth/mfa/totp/disable', { code: await codeNow(details.body.setup.secret) }),
+    );
   });
 });

@@ -15,7 +15,9 @@ describe('account: two-factor on the OpenID Connect sign-in (koa / sqlite)', () 
   beforeAll(async () => {
     provider = await startProvider();
     const options = {
-      oauthProviders: { oidc: { issuer: provider.issuer, clientId: 'crudsmithtests', clientSecret: 'a client secret' } },
+      oauthProviders: {
+        oidc: { issuer: provider.issuer, clientId: 'crudsmithtests', clientSecret: 'a client secret' },
+      },
       redirectBaseUrl: PUBLIC,
       mfa: { required: (user: Record<string, unknown>) => Boolean(user.is_superuser) },
     };
@@ -53,7 +55,9 @@ describe('account: two-factor on the OpenID Connect sign-in (koa / sqlite)', () 
     const { done } = await signIn(browser, { sub: 'olga-sub', email: 'olga@example.com', email_verified: true });
     const fragment = new URLSearchParams(new URL(done.headers.get('location')!, PUBLIC).hash.slice(1));
     expect(fragment.get('setup')).toBe('1');
-    const details = await browser.request('POST', '/auth/mfa/challenge', { json: { challenge: fragment.get('mfa_challenge') } });
+    const details = await browser.request('POST', '/auth/mfa/challenge', {
+      json: { challenge: fragment.get('mfa_challenge') },
+    });
     const finished = await verify(browser, fragment.get('mfa_challenge')!, await codeNow(details.body.setup.secret));
     expect(finished.body.recovery_codes).toHaveLength(10);
     expect((await browser.get('/auth/mfa')).body).toMatchObject({ enabled: true, required: true });
@@ -67,7 +71,10 @@ describe('account: two-factor on the OpenID Connect sign-in (koa / sqlite)', () 
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ mfa_required: true, challenge: expect.any(String), expires_in: 300 });
     expect(done.cookies.has('cs_session')).toBe(false);
-    expect((await verify(browser, done.body.challenge, await codeNow(secret))).body).toEqual({ csrf_token: expect.any(String), redirect_to: '/home' });
+    expect((await verify(browser, done.body.challenge, await codeNow(secret))).body).toEqual({
+      csrf_token: expect.any(String),
+      redirect_to: '/home',
+    });
 
     const plain = jsonEnv.client();
     const signedIn = await signIn(plain, { sub: 'plain-sub', email: 'plain@example.com', email_verified: true });

@@ -20,11 +20,19 @@ type Logged = { message: string; details: Record<string, unknown> };
 
 /** The `recovery` option of a test app: mail by `mail`, warnings into `logs`. */
 const recovery = (mail: MailTransport, logs: Logged[], extra: Partial<RecoveryOptions> = {}) => ({
-  recovery: { mail, publicUrl: 'http://127.0.0.1:8000', logger: { warn: (message: string, details: Record<string, unknown>) => logs.push({ message, details }) }, ...extra },
+  recovery: {
+    mail,
+    publicUrl: 'http://127.0.0.1:8000',
+    logger: { warn: (message: string, details: Record<string, unknown>) => logs.push({ message, details }) },
+    ...extra,
+  },
 });
 
 class PhoneUser extends User {
-  static override jsonSchema = { ...User.jsonSchema, properties: { ...User.jsonSchema.properties, phone: { type: ['string', 'null'], maxLength: 16 } } };
+  static override jsonSchema = {
+    ...User.jsonSchema,
+    properties: { ...User.jsonSchema.properties, phone: { type: ['string', 'null'], maxLength: 16 } },
+  };
 }
 
 const phoneMigrations: MigrationSet = {
@@ -50,7 +58,11 @@ function deliveryTests(harness: AdapterHarness): void {
         box = await outboxMailbox();
         env = await startAccountApp(harness, 'sqlite', {
           ...recovery(box.transport, [], {
-            templates: { mail: { reset: { subject: '| Password help for !{username}', html: 'p\n  a(href=link) Reset it, #{username}' } } },
+            templates: {
+              mail: {
+                reset: { subject: '| Password help for !{username}', html: 'p\n  a(href=link) Reset it, #{username}' },
+              },
+            },
             tokenSeconds: { reset: 600 },
             links: { reset: '/account/new-password' },
           }),
@@ -72,15 +84,30 @@ function deliveryTests(harness: AdapterHarness): void {
         expect(mails[0].subject).toBe('Password help for Otto');
         expect(mails[0].text).toContain('http://127.0.0.1:8000/account/new-password?token=');
         expect(mails[0].text).toContain('10 minutes');
-        expect(mails[0].html).toMatch(/^<p><a href="http:\/\/127\.0\.0\.1:8000\/account\/new-password\?token=[\w-]{43}">Reset it, Otto<\/a><\/p>$/);
+        expect(mails[0].html).toMatch(
+          /^<p><a href="http:\/\/127\.0\.0\.1:8000\/account\/new-password\?token=[\w-]{43}">Reset it, Otto<\/a><\/p>$/,
+        );
         const [file] = await readdir(box.dir);
         expect((await stat(join(box.dir, file))).mode & 0o777).toBe(0o600);
         const token = tokenOf(mails[0]);
-        expect((await env.client().request('POST', '/auth/password/reset-confirm', { json: { token, new_password: 'the outbox delivered' } })).status).toBe(200);
+        expect(
+          (
+            await env.client().request('POST', '/auth/password/reset-confirm', {
+              json: { token, new_password: 'the outbox delivered' },
+            })
+          ).status,
+        ).toBe(200);
       });
 
       it('refuses a template that does not compile, at startup', () => {
-        expect(() => account({ knex: env.db.knex, userModel: User, secretKey: SECRET, ...recovery(box.transport, [], { templates: { mail: { verify: { html: 'p(' } } } }) })).toThrow(/template verify\.html/);
+        expect(() =>
+          account({
+            knex: env.db.knex,
+            userModel: User,
+            secretKey: SECRET,
+            ...recovery(box.transport, [], { templates: { mail: { verify: { html: 'p(' } } } }),
+          }),
+        ).toThrow(/template verify\.html/);
       });
     });
 
@@ -100,7 +127,9 @@ function deliveryTests(harness: AdapterHarness): void {
       it('answers before a slow server has taken the mail', async () => {
         await env.user('sloane');
         const started = Date.now();
-        const res = await env.client().request('POST', '/auth/password/reset-request', { json: { email: 'sloane@example.com' } });
+        const res = await env
+          .client()
+          .request('POST', '/auth/password/reset-request', { json: { email: 'sloane@example.com' } });
         expect(res.status).toBe(202);
         expect(Date.now() - started).toBeLessThan(2000);
         await env.auth.settled();
@@ -109,16 +138,28 @@ function deliveryTests(harness: AdapterHarness): void {
 
       it('keeps at most maxPendingDeliveries in flight, dropping (and logging) the rest with the same answer', async () => {
         const dropped: Logged[] = [];
-        const bounded = await startAccountApp(harness, 'sqlite', recovery(slow.transport, dropped, { maxPendingDeliveries: 1 }));
+        const bounded = await startAccountApp(
+          harness,
+          'sqlite',
+          recovery(slow.transport, dropped, { maxPendingDeliveries: 1 }),
+        );
         try {
           await bounded.user('bea');
           const answers = [];
-          for (let i = 0; i < 3; i++) answers.push(await bounded.client().request('POST', '/auth/password/reset-request', { json: { email: 'bea@example.com' } }));
+          for (let i = 0; i < 3; i++)
+            answers.push(
+              await bounded
+                .client()
+                .request('POST', '/auth/password/reset-request', { json: { email: 'bea@example.com' } }),
+            );
           expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
           expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
           await bounded.auth.settled();
           expect(await slow.to('bea@example.com')).toHaveLength(1);
-          expect(dropped.map((d) => d.message)).toEqual(['account: a recovery message was dropped: too many deliveries in flight', 'account: a recovery message was dropped: too many deliveries in flight']);
+          expect(dropped.map((d) => d.message)).toEqual([
+            'account: a recovery message was dropped: too many deliveries in flight',
+            'account: a recovery message was dropped: too many deliveries in flight',
+          ]);
         } finally {
           await bounded.close();
         }
@@ -131,8 +172,12 @@ function deliveryTests(harness: AdapterHarness): void {
         try {
           await other.user('dora');
           const c = other.client();
-          const known = await c.request('POST', '/auth/password/reset-request', { json: { email: 'dora@example.com' } });
-          const unknown = await c.request('POST', '/auth/password/reset-request', { json: { email: 'nobody@example.com' } });
+          const known = await c.request('POST', '/auth/password/reset-request', {
+            json: { email: 'dora@example.com' },
+          });
+          const unknown = await c.request('POST', '/auth/password/reset-request', {
+            json: { email: 'nobody@example.com' },
+          });
           expect({ status: known.status, body: known.body }).toEqual({ status: unknown.status, body: unknown.body });
           await other.auth.settled();
           expect(failing).toHaveLength(1);
@@ -147,14 +192,27 @@ function deliveryTests(harness: AdapterHarness): void {
 
       it('limits the request routes per client address (429 with Retry-After)', async () => {
         const box = await outboxMailbox();
-        const limited = await startAccountApp(harness, 'sqlite', recovery(box.transport, [], { requestRateLimit: { limit: 3, periodSeconds: 3600 } }));
+        const limited = await startAccountApp(
+          harness,
+          'sqlite',
+          recovery(box.transport, [], { requestRateLimit: { limit: 3, periodSeconds: 3600 } }),
+        );
         try {
           const c = limited.client();
-          expect((await c.request('POST', '/auth/password/reset-request', { json: { email: 'a@example.com' } })).status).toBe(202);
-          expect((await c.request('POST', '/auth/email/verify-request', { json: { email: 'b@example.com' } })).status).toBe(202);
-          expect((await c.request('POST', '/auth/password/reset-request', { json: { email: 'c@example.com' } })).status).toBe(202);
+          expect(
+            (await c.request('POST', '/auth/password/reset-request', { json: { email: 'a@example.com' } })).status,
+          ).toBe(202);
+          expect(
+            (await c.request('POST', '/auth/email/verify-request', { json: { email: 'b@example.com' } })).status,
+          ).toBe(202);
+          expect(
+            (await c.request('POST', '/auth/password/reset-request', { json: { email: 'c@example.com' } })).status,
+          ).toBe(202);
           const refused = await c.request('POST', '/auth/password/reset-request', { json: { email: 'd@example.com' } });
-          expect(refused).toMatchObject({ status: 429, body: { detail: 'Too many requests from this address; try again later' } });
+          expect(refused).toMatchObject({
+            status: 429,
+            body: { detail: 'Too many requests from this address; try again later' },
+          });
           expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
         } finally {
           await limited.close();
@@ -186,7 +244,11 @@ function phoneFactorTests(harness: AdapterHarness, engine: Engine): void {
         password: { bcryptRounds: 4 },
         recovery: { factor: 'phone', messages: outbox(box.dir), publicUrl: 'http://127.0.0.1:8000' },
       });
-      const app = bootstrap({ plugins: [auth], principal: auth.principal, migrations: [userMigrations, phoneMigrations] });
+      const app = bootstrap({
+        plugins: [auth],
+        principal: auth.principal,
+        migrations: [userMigrations, phoneMigrations],
+      });
       await app.start(db.knex);
       const server = await harness.mount(app.routes, { sessions: auth.sessionManager ? [auth.sessionManager] : [] });
       const user = await auth.createUser({ username: 'phil', email: 'phil@example.com', password: PASSWORD });
@@ -208,20 +270,32 @@ function phoneFactorTests(harness: AdapterHarness, engine: Engine): void {
       const unknown = await c.request('POST', '/auth/email/verify-request', { json: { phone: '+4915100000000' } });
       expect(known.status).toBe(202);
       expect({ status: unknown.status, body: unknown.body }).toEqual({ status: known.status, body: known.body });
-      expect((await c.request('POST', '/auth/email/verify-request', { json: { email: 'phil@example.com' } })).status).toBe(422);
-      expect((await c.request('POST', '/auth/email/verify-request', { json: { phone: '0151 12345678' } })).status).toBe(422);
+      expect(
+        (await c.request('POST', '/auth/email/verify-request', { json: { email: 'phil@example.com' } })).status,
+      ).toBe(422);
+      expect((await c.request('POST', '/auth/email/verify-request', { json: { phone: '0151 12345678' } })).status).toBe(
+        422,
+      );
       await settled();
       const [text] = await texts.read!();
       expect(Object.keys(text).sort()).toEqual(['text', 'to']);
       expect(text.to).toBe('+4915112345678');
-      expect((await c.request('POST', '/auth/email/verify-confirm', { json: { token: tokenOf(text) } })).status).toBe(200);
+      expect((await c.request('POST', '/auth/email/verify-confirm', { json: { token: tokenOf(text) } })).status).toBe(
+        200,
+      );
       expect(Boolean((await knex('users').where('username', 'phil').first()).is_verified)).toBe(true);
 
       await c.request('POST', '/auth/password/reset-request', { json: { phone: '+4915112345678' } });
       await settled();
       const reset = (await texts.read!()).at(-1);
       expect(reset?.text).toContain('/reset-password?token=');
-      expect((await c.request('POST', '/auth/password/reset-confirm', { json: { token: tokenOf(reset), new_password: 'reset by text message' } })).status).toBe(200);
+      expect(
+        (
+          await c.request('POST', '/auth/password/reset-confirm', {
+            json: { token: tokenOf(reset), new_password: 'reset by text message' },
+          })
+        ).status,
+      ).toBe(200);
       expect((await client().login('phil', 'reset by text message')).status).toBe(200);
       expect(await texts.read!()).toHaveLength(2);
     });

@@ -9,7 +9,14 @@ import { RedisSessionStore } from '@crudsmith/account/redis';
 // unreachable Redis fails the suite rather than skipping it.
 const url = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const reachable =
-  spawnSync(process.execPath, ['-e', `require('node:net').connect(${Number(url.port || 6379)}, ${JSON.stringify(url.hostname)}).on('connect', () => process.exit(0)).on('error', () => process.exit(1))`], { timeout: 5000 }).status === 0;
+  spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `require('node:net').connect(${Number(url.port || 6379)}, ${JSON.stringify(url.hostname)}).on('connect', () => process.exit(0)).on('error', () => process.exit(1))`,
+    ],
+    { timeout: 5000 },
+  ).status === 0;
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const describeRedis = reachable || ci ? describe : describe.skip;
 
@@ -19,8 +26,23 @@ describeRedis('RedisSessionStore with SessionManager', () => {
   const prefix = `cs-test:${process.pid}:${Date.now().toString(36)}:`;
   let clock = Date.now();
   const manager = (client: () => Redis) =>
-    new SessionManager({ store: new RedisSessionStore(client(), { prefix }), idleTimeoutSeconds: 60, absoluteTimeoutSeconds: 600, touchIntervalSeconds: 1, now: () => clock });
-  const req = (id: string) => createRequest({ method: 'GET', path: '/', query: {}, headers: {}, cookies: { cs_session: id }, body: undefined, clientAddress: '::1' });
+    new SessionManager({
+      store: new RedisSessionStore(client(), { prefix }),
+      idleTimeoutSeconds: 60,
+      absoluteTimeoutSeconds: 600,
+      touchIntervalSeconds: 1,
+      now: () => clock,
+    });
+  const req = (id: string) =>
+    createRequest({
+      method: 'GET',
+      path: '/',
+      query: {},
+      headers: {},
+      cookies: { cs_session: id },
+      body: undefined,
+      clientAddress: '::1',
+    });
 
   beforeAll(() => {
     redis = new Redis({ host: url.hostname, port: Number(url.port || 6379), lazyConnect: false });
@@ -37,7 +59,11 @@ describeRedis('RedisSessionStore with SessionManager', () => {
     const one = manager(() => redis);
     const two = manager(() => other);
     const { cookie, session } = await one.create(42, { data: { csrf: 't' } });
-    expect(await two.load(req(cookie.value))).toMatchObject({ userId: '42', handle: session.handle, data: { csrf: 't' } });
+    expect(await two.load(req(cookie.value))).toMatchObject({
+      userId: '42',
+      handle: session.handle,
+      data: { csrf: 't' },
+    });
     const keys = await redis.keys(`${prefix}*`);
     expect(keys.join(' ')).not.toContain(cookie.value);
     const ttl = await redis.pttl(`${prefix}s:${session.idHash}`);
@@ -59,7 +85,11 @@ describeRedis('RedisSessionStore with SessionManager', () => {
   });
 
   it('lists by user, revokes by handle, keeps the current one, and caps per user', async () => {
-    const sessions = new SessionManager({ store: new RedisSessionStore(redis, { prefix }), maxSessionsPerUser: 2, now: () => clock });
+    const sessions = new SessionManager({
+      store: new RedisSessionStore(redis, { prefix }),
+      maxSessionsPerUser: 2,
+      now: () => clock,
+    });
     const a = await sessions.create(44);
     clock += 1;
     const b = await sessions.create(44);

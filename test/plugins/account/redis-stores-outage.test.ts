@@ -17,20 +17,38 @@ const TIMEOUT_MS = 300;
 const BOUND_MS = 2000;
 const now = Date.now();
 const session: SessionRecord = {
-  idHash: 'h'.repeat(64), handle: 'handle', userId: '7', data: {}, createdAt: now, lastSeenAt: now,
-  idleExpiresAt: now + 60_000, absoluteExpiresAt: now + 600_000, userAgent: null, ipAddress: null,
+  idHash: 'h'.repeat(64),
+  handle: 'handle',
+  userId: '7',
+  data: {},
+  createdAt: now,
+  lastSeenAt: now,
+  idleExpiresAt: now + 60_000,
+  absoluteExpiresAt: now + 600_000,
+  userAgent: null,
+  ipAddress: null,
 };
-const challenge: ChallengeRecord = { userId: '7', purpose: 'sign-in', intent: { transport: 'bearer', scope: 'items:read' }, tokenVersion: 0, secret: null, expiresAt: now + 300_000 };
+const challenge: ChallengeRecord = {
+  userId: '7',
+  purpose: 'sign-in',
+  intent: { transport: 'bearer', scope: 'items:read' },
+  tokenVersion: 0,
+  secret: null,
+  expiresAt: now + 300_000,
+};
 
 async function expectUnavailable(run: () => Promise<unknown>): Promise<void> {
   const started = Date.now();
-  const error = await run().then(() => undefined, (e: unknown) => e);
+  const error = await run().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ServiceUnavailableError);
   expect((error as ServiceUnavailableError).status).toBe(503);
   expect(Date.now() - started).toBeLessThan(BOUND_MS);
 }
 
-describeRedis('the account plugin\'s Redis stores with Redis gone', () => {
+describeRedis("the account plugin's Redis stores with Redis gone", () => {
   let proxy: TcpProxy;
   let redis: Redis;
   let sessions: RedisSessionStore;

@@ -8,8 +8,11 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
   describe(`account: bearer transport on ${harness.name} / ${engine}`, () => {
     let env: AccountEnv;
     const token = (username = 'bob', password = PASSWORD, scope?: string) =>
-      env.client().request('POST', '/auth/token', { form: { username, password, ...(scope === undefined ? {} : { scope }) } });
-    const refresh = (refresh_token: string) => env.client().request('POST', '/auth/refresh', { json: { refresh_token } });
+      env
+        .client()
+        .request('POST', '/auth/token', { form: { username, password, ...(scope === undefined ? {} : { scope }) } });
+    const refresh = (refresh_token: string) =>
+      env.client().request('POST', '/auth/refresh', { json: { refresh_token } });
     const me = (access: string) => env.client().get('/auth/me', { authorization: `Bearer ${access}` });
 
     beforeAll(async () => {
@@ -25,7 +28,12 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
     it('POST /token answers access_token, token_type and refresh_token (mode body)', async () => {
       const res = await token();
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 900, refresh_token: expect.any(String) });
+      expect(res.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'bearer',
+        expires_in: 900,
+        refresh_token: expect.any(String),
+      });
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(res.cookies.size).toBe(0);
       const claims = JSON.parse(Buffer.from(res.body.access_token.split('.')[1], 'base64url').toString());
@@ -41,9 +49,15 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
 
     it('authenticates with the Authorization header only, and needs no CSRF header', async () => {
       const { access_token } = (await token()).body;
-      expect((await me(access_token)).body).toEqual({ id: expect.any(Number), scopes: ['items:read'], transport: 'bearer' });
+      expect((await me(access_token)).body).toEqual({
+        id: expect.any(Number),
+        scopes: ['items:read'],
+        transport: 'bearer',
+      });
       expect((await env.client().get(`/auth/me?access_token=${access_token}`)).status).toBe(401);
-      const post = await env.client().request('POST', '/api/private', { headers: { authorization: `bearer ${access_token}` } });
+      const post = await env
+        .client()
+        .request('POST', '/api/private', { headers: { authorization: `bearer ${access_token}` } });
       expect(post.status).toBe(200);
     });
 
@@ -136,7 +150,11 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
   describe(`account: bearer-only app, refresh mode cookie, on ${harness.name} / ${engine}`, () => {
     let env: AccountEnv;
     beforeAll(async () => {
-      env = await startAccountApp(harness, engine, { session: false, bearer: { refresh: 'cookie' }, registerRateLimit: { limit: 2, periodSeconds: 3600 } });
+      env = await startAccountApp(harness, engine, {
+        session: false,
+        bearer: { refresh: 'cookie' },
+        registerRateLimit: { limit: 2, periodSeconds: 3600 },
+      });
       await env.user('carol');
     });
     afterAll(async () => env?.close());
@@ -167,7 +185,10 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
 
     it('limits /register per client address (429 with Retry-After)', async () => {
       const c = env.client();
-      const register = (n: number) => c.request('POST', '/auth/register', { json: { username: `r${n}`, email: `r${n}@example.com`, password: PASSWORD } });
+      const register = (n: number) =>
+        c.request('POST', '/auth/register', {
+          json: { username: `r${n}`, email: `r${n}@example.com`, password: PASSWORD },
+        });
       expect((await register(1)).status).toBe(201);
       expect((await register(2)).status).toBe(201);
       const third = await register(3);
@@ -178,7 +199,9 @@ export function bearerSuite(harness: AdapterHarness, engine: Engine): void {
 
     it('mounts no session routes', async () => {
       const c = env.client();
-      expect((await c.request('POST', '/auth/login', { form: { username: 'carol', password: PASSWORD } })).status).toBe(404);
+      expect((await c.request('POST', '/auth/login', { form: { username: 'carol', password: PASSWORD } })).status).toBe(
+        404,
+      );
       expect((await c.get('/auth/sessions')).status).toBe(404);
     });
   });

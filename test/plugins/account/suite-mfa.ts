@@ -11,11 +11,17 @@ import { requiredTests } from './mfa/required';
 import { sudoTests } from './mfa/sudo';
 
 /** Registers the suite; `store` names another challenge store than the database's (Redis). */
-export function mfaSuite(harness: AdapterHarness, engine: Engine, store?: { name: string; challengeStore: ChallengeStore }): void {
+export function mfaSuite(
+  harness: AdapterHarness,
+  engine: Engine,
+  store?: { name: string; challengeStore: ChallengeStore },
+): void {
   describe(`account: two-factor, fresh sign-in and sudo on ${harness.name} / ${engine}${store ? `, challenges in ${store.name}` : ''}`, () => {
     const suite = {} as { env: AccountEnv };
     beforeAll(async () => {
-      suite.env = await startAccountApp(harness, engine, { mfa: { required: (user) => Boolean(user.is_superuser), challengeStore: store?.challengeStore } });
+      suite.env = await startAccountApp(harness, engine, {
+        mfa: { required: (user) => Boolean(user.is_superuser), challengeStore: store?.challengeStore },
+      });
     });
     afterAll(async () => suite.env?.close());
     beforeEach(() => {

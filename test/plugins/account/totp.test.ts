@@ -16,17 +16,23 @@ const RFC_VECTORS: [number, string][] = [
 ];
 
 describe('TOTP codes (RFC 6238: SHA-1, 30-second steps)', () => {
-  it.each(RFC_VECTORS)('at %i s the 8-digit code is %s, and the 6-digit code its last six digits', async (time, code) => {
-    expect(await totpCode(RFC_SECRET, time, 8)).toBe(code);
-    expect(await totpCode(RFC_SECRET, time)).toBe(code.slice(2));
-  });
+  it.each(RFC_VECTORS)(
+    'at %i s the 8-digit code is %s, and the 6-digit code its last six digits',
+    async (time, code) => {
+      expect(await totpCode(RFC_SECRET, time, 8)).toBe(code);
+      expect(await totpCode(RFC_SECRET, time)).toBe(code.slice(2));
+    },
+  );
 
-  it.each(RFC_VECTORS)('accepts the code of %i s within one step either way, and names its step', async (time, code) => {
-    const step = Math.floor(time / 30);
-    expect(await matchTotp(RFC_SECRET, code.slice(2), time)).toBe(step);
-    expect(await matchTotp(RFC_SECRET, code.slice(2), time - 30)).toBe(step);
-    expect(await matchTotp(RFC_SECRET, code.slice(2), time + 30)).toBe(step);
-  });
+  it.each(RFC_VECTORS)(
+    'accepts the code of %i s within one step either way, and names its step',
+    async (time, code) => {
+      const step = Math.floor(time / 30);
+      expect(await matchTotp(RFC_SECRET, code.slice(2), time)).toBe(step);
+      expect(await matchTotp(RFC_SECRET, code.slice(2), time - 30)).toBe(step);
+      expect(await matchTotp(RFC_SECRET, code.slice(2), time + 30)).toBe(step);
+    },
+  );
 
   it('refuses a code two steps away, and anything but six digits', async () => {
     const code = (await totpCode(RFC_SECRET, 1111111111)).slice(0);

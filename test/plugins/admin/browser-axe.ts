@@ -35,6 +35,9 @@ export async function smallTargets(page: Page): Promise<string[]> {
     elements
       .map((el) => ({ el, box: el.getBoundingClientRect() }))
       .filter(({ box }) => box.width > 0 && box.height > 0 && (box.width < 24 || box.height < 24))
-      .map(({ el, box }) => `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} ${Math.round(box.width)}x${Math.round(box.height)}`),
+      .map(
+        ({ el, box }) =>
+          `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} ${Math.round(box.width)}x${Math.round(box.height)}`,
+      ),
   );
 }

@@ -45,9 +45,11 @@ export async function watchedContext(browser: Browser, origin: string, adapter: 
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('response', async (response) => {
     // A redirect's body is never shown, so only the pages themselves need the policy.
-    if (response.request().resourceType() !== 'document' || (response.status() >= 300 && response.status() < 400)) return;
+    if (response.request().resourceType() !== 'document' || (response.status() >= 300 && response.status() < 400))
+      return;
     const type = (await response.headerValue('content-type')) ?? '';
-    if (type.startsWith('text/html') && !(await response.headerValue('content-security-policy'))) withoutCsp.push(response.url());
+    if (type.startsWith('text/html') && !(await response.headerValue('content-security-policy')))
+      withoutCsp.push(response.url());
   });
   // A blocked load or inline script fires securitypolicyviolation in the page; the binding
   // is Chromium's own (DevTools), so the policy does not hide it.

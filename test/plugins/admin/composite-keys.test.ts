@@ -13,16 +13,32 @@ describe.each(ENGINES)('the admin over a composite primary key (%s)', (engine) =
   let client: Client;
   beforeAll(async () => {
     env = await startAdminApp(koaHarness, engine, {
-      models: { lines: { model: OrderLine, allowedActions: ['view', 'update', 'delete'], createSchema: ['order_id', 'line_no', 'product'], updateSchema: ['product'] } },
+      models: {
+        lines: {
+          model: OrderLine,
+          allowedActions: ['view', 'update', 'delete'],
+          createSchema: ['order_id', 'line_no', 'product'],
+          updateSchema: ['product'],
+        },
+      },
     });
     await createOrderLines(env.db.knex);
-    await env.db.knex('order_lines').insert([{ order_id: 1, line_no: 1, product: 'hammer' }, { order_id: 1, line_no: 2, product: 'nails' }, { order_id: 2, line_no: 1, product: 'saw' }]);
+    await env.db.knex('order_lines').insert([
+      { order_id: 1, line_no: 1, product: 'hammer' },
+      { order_id: 1, line_no: 2, product: 'nails' },
+      { order_id: 2, line_no: 1, product: 'saw' },
+    ]);
     client = await env.signedIn();
   });
   afterAll(() => env?.close());
-  const stored = async () => (await env.db.knex('order_lines').where('is_deleted', false).orderBy(['order_id', 'line_no']).select('order_id', 'line_no', 'product')) as { order_id: number; line_no: number; product: string }[];
+  const stored = async () =>
+    (await env.db
+      .knex('order_lines')
+      .where('is_deleted', false)
+      .orderBy(['order_id', 'line_no'])
+      .select('order_id', 'line_no', 'product')) as { order_id: number; line_no: number; product: string }[];
 
-  it('links each row by its whole key, and the link opens that row\'s form', async () => {
+  it("links each row by its whole key, and the link opens that row's form", async () => {
     const list = await client.get('/admin/lines/');
     expect(list.status).toBe(200);
     expect(list.text).toContain('href="/admin/lines/update/1%2C2"');
@@ -47,7 +63,10 @@ describe.each(ENGINES)('the admin over a composite primary key (%s)', (engine) =
     const row = await client.get('/admin/crud/lines/2/1');
     expect(row.status).toBe(200);
     expect(row.json).toMatchObject({ order_id: 2, line_no: 1, product: 'saw' });
-    const removed = await client.request('DELETE', '/admin/lines/bulk-delete', { json: { ids: ['1,1', '2,1'] }, headers: { 'x-csrf-token': client.csrf, accept: 'text/html' } });
+    const removed = await client.request('DELETE', '/admin/lines/bulk-delete', {
+      json: { ids: ['1,1', '2,1'] },
+      headers: { 'x-csrf-token': client.csrf, accept: 'text/html' },
+    });
     expect(removed.status).toBe(200);
     expect(await stored()).toEqual([{ order_id: 1, line_no: 2, product: 'screws' }]);
   });
@@ -57,6 +76,9 @@ describe.each(ENGINES)('the admin over a composite primary key (%s)', (engine) =
     expect(trash.status).toBe(200);
     expect(trash.text).toContain('value="2,1"');
     expect((await client.postForm('/admin/lines/trash/restore', { ids: '2,1' })).status).toBe(303);
-    expect((await stored()).map((row) => [row.order_id, row.line_no])).toEqual([[1, 2], [2, 1]]);
+    expect((await stored()).map((row) => [row.order_id, row.line_no])).toEqual([
+      [1, 2],
+      [2, 1],
+    ]);
   });
 });

@@ -2,29 +2,60 @@ import { describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
 import { HashPool } from '@crudsmith/core';
 import { createRequest } from '@crudsmith/core/adapter';
-import { admin, AdminDependencyError, AdminModelTypeError, AdminSchemaError, type AdminOptions, type ModelView } from '@crudsmith/admin';
+import {
+  admin,
+  AdminDependencyError,
+  AdminModelTypeError,
+  AdminSchemaError,
+  type AdminOptions,
+  type ModelView,
+} from '@crudsmith/admin';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, SECRET, startAdminApp } from './fixture';
 
 // Model views and settings are checked at startup: each mistake is a typed error naming it.
 const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
-const items: ModelView = { model: Item, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: ItemCreate, updateSchema: ItemUpdate };
-const build = (models: Record<string, ModelView>, options: Partial<AdminOptions> = {}) => admin({ knex, secretKey: SECRET, models, ...options });
+const items: ModelView = {
+  model: Item,
+  allowedActions: ['view', 'create', 'update', 'delete'],
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+};
+const build = (models: Record<string, ModelView>, options: Partial<AdminOptions> = {}) =>
+  admin({ knex, secretKey: SECRET, models, ...options });
 
 describe('admin() at startup', () => {
   it('builds the routes of the allowed actions only', () => {
-    const plugin = build({ items, gadgets: { model: Gadget, allowedActions: ['view'], createSchema: ['label'], updateSchema: ['label'] } });
+    const plugin = build({
+      items,
+      gadgets: { model: Gadget, allowedActions: ['view'], createSchema: ['label'], updateSchema: ['label'] },
+    });
     const paths = plugin.routes!.map((r) => `${r.method} ${r.path}`);
-    expect(paths).toEqual(expect.arrayContaining(['GET /admin/items/', 'POST /admin/items/form_create', 'DELETE /admin/items/bulk-delete', 'GET /admin/gadgets/']));
-    expect(paths.filter((p) => p.includes(' /admin/gadgets/'))).toEqual(['GET /admin/gadgets/', 'GET /admin/gadgets/get_model_list']);
-    expect(paths.filter((p) => p.includes(' /admin/crud/gadgets')).sort()).toEqual(['GET /admin/crud/gadgets', 'GET /admin/crud/gadgets/:id']);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'GET /admin/items/',
+        'POST /admin/items/form_create',
+        'DELETE /admin/items/bulk-delete',
+        'GET /admin/gadgets/',
+      ]),
+    );
+    expect(paths.filter((p) => p.includes(' /admin/gadgets/'))).toEqual([
+      'GET /admin/gadgets/',
+      'GET /admin/gadgets/get_model_list',
+    ]);
+    expect(paths.filter((p) => p.includes(' /admin/crud/gadgets')).sort()).toEqual([
+      'GET /admin/crud/gadgets',
+      'GET /admin/crud/gadgets/:id',
+    ]);
   });
 
   it('refuses a schema field that is not a column of the model (AdminSchemaError)', () => {
     expect(() => build({ items: { ...items, createSchema: ['name', 'colour'] } })).toThrow(AdminSchemaError);
     expect(() => build({ items: { ...items, createSchema: ['name', 'colour'] } })).toThrow(/colour/);
     expect(() => build({ items: { ...items, selectSchema: ['nope'] } })).toThrow(AdminSchemaError);
-    expect(() => build({ items: { ...items, passwordTransformer: { field: 'password', column: 'nope' } } })).toThrow(AdminSchemaError);
+    expect(() => build({ items: { ...items, passwordTransformer: { field: 'password', column: 'nope' } } })).toThrow(
+      AdminSchemaError,
+    );
   });
 
   it('refuses a model that is not an objection model class (AdminModelTypeError)', () => {
@@ -41,7 +72,9 @@ describe('admin() at startup', () => {
   });
 
   it('refuses missing dependencies: knex, a secret key of 32 characters (AdminDependencyError)', () => {
-    expect(() => admin({ secretKey: SECRET, models: { items } } as unknown as AdminOptions)).toThrow(AdminDependencyError);
+    expect(() => admin({ secretKey: SECRET, models: { items } } as unknown as AdminOptions)).toThrow(
+      AdminDependencyError,
+    );
     expect(() => build({ items }, { secretKey: 'short' })).toThrow(AdminDependencyError);
   });
 });
@@ -51,12 +84,23 @@ describe('admin() secretKey as a function', () => {
     let asked = 0;
     const plugin = build({ items }, { secretKey: () => (asked++, SECRET) });
     const login = plugin.routes!.find((r) => r.operation === 'admin_login_page')!;
-    const request = () => createRequest({ method: 'GET', path: '/admin/login', query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' });
+    const request = () =>
+      createRequest({
+        method: 'GET',
+        path: '/admin/login',
+        query: {},
+        headers: {},
+        body: undefined,
+        clientAddress: '127.0.0.1',
+      });
     expect((await login.handler(request())).status).toBe(200);
     expect((await login.handler(request())).status).toBe(200);
     expect(asked).toBe(1);
     const logged: string[] = [];
-    const short = build({ items }, { secretKey: async () => 'short', logger: { error: (message) => void logged.push(message) } }).routes!.find((r) => r.operation === 'admin_login_page')!;
+    const short = build(
+      { items },
+      { secretKey: async () => 'short', logger: { error: (message) => void logged.push(message) } },
+    ).routes!.find((r) => r.operation === 'admin_login_page')!;
     expect((await short.handler(request())).status).toBe(500);
     expect(logged).toEqual(['admin GET /admin/login failed']);
   });
@@ -67,8 +111,25 @@ describe('admin() with secureCookies', () => {
     const plugin = build({ items }, { secureCookies: true, mountPath: '/panel' });
     expect(plugin.sessionManager.cookieName).toBe('__Secure-cs_admin');
     const login = plugin.routes!.find((r) => r.operation === 'admin_login_page')!;
-    const page = await login.handler(createRequest({ method: 'GET', path: '/panel/login', query: {}, headers: {}, body: undefined, clientAddress: '127.0.0.1' }));
-    expect(page.cookies).toEqual([expect.objectContaining({ name: '__Secure-cs_admin_login', secure: true, httpOnly: true, sameSite: 'strict', path: '/panel' })]);
+    const page = await login.handler(
+      createRequest({
+        method: 'GET',
+        path: '/panel/login',
+        query: {},
+        headers: {},
+        body: undefined,
+        clientAddress: '127.0.0.1',
+      }),
+    );
+    expect(page.cookies).toEqual([
+      expect.objectContaining({
+        name: '__Secure-cs_admin_login',
+        secure: true,
+        httpOnly: true,
+        sameSite: 'strict',
+        path: '/panel',
+      }),
+    ]);
     expect(plugin.sessionManager.clearCookie()).toMatchObject({ secure: true, path: '/panel', sameSite: 'strict' });
   });
 });

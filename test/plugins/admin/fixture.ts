@@ -152,13 +152,25 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
     bcryptRounds: 4,
     lockout: { threshold: 3, baseSeconds: 30 },
     models: {
-      items: { model: Item, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: ItemCreate, updateSchema: ItemUpdate, displayField: 'name' },
+      items: {
+        model: Item,
+        allowedActions: ['view', 'create', 'update', 'delete'],
+        createSchema: ItemCreate,
+        updateSchema: ItemUpdate,
+        displayField: 'name',
+      },
       gadgets: {
         model: Gadget,
         allowedActions: ['view', 'update', 'delete'],
         createSchema: ['uid', 'label'],
         updateSchema: ['label', 'manual'],
-        files: { manual: { maxBytes: 1000, types: ['text/plain'], store: async (file) => `stored:${file.filename}:${file.size}` } },
+        files: {
+          manual: {
+            maxBytes: 1000,
+            types: ['text/plain'],
+            store: async (file) => `stored:${file.filename}:${file.size}`,
+          },
+        },
       },
       users: {
         model: AppUser,
@@ -205,7 +217,12 @@ export class Client {
   async request(
     method: string,
     path: string,
-    options: { form?: Record<string, string | string[]>; json?: unknown; multipart?: FormData; headers?: Record<string, string> } = {},
+    options: {
+      form?: Record<string, string | string[]>;
+      json?: unknown;
+      multipart?: FormData;
+      headers?: Record<string, string>;
+    } = {},
   ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | FormData | undefined;
@@ -214,7 +231,8 @@ export class Client {
     } else if (options.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       const params = new URLSearchParams();
-      for (const [key, value] of Object.entries(options.form)) for (const one of [value].flat()) params.append(key, one);
+      for (const [key, value] of Object.entries(options.form))
+        for (const one of [value].flat()) params.append(key, one);
       body = params.toString();
     } else if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
@@ -235,7 +253,13 @@ export class Client {
     const token = /X-CSRF-Token&quot;:&quot;([A-Za-z0-9_-]+)&quot;/.exec(text);
     if (token) this.csrf = token[1];
     const isJson = (res.headers.get('content-type') ?? '').includes('json');
-    return { status: res.status, headers: res.headers, text, json: isJson && text ? JSON.parse(text) : undefined, setCookies };
+    return {
+      status: res.status,
+      headers: res.headers,
+      text,
+      json: isJson && text ? JSON.parse(text) : undefined,
+      setCookies,
+    };
   }
 
   get(path: string, headers?: Record<string, string>) {
@@ -273,7 +297,12 @@ export interface AdminEnv {
  * Under an adapter `prefix`, clients address paths below it (`/admin/` is `{prefix}/admin/`);
  * `migrations` add a suite's own tables.
  */
-export async function startAdminApp(harness: AdapterHarness, engine: Engine, options: Partial<AdminOptions> = {}, adapter: { prefix?: string; migrations?: MigrationSet[] } = {}): Promise<AdminEnv> {
+export async function startAdminApp(
+  harness: AdapterHarness,
+  engine: Engine,
+  options: Partial<AdminOptions> = {},
+  adapter: { prefix?: string; migrations?: MigrationSet[] } = {},
+): Promise<AdminEnv> {
   const db = await openDatabase(engine);
   const plugin = admin(adminOptions(db, options));
   const app = bootstrap({ plugins: [plugin], migrations: [appMigrations, ...(adapter.migrations ?? [])] });
@@ -304,7 +333,13 @@ export async function startAdminApp(harness: AdapterHarness, engine: Engine, opt
 export async function seed(db: TestDatabase, n: number): Promise<string[]> {
   const now = new Date();
   for (let i = 1; i <= n; i++) {
-    await db.knex('items').insert({ name: `item-${String(i).padStart(2, '0')}`, category: i % 2 ? 'odd' : 'even_50%', price: i, in_stock: i % 3 === 0, created_at: now });
+    await db.knex('items').insert({
+      name: `item-${String(i).padStart(2, '0')}`,
+      category: i % 2 ? 'odd' : 'even_50%',
+      price: i,
+      in_stock: i % 3 === 0,
+      created_at: now,
+    });
   }
   const uids = [randomUUID(), randomUUID()];
   await db.knex('gadgets').insert(uids.map((uid, i) => ({ uid, label: `gadget ${i}` })));

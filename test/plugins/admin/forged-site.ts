@@ -12,7 +12,9 @@ export interface ForgedSite {
 
 /** Serves at `/` a form that posts `fields` (and no CSRF token) to `action`. */
 export function startForgedSite(action: string, fields: Record<string, string>): Promise<ForgedSite> {
-  const inputs = Object.entries(fields).map(([name, value]) => `<input name="${name}" value="${value}">`).join('');
+  const inputs = Object.entries(fields)
+    .map(([name, value]) => `<input name="${name}" value="${value}">`)
+    .join('');
   const page = `<!doctype html><html><head><title>forged</title><link rel="icon" href="data:,"></head><body><form method="post" action="${action}">${inputs}<button type="submit">Win a prize</button></form></body></html>`;
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -21,7 +23,10 @@ export function startForgedSite(action: string, fields: Record<string, string>):
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ origin: `http://127.0.0.1:${port}`, close: () => new Promise<void>((done) => server.close(() => done())) });
+      resolve({
+        origin: `http://127.0.0.1:${port}`,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      });
     });
   });
 }

@@ -21,7 +21,12 @@ export class OrderUpdate {
 /** Who wrote a row: the admin user on admin requests. */
 const writer = (req: Parameters<typeof adminUserOf>[0]) => `admin:${adminUserOf(req)?.username ?? 'nobody'}`;
 
-@Crud({ createSchema: OrderCreate, updateSchema: OrderUpdate, createConfig: { autoFields: { created_by: writer } }, updateConfig: { autoFields: { updated_by: writer } } })
+@Crud({
+  createSchema: OrderCreate,
+  updateSchema: OrderUpdate,
+  createConfig: { autoFields: { created_by: writer } },
+  updateConfig: { autoFields: { updated_by: writer } },
+})
 export class Order extends Model {
   static override tableName = 'orders';
   static override jsonSchema = {
@@ -66,4 +71,9 @@ export const orderMigrations: MigrationSet = {
 };
 
 /** The orders view: every action, the model's schemas. */
-export const ordersView: ModelView = { model: Order, allowedActions: ['view', 'create', 'update', 'delete'], createSchema: OrderCreate, updateSchema: OrderUpdate };
+export const ordersView: ModelView = {
+  model: Order,
+  allowedActions: ['view', 'create', 'update', 'delete'],
+  createSchema: OrderCreate,
+  updateSchema: OrderUpdate,
+};

@@ -31,7 +31,8 @@ describe.runIf(wanted)('admin with a read replica', () => {
   beforeAll(async () => {
     cluster = await startPgCluster(MODE);
     const name = await cluster.createDatabase();
-    const open = (url: string) => knexFactory({ client: 'pg', connection: cluster.on(url, name), pool: { min: 0, max: 4 } });
+    const open = (url: string) =>
+      knexFactory({ client: 'pg', connection: cluster.on(url, name), pool: { min: 0, max: 4 } });
     primary = open(cluster.primaryUrl);
     replica = open(cluster.replicaUrl);
     replica.on('query', (query: { sql: string }) => {
@@ -80,7 +81,9 @@ describe.runIf(wanted)('admin with a read replica', () => {
     expect(list.text).toMatch(/\b3 rows\b/);
     const routed = replicaReads.slice(before);
     expect(routed.some((sql) => /^select count\(/i.test(sql) && /from "items"/i.test(sql))).toBe(true);
-    expect(routed.some((sql) => /^select /i.test(sql) && !/count\(/i.test(sql) && /from "items"/i.test(sql))).toBe(true);
+    expect(routed.some((sql) => /^select /i.test(sql) && !/count\(/i.test(sql) && /from "items"/i.test(sql))).toBe(
+      true,
+    );
     await pause(2500);
     const later = await client.get('/admin/items/');
     expect(rowIds(later.text)).toHaveLength(4);

@@ -52,7 +52,20 @@ describe('sanitizePath(path)', () => {
 
   it('spells every path as the key rule does, the usual spelling and the odd ones alike', () => {
     const rule = (path: string) => path.replace(/^\/+|\/+$/g, '').replace(/\//g, '_');
-    for (const path of ['', '/', '//', 'a', '/a', 'a/', '/a/b/c', '/a//b', '//a/b', '/a/b//', '/api/v1/items/a b', '/é/ü']) {
+    for (const path of [
+      '',
+      '/',
+      '//',
+      'a',
+      '/a',
+      'a/',
+      '/a/b/c',
+      '/a//b',
+      '//a/b',
+      '/a/b//',
+      '/api/v1/items/a b',
+      '/é/ü',
+    ]) {
       expect(sanitizePath(path), path).toBe(rule(path));
     }
   });
@@ -68,7 +81,8 @@ describe('rateLimitKey(userId, path, windowStart)', () => {
 describe('matchedPath(req, route)', () => {
   it('puts the decoded parameter values into the route path', () => {
     expect(matchedPath({ path: '/api/v1/items/5', params: { id: '5' } }, { path: '/api/v1/items/:id' })).toEqual({
-      path: '/api/v1/items/5', pattern: '/api/v1/items/:id',
+      path: '/api/v1/items/5',
+      pattern: '/api/v1/items/:id',
     });
   });
 
@@ -78,7 +92,8 @@ describe('matchedPath(req, route)', () => {
 
   it('takes a mount prefix the descriptor does not carry from the request path', () => {
     expect(matchedPath({ path: '/api/v1/items/a b', params: { id: 'a b' } }, { path: '/items/:id' })).toEqual({
-      path: '/api/v1/items/a b', pattern: '/api/v1/items/:id',
+      path: '/api/v1/items/a b',
+      pattern: '/api/v1/items/:id',
     });
     expect(matchedPath({ path: '/api', params: {} }, { path: '/' }).path).toBe('/api');
   });
@@ -88,22 +103,32 @@ describe('matchedPath(req, route)', () => {
     for (const id of ['1', '01', '001', '+1', '+0001']) {
       expect(matchedPath({ path: `/api/v1/items/${id}`, params: { id } }, route).path).toBe('/api/v1/items/1');
     }
-    for (const id of ['0', '-0', '+0', '000']) expect(matchedPath({ path: `/items/${id}`, params: { id } }, { path: '/items/:id' }).path).toBe('/items/0');
+    for (const id of ['0', '-0', '+0', '000'])
+      expect(matchedPath({ path: `/items/${id}`, params: { id } }, { path: '/items/:id' }).path).toBe('/items/0');
     expect(matchedPath({ path: '/items/-007', params: { id: '-007' } }, { path: '/items/:id' }).path).toBe('/items/-7');
     // Under a mount prefix the prefix is still found from the spelling as requested.
-    expect(matchedPath({ path: '/svc/api/v1/items/007/x', params: { id: '007' } }, { path: '/api/v1/items/:id/x' })).toEqual({
-      path: '/svc/api/v1/items/7/x', pattern: '/svc/api/v1/items/:id/x',
+    expect(
+      matchedPath({ path: '/svc/api/v1/items/007/x', params: { id: '007' } }, { path: '/api/v1/items/:id/x' }),
+    ).toEqual({
+      path: '/svc/api/v1/items/7/x',
+      pattern: '/svc/api/v1/items/:id/x',
     });
     // A long run of zeros costs one scan.
     const zeros = `${'0'.repeat(100_000)}42`;
     const started = performance.now();
-    expect(matchedPath({ path: `/items/${zeros}`, params: { id: zeros } }, { path: '/items/:id' }).path).toBe('/items/42');
+    expect(matchedPath({ path: `/items/${zeros}`, params: { id: zeros } }, { path: '/items/:id' }).path).toBe(
+      '/items/42',
+    );
     expect(performance.now() - started).toBeLessThan(200);
   });
 
   it('counts a value that is no integer of a documented integer parameter under the parameter name', () => {
-    const route = { path: '/items/:id', doc: { operationId: 'items_read', parameters: [{ name: 'id', in: 'path', schema: { type: 'integer' } }] } };
-    for (const id of ['1.0', '1e0', '0x1', ' 1', 'abc']) expect(matchedPath({ path: `/items/${id}`, params: { id } }, route).path).toBe('/items/:id');
+    const route = {
+      path: '/items/:id',
+      doc: { operationId: 'items_read', parameters: [{ name: 'id', in: 'path', schema: { type: 'integer' } }] },
+    };
+    for (const id of ['1.0', '1e0', '0x1', ' 1', 'abc'])
+      expect(matchedPath({ path: `/items/${id}`, params: { id } }, route).path).toBe('/items/:id');
     expect(matchedPath({ path: '/items/01', params: { id: '01' } }, route).path).toBe('/items/1');
     // A text parameter keeps its value.
     expect(matchedPath({ path: '/tags/a.b', params: { name: 'a.b' } }, { path: '/tags/:name' }).path).toBe('/tags/a.b');
@@ -122,12 +147,16 @@ describe('rateLimitHeaders(policy, decision, now)', () => {
       'X-RateLimit-Remaining': '6',
       'X-RateLimit-Reset': '120',
       'RateLimit-Policy': '"free items";q=10;w=60',
-      'RateLimit': '"free items";r=6;t=20',
+      RateLimit: '"free items";r=6;t=20',
     });
   });
 
   it('escapes the policy name as a structured-field string', () => {
-    const headers = rateLimitHeaders({ limit: 1, period: 1, name: 'a"b\\cé' }, decide(1, { limit: 1, period: 1 }, 0), 0);
+    const headers = rateLimitHeaders(
+      { limit: 1, period: 1, name: 'a"b\\cé' },
+      decide(1, { limit: 1, period: 1 }, 0),
+      0,
+    );
     expect(headers['RateLimit-Policy']).toBe('"a\\"b\\\\c";q=1;w=1');
   });
 

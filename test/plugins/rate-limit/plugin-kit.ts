@@ -1,4 +1,11 @@
-import { bootstrap, type App, type Dependency, type NeutralResult, type Principal, type RouteDescriptor } from '@crudsmith/core';
+import {
+  bootstrap,
+  type App,
+  type Dependency,
+  type NeutralResult,
+  type Principal,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { createRequest, runRoute } from '@crudsmith/core/adapter';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
@@ -22,16 +29,22 @@ export class RecordingStore implements RateLimitStore {
   }
 }
 
-const ok = (name: string): RouteDescriptor['handler'] => async (req) => ({ status: 200, json: { route: name, params: req.params } });
+const ok =
+  (name: string): RouteDescriptor['handler'] =>
+  async (req) => ({ status: 200, json: { route: name, params: req.params } });
 
 /**
  * A small app: items and posts under guarded prefixes, one route guarded only by the
  * limiter dependency, one unguarded. The principal comes from an `x-user` header.
  */
-export function buildApp(options: Partial<RateLimitOptions> & Pick<RateLimitOptions, 'knex'>, users: Record<string, Principal> = {}) {
+export function buildApp(
+  options: Partial<RateLimitOptions> & Pick<RateLimitOptions, 'knex'>,
+  users: Record<string, Principal> = {},
+) {
   const clock = { ms: 1_000_000 };
   const logs: CapturedLog[] = [];
-  const store = options.store === undefined ? new RecordingStore(new MemoryStore({ now: () => clock.ms })) : options.store;
+  const store =
+    options.store === undefined ? new RecordingStore(new MemoryStore({ now: () => clock.ms })) : options.store;
   const limits = rateLimit({
     defaultLimit: 3,
     defaultPeriod: 60,
@@ -46,32 +59,48 @@ export function buildApp(options: Partial<RateLimitOptions> & Pick<RateLimitOpti
     store,
   });
   const route = (path: string, dependencies: Dependency[] = []): RouteDescriptor => ({
-    method: 'GET', path, operation: `get${path.replace(/\W/g, '_')}`, dependencies, handler: ok(path),
+    method: 'GET',
+    path,
+    operation: `get${path.replace(/\W/g, '_')}`,
+    dependencies,
+    handler: ok(path),
   });
   const principal: Dependency<Principal | null> = (req) => users[req.headers['x-user'] ?? ''] ?? null;
   const app: App = bootstrap({
-    routers: [[
-      route('/api/v1/items'),
-      route('/api/v1/items/:id'),
-      route('/api/v1/posts', [limits.limiter]),
-      route('/api/v1/search', [limits.limiter]),
-      route('/api/v1/itemsx'),
-      route('/health'),
-      { ...route('/api/v1/items/:id/missing'), handler: async () => ({ status: 404, json: { detail: 'Item not found' } }) },
-    ]],
+    routers: [
+      [
+        route('/api/v1/items'),
+        route('/api/v1/items/:id'),
+        route('/api/v1/posts', [limits.limiter]),
+        route('/api/v1/search', [limits.limiter]),
+        route('/api/v1/itemsx'),
+        route('/health'),
+        {
+          ...route('/api/v1/items/:id/missing'),
+          handler: async () => ({ status: 404, json: { detail: 'Item not found' } }),
+        },
+      ],
+    ],
     plugins: [limits],
     principal,
   });
 
   /** Serves one GET through the matching route, as an adapter would. */
-  async function get(path: string, init: { user?: string; address?: string; userAgent?: string; query?: Record<string, string> } = {}): Promise<NeutralResult> {
+  async function get(
+    path: string,
+    init: { user?: string; address?: string; userAgent?: string; query?: Record<string, string> } = {},
+  ): Promise<NeutralResult> {
     const bare = path.replace(/\/+$/, '') || '/';
     const match = app.routes.map((r) => ({ r, params: matchRoute(r.path, bare) })).find((m) => m.params);
     if (!match) throw new Error(`no route for ${path}`);
     const req = createRequest({
-      method: 'GET', path, params: match.params!, query: init.query ?? {},
+      method: 'GET',
+      path,
+      params: match.params!,
+      query: init.query ?? {},
       headers: { ...(init.user ? { 'x-user': init.user } : {}), 'user-agent': init.userAgent ?? 'vitest' },
-      body: undefined, clientAddress: init.address ?? '127.0.0.1',
+      body: undefined,
+      clientAddress: init.address ?? '127.0.0.1',
     });
     return runRoute(match.r, req);
   }
@@ -94,7 +123,11 @@ function matchRoute(pattern: string, path: string): Record<string, string> | und
  * A started kit counting in the Redis on `port` through the plugin's fail-fast client
  * (300 ms command timeout); the caller closes the app and disconnects the client.
  */
-export async function startOnRedis(knex: Knex, port: number, failOpen: boolean): Promise<{ kit: ReturnType<typeof buildApp>; client: Redis }> {
+export async function startOnRedis(
+  knex: Knex,
+  port: number,
+  failOpen: boolean,
+): Promise<{ kit: ReturnType<typeof buildApp>; client: Redis }> {
   const client = createRedisClient({ host: '127.0.0.1', port, db: 0 });
   client.on('error', () => {});
   const kit = buildApp({ knex, store: new RedisStore(client, { commandTimeoutMs: 300 }), failOpen });

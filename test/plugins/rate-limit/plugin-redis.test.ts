@@ -4,9 +4,19 @@ import type { Redis } from 'ioredis';
 import type { Principal } from '@crudsmith/core';
 import { RedisStore } from '@crudsmith/rate-limit/redis';
 import { buildApp, startOnRedis } from './plugin-kit';
-import { deleteKeys, describeRedis, eventually, freePort, startRedisServer, stopRedisServer, testClient, uniquePrefix } from './redis-fixture';
+import {
+  deleteKeys,
+  describeRedis,
+  eventually,
+  freePort,
+  startRedisServer,
+  stopRedisServer,
+  testClient,
+  uniquePrefix,
+} from './redis-fixture';
 
-const sqlite = () => knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+const sqlite = () =>
+  knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
 
 describeRedis('the plugin on the real Redis, as two processes', () => {
   const prefix = uniquePrefix();
@@ -53,7 +63,10 @@ describeRedis('the plugin on the real Redis, as two processes', () => {
     expect((await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit']).toBe('3');
     await a.limits.tiers.createRateLimit('pro', { name: 'posts', path: '/api/v1/posts', limit: 30, period: 60 });
     const changed = Date.now();
-    await eventually(async () => (await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit'] === '30', 1000);
+    await eventually(
+      async () => (await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit'] === '30',
+      1000,
+    );
     expect(Date.now() - changed).toBeLessThan(1000);
   });
 
@@ -141,14 +154,16 @@ describe('the plugin when Redis is down', () => {
       // A restarted Redis starts empty, so the counts begin again.
       await eventually(async () => (await open.get('/api/v1/items')).headers?.['X-RateLimit-Remaining'] !== undefined);
       await eventually(async () => (await closed.get('/api/v1/items')).status === 200);
-      expect(open.logs.filter((l) => l.level === 'info').map((l) => l.message)).toEqual(['Rate-limit store answers again']);
+      expect(open.logs.filter((l) => l.level === 'info').map((l) => l.message)).toEqual([
+        'Rate-limit store answers again',
+      ]);
     } finally {
       stopRedisServer(port, true);
     }
   });
 });
 
-describeRedis('the plugin\'s Redis round trips', () => {
+describeRedis("the plugin's Redis round trips", () => {
   it('costs exactly one Redis round trip per request, allowed or limited (MONITOR on a Redis of its own)', async () => {
     const port = await freePort();
     await startRedisServer(port);
@@ -161,9 +176,13 @@ describeRedis('the plugin\'s Redis round trips', () => {
       const monitor = await plain.monitor();
       const seen: string[] = [];
       // What the script runs inside Redis shows up with the source "lua": not a round trip.
-      monitor.on('monitor', (_time: string, args: string[], source: string) => void (source !== 'lua' && seen.push(args[0].toLowerCase())));
+      monitor.on(
+        'monitor',
+        (_time: string, args: string[], source: string) => void (source !== 'lua' && seen.push(args[0].toLowerCase())),
+      );
       const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push((await kit.get(i % 2 ? '/api/v1/items/4' : '/api/v1/items', { address: '10.3.3.3' })).status);
+      for (let i = 0; i < 6; i++)
+        statuses.push((await kit.get(i % 2 ? '/api/v1/items/4' : '/api/v1/items', { address: '10.3.3.3' })).status);
       await new Promise((resolve) => setTimeout(resolve, 150));
       monitor.disconnect();
       // /api/v1/items had one request before (the limit is 3): its third here is the fourth.

@@ -5,7 +5,13 @@ import { ConfigurationError, type Principal } from '@crudsmith/core';
 import { MemoryStore, rateLimit, type RateLimitStore } from '@crudsmith/rate-limit';
 import { buildApp, RecordingStore } from './plugin-kit';
 
-const user = (id: number, tierId: number | null): Principal => ({ id, tierId, isSuperuser: false, scopes: [], transport: 'bearer' });
+const user = (id: number, tierId: number | null): Principal => ({
+  id,
+  tierId,
+  isSuperuser: false,
+  scopes: [],
+  transport: 'bearer',
+});
 
 describe('the rate-limit plugin through bootstrap', () => {
   let knex: Knex;
@@ -32,7 +38,7 @@ describe('the rate-limit plugin through bootstrap', () => {
       'X-RateLimit-Remaining': '2',
       'X-RateLimit-Reset': '120',
       'RateLimit-Policy': '"default";q=3;w=60',
-      'RateLimit': '"default";r=2;t=20',
+      RateLimit: '"default";r=2;t=20',
     });
     expect((await kit.get('/health')).headers).toBeUndefined();
     expect((await kit.get('/api/v1/itemsx')).headers).toBeUndefined();
@@ -44,7 +50,12 @@ describe('the rate-limit plugin through bootstrap', () => {
     const limited = await kit.get('/api/v1/items');
     expect(limited.status).toBe(429);
     expect(limited.json).toEqual({ detail: 'Rate limit exceeded' });
-    expect(limited.headers).toMatchObject({ 'Retry-After': '20', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Limit': '3', 'RateLimit': '"default";r=0;t=20' });
+    expect(limited.headers).toMatchObject({
+      'Retry-After': '20',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Limit': '3',
+      RateLimit: '"default";r=0;t=20',
+    });
   });
 
   it('keys anonymous requests on the client address and the matched route (query and trailing slash do not count)', async () => {
@@ -75,15 +86,25 @@ describe('the rate-limit plugin through bootstrap', () => {
   it('keys authenticated requests on the principal id and applies the tier limit of the path', async () => {
     const pro = await kit.limits.tiers.createTier({ name: 'pro' });
     await kit.limits.tiers.createRateLimit('pro', { name: 'items', path: '/api/v1/items', limit: 5, period: 600 });
-    await kit.limits.tiers.createRateLimit('pro', { name: 'one item', path: '/api/v1/items/:id', limit: 1, period: 60 });
+    await kit.limits.tiers.createRateLimit('pro', {
+      name: 'one item',
+      path: '/api/v1/items/:id',
+      limit: 1,
+      period: 60,
+    });
     users.alice = user(7, pro.id);
     users.bob = user(8, null);
     kit.clock.ms = 100_000;
 
     const first = await kit.get('/api/v1/items', { user: 'alice', address: '10.0.0.1' });
-    expect(first.headers).toMatchObject({ 'X-RateLimit-Limit': '5', 'RateLimit-Policy': '"items";q=5;w=600', 'X-RateLimit-Reset': '600' });
+    expect(first.headers).toMatchObject({
+      'X-RateLimit-Limit': '5',
+      'RateLimit-Policy': '"items";q=5;w=600',
+      'X-RateLimit-Reset': '600',
+    });
     // Same user from another address: the same bucket.
-    for (let i = 0; i < 4; i++) expect((await kit.get('/api/v1/items', { user: 'alice', address: `10.0.0.${i + 2}` })).status).toBe(200);
+    for (let i = 0; i < 4; i++)
+      expect((await kit.get('/api/v1/items', { user: 'alice', address: `10.0.0.${i + 2}` })).status).toBe(200);
     expect((await kit.get('/api/v1/items', { user: 'alice' })).status).toBe(429);
     // The tier lists no limit for posts: the default applies there.
     expect((await kit.get('/api/v1/posts', { user: 'alice' })).headers).toMatchObject({ 'X-RateLimit-Limit': '3' });
@@ -92,7 +113,10 @@ describe('the rate-limit plugin through bootstrap', () => {
     expect((await kit.get('/api/v1/items/1', { user: 'alice' })).status).toBe(429);
     expect((await kit.get('/api/v1/items/2', { user: 'alice' })).status).toBe(200);
     // A user without a tier: the default limit, on their own id.
-    expect((await kit.get('/api/v1/items', { user: 'bob' })).headers).toMatchObject({ 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': '2' });
+    expect((await kit.get('/api/v1/items', { user: 'bob' })).headers).toMatchObject({
+      'X-RateLimit-Limit': '3',
+      'X-RateLimit-Remaining': '2',
+    });
     expect((kit.store as RecordingStore).keys).toContain('ratelimit:7:api_v1_items:0');
     expect((kit.store as RecordingStore).keys).toContain('ratelimit:8:api_v1_items:60');
   });
@@ -118,7 +142,14 @@ describe('the rate-limit plugin through bootstrap', () => {
 
   it('warns at startup of each stored tier limit that no limited route can be counted under', async () => {
     await kit.limits.tiers.createTier({ name: 'pro' });
-    const paths = ['/api/v1/orders', '/svc/api/v1/items/7', '/api/v1/items/:id', '/api/v1/itemsx', '/api/v1/search', '/api/v1/item'];
+    const paths = [
+      '/api/v1/orders',
+      '/svc/api/v1/items/7',
+      '/api/v1/items/:id',
+      '/api/v1/itemsx',
+      '/api/v1/search',
+      '/api/v1/item',
+    ];
     for (const path of paths) await kit.limits.tiers.createRateLimit('pro', { name: path, path, limit: 5, period: 60 });
     const again = buildApp({ knex });
     await again.app.start(knex);
@@ -145,10 +176,22 @@ describe('the rate-limit plugin through bootstrap', () => {
 
   it('logs each violation as a warning with user id, path, client address and user agent', async () => {
     users.alice = user(7, null);
-    for (let i = 0; i < 4; i++) await kit.get('/api/v1/items/9', { user: 'alice', address: '203.0.113.9', userAgent: 'curl/8.5' });
+    for (let i = 0; i < 4; i++)
+      await kit.get('/api/v1/items/9', { user: 'alice', address: '203.0.113.9', userAgent: 'curl/8.5' });
     await kit.get('/api/v1/items', { address: '198.51.100.1' });
     expect(kit.logs).toEqual([
-      { level: 'warn', message: 'Rate limit exceeded', details: { userId: '7', path: '/api/v1/items/9', clientAddress: '203.0.113.9', userAgent: 'curl/8.5', limit: 3, period: 60 } },
+      {
+        level: 'warn',
+        message: 'Rate limit exceeded',
+        details: {
+          userId: '7',
+          path: '/api/v1/items/9',
+          clientAddress: '203.0.113.9',
+          userAgent: 'curl/8.5',
+          limit: 3,
+          period: 60,
+        },
+      },
     ]);
   });
 
@@ -158,7 +201,10 @@ describe('the rate-limit plugin through bootstrap', () => {
     expect(search.headers).toMatchObject({ 'X-RateLimit-Remaining': '2' });
     const posts = await kit.get('/api/v1/posts');
     expect(posts.headers).toMatchObject({ 'X-RateLimit-Remaining': '2' });
-    expect((kit.store as RecordingStore).keys).toEqual(['ratelimit:127.0.0.1:api_v1_search:60', 'ratelimit:127.0.0.1:api_v1_posts:60']);
+    expect((kit.store as RecordingStore).keys).toEqual([
+      'ratelimit:127.0.0.1:api_v1_search:60',
+      'ratelimit:127.0.0.1:api_v1_posts:60',
+    ]);
   });
 
   it('puts the headers on error answers of guarded routes too', async () => {
@@ -186,7 +232,12 @@ describe('the rate-limit plugin through bootstrap', () => {
     const pro = await kit.limits.tiers.createTier({ name: 'pro' });
     users.alice = user(7, pro.id);
     expect((await kit.get('/api/v1/items', { user: 'alice' })).headers?.['X-RateLimit-Limit']).toBe('3');
-    const limit = await kit.limits.tiers.createRateLimit('pro', { name: 'items', path: 'api/v1/items', limit: 50, period: 60 });
+    const limit = await kit.limits.tiers.createRateLimit('pro', {
+      name: 'items',
+      path: 'api/v1/items',
+      limit: 50,
+      period: 60,
+    });
     expect((await kit.get('/api/v1/items', { user: 'alice' })).headers?.['X-RateLimit-Limit']).toBe('50');
     await kit.limits.tiers.updateRateLimit('pro', limit.id, { limit: 40 });
     expect((await kit.get('/api/v1/items', { user: 'alice' })).headers?.['X-RateLimit-Limit']).toBe('40');
@@ -195,12 +246,18 @@ describe('the rate-limit plugin through bootstrap', () => {
 
 describe('rateLimit({ store })', () => {
   it("refuses anything but 'memory' or a RateLimitStore, and points an ioredis client at RedisStore", async () => {
-    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: ':memory:' },
+      useNullAsDefault: true,
+    });
     try {
       // What an ioredis client looks like to the plugin: no `hit`.
       const client = { defineCommand() {}, duplicate() {} } as unknown as RateLimitStore;
       expect(() => rateLimit({ knex, store: client })).toThrow(ConfigurationError);
-      expect(() => rateLimit({ knex, store: client })).toThrow('new RedisStore(client) from @crudsmith/rate-limit/redis');
+      expect(() => rateLimit({ knex, store: client })).toThrow(
+        'new RedisStore(client) from @crudsmith/rate-limit/redis',
+      );
       expect(() => rateLimit({ knex, store: 'redis' as 'memory' })).toThrow(ConfigurationError);
     } finally {
       await knex.destroy();
@@ -210,7 +267,11 @@ describe('rateLimit({ store })', () => {
 
 describe('a memory store full of spent windows', () => {
   it('answers a new caller 503 with Retry-After even failing open, while callers it holds are counted as before', async () => {
-    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: ':memory:' },
+      useNullAsDefault: true,
+    });
     const clock = { ms: 100_000 };
     const store = new MemoryStore({ maxKeys: 2, now: () => clock.ms });
     const kit = buildApp({ knex, store, failOpen: true, now: () => clock.ms });
@@ -224,7 +285,10 @@ describe('a memory store full of spent windows', () => {
       expect(refused.status).toBe(503);
       // The store keeps a window period seconds from its first hit, as Redis's EXPIRE does.
       expect(refused.headers?.['Retry-After']).toBe('60');
-      expect(kit.logs.at(-1)).toMatchObject({ level: 'error', message: 'Rate-limit store is full of spent windows; answering 503 to new callers' });
+      expect(kit.logs.at(-1)).toMatchObject({
+        level: 'error',
+        message: 'Rate-limit store is full of spent windows; answering 503 to new callers',
+      });
       expect((await kit.get('/api/v1/items', { address: '10.0.0.1' })).status).toBe(429);
       // The stored windows end: room again.
       clock.ms = kit.clock.ms = 160_000;

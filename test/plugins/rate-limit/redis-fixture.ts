@@ -23,7 +23,12 @@ const available = spawnSync(process.execPath, ['-e', PROBE], { timeout: 5000 }).
 /** `describe` when Redis answers; a failing test under CI=true when it does not; skipped locally. */
 export function describeRedis(name: string, body: () => void): void {
   if (available) describe(name, body);
-  else if (ci) describe(name, () => it(`needs Redis at ${REDIS.host}:${REDIS.port} (CI=true)`, () => { throw new Error(`Redis at ${REDIS.host}:${REDIS.port} is unreachable`); }));
+  else if (ci)
+    describe(name, () =>
+      it(`needs Redis at ${REDIS.host}:${REDIS.port} (CI=true)`, () => {
+        throw new Error(`Redis at ${REDIS.host}:${REDIS.port} is unreachable`);
+      }),
+    );
   else describe.skip(name, body);
 }
 
@@ -58,12 +63,31 @@ export async function startRedisServer(port: number): Promise<void> {
   const dir = serverDirs.get(port) ?? mkdtempSync(join(tmpdir(), 'cs-redis-'));
   serverDirs.set(port, dir);
   const run = spawnSync('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes',
-    '--dir', dir, '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'yes',
+    '--dir',
+    dir,
+    '--pidfile',
+    join(dir, 'redis.pid'),
+    '--logfile',
+    join(dir, 'redis.log'),
   ]);
   if (run.status !== 0) throw new Error(`redis-server did not start: ${run.stderr}`);
   for (let i = 0; i < 50; i++) {
-    if (spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().startsWith('PONG')) return;
+    if (
+      spawnSync('redis-cli', ['-p', String(port), 'ping'])
+        .stdout?.toString()
+        .startsWith('PONG')
+    )
+      return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`redis-server on ${port} never answered`);

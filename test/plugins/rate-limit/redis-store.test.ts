@@ -46,13 +46,17 @@ describeRedis('RedisStore against the real Redis', () => {
     // meanwhile, but the reply is read only after the timer is due.
     for (let i = 0; i < 5; i++) await Promise.resolve();
     const until = Date.now() + 300;
-    while (Date.now() < until) { /* a busy process */ }
+    while (Date.now() < until) {
+      /* a busy process */
+    }
     expect(await pending).toBe(2);
   });
 
   it('is atomic across processes: two connections never see the same count', async () => {
     const other = new RedisStore(testClient({ keyPrefix: prefix }));
-    const counts = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('ratelimit:two:p:0', 60)));
+    const counts = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? store : other).hit('ratelimit:two:p:0', 60)),
+    );
     expect(new Set(counts).size).toBe(100);
     expect(Math.max(...counts)).toBe(100);
     await other.client.quit();
@@ -70,14 +74,19 @@ describeRedis('RedisStore against the real Redis', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     monitor.disconnect();
     // The script's own INCR/EXPIRE show up as "lua" entries; the client sent one command per hit.
-    expect(seen.filter((args) => args[0].toLowerCase() === 'evalsha' || args[0].toLowerCase() === 'eval')).toHaveLength(2);
+    expect(seen.filter((args) => args[0].toLowerCase() === 'evalsha' || args[0].toLowerCase() === 'eval')).toHaveLength(
+      2,
+    );
   });
 });
 
 describe('RedisStore when Redis is unreachable', () => {
   it('throws StoreUnavailableError quickly, with the tuned client and with a default one', async () => {
     const port = await freePort();
-    for (const client of [createRedisClient({ host: '127.0.0.1', port, db: 0 }), testClient({ port, lazyConnect: false })]) {
+    for (const client of [
+      createRedisClient({ host: '127.0.0.1', port, db: 0 }),
+      testClient({ port, lazyConnect: false }),
+    ]) {
       client.on('error', () => {});
       const store = new RedisStore(client, { commandTimeoutMs: 300 });
       for (let i = 0; i < 3; i++) {

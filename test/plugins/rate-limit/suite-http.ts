@@ -9,15 +9,28 @@ import type { AdapterHarness, MountedServer } from '../../adapters/conformance';
 import { buildApp, RecordingStore, startOnRedis } from './plugin-kit';
 import { describeRedis, eventually, freePort, startRedisServer, stopRedisServer } from './redis-fixture';
 
-const sqlite = () => knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
-const LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit'];
+const sqlite = () =>
+  knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+const LIMIT_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit-policy',
+  'ratelimit',
+];
 
 /** Status, the limit headers, and the JSON body of one answer. */
 async function call(base: string, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${path}`, { headers });
   const text = await res.text();
   const limit = Object.fromEntries(LIMIT_HEADERS.filter((h) => res.headers.has(h)).map((h) => [h, res.headers.get(h)]));
-  return { status: res.status, limit, retryAfter: res.headers.get('retry-after'), contentType: res.headers.get('content-type'), body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    limit,
+    retryAfter: res.headers.get('retry-after'),
+    contentType: res.headers.get('content-type'),
+    body: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text,
+  };
 }
 
 /** Runs the plugin's HTTP behaviour against `harness`. */
@@ -49,8 +62,11 @@ export function rateLimitHttpSuite(harness: AdapterHarness): void {
       const res = await get('/api/v1/items');
       expect(res.status).toBe(200);
       expect(res.limit).toEqual({
-        'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '120',
-        'ratelimit-policy': '"default";q=3;w=60', 'ratelimit': '"default";r=2;t=20',
+        'x-ratelimit-limit': '3',
+        'x-ratelimit-remaining': '2',
+        'x-ratelimit-reset': '120',
+        'ratelimit-policy': '"default";q=3;w=60',
+        ratelimit: '"default";r=2;t=20',
       });
       expect((await get('/health')).limit).toEqual({});
       expect((await get('/api/v1/itemsx')).limit).toEqual({});
@@ -63,7 +79,11 @@ export function rateLimitHttpSuite(harness: AdapterHarness): void {
       expect(limited.contentType).toMatch(/^application\/json/);
       expect(limited.body).toEqual({ detail: 'Rate limit exceeded' });
       expect(limited.retryAfter).toBe('20');
-      expect(limited.limit).toMatchObject({ 'x-ratelimit-remaining': '0', 'x-ratelimit-limit': '3', 'ratelimit': '"default";r=0;t=20' });
+      expect(limited.limit).toMatchObject({
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-limit': '3',
+        ratelimit: '"default";r=0;t=20',
+      });
       expect(kit.logs.filter((l) => l.level === 'warn')).toHaveLength(1);
     });
 
@@ -74,7 +94,8 @@ export function rateLimitHttpSuite(harness: AdapterHarness): void {
       await get('/api/v1/items/a%20b', { 'x-forwarded-for': '10.0.0.1' });
       await get('/api/v1/items/5/missing', { 'x-forwarded-for': '10.0.0.1' });
       // Another spelling of the path matches no route: a 404 before any hook, never a fresh bucket.
-      for (const path of ['/API/v1/items', '/api/v1/items/5/6', '/api/v1/items/']) expect((await get(path, { 'x-forwarded-for': '10.0.0.1' })).status, path).toBe(404);
+      for (const path of ['/API/v1/items', '/api/v1/items/5/6', '/api/v1/items/'])
+        expect((await get(path, { 'x-forwarded-for': '10.0.0.1' })).status, path).toBe(404);
       expect(keys()).toEqual([
         'ratelimit:10.0.0.1:api_v1_items:60',
         'ratelimit:10.0.0.1:api_v1_items:60',
@@ -84,13 +105,17 @@ export function rateLimitHttpSuite(harness: AdapterHarness): void {
       ]);
     });
 
-    it('keys a principal on its id and applies its tier\'s limit for the path', async () => {
+    it("keys a principal on its id and applies its tier's limit for the path", async () => {
       const pro = await kit.limits.tiers.createTier({ name: 'pro' });
       await kit.limits.tiers.createRateLimit('pro', { name: 'items', path: '/api/v1/items', limit: 5, period: 600 });
       users.alice = { id: 7, tierId: pro.id, isSuperuser: false, scopes: [], transport: 'bearer' };
       for (let i = 4; i >= 0; i--) {
         const res = await get('/api/v1/items', { 'x-user': 'alice', 'x-forwarded-for': `10.1.0.${i}` });
-        expect(res.limit).toMatchObject({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': String(i), 'ratelimit-policy': '"items";q=5;w=600' });
+        expect(res.limit).toMatchObject({
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': String(i),
+          'ratelimit-policy': '"items";q=5;w=600',
+        });
       }
       const limited = await get('/api/v1/items', { 'x-user': 'alice' });
       expect(limited.status).toBe(429);
@@ -111,7 +136,10 @@ export function rateLimitHttpSuite(harness: AdapterHarness): void {
       for (let i = 0; i < 3; i++) await get('/api/v1/items');
       expect((await get('/api/v1/items')).retryAfter).toBe('1');
       kit.clock.ms = 120_000;
-      expect((await get('/api/v1/items')).limit).toMatchObject({ 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '180' });
+      expect((await get('/api/v1/items')).limit).toMatchObject({
+        'x-ratelimit-remaining': '2',
+        'x-ratelimit-reset': '180',
+      });
     });
   });
 
@@ -154,7 +182,11 @@ export function rateLimitHttpSuite(harness: AdapterHarness): void {
       stopRedisServer(port);
       await eventually(async () => (await call(closed, '/api/v1/items')).status === 503);
       const unavailable = await call(closed, '/api/v1/items');
-      expect(unavailable).toMatchObject({ status: 503, retryAfter: '1', body: { detail: 'Rate limiting is unavailable; try again shortly' } });
+      expect(unavailable).toMatchObject({
+        status: 503,
+        retryAfter: '1',
+        body: { detail: 'Rate limiting is unavailable; try again shortly' },
+      });
       const started = Date.now();
       const served = await call(open, '/api/v1/items');
       expect(served.status).toBe(200);

@@ -7,7 +7,13 @@ import { openDatabase, type TestDatabase } from '../../fixtures/db';
 import { describeRedis, eventually, freePort, startRedisServer, stopRedisServer, testClient } from './redis-fixture';
 
 const defaultPolicy = { limit: 100, period: 3600 };
-const rule = (tier_id: number, path: string, limit: number): CachedRule => ({ tier_id, path, name: `${tier_id}-${path}`, limit, period: 60 });
+const rule = (tier_id: number, path: string, limit: number): CachedRule => ({
+  tier_id,
+  path,
+  name: `${tier_id}-${path}`,
+  limit,
+  period: 60,
+});
 
 function counted(rules: CachedRule[]) {
   const calls = { n: 0 };
@@ -75,7 +81,12 @@ describe('TierCache', () => {
     let clock = 0;
     let fail = false;
     const rules = [rule(1, 'a', 5)];
-    const cache = new TierCache({ defaultPolicy, maxAgeMs: 1000, now: () => clock, load: async () => (fail ? Promise.reject(new Error('db down')) : [...rules]) });
+    const cache = new TierCache({
+      defaultPolicy,
+      maxAgeMs: 1000,
+      now: () => clock,
+      load: async () => (fail ? Promise.reject(new Error('db down')) : [...rules]),
+    });
     await cache.warm();
     rules[0] = rule(1, 'a', 9);
     clock = 999;

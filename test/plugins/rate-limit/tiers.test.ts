@@ -37,7 +37,10 @@ describe.each(ENGINES)('tiers and rate limits on %s', (engine) => {
     expect(free.created_at).toBeInstanceOf(Date);
     await tiers.createTier({ name: 'pro' });
     await expect(tiers.createTier({ name: 'free', description: 'again' })).rejects.toThrow(DuplicateValueError);
-    await expect(tiers.createTier({ name: 'free', description: 'again' })).rejects.toMatchObject({ status: 409, detail: "Tier 'free' already exists" });
+    await expect(tiers.createTier({ name: 'free', description: 'again' })).rejects.toMatchObject({
+      status: 409,
+      detail: "Tier 'free' already exists",
+    });
     expect((await tiers.listTiers()).map((t) => t.name)).toEqual(['free', 'pro']);
     expect(await tiers.getTier('pro')).toMatchObject({ name: 'pro', description: null });
     await expect(tiers.getTier('gold')).rejects.toMatchObject({ status: 404, detail: "Tier 'gold' not found" });
@@ -51,7 +54,13 @@ describe.each(ENGINES)('tiers and rate limits on %s', (engine) => {
   it('stores a rate limit with its path sanitized, lists it, and tells the caches', async () => {
     await tiers.createTier({ name: 'free', description: '' });
     const limit = await tiers.createRateLimit('free', { name: 'items', path: '/api/v1/items/', limit: 10, period: 60 });
-    expect(limit).toMatchObject({ name: 'items', path: 'api_v1_items', limit: 10, period: 60, tier_id: expect.any(Number) });
+    expect(limit).toMatchObject({
+      name: 'items',
+      path: 'api_v1_items',
+      limit: 10,
+      period: 60,
+      tier_id: expect.any(Number),
+    });
     expect(changes).toBe(1);
     expect(await tiers.listRateLimits('free')).toEqual([limit]);
     expect(await loadRateLimits(db.knex)).toEqual([limit]);
@@ -63,9 +72,21 @@ describe.each(ENGINES)('tiers and rate limits on %s', (engine) => {
     await expect(tiers.createRateLimit('gold', ok)).rejects.toBeInstanceOf(NotFoundError);
     await expect(tiers.listRateLimits('gold')).rejects.toMatchObject({ status: 404 });
     await tiers.createRateLimit('free', ok);
-    await expect(tiers.createRateLimit('free', { ...ok, name: 'again', path: '/api/v1/items' })).rejects.toMatchObject({ status: 409 });
-    for (const bad of [{ limit: -1 }, { limit: 1.5 }, { limit: '10' }, { period: 0 }, { period: 2 ** 31 }, { path: '///' }, { name: '' }]) {
-      await expect(tiers.createRateLimit('free', { ...ok, path: 'other', ...bad })).rejects.toMatchObject({ status: 422 });
+    await expect(tiers.createRateLimit('free', { ...ok, name: 'again', path: '/api/v1/items' })).rejects.toMatchObject({
+      status: 409,
+    });
+    for (const bad of [
+      { limit: -1 },
+      { limit: 1.5 },
+      { limit: '10' },
+      { period: 0 },
+      { period: 2 ** 31 },
+      { path: '///' },
+      { name: '' },
+    ]) {
+      await expect(tiers.createRateLimit('free', { ...ok, path: 'other', ...bad })).rejects.toMatchObject({
+        status: 422,
+      });
     }
     const error = await tiers.createRateLimit('free', { name: 'x' }).catch((e) => e);
     expect(error.detail.map((issue: { loc: string[] }) => issue.loc[1])).toEqual(['path', 'limit', 'period']);
@@ -76,7 +97,11 @@ describe.each(ENGINES)('tiers and rate limits on %s', (engine) => {
     await tiers.createTier({ name: 'free' });
     await tiers.createTier({ name: 'pro' });
     const limit = await tiers.createRateLimit('free', { name: 'items', path: 'api/v1/items', limit: 10, period: 60 });
-    expect(await tiers.updateRateLimit('free', limit.id, { limit: 20, path: '/api/v1/posts' })).toMatchObject({ limit: 20, period: 60, path: 'api_v1_posts' });
+    expect(await tiers.updateRateLimit('free', limit.id, { limit: 20, path: '/api/v1/posts' })).toMatchObject({
+      limit: 20,
+      period: 60,
+      path: 'api_v1_posts',
+    });
     await expect(tiers.updateRateLimit('pro', limit.id, { limit: 5 })).rejects.toMatchObject({ status: 404 });
     await expect(tiers.updateRateLimit('free', limit.id, { limit: -5 })).rejects.toMatchObject({ status: 422 });
     await expect(tiers.deleteRateLimit('pro', limit.id)).rejects.toMatchObject({ status: 404 });

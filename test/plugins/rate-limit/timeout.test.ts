@@ -54,13 +54,18 @@ describe('withTimeout(work, ms, what)', () => {
       timed(withTimeout(after(5, 'quick'), 50, 'Redis')),
     ]);
     expect(outcomes.map((o) => o.value ?? (o.error as Error).name)).toEqual([
-      'StoreUnavailableError', 'late but in time', 'StoreUnavailableError', 'quick',
+      'StoreUnavailableError',
+      'late but in time',
+      'StoreUnavailableError',
+      'quick',
     ]);
     expect(outcomes[2].ms).toBeGreaterThanOrEqual(195);
   });
 
   it('answers each of many concurrent commands on its own', async () => {
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => withTimeout(after(i % 20, i), 1000, 'Redis')));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => withTimeout(after(i % 20, i), 1000, 'Redis')),
+    );
     expect(answers).toEqual(Array.from({ length: 200 }, (_, i) => i));
   });
 });

@@ -9,7 +9,8 @@ import { startExample, type ExampleServer } from '../../example/example-server';
 const CHROMIUM = '/usr/bin/chromium';
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const present = existsSync(CHROMIUM);
-if (!present && ci) throw new Error(`CI=true and ${CHROMIUM} is missing: install it with apt-get install -y chromium (.ci/run does)`);
+if (!present && ci)
+  throw new Error(`CI=true and ${CHROMIUM} is missing: install it with apt-get install -y chromium (.ci/run does)`);
 
 describe.skipIf(!present).each(ADAPTERS)('/api/vN/docs in Chromium on %s', (adapter) => {
   let ex: ExampleServer;
@@ -28,7 +29,8 @@ describe.skipIf(!present).each(ADAPTERS)('/api/vN/docs in Chromium on %s', (adap
     it(`lists ${version}'s operations, logs no console error and asks no other host`, async () => {
       const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body;
       const operations = Object.entries<Record<string, { operationId: string }>>(doc.paths).flatMap(([path, ops]) =>
-        Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+        Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+      );
       const page = await browser.newPage();
       const errors: string[] = [];
       const requested: string[] = [];
@@ -42,7 +44,11 @@ describe.skipIf(!present).each(ADAPTERS)('/api/vN/docs in Chromium on %s', (adap
       expect(answer?.status()).toBe(200);
       await page.waitForSelector('.opblock', { timeout: 30_000 });
       const shown = await page.$$eval('.opblock-summary', (blocks) =>
-        blocks.map((block) => `${block.querySelector('.opblock-summary-method')?.textContent?.trim()} ${block.querySelector('[data-path]')?.getAttribute('data-path')}`));
+        blocks.map(
+          (block) =>
+            `${block.querySelector('.opblock-summary-method')?.textContent?.trim()} ${block.querySelector('[data-path]')?.getAttribute('data-path')}`,
+        ),
+      );
       expect([...shown].sort()).toEqual([...operations].sort());
       expect(await page.textContent('.info .title')).toContain(version);
       await page.close();

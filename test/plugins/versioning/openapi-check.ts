@@ -40,11 +40,25 @@ export function openApiChecker(doc: Record<string, any>) {
       const response = operation.responses?.[String(answer.status)];
       expect(response, `${method} ${template} documents status ${answer.status}`).toBeDefined();
       expect(answer.headers.get('content-type') ?? '').toContain('application/json');
-      const pointer = ['paths', template, method.toLowerCase(), 'responses', String(answer.status), 'content', 'application/json', 'schema'].map(escape).join('/');
+      const pointer = [
+        'paths',
+        template,
+        method.toLowerCase(),
+        'responses',
+        String(answer.status),
+        'content',
+        'application/json',
+        'schema',
+      ]
+        .map(escape)
+        .join('/');
       const validateBody = ajv.getSchema(`doc#/${pointer}`);
       expect(validateBody, `${method} ${template} ${answer.status} has a JSON schema`).toBeDefined();
       const ok = validateBody!(answer.body);
-      expect(ok ? [] : validateBody!.errors, `${method} ${template} ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`).toEqual([]);
+      expect(
+        ok ? [] : validateBody!.errors,
+        `${method} ${template} ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`,
+      ).toEqual([]);
       checks++;
     },
   };

@@ -1,6 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap, ConfigurationError, RateLimitError, type NeutralRequest, type Plugin, type RouteDescriptor } from '@crudsmith/core';
-import { buildOpenApiDocument, deprecationHeaders, parseDeprecation, versioning, type VersioningOptions } from '@crudsmith/versioning';
+import {
+  bootstrap,
+  ConfigurationError,
+  RateLimitError,
+  type NeutralRequest,
+  type Plugin,
+  type RouteDescriptor,
+} from '@crudsmith/core';
+import {
+  buildOpenApiDocument,
+  deprecationHeaders,
+  parseDeprecation,
+  versioning,
+  type VersioningOptions,
+} from '@crudsmith/versioning';
 import { route, type AdapterHarness, type MountedServer } from '../../adapters/conformance';
 import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
@@ -11,7 +24,11 @@ const echoPath = (req: NeutralRequest) => ({ status: 200, json: { path: req.path
 
 function things(): RouteDescriptor[] {
   return [
-    { ...route('GET /things/:id', echoPath), operation: 'things_read', doc: { operationId: 'things_read', responses: { '200': { description: 'A thing', schema: { type: 'object' } } } } },
+    {
+      ...route('GET /things/:id', echoPath),
+      operation: 'things_read',
+      doc: { operationId: 'things_read', responses: { '200': { description: 'A thing', schema: { type: 'object' } } } },
+    },
     route('GET /things', () => ({ status: 200, headers: { Link: '</api/v1/things?page=2>; rel="next"' }, json: [] })),
     route('GET /limited', () => ({ status: 200, json: 'never' })),
   ];
@@ -137,13 +154,26 @@ describe.each<AdapterHarness>([koaHarness, expressHarness, fastifyHarness])('ver
     for (const version of ['v1', 'v2']) {
       const doc: any = await (await get(`/api/${version}/openapi.json`)).json();
       await expectValidOpenApi(doc);
-      expect(Object.keys(doc.paths).sort()).toEqual([`/api/${version}/limited`, `/api/${version}/things`, `/api/${version}/things/{id}`]);
-      expect(doc.paths[`/api/${version}/things/{id}`].get.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]);
+      expect(Object.keys(doc.paths).sort()).toEqual([
+        `/api/${version}/limited`,
+        `/api/${version}/things`,
+        `/api/${version}/things/{id}`,
+      ]);
+      expect(doc.paths[`/api/${version}/things/{id}`].get.parameters).toEqual([
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+      ]);
       const page = await get(`/api/${version}/docs`);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       // A strict policy the page still works under (the Chromium suite renders it), and no framing by another site.
       const csp = page.headers.get('content-security-policy') ?? '';
-      expect(csp.split('; ')).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]));
+      expect(csp.split('; ')).toEqual(
+        expect.arrayContaining([
+          "default-src 'none'",
+          "script-src 'self'",
+          "frame-ancestors 'none'",
+          "base-uri 'none'",
+        ]),
+      );
       expect(csp).not.toMatch(/script-src[^;]*unsafe/);
       expect(page.headers.get('x-frame-options')).toBe('DENY');
       expect(await page.text()).not.toMatch(/https?:\/\//);
@@ -194,31 +224,60 @@ describe('versioning() at startup', () => {
   });
 
   it('leaves a route marked includeInSchema: false out of the document', () => {
-    const get = (path: string, extra: Partial<RouteDescriptor>): RouteDescriptor => ({ ...route(`GET /api/v2/${path}`, () => ({ status: 200, json: null })), doc: { operationId: path }, ...extra });
-    const doc = buildOpenApiDocument({ label: 'v2', routes: [get('shown', {}), get('internal', { includeInSchema: false })], docs: {} }) as { paths: Record<string, unknown> };
+    const get = (path: string, extra: Partial<RouteDescriptor>): RouteDescriptor => ({
+      ...route(`GET /api/v2/${path}`, () => ({ status: 200, json: null })),
+      doc: { operationId: path },
+      ...extra,
+    });
+    const doc = buildOpenApiDocument({
+      label: 'v2',
+      routes: [get('shown', {}), get('internal', { includeInSchema: false })],
+      docs: {},
+    }) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toEqual(['/api/v2/shown']);
   });
 
   it('documents a request body as required unless the route says it may be left out', () => {
     const body = { type: 'object', properties: { token: { type: 'string' } } };
-    const post = (operation: string, extra: object): RouteDescriptor => ({ ...route(`POST /api/v2/${operation}`, () => ({ status: 200, json: null })), doc: { operationId: operation, requestBody: body, ...extra } });
-    const doc = buildOpenApiDocument({ label: 'v2', routes: [post('strict', {}), post('lenient', { requestBodyRequired: false })], docs: {} }) as { paths: Record<string, { post: { requestBody: { required: boolean } } }> };
+    const post = (operation: string, extra: object): RouteDescriptor => ({
+      ...route(`POST /api/v2/${operation}`, () => ({ status: 200, json: null })),
+      doc: { operationId: operation, requestBody: body, ...extra },
+    });
+    const doc = buildOpenApiDocument({
+      label: 'v2',
+      routes: [post('strict', {}), post('lenient', { requestBodyRequired: false })],
+      docs: {},
+    }) as { paths: Record<string, { post: { requestBody: { required: boolean } } }> };
     expect(doc.paths['/api/v2/strict'].post.requestBody.required).toBe(true);
     expect(doc.paths['/api/v2/lenient'].post.requestBody.required).toBe(false);
   });
 
-  it('documents on every operation the 400, 413, 415 and 422 any request body or path can draw, keeping a route\'s own', () => {
+  it("documents on every operation the 400, 413, 415 and 422 any request body or path can draw, keeping a route's own", () => {
     const own = { '422': { description: 'Its own', schema: { type: 'object' } } };
     const routes = [
       { ...route('GET /api/v2/plain', () => ({ status: 200, json: null })), operation: 'plain' },
-      { ...route('POST /api/v2/own', () => ({ status: 200, json: null })), doc: { operationId: 'own', responses: own } },
+      {
+        ...route('POST /api/v2/own', () => ({ status: 200, json: null })),
+        doc: { operationId: 'own', responses: own },
+      },
     ];
-    const doc = buildOpenApiDocument({ label: 'v2', routes, docs: {} }) as { paths: Record<string, Record<string, { responses: Record<string, any> }>> };
-    for (const [path, method] of [['/api/v2/plain', 'get'], ['/api/v2/own', 'post']]) {
-      expect(Object.keys(doc.paths[path][method].responses)).toEqual(expect.arrayContaining(['400', '413', '415', '422']));
+    const doc = buildOpenApiDocument({ label: 'v2', routes, docs: {} }) as {
+      paths: Record<string, Record<string, { responses: Record<string, any> }>>;
+    };
+    for (const [path, method] of [
+      ['/api/v2/plain', 'get'],
+      ['/api/v2/own', 'post'],
+    ]) {
+      expect(Object.keys(doc.paths[path][method].responses)).toEqual(
+        expect.arrayContaining(['400', '413', '415', '422']),
+      );
     }
-    expect(doc.paths['/api/v2/plain'].get.responses['415'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
-    expect(doc.paths['/api/v2/plain'].get.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ValidationError' });
+    expect(doc.paths['/api/v2/plain'].get.responses['415'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
+    expect(doc.paths['/api/v2/plain'].get.responses['422'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ValidationError',
+    });
     expect(doc.paths['/api/v2/own'].post.responses['422'].description).toBe('Its own');
   });
 
@@ -226,14 +285,24 @@ describe('versioning() at startup', () => {
     const signIn: RouteDescriptor = {
       ...route('POST /auth/sign-in', () => ({ status: 200, json: null })),
       operation: 'sign_in',
-      doc: { operationId: 'sign_in', requestBody: { type: 'object' }, responses: { '401': { description: 'Wrong password' } }, security: [{ key: [] }], securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } } },
+      doc: {
+        operationId: 'sign_in',
+        requestBody: { type: 'object' },
+        responses: { '401': { description: 'Wrong password' } },
+        security: [{ key: [] }],
+        securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } },
+      },
     };
     const o = options();
     o.docs = { unversioned: [signIn] };
     const plugin = versioning(o);
     for (const version of plugin.versions) {
       const operation = version.openapi!.paths['/auth/sign-in'].post;
-      expect(operation, version.label).toMatchObject({ operationId: 'sign_in', security: [{ key: [] }], responses: { '401': { description: 'Wrong password' } } });
+      expect(operation, version.label).toMatchObject({
+        operationId: 'sign_in',
+        security: [{ key: [] }],
+        responses: { '401': { description: 'Wrong password' } },
+      });
       expect(operation.deprecated, version.label).toBeUndefined();
       expect(version.openapi!.components.securitySchemes.key).toEqual({ type: 'apiKey', in: 'header', name: 'X-Key' });
       await expectValidOpenApi(version.openapi);
@@ -245,7 +314,9 @@ describe('versioning() at startup', () => {
 
   it('points the docs Link under the mount path an adapter prefix or proxy adds', () => {
     const plugin = versioning({ ...options(), docs: { mountPath: '/service/' } });
-    expect(plugin.versions[0].headers.Link).toBe('</service/api/v1/docs>; rel="deprecation"; type="text/html", </service/api/v1/docs>; rel="sunset"; type="text/html"');
+    expect(plugin.versions[0].headers.Link).toBe(
+      '</service/api/v1/docs>; rel="deprecation"; type="text/html", </service/api/v1/docs>; rel="sunset"; type="text/html"',
+    );
   });
 
   it('serves no documents when docs are off, and their paths are the version 404', async () => {

@@ -28,12 +28,31 @@ export function toPayload(result: NeutralResult): Payload {
   const location = redirect === undefined ? undefined : encodeUrl(redirect);
   if (EMPTY_STATUSES.has(status)) return { status, location, body: '' };
   // 'json' present, even as null, is JSON: the literal null, never an empty 204.
-  if ('json' in result) return { status, location, defaultType: JSON_TYPE, body: JSON.stringify(result.json) ?? 'null' };
+  if ('json' in result)
+    return { status, location, defaultType: JSON_TYPE, body: JSON.stringify(result.json) ?? 'null' };
   const { body } = result;
-  if (typeof body === 'string') return { status, location, defaultType: /^\s*</.test(body) ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8', body };
-  if (body instanceof Uint8Array) return { status, location, defaultType: 'application/octet-stream', body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
+  if (typeof body === 'string')
+    return {
+      status,
+      location,
+      defaultType: /^\s*</.test(body) ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8',
+      body,
+    };
+  if (body instanceof Uint8Array)
+    return {
+      status,
+      location,
+      defaultType: 'application/octet-stream',
+      body: Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    };
   if (body !== undefined) return { status, location, defaultType: 'application/octet-stream', body };
-  if (redirect !== undefined) return { status, location, defaultType: 'text/html; charset=utf-8', body: `Redirecting to ${escapeHtml(redirect)}.` };
+  if (redirect !== undefined)
+    return {
+      status,
+      location,
+      defaultType: 'text/html; charset=utf-8',
+      body: `Redirecting to ${escapeHtml(redirect)}.`,
+    };
   return { status, location, defaultType: 'text/plain; charset=utf-8', body: '' };
 }
 
@@ -41,8 +60,16 @@ export function toPayload(result: NeutralResult): Payload {
  * True when the payload is JSON in our own content type, and the result sets no header,
  * cookie or redirect: most answers, which an adapter may write the short way.
  */
-export function isPlainJson(result: NeutralResult, payload: Payload): payload is Payload & { body: string; defaultType: string } {
-  return payload.defaultType === JSON_TYPE && payload.location === undefined && result.headers === undefined && result.cookies === undefined;
+export function isPlainJson(
+  result: NeutralResult,
+  payload: Payload,
+): payload is Payload & { body: string; defaultType: string } {
+  return (
+    payload.defaultType === JSON_TYPE &&
+    payload.location === undefined &&
+    result.headers === undefined &&
+    result.cookies === undefined
+  );
 }
 
 /** True when `headers` name a Content-Type, in any case. */

@@ -25,13 +25,21 @@ export const readBody = {
   },
 
   /** A urlencoded form, parsed flat like the query string (a repeated name gives an array). */
-  async form(req: IncomingMessage, limit: number, maxValues = DEFAULT_MAX_BODY_VALUES): Promise<Record<string, string | string[]> | undefined> {
+  async form(
+    req: IncomingMessage,
+    limit: number,
+    maxValues = DEFAULT_MAX_BODY_VALUES,
+  ): Promise<Record<string, string | string[]> | undefined> {
     const text = await guard(req, limit, () => coBody.text(req, { limit }));
     return text === '' ? undefined : checkFields(groupEntries(new URLSearchParams(text)), maxValues);
   },
 
   /** A multipart/form-data body: its fields as a record, and its files. */
-  async multipart(req: IncomingMessage, limit: number, maxValues = DEFAULT_MAX_BODY_VALUES): Promise<{ body: Record<string, string | string[]>; files: UploadedFile[] }> {
+  async multipart(
+    req: IncomingMessage,
+    limit: number,
+    maxValues = DEFAULT_MAX_BODY_VALUES,
+  ): Promise<{ body: Record<string, string | string[]>; files: UploadedFile[] }> {
     const { fields, files } = await guard(req, limit, () => readMultipart(req, limit));
     return { body: checkFields(groupEntries(fields), maxValues), files };
   },
@@ -130,7 +138,9 @@ function checkShape(body: unknown, maxValues: number): void {
 }
 
 function tooManyValues(maxValues: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`Request body holds more than ${maxValues} values (keys and array items, counted at every depth)`);
+  return new PayloadTooLargeError(
+    `Request body holds more than ${maxValues} values (keys and array items, counted at every depth)`,
+  );
 }
 
 // co-body reports raw-body's errors (size, aborts, unknown encodings) with a status, JSON
@@ -142,7 +152,9 @@ function toHttpError(error: unknown): unknown {
   const { type, status, message, code } = error as { type?: string; status?: number; message?: string; code?: unknown };
   if (type === 'entity.too.large') return new PayloadTooLargeError();
   if (error instanceof SyntaxError) return new BadRequestError('Malformed JSON body');
-  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT_'))) return new BadRequestError('Body does not match its Content-Encoding');
-  if (typeof status === 'number' && status >= 400 && status < 500) return new HttpError(status, message ?? 'Bad request');
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT_')))
+    return new BadRequestError('Body does not match its Content-Encoding');
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new HttpError(status, message ?? 'Bad request');
   return error;
 }

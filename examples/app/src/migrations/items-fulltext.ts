@@ -13,7 +13,8 @@ const MATCHED = ['name', 'category'];
 export const itemsFulltextMigration: Migration = {
   async up(knex) {
     if (dialectOf(knex) !== 'mysql') return;
-    for (const column of MATCHED) await knex.raw('ALTER TABLE items ADD FULLTEXT INDEX ?? (??)', [`items_${column}_ft`, column]);
+    for (const column of MATCHED)
+      await knex.raw('ALTER TABLE items ADD FULLTEXT INDEX ?? (??)', [`items_${column}_ft`, column]);
   },
   async down(knex) {
     if (dialectOf(knex) !== 'mysql') return;

@@ -32,7 +32,8 @@ export const usersMigration: Migration = {
 // case; PostgreSQL and SQLite get unique indexes on lower(column).
 async function caseInsensitiveUnique(knex: Knex, columns: string[]): Promise<void> {
   if (dialectOf(knex) === 'mysql') return;
-  for (const column of columns) await knex.raw(`create unique index ?? on users (lower(??))`, [`users_${column}_lower_unique`, column]);
+  for (const column of columns)
+    await knex.raw(`create unique index ?? on users (lower(??))`, [`users_${column}_lower_unique`, column]);
 }
 
 /** Where the generated SECRET_KEY is kept when DATABASE_URL is set. */

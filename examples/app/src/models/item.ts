@@ -34,7 +34,14 @@ export class ItemRead {
 
 const datetime = { type: ['string', 'null'], format: 'date-time' };
 
-@Crud({ path: '/items', tags: ['items'], createSchema: ItemCreate, updateSchema: ItemUpdate, deleteSchema: ItemDelete, selectSchema: ItemRead })
+@Crud({
+  path: '/items',
+  tags: ['items'],
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+  deleteSchema: ItemDelete,
+  selectSchema: ItemRead,
+})
 @SoftDelete({ isDeletedColumn: 'is_deleted', deletedAtColumn: 'deleted_at' })
 export class Item extends Model {
   static override tableName = 'items';

@@ -7,7 +7,11 @@ export const DEFAULT_AVATAR_URL = '/static/avatars/default.svg';
 /** `POST /api/v1/users/` body. The password policy is the account plugin's. */
 export class UserCreate {
   @IsString() @MinLength(2) @MaxLength(30) name!: string;
-  @IsString() @MinLength(2) @MaxLength(20) @Matches(/^[a-z0-9]+$/, { message: 'username may hold lower-case letters and digits only' }) username!: string;
+  @IsString()
+  @MinLength(2)
+  @MaxLength(20)
+  @Matches(/^[a-z0-9]+$/, { message: 'username may hold lower-case letters and digits only' })
+  username!: string;
   @IsEmail() @MaxLength(50) email!: string;
   @IsString() password!: string;
 }
@@ -20,7 +24,12 @@ export class UserCreateV2 extends UserCreate {
 /** `PATCH /api/v1/users/{user_id}` body: passwords change only through /auth. */
 export class UserUpdate {
   @IsOptional() @IsString() @MinLength(2) @MaxLength(30) name?: string;
-  @IsOptional() @IsString() @MinLength(2) @MaxLength(20) @Matches(/^[a-z0-9]+$/, { message: 'username may hold lower-case letters and digits only' }) username?: string;
+  @IsOptional()
+  @IsString()
+  @MinLength(2)
+  @MaxLength(20)
+  @Matches(/^[a-z0-9]+$/, { message: 'username may hold lower-case letters and digits only' })
+  username?: string;
   @IsOptional() @IsEmail() @MaxLength(50) email?: string;
 }
 

@@ -15,7 +15,11 @@ export function staticRoutes(avatars: AvatarStore): RouteDescriptor[] {
       dependencies: [],
       handler: async () => ({
         status: 200,
-        headers: { 'Content-Type': 'image/svg+xml', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=86400' },
+        headers: {
+          'Content-Type': 'image/svg+xml',
+          'X-Content-Type-Options': 'nosniff',
+          'Cache-Control': 'public, max-age=86400',
+        },
         body: AVATAR,
       }),
     },

@@ -21,24 +21,40 @@ export function sudoRoute(auth: AccountPlugin): RouteDescriptor {
       for (const field of ['password', 'code'] as const) {
         const value = body[field];
         if (value === undefined) continue;
-        if (typeof value !== 'string') throw ValidationError.of(['body', field], 'Input should be a valid string', 'string_type');
+        if (typeof value !== 'string')
+          throw ValidationError.of(['body', field], 'Input should be a valid string', 'string_type');
         proof[field] = value;
       }
       const grant = await auth.sudo.elevate(req, proof);
-      return { status: 200, headers: { 'Cache-Control': 'no-store' }, json: { expires_at: grant.expiresAt.toISOString(), ...(grant.accessToken ? { access_token: grant.accessToken } : {}) } };
+      return {
+        status: 200,
+        headers: { 'Cache-Control': 'no-store' },
+        json: {
+          expires_at: grant.expiresAt.toISOString(),
+          ...(grant.accessToken ? { access_token: grant.accessToken } : {}),
+        },
+      };
     },
     doc: {
       operationId: 'sudo',
-      summary: 'Confirm your password (or a two-factor code) for a few minutes of sudo: needed by the permanent delete of a user',
+      summary:
+        'Confirm your password (or a two-factor code) for a few minutes of sudo: needed by the permanent delete of a user',
       tags: ['users'],
       requestBody: {
         type: 'object',
-        properties: { password: { type: 'string' }, code: { type: 'string', description: 'An authenticator or recovery code, when two-factor is on' } },
+        properties: {
+          password: { type: 'string' },
+          code: { type: 'string', description: 'An authenticator or recovery code, when two-factor is on' },
+        },
       },
       responses: {
         '200': {
           description: 'Sudo until expires_at; a bearer caller also gets an access token carrying it',
-          schema: { type: 'object', required: ['expires_at'], properties: { expires_at: { type: 'string', format: 'date-time' }, access_token: { type: 'string' } } },
+          schema: {
+            type: 'object',
+            required: ['expires_at'],
+            properties: { expires_at: { type: 'string', format: 'date-time' }, access_token: { type: 'string' } },
+          },
         },
         ...error(401, 403, 422, 429),
       },

@@ -77,7 +77,10 @@ export interface UserAccess {
    * when `count` asks. No `sort`: ordering by a column a reader never sees (a password
    * hash) would still tell them something about it.
    */
-  list(req: NeutralRequest, options: { count: boolean }): Promise<{ rows: Row[]; total?: number; page: number; perPage: number }>;
+  list(
+    req: NeutralRequest,
+    options: { count: boolean },
+  ): Promise<{ rows: Row[]; total?: number; page: number; perPage: number }>;
   /** Creates a user from a validated UserCreate body (409 for a taken name or e-mail), hashing within `client`'s bound (429 beyond). */
   create(body: Record<string, unknown>, client: string): Promise<AccountUser>;
   /** PATCH: that user or a superuser, a UserUpdate body, 409 on a taken name or e-mail; the updated row. */
@@ -96,7 +99,8 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
   const find = (req: NeutralRequest): Promise<Row> => userAt(knex, req.params.user_id);
   const mayChange = async (req: NeutralRequest): Promise<AccountUser> => {
     const me = (await req.resolve(signedIn))!;
-    if (String(me.id) !== req.params.user_id && !me.is_superuser) throw new ForbiddenError('Not allowed to change another user');
+    if (String(me.id) !== req.params.user_id && !me.is_superuser)
+      throw new ForbiddenError('Not allowed to change another user');
     return me;
   };
 
@@ -111,11 +115,16 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
 
     async list(req, { count }) {
       const page = parseListQuery(req.query, PAGES);
-      const { data, total_count } = await userRepository.getMulti(knex, { offset: page.offset, limit: page.limit, returnTotalCount: count });
+      const { data, total_count } = await userRepository.getMulti(knex, {
+        offset: page.offset,
+        limit: page.limit,
+        returnTotalCount: count,
+      });
       return { rows: data, total: total_count, page: page.page, perPage: page.itemsPerPage };
     },
 
-    create: (body, client) => auth.createUser(body as { username: string; email: string; password: string; name: string }, {}, { client }),
+    create: (body, client) =>
+      auth.createUser(body as { username: string; email: string; password: string; name: string }, {}, { client }),
 
     async update(req) {
       await mayChange(req);
@@ -124,13 +133,20 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
       for (const column of ['username', 'email'] as const) {
         const value = changes[column];
         // A soft-deleted user keeps their name and e-mail: taking them is a clash too.
-        const clash = typeof value === 'string' && (await userRepository.exists(knex, { [`${column}__same_text`]: value, id__ne: row.id }, { includeDeleted: true }));
+        const clash =
+          typeof value === 'string' &&
+          (await userRepository.exists(
+            knex,
+            { [`${column}__same_text`]: value, id__ne: row.id },
+            { includeDeleted: true },
+          ));
         if (clash) throw new DuplicateValueError(`${column === 'email' ? 'Email' : 'Username'} already registered`);
       }
       const values: Record<string, unknown> = { ...changes };
       // A new address is not verified until its owner confirms it (through /auth/email/change-request,
       // it is): a flag carried over would let anyone claim someone else's address as verified.
-      if (typeof changes.email === 'string' && changes.email.toLowerCase() !== String(row.email).toLowerCase()) values.is_verified = false;
+      if (typeof changes.email === 'string' && changes.email.toLowerCase() !== String(row.email).toLowerCase())
+        values.is_verified = false;
       if (Object.keys(values).length > 0) await userRepository.update(knex, values, { filters: { id: row.id } });
       return find(req);
     },
@@ -164,7 +180,8 @@ export function userAccess(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
             .where({ id: row.id, is_deleted: false, profile_image_url: current })
             .update({ profile_image_url: url, updated_at: new Date() });
           if (swapped === 1) break;
-          if (attempt >= AVATAR_SWAP_ATTEMPTS) throw new ConflictError('The avatar is being changed by another upload; try again');
+          if (attempt >= AVATAR_SWAP_ATTEMPTS)
+            throw new ConflictError('The avatar is being changed by another upload; try again');
           current = ((await find(req)).profile_image_url ?? null) as string | null;
         }
       } catch (error) {
@@ -189,7 +206,14 @@ export function userRouteMaker(base: { path: string; operationPrefix: string }):
   return (spec, dependencies, handler) => {
     const [method, path, name] = spec.split(' ') as [RouteDescriptor['method'], string, string];
     const operation = `${base.operationPrefix}_${name}`;
-    return { method, path: `${base.path}${path}`, operation, dependencies, handler, doc: { operationId: operation, tags: ['users'] } };
+    return {
+      method,
+      path: `${base.path}${path}`,
+      operation,
+      dependencies,
+      handler,
+      doc: { operationId: operation, tags: ['users'] },
+    };
   };
 }
 
@@ -198,9 +222,16 @@ export function userRouteMaker(base: { path: string; operationPrefix: string }):
  * updated user as `answer` serialises it. Its body limit is the avatar limit's, not the
  * app's JSON limit.
  */
-export function userAvatarRoute(route: UserRouteMaker, using: { users: UserAccess; avatars: AvatarStore; answer: (row: Row) => unknown }): RouteDescriptor {
+export function userAvatarRoute(
+  route: UserRouteMaker,
+  using: { users: UserAccess; avatars: AvatarStore; answer: (row: Row) => unknown },
+): RouteDescriptor {
   const { users, avatars, answer } = using;
-  const upload = route('POST /:user_id/avatar avatar', [...avatars.uploadDependencies, users.signedIn], async (req) => ({ status: 200, json: await answer(await users.setAvatar(req)) }));
+  const upload = route(
+    'POST /:user_id/avatar avatar',
+    [...avatars.uploadDependencies, users.signedIn],
+    async (req) => ({ status: 200, json: await answer(await users.setAvatar(req)) }),
+  );
   return {
     ...upload,
     bodyLimit: avatars.bodyLimit,

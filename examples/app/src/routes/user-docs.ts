@@ -1,4 +1,11 @@
-import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA, schemaToJsonSchema, type JsonSchema, type RouteDescriptor, type RouteDoc } from '@crudsmith/core';
+import {
+  ERROR_SCHEMA,
+  VALIDATION_ERROR_SCHEMA,
+  schemaToJsonSchema,
+  type JsonSchema,
+  type RouteDescriptor,
+  type RouteDoc,
+} from '@crudsmith/core';
 import { UserCreate, UserCreateV2, UserUpdate } from '../models/user';
 
 // The OpenAPI information of the users routes of each version (bodies from the
@@ -39,35 +46,78 @@ const USER_READ_V2: JsonSchema = {
 const MESSAGE: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
 const PAGE = [
   { name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } },
-  { name: 'items_per_page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } },
+  {
+    name: 'items_per_page',
+    in: 'query',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+  },
 ];
 const USER_ID = [{ name: 'user_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }];
 
 type Responses = NonNullable<RouteDoc['responses']>;
 /** Error responses with the `{detail}` (422: validation) body schemas. */
 export const error = (...statuses: number[]): Responses =>
-  Object.fromEntries(statuses.map((status) => [String(status), status === 422 ? { description: 'Validation error', schema: VALIDATION_ERROR_SCHEMA } : { description: 'Error', schema: ERROR_SCHEMA }]));
-const ok = (status: number, description: string, schema: JsonSchema): Responses => ({ [String(status)]: { description, schema } });
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      status === 422
+        ? { description: 'Validation error', schema: VALIDATION_ERROR_SCHEMA }
+        : { description: 'Error', schema: ERROR_SCHEMA },
+    ]),
+  );
+const ok = (status: number, description: string, schema: JsonSchema): Responses => ({
+  [String(status)]: { description, schema },
+});
 
 /** Adds each users route's body, parameters and responses to its doc (`version` picks the shapes). */
 export function withUserDocs(version: 'v1' | 'v2', routes: RouteDescriptor[]): RouteDescriptor[] {
   const user = version === 'v1' ? USER_READ : USER_READ_V2;
-  const list: JsonSchema = version === 'v1'
-    ? { type: 'array', items: user }
-    : {
-      type: 'object',
-      required: ['data', 'total_count', 'has_more', 'page', 'items_per_page'],
-      properties: { data: { type: 'array', items: user }, total_count: { type: 'integer' }, has_more: { type: 'boolean' }, page: { type: 'integer' }, items_per_page: { type: 'integer' } },
-    };
+  const list: JsonSchema =
+    version === 'v1'
+      ? { type: 'array', items: user }
+      : {
+          type: 'object',
+          required: ['data', 'total_count', 'has_more', 'page', 'items_per_page'],
+          properties: {
+            data: { type: 'array', items: user },
+            total_count: { type: 'integer' },
+            has_more: { type: 'boolean' },
+            page: { type: 'integer' },
+            items_per_page: { type: 'integer' },
+          },
+        };
   const docs: Record<string, Partial<RouteDoc>> = {
-    create: { requestBody: schemaToJsonSchema(version === 'v1' ? UserCreate : UserCreateV2), responses: { ...ok(201, 'The new user', user), ...error(409, 422, 429, 503) } },
-    list: { parameters: PAGE, responses: { ...ok(200, version === 'v1' ? 'A page of users' : 'A page of users in the paginated envelope', list), ...error(422) } },
+    create: {
+      requestBody: schemaToJsonSchema(version === 'v1' ? UserCreate : UserCreateV2),
+      responses: { ...ok(201, 'The new user', user), ...error(409, 422, 429, 503) },
+    },
+    list: {
+      parameters: PAGE,
+      responses: {
+        ...ok(200, version === 'v1' ? 'A page of users' : 'A page of users in the paginated envelope', list),
+        ...error(422),
+      },
+    },
     me: { responses: ok(200, 'The signed-in user', user) },
     read: { parameters: USER_ID, responses: { ...ok(200, 'The user', user), ...error(404) } },
-    update: { parameters: USER_ID, requestBody: schemaToJsonSchema(UserUpdate), responses: { ...ok(200, 'The updated user', user), ...error(404, 409, 422) } },
-    delete: { parameters: USER_ID, responses: { ...ok(200, 'Soft-deleted and signed out everywhere', MESSAGE), ...error(404) } },
-    delete_permanent: { parameters: USER_ID, responses: { ...ok(200, 'Removed from the database', MESSAGE), ...error(404) } },
-    avatar: { parameters: USER_ID, responses: { ...ok(200, 'The user with the new avatar URL', user), ...error(400, 404, 409, 413, 422, 429) } },
+    update: {
+      parameters: USER_ID,
+      requestBody: schemaToJsonSchema(UserUpdate),
+      responses: { ...ok(200, 'The updated user', user), ...error(404, 409, 422) },
+    },
+    delete: {
+      parameters: USER_ID,
+      responses: { ...ok(200, 'Soft-deleted and signed out everywhere', MESSAGE), ...error(404) },
+    },
+    delete_permanent: {
+      parameters: USER_ID,
+      responses: { ...ok(200, 'Removed from the database', MESSAGE), ...error(404) },
+    },
+    avatar: {
+      parameters: USER_ID,
+      responses: { ...ok(200, 'The user with the new avatar URL', user), ...error(400, 404, 409, 413, 422, 429) },
+    },
   };
   return routes.map((route) => {
     const name = route.operation.replace(/^users(_v2)?_/, '');

@@ -13,7 +13,12 @@ type Row = Record<string, unknown>;
  * `accept_terms: true` and shares v1's per-address limit (`registerLimit`), and reads
  * answer UserReadV2. Paths are relative to the version prefix (`/api/v2`).
  */
-export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarStore, registerLimit: Dependency<void>): RouteDescriptor[] {
+export function userRoutesV2(
+  knex: Knex,
+  auth: AccountPlugin,
+  avatars: AvatarStore,
+  registerLimit: Dependency<void>,
+): RouteDescriptor[] {
   const users = userAccess(knex, auth, avatars);
   const route = userRouteMaker({ path: '/users', operationPrefix: 'users_v2' });
   const read = async (rows: Row[]): Promise<UserReadV2[]> => {
@@ -34,14 +39,29 @@ export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarSto
 
     route('GET / list', [], async (req) => {
       const { rows, total = 0, page, perPage } = await users.list(req, { count: true });
-      return { status: 200, json: { data: await read(rows), total_count: total, has_more: page * perPage < total, page, items_per_page: perPage } };
+      return {
+        status: 200,
+        json: {
+          data: await read(rows),
+          total_count: total,
+          has_more: page * perPage < total,
+          page,
+          items_per_page: perPage,
+        },
+      };
     }),
 
-    route('GET /me me', [users.signedIn], async (req) => ({ status: 200, json: await readOne(await users.get((await req.resolve(users.signedIn))!.id)) })),
+    route('GET /me me', [users.signedIn], async (req) => ({
+      status: 200,
+      json: await readOne(await users.get((await req.resolve(users.signedIn))!.id)),
+    })),
 
     route('GET /:user_id read', [], async (req) => ({ status: 200, json: await readOne(await users.find(req)) })),
 
-    route('PATCH /:user_id update', [users.signedIn], async (req) => ({ status: 200, json: await readOne(await users.update(req)) })),
+    route('PATCH /:user_id update', [users.signedIn], async (req) => ({
+      status: 200,
+      json: await readOne(await users.update(req)),
+    })),
 
     ...userDeleteRoutes(route, users),
 
@@ -51,7 +71,14 @@ export function userRoutesV2(knex: Knex, auth: AccountPlugin, avatars: AvatarSto
 
 /** The names of the rows' tiers, by tier id, in one query. */
 async function tierNames(knex: Knex, rows: Row[]): Promise<Map<number, string>> {
-  const ids = [...new Set(rows.map((row) => row.tier_id).filter((id) => id != null).map(Number))];
+  const ids = [
+    ...new Set(
+      rows
+        .map((row) => row.tier_id)
+        .filter((id) => id != null)
+        .map(Number),
+    ),
+  ];
   if (ids.length === 0) return new Map();
   const tiers: { id: number; name: string }[] = await knex('tiers').whereIn('id', ids).select('id', 'name');
   return new Map(tiers.map((tier) => [Number(tier.id), tier.name]));

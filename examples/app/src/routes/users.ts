@@ -12,7 +12,12 @@ import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from '.
  * open to anonymous callers, so `registerLimit` bounds it per client address as
  * `/auth/register` is bounded.
  */
-export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore, registerLimit: Dependency<void>): RouteDescriptor[] {
+export function userRoutes(
+  knex: Knex,
+  auth: AccountPlugin,
+  avatars: AvatarStore,
+  registerLimit: Dependency<void>,
+): RouteDescriptor[] {
   const users = userAccess(knex, auth, avatars);
   const route = userRouteMaker({ path: '/users', operationPrefix: 'users' });
 
@@ -22,13 +27,22 @@ export function userRoutes(knex: Knex, auth: AccountPlugin, avatars: AvatarStore
       return { status: 201, json: toUserRead(user) };
     }),
 
-    route('GET / list', [], async (req) => ({ status: 200, json: (await users.list(req, { count: false })).rows.map(toUserRead) })),
+    route('GET / list', [], async (req) => ({
+      status: 200,
+      json: (await users.list(req, { count: false })).rows.map(toUserRead),
+    })),
 
-    route('GET /me me', [users.signedIn], async (req) => ({ status: 200, json: toUserRead((await req.resolve(users.signedIn))!) })),
+    route('GET /me me', [users.signedIn], async (req) => ({
+      status: 200,
+      json: toUserRead((await req.resolve(users.signedIn))!),
+    })),
 
     route('GET /:user_id read', [], async (req) => ({ status: 200, json: toUserRead(await users.find(req)) })),
 
-    route('PATCH /:user_id update', [users.signedIn], async (req) => ({ status: 200, json: toUserRead(await users.update(req)) })),
+    route('PATCH /:user_id update', [users.signedIn], async (req) => ({
+      status: 200,
+      json: toUserRead(await users.update(req)),
+    })),
 
     ...userDeleteRoutes(route, users),
 

@@ -76,7 +76,10 @@ export class KnexChallengeStore implements ChallengeStore {
   async create(record: ChallengeRecord, now: number): Promise<string> {
     const token = randomToken(32);
     // Spent challenges are of no use: each new one clears its user's.
-    await this.knex(this.table).where({ user_id: record.userId }).where((q) => q.where('expires_at', '<=', now).orWhereNotNull('used_at')).delete();
+    await this.knex(this.table)
+      .where({ user_id: record.userId })
+      .where((q) => q.where('expires_at', '<=', now).orWhereNotNull('used_at'))
+      .delete();
     await this.knex(this.table).insert({
       id_hash: hashSecret(token),
       user_id: record.userId,
@@ -104,7 +107,11 @@ export class KnexChallengeStore implements ChallengeStore {
   }
 
   async consume(token: string, now: number): Promise<boolean> {
-    const used = await this.knex(this.table).where({ id_hash: hashSecret(token) }).whereNull('used_at').where('expires_at', '>', now).update({ used_at: now });
+    const used = await this.knex(this.table)
+      .where({ id_hash: hashSecret(token) })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .update({ used_at: now });
     return Number(used) === 1;
   }
 
@@ -114,7 +121,11 @@ export class KnexChallengeStore implements ChallengeStore {
   }
 
   private live(idHash: string, now: number) {
-    return this.knex(this.table).where({ id_hash: idHash }).whereNull('used_at').where('expires_at', '>', now).where('attempts', '<', CHALLENGE_MAX_ATTEMPTS);
+    return this.knex(this.table)
+      .where({ id_hash: idHash })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .where('attempts', '<', CHALLENGE_MAX_ATTEMPTS);
   }
 }
 

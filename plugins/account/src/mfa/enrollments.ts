@@ -39,7 +39,9 @@ export class Enrollments {
 
   async get(userId: string): Promise<Enrollment | null> {
     const row = await this.knex(this.table).where({ user_id: userId }).first();
-    return row ? { secret: String(row.secret), enabled: row.enabled_at !== null, lastStep: Number(row.last_step) } : null;
+    return row
+      ? { secret: String(row.secret), enabled: row.enabled_at !== null, lastStep: Number(row.last_step) }
+      : null;
   }
 
   /** Starts (or restarts) an unconfirmed enrollment; false when the account is enrolled already. */
@@ -50,7 +52,10 @@ export class Enrollments {
 
   /** Confirms the unconfirmed enrollment holding `sealed`, with the step its first code used; false when another took its place. */
   async confirm(userId: string, sealed: string, step: number, now: number): Promise<boolean> {
-    const done = await this.knex(this.table).where({ user_id: userId, secret: sealed }).whereNull('enabled_at').update({ enabled_at: now, last_step: step });
+    const done = await this.knex(this.table)
+      .where({ user_id: userId, secret: sealed })
+      .whereNull('enabled_at')
+      .update({ enabled_at: now, last_step: step });
     return Number(done) === 1;
   }
 
@@ -62,7 +67,11 @@ export class Enrollments {
 
   /** Uses a time step of a confirmed enrollment: true for exactly one caller, and only when it is later than every step used before. */
   async useStep(userId: string, step: number): Promise<boolean> {
-    const done = await this.knex(this.table).where({ user_id: userId }).whereNotNull('enabled_at').where('last_step', '<', step).update({ last_step: step });
+    const done = await this.knex(this.table)
+      .where({ user_id: userId })
+      .whereNotNull('enabled_at')
+      .where('last_step', '<', step)
+      .update({ last_step: step });
     return Number(done) === 1;
   }
 
@@ -71,7 +80,11 @@ export class Enrollments {
    * transactions are serial already); false when the account has none.
    */
   async lockEnabled(userId: string, trx: Knex.Transaction): Promise<boolean> {
-    const row = await trx(this.table).where({ user_id: userId }).whereNotNull('enabled_at').forUpdate().first('user_id');
+    const row = await trx(this.table)
+      .where({ user_id: userId })
+      .whereNotNull('enabled_at')
+      .forUpdate()
+      .first('user_id');
     return row !== undefined;
   }
 

@@ -47,7 +47,13 @@ export class RecoveryCodes {
    */
   async prepare(userId: string, now: number): Promise<{ store(db: Knex): Promise<string[]> }> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
-    const rows = await Promise.all(codes.map(async (code) => ({ user_id: userId, code_hash: await this.hash(userId, normalizeRecoveryCode(code)!), created_at: now })));
+    const rows = await Promise.all(
+      codes.map(async (code) => ({
+        user_id: userId,
+        code_hash: await this.hash(userId, normalizeRecoveryCode(code)!),
+        created_at: now,
+      })),
+    );
     return {
       store: async (db) => {
         await db(this.table).where({ user_id: userId }).delete();
@@ -81,7 +87,9 @@ export class RecoveryCodes {
 
   private async hash(userId: string, code: string): Promise<string> {
     this.key ??= this.secret();
-    return createHmac('sha256', await this.key).update(`${userId}:${code}`).digest('hex');
+    return createHmac('sha256', await this.key)
+      .update(`${userId}:${code}`)
+      .digest('hex');
   }
 }
 

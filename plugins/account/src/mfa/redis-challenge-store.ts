@@ -46,7 +46,12 @@ export class RedisChallengeStore implements ChallengeStore {
 
   // Runs one store operation within the timeout; any Redis failure becomes a 503.
   private bounded<T>(operation: () => Promise<T>): Promise<T> {
-    return boundedRedis(this.redis, this.timeoutMs, 'The two-factor challenge store is unavailable; try again shortly', operation);
+    return boundedRedis(
+      this.redis,
+      this.timeoutMs,
+      'The two-factor challenge store is unavailable; try again shortly',
+      operation,
+    );
   }
 
   create(record: ChallengeRecord, now: number): Promise<string> {
@@ -65,15 +70,28 @@ export class RedisChallengeStore implements ChallengeStore {
 
   peek(token: string, now: number): Promise<ChallengeRecord | null> {
     return this.bounded(async () => {
-      const [record, used, expiresAt, attempts] = await this.redis.hmget(this.key(token), 'record', 'used', 'expires_at', 'attempts');
-      if (!record || used === '1' || Number(expiresAt) <= now || Number(attempts) >= CHALLENGE_MAX_ATTEMPTS) return null;
+      const [record, used, expiresAt, attempts] = await this.redis.hmget(
+        this.key(token),
+        'record',
+        'used',
+        'expires_at',
+        'attempts',
+      );
+      if (!record || used === '1' || Number(expiresAt) <= now || Number(attempts) >= CHALLENGE_MAX_ATTEMPTS)
+        return null;
       return JSON.parse(record) as ChallengeRecord;
     });
   }
 
   attempt(token: string, now: number): Promise<ChallengeRecord | null> {
     return this.bounded(async () => {
-      const record = (await this.redis.eval(ATTEMPT, 1, this.key(token), String(now), String(CHALLENGE_MAX_ATTEMPTS))) as string | null;
+      const record = (await this.redis.eval(
+        ATTEMPT,
+        1,
+        this.key(token),
+        String(now),
+        String(CHALLENGE_MAX_ATTEMPTS),
+      )) as string | null;
       return record ? (JSON.parse(record) as ChallengeRecord) : null;
     });
   }

@@ -22,7 +22,9 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', await this.derived(), iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return [VERSION, iv, body, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    return [VERSION, iv, body, cipher.getAuthTag()]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   /** The plain value; throws when the value was altered, sealed for another context or under another key. */
@@ -36,7 +38,9 @@ export class SecretBox {
   }
 
   private derived(): Promise<Buffer> {
-    this.key ??= this.secret().then((secret) => Buffer.from(hkdfSync('sha256', secret, 'crudsmith/account', this.purpose, 32)));
+    this.key ??= this.secret().then((secret) =>
+      Buffer.from(hkdfSync('sha256', secret, 'crudsmith/account', this.purpose, 32)),
+    );
     return this.key;
   }
 }

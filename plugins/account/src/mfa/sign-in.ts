@@ -27,10 +27,21 @@ export function signInStep(core: AccountCore, mfa: TwoFactor | null): FinishSign
     if (!enabled && !setup) return completeSignIn(core, req, row, intent);
     const now = core.now();
     const challenge = await mfa.challenges.create(
-      { userId: String(core.users.idOf(row)), purpose: setup ? 'setup' : 'sign-in', intent, tokenVersion: core.users.tokenVersionOf(row), secret: setup ? await mfa.seal(row, newTotpSecret()) : null, expiresAt: now + mfa.challengeMs },
+      {
+        userId: String(core.users.idOf(row)),
+        purpose: setup ? 'setup' : 'sign-in',
+        intent,
+        tokenVersion: core.users.tokenVersionOf(row),
+        secret: setup ? await mfa.seal(row, newTotpSecret()) : null,
+        expiresAt: now + mfa.challengeMs,
+      },
       now,
     );
-    const json: Record<string, unknown> = { mfa_required: true, challenge, expires_in: Math.floor(mfa.challengeMs / 1000) };
+    const json: Record<string, unknown> = {
+      mfa_required: true,
+      challenge,
+      expires_in: Math.floor(mfa.challengeMs / 1000),
+    };
     if (setup) json.setup = true;
     return { status: 200, headers: NO_STORE, json };
   };
@@ -51,7 +62,12 @@ export function signInRedirect(redirectTo: string, answer: NeutralResult): strin
 }
 
 /** The credential a sign-in started: a new session (cookies and `csrf_token`), or tokens. */
-export async function completeSignIn(core: AccountCore, req: NeutralRequest, row: Row, intent: SignInIntent): Promise<NeutralResult> {
+export async function completeSignIn(
+  core: AccountCore,
+  req: NeutralRequest,
+  row: Row,
+  intent: SignInIntent,
+): Promise<NeutralResult> {
   const echo = intent.redirectTo ? { redirect_to: intent.redirectTo } : {};
   if (intent.transport === 'session') {
     const { cookies, csrfToken } = await core.startSession(req, row);
@@ -66,14 +82,20 @@ export async function completeSignIn(core: AccountCore, req: NeutralRequest, row
  * have answered (plus `recovery_codes` after a required enrollment). 400 for a bad,
  * used or expired challenge (or one out of attempts), 401 for a wrong code.
  */
-export async function verifyChallenge(core: AccountCore, mfa: TwoFactor, req: NeutralRequest, { challenge: token, code }: { challenge: string; code: string }): Promise<NeutralResult> {
+export async function verifyChallenge(
+  core: AccountCore,
+  mfa: TwoFactor,
+  req: NeutralRequest,
+  { challenge: token, code }: { challenge: string; code: string },
+): Promise<NeutralResult> {
   const challenges = mfa.challenges;
   const record = validToken(token) ? await challenges.attempt(token, core.now()) : null;
   if (!record) throw new BadRequestError(BAD_CHALLENGE);
   const row = await core.users.findById(record.userId);
   // The account was deleted, or its password changed (every sign-in ended), since the first factor passed.
   if (!row || core.users.tokenVersionOf(row) !== record.tokenVersion) throw new BadRequestError(BAD_CHALLENGE);
-  const enrolled = record.purpose === 'setup' && record.secret ? await mfa.enrollFromChallenge(row, record.secret, code) : null;
+  const enrolled =
+    record.purpose === 'setup' && record.secret ? await mfa.enrollFromChallenge(row, record.secret, code) : null;
   if (!enrolled) await mfa.checkCode(row, code);
   if (!(await challenges.consume(token, core.now()))) throw new BadRequestError(BAD_CHALLENGE);
   const result = await completeSignIn(core, req, row, record.intent);
@@ -81,13 +103,20 @@ export async function verifyChallenge(core: AccountCore, mfa: TwoFactor, req: Ne
 }
 
 /** `/mfa/challenge`: the secret and URI of a live setup challenge, for the authenticator app. */
-export async function setupChallengeDetails(core: AccountCore, mfa: TwoFactor, token: string): Promise<Record<string, unknown>> {
+export async function setupChallengeDetails(
+  core: AccountCore,
+  mfa: TwoFactor,
+  token: string,
+): Promise<Record<string, unknown>> {
   const record = validToken(token) ? await mfa.challenges.peek(token, core.now()) : null;
   if (!record) throw new BadRequestError(BAD_CHALLENGE);
   if (record.purpose !== 'setup' || !record.secret) throw new BadRequestError(NOT_A_SETUP);
   const row = await core.users.findById(record.userId);
   if (!row) throw new BadRequestError(BAD_CHALLENGE);
-  return { setup: mfa.setupDetails(row, await mfa.open(row, record.secret)), expires_in: Math.max(0, Math.floor((record.expiresAt - core.now()) / 1000)) };
+  return {
+    setup: mfa.setupDetails(row, await mfa.open(row, record.secret)),
+    expires_in: Math.max(0, Math.floor((record.expiresAt - core.now()) / 1000)),
+  };
 }
 
 // Challenge tokens are 43 base64url characters: anything far from that is refused before any lookup.

@@ -43,12 +43,19 @@ export class TwoFactor {
     private readonly options: MfaOptions,
   ) {
     const secret = core.secret;
-    this.tables = { enrollments: 'account_mfa', recoveryCodes: 'account_mfa_recovery_codes', challenges: 'account_mfa_challenges', ...options.tables };
+    this.tables = {
+      enrollments: 'account_mfa',
+      recoveryCodes: 'account_mfa_recovery_codes',
+      challenges: 'account_mfa_challenges',
+      ...options.tables,
+    };
     this.knex = core.options.knex;
     const knex = this.knex;
     this.box = new SecretBox(secret, 'totp-secret');
     this.enrollments = new Enrollments(knex, this.tables.enrollments);
-    this.recoveryCodes = new RecoveryCodes(knex, this.tables.recoveryCodes, () => secret().then((s) => createHmac('sha256', s).update('crudsmith/account/recovery-codes').digest()));
+    this.recoveryCodes = new RecoveryCodes(knex, this.tables.recoveryCodes, () =>
+      secret().then((s) => createHmac('sha256', s).update('crudsmith/account/recovery-codes').digest()),
+    );
     this.challenges = options.challengeStore ?? new KnexChallengeStore(knex, this.tables.challenges);
     this.challengeMs = (options.challengeSeconds ?? 300) * 1000;
     this.issuer = options.issuer ?? 'crudsmith';
@@ -73,13 +80,18 @@ export class TwoFactor {
 
   async status(row: Row): Promise<MfaStatus> {
     const enabled = await this.isEnabled(row);
-    return { enabled, required: this.isRequired(row), recovery_codes_remaining: enabled ? await this.recoveryCodes.remaining(this.idOf(row)) : 0 };
+    return {
+      enabled,
+      required: this.isRequired(row),
+      recovery_codes_remaining: enabled ? await this.recoveryCodes.remaining(this.idOf(row)) : 0,
+    };
   }
 
   /** A new secret for the account (not active until confirmed): 400 when it is enrolled already. */
   async beginSetup(row: Row): Promise<{ secret: string; otpauth_uri: string }> {
     const secret = newTotpSecret();
-    if (!(await this.enrollments.begin(this.idOf(row), await this.seal(row, secret)))) throw new BadRequestError(MFA_ALREADY_ENABLED);
+    if (!(await this.enrollments.begin(this.idOf(row), await this.seal(row, secret))))
+      throw new BadRequestError(MFA_ALREADY_ENABLED);
     return this.setupDetails(row, secret);
   }
 
@@ -105,8 +117,11 @@ export class TwoFactor {
   /** Enrolls with the secret a setup challenge carried, once its first code is right; answers the recovery codes. */
   async enrollFromChallenge(row: Row, sealed: string, code: string): Promise<string[]> {
     const userId = this.idOf(row);
-    const step = await this.guarded(userId, async () => matchTotp(await this.box.open(sealed, userId), code, this.seconds()));
-    if (!(await this.enrollments.enroll(userId, sealed, step, this.core.now()))) throw new BadRequestError(MFA_ALREADY_ENABLED);
+    const step = await this.guarded(userId, async () =>
+      matchTotp(await this.box.open(sealed, userId), code, this.seconds()),
+    );
+    if (!(await this.enrollments.enroll(userId, sealed, step, this.core.now())))
+      throw new BadRequestError(MFA_ALREADY_ENABLED);
     return this.newRecoveryCodes(userId);
   }
 
@@ -171,7 +186,10 @@ export class TwoFactor {
   private async guarded(userId: string, check: () => Promise<number | null>): Promise<number> {
     const key = `mfa:${userId}`;
     const attempt = await this.core.lockout.attempt(key, this.core.now());
-    if (!attempt.allowed) throw new RateLimitError('Too many wrong authentication codes; try again later', { retryAfter: attempt.retryAfter });
+    if (!attempt.allowed)
+      throw new RateLimitError('Too many wrong authentication codes; try again later', {
+        retryAfter: attempt.retryAfter,
+      });
     const step = await check();
     if (step === null) {
       await this.core.lockout.fail(key, this.core.now());

@@ -15,7 +15,11 @@ type Row = Record<string, unknown>;
  * link then takes over (signed out everywhere, its password removed); else a new account
  * without a password (it sets one with /set-password after a fresh sign-in).
  */
-export async function accountFor(core: AccountCore, store: OAuthStore, signIn: { provider: string; identity: ProviderIdentity; redirectTo: string }): Promise<Row> {
+export async function accountFor(
+  core: AccountCore,
+  store: OAuthStore,
+  signIn: { provider: string; identity: ProviderIdentity; redirectTo: string },
+): Promise<Row> {
   const { users } = core;
   const { provider, identity, redirectTo } = signIn;
   const fail = (code: OAuthErrorCode) => new OAuthFlowError(code, redirectTo);
@@ -28,7 +32,8 @@ export async function accountFor(core: AccountCore, store: OAuthStore, signIn: {
   const emailColumn = users.columns.email;
   const email = identity.email === null ? null : identity.email.trim();
   const max = emailColumn ? users.info.columns.get(emailColumn)?.maxLength : undefined;
-  if (!emailColumn || !email || !looksLikeEmail(email) || (max !== undefined && [...email].length > max)) throw fail('email_missing');
+  if (!emailColumn || !email || !looksLikeEmail(email) || (max !== undefined && [...email].length > max))
+    throw fail('email_missing');
   // Stored addresses are NFKC: a provider's address that NFKC changes (full-width letters,
   // ligatures) is another mailbox that would fold onto someone's account, so it is refused.
   if (normalizeIdentifier(email) !== email) throw fail('email_unsupported');
@@ -91,7 +96,12 @@ async function createAccount(core: AccountCore, identity: ProviderIdentity, emai
   if (name) values.name = cut(identity.name ?? identity.preferredUsername ?? '', name.maxLength);
   const base = usernameBase(identity, email, users.info.columns.get(columns.username)?.maxLength ?? 30);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const username = attempt === 0 ? base.name : `${base.name.slice(0, base.max - 7)}-${randomToken(4).replace(/[^A-Za-z0-9]/g, 'x').slice(0, 6)}`;
+    const username =
+      attempt === 0
+        ? base.name
+        : `${base.name.slice(0, base.max - 7)}-${randomToken(4)
+            .replace(/[^A-Za-z0-9]/g, 'x')
+            .slice(0, 6)}`;
     if (await users.taken(columns.username, username)) continue;
     try {
       return await users.insert({ ...values, [columns.username]: username });
@@ -107,8 +117,19 @@ async function createAccount(core: AccountCore, identity: ProviderIdentity, emai
 /** A username from the provider's preferred one or the address's local part: letters, digits, `.`, `_`, `-`. */
 function usernameBase(identity: ProviderIdentity, email: string, max: number): { name: string; max: number } {
   const raw = identity.preferredUsername ?? email.split('@')[0];
-  const clean = raw.normalize('NFKC').replace(/[^A-Za-z0-9._-]/g, '').slice(0, max);
-  return { name: clean.length >= 2 ? clean : `user-${randomToken(4).replace(/[^A-Za-z0-9]/g, 'x').slice(0, 6)}`, max };
+  const clean = raw
+    .normalize('NFKC')
+    .replace(/[^A-Za-z0-9._-]/g, '')
+    .slice(0, max);
+  return {
+    name:
+      clean.length >= 2
+        ? clean
+        : `user-${randomToken(4)
+            .replace(/[^A-Za-z0-9]/g, 'x')
+            .slice(0, 6)}`,
+    max,
+  };
 }
 
 function cut(value: string, max: number | undefined): string {

@@ -72,12 +72,22 @@ export class OAuthStore {
   async takeFlow(provider: string, state: string, now: number): Promise<OAuthFlow | null> {
     if (state.length === 0 || state.length > 256) return null;
     const stateHash = hashSecret(state);
-    const won = await this.knex(this.tables.flows).where({ state_hash: stateHash, provider }).whereNull('used_at').where('expires_at', '>', now).update({ used_at: now });
+    const won = await this.knex(this.tables.flows)
+      .where({ state_hash: stateHash, provider })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .update({ used_at: now });
     if (Number(won) !== 1) return null;
     const row = await this.knex(this.tables.flows).where({ state_hash: stateHash }).first();
     // Swept between the two statements (it expired just then): as good as expired.
     if (!row) return null;
-    return { provider, state, nonce: String(row.nonce), codeVerifier: String(row.code_verifier), redirectTo: String(row.redirect_to) };
+    return {
+      provider,
+      state,
+      nonce: String(row.nonce),
+      codeVerifier: String(row.code_verifier),
+      redirectTo: String(row.redirect_to),
+    };
   }
 
   /** The user an identity is linked to, if any. */

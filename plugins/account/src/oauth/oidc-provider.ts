@@ -35,7 +35,9 @@ export class OidcProvider {
     this.issuer = new URL(options.issuer);
     const loopback = LOOPBACK.has(this.issuer.hostname);
     if (this.issuer.protocol !== 'https:' && !(this.issuer.protocol === 'http:' && loopback)) {
-      throw new ConfigurationError(`account: the issuer of OAuth provider '${name}' must be https (http only on a loopback address)`);
+      throw new ConfigurationError(
+        `account: the issuer of OAuth provider '${name}' must be https (http only on a loopback address)`,
+      );
     }
   }
 
@@ -56,7 +58,10 @@ export class OidcProvider {
   }
 
   /** Trades the callback's code for tokens (checking state, nonce and PKCE) and answers the ID token's identity. */
-  async identity(callbackQuery: URLSearchParams, flow: { state: string; nonce: string; codeVerifier: string }): Promise<ProviderIdentity> {
+  async identity(
+    callbackQuery: URLSearchParams,
+    flow: { state: string; nonce: string; codeVerifier: string },
+  ): Promise<ProviderIdentity> {
     const config = await this.configuration();
     const current = new URL(this.redirectUri);
     current.search = callbackQuery.toString();
@@ -71,8 +76,10 @@ export class OidcProvider {
     const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
     // The subject is stored and looked up as it is: one the identity table cannot hold,
     // or an e-mail with a control character (NUL...), is a provider fault, not ours.
-    if (claims.sub.length > SUBJECT_MAX || CONTROL.test(claims.sub)) throw new Error('the provider answered an unusable subject');
-    if (typeof claims.email === 'string' && CONTROL.test(claims.email)) throw new Error('the provider answered an unusable e-mail address');
+    if (claims.sub.length > SUBJECT_MAX || CONTROL.test(claims.sub))
+      throw new Error('the provider answered an unusable subject');
+    if (typeof claims.email === 'string' && CONTROL.test(claims.email))
+      throw new Error('the provider answered an unusable e-mail address');
     // A name or preferred username with a control character is left out: both are optional.
     const label = (value: unknown) => (typeof value === 'string' && !CONTROL.test(value) ? text(value) : null);
     return {
@@ -86,10 +93,16 @@ export class OidcProvider {
 
   private configuration(): Promise<oidc.Configuration> {
     this.config ??= oidc
-      .discovery(this.issuer, this.options.clientId, undefined, this.options.clientSecret ? oidc.ClientSecretBasic(this.options.clientSecret) : oidc.None(), {
-        execute: this.issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
-        timeout: this.options.timeoutSeconds ?? 10,
-      })
+      .discovery(
+        this.issuer,
+        this.options.clientId,
+        undefined,
+        this.options.clientSecret ? oidc.ClientSecretBasic(this.options.clientSecret) : oidc.None(),
+        {
+          execute: this.issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
+          timeout: this.options.timeoutSeconds ?? 10,
+        },
+      )
       .catch((error: unknown) => {
         // Not kept: the next sign-in tries the discovery again.
         this.config = undefined;

@@ -75,16 +75,29 @@ export class AccountTokens {
       expires_at: now + lifetimeMs,
     });
     // Tokens a day past their end serve nothing: keep the table to the live ones.
-    await this.knex(this.table).where('expires_at', '<', now - 86_400_000).delete();
+    await this.knex(this.table)
+      .where('expires_at', '<', now - 86_400_000)
+      .delete();
     return token;
   }
 
   /** The live (unused, unexpired) token of `purpose`, or null. */
   async find(token: string, purpose: TokenPurpose, now: number): Promise<AccountToken | null> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
-    const row = await this.knex(this.table).where({ token_hash: hashSecret(token), purpose }).whereNull('used_at').where('expires_at', '>', now).first();
+    const row = await this.knex(this.table)
+      .where({ token_hash: hashSecret(token), purpose })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .first();
     if (!row) return null;
-    return { id: Number(row.id), purpose, userId: String(row.user_id), state: String(row.state), payload: JSON.parse(String(row.payload)), expiresAt: Number(row.expires_at) };
+    return {
+      id: Number(row.id),
+      purpose,
+      userId: String(row.user_id),
+      state: String(row.state),
+      payload: JSON.parse(String(row.payload)),
+      expiresAt: Number(row.expires_at),
+    };
   }
 
   /** Whether the token still fits the account's state now. */
@@ -94,7 +107,11 @@ export class AccountTokens {
 
   /** Uses the token up: true for exactly one of any number of concurrent calls, false once used or expired. */
   async consume(token: AccountToken, now: number): Promise<boolean> {
-    const won = await this.knex(this.table).where({ id: token.id }).whereNull('used_at').where('expires_at', '>', now).update({ used_at: now });
+    const won = await this.knex(this.table)
+      .where({ id: token.id })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .update({ used_at: now });
     return Number(won) === 1;
   }
 }

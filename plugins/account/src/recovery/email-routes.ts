@@ -1,4 +1,10 @@
-import { BadRequestError, ValidationError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import {
+  BadRequestError,
+  ValidationError,
+  type NeutralRequest,
+  type NeutralResult,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { safeRedirect } from '../redirect-target';
@@ -35,19 +41,30 @@ export function tokenField(req: NeutralRequest): string {
 export function emailRoutes(core: AccountCore, recovery: Recovery): RouteDescriptor[] {
   const { users } = core;
   const field = recovery.factor;
-  const factorOf = (req: NeutralRequest) => (field === 'email' ? emailField(core, req, 'email', recovery.column) : phoneField(req));
+  const factorOf = (req: NeutralRequest) =>
+    field === 'email' ? emailField(core, req, 'email', recovery.column) : phoneField(req);
   const routes: RouteDescriptor[] = [];
 
   // Request routes: check the input and the caller's limit, answer at once; the lookup,
   // the token and the message happen after the answer, so nothing about them shows in it.
-  const requestRoute = (spec: { path: string; operation: string; summary: string }, purpose: 'verify' | 'reset', wanted: (row: Row) => boolean) =>
+  const requestRoute = (
+    spec: { path: string; operation: string; summary: string },
+    purpose: 'verify' | 'reset',
+    wanted: (row: Row) => boolean,
+  ) =>
     route({ method: 'POST', ...spec }, async (req) => {
       const value = factorOf(req);
       const redirect = safeRedirect(bodyObject(req).redirect_to);
       await recovery.limit(req);
       recovery.background(purpose, value, async () => {
         const row = await recovery.findByFactor(value);
-        if (row && wanted(row)) await recovery.sendToken(purpose, row, String(row[recovery.column]), redirect ? { redirect_to: redirect } : {});
+        if (row && wanted(row))
+          await recovery.sendToken(
+            purpose,
+            row,
+            String(row[recovery.column]),
+            redirect ? { redirect_to: redirect } : {},
+          );
       });
       return accepted();
     });
@@ -56,49 +73,85 @@ export function emailRoutes(core: AccountCore, recovery: Recovery): RouteDescrip
     const verified = users.columns.isVerified;
     routes.push(
       requestRoute(
-        { path: '/email/verify-request', operation: 'verify_request', summary: `Mail a link that confirms the ${field === 'email' ? 'e-mail address' : 'phone number'}` },
+        {
+          path: '/email/verify-request',
+          operation: 'verify_request',
+          summary: `Mail a link that confirms the ${field === 'email' ? 'e-mail address' : 'phone number'}`,
+        },
         'verify',
         (row) => !users.flag(row, verified),
       ),
-      route({ method: 'POST', path: '/email/verify-confirm', operation: 'verify_confirm', summary: 'Confirm the address with the token of the link' }, async (req) => {
-        const found = await recovery.redeemable(tokenField(req), 'verify');
-        if (!found || !(await recovery.tokens.consume(found.token, core.now()))) throw new BadRequestError(TOKEN_REFUSED);
-        // Only while the address is still the one the token was mailed to.
-        const marked = await core.options.knex(users.info.table)
-          .where(users.columns.id, users.idOf(found.row))
-          .where(recovery.column, found.row[recovery.column] as string)
-          .update({ [verified]: true });
-        if (Number(marked) !== 1) throw new BadRequestError(TOKEN_REFUSED);
-        return confirmed('Address verified', found.token.payload);
-      }),
+      route(
+        {
+          method: 'POST',
+          path: '/email/verify-confirm',
+          operation: 'verify_confirm',
+          summary: 'Confirm the address with the token of the link',
+        },
+        async (req) => {
+          const found = await recovery.redeemable(tokenField(req), 'verify');
+          if (!found || !(await recovery.tokens.consume(found.token, core.now())))
+            throw new BadRequestError(TOKEN_REFUSED);
+          // Only while the address is still the one the token was mailed to.
+          const marked = await core.options
+            .knex(users.info.table)
+            .where(users.columns.id, users.idOf(found.row))
+            .where(recovery.column, found.row[recovery.column] as string)
+            .update({ [verified]: true });
+          if (Number(marked) !== 1) throw new BadRequestError(TOKEN_REFUSED);
+          return confirmed('Address verified', found.token.payload);
+        },
+      ),
     );
   }
 
   routes.push(
-    requestRoute({ path: '/password/reset-request', operation: 'reset_request', summary: 'Mail a link that sets a new password' }, 'reset', () => true),
-    route({ method: 'POST', path: '/password/reset-confirm', operation: 'reset_confirm', summary: 'Set a new password with the token of the link; signs out everywhere' }, async (req) => {
-      const { token, new_password } = stringFields(req, ['token', 'new_password']);
-      const found = await recovery.redeemable(token, 'reset');
-      if (!found) throw new BadRequestError(TOKEN_REFUSED);
-      const { row } = found;
-      // The policy before the token is used up: a refused password leaves the link working.
-      const issues = core.passwords.check(new_password, ['body', 'new_password'], contextWords({ username: row[users.columns.username], email: users.columns.email ? row[users.columns.email] : undefined }));
-      if (issues.length > 0) throw new ValidationError(issues);
-      const hash = await core.passwords.bounded(req.clientAddress, () => core.passwords.hash(new_password));
-      if (!(await recovery.tokens.consume(found.token, core.now()))) throw new BadRequestError(TOKEN_REFUSED);
-      const id = users.idOf(row);
-      // Only over the password the token was issued for; token_version + 1 kills every access token.
-      const old = row[users.columns.passwordHash];
-      const query = core.options.knex(users.info.table).where(users.columns.id, id);
-      if (old === null || old === undefined) query.whereNull(users.columns.passwordHash);
-      else query.where(users.columns.passwordHash, old as string);
-      const changed = await query.update({ [users.columns.passwordHash]: hash, [users.columns.tokenVersion]: core.options.knex.raw('?? + 1', [users.columns.tokenVersion]) });
-      if (Number(changed) !== 1) throw new BadRequestError(TOKEN_REFUSED);
-      await core.signOutEverywhere(id);
-      // Whoever holds the link controls the account's mail: a lock from guesses by others ends.
-      await core.lockout.succeed(`user:${id}`);
-      return confirmed('Password reset; sign in with the new password', found.token.payload);
-    }),
+    requestRoute(
+      { path: '/password/reset-request', operation: 'reset_request', summary: 'Mail a link that sets a new password' },
+      'reset',
+      () => true,
+    ),
+    route(
+      {
+        method: 'POST',
+        path: '/password/reset-confirm',
+        operation: 'reset_confirm',
+        summary: 'Set a new password with the token of the link; signs out everywhere',
+      },
+      async (req) => {
+        const { token, new_password } = stringFields(req, ['token', 'new_password']);
+        const found = await recovery.redeemable(token, 'reset');
+        if (!found) throw new BadRequestError(TOKEN_REFUSED);
+        const { row } = found;
+        // The policy before the token is used up: a refused password leaves the link working.
+        const issues = core.passwords.check(
+          new_password,
+          ['body', 'new_password'],
+          contextWords({
+            username: row[users.columns.username],
+            email: users.columns.email ? row[users.columns.email] : undefined,
+          }),
+        );
+        if (issues.length > 0) throw new ValidationError(issues);
+        const hash = await core.passwords.bounded(req.clientAddress, () => core.passwords.hash(new_password));
+        if (!(await recovery.tokens.consume(found.token, core.now()))) throw new BadRequestError(TOKEN_REFUSED);
+        const id = users.idOf(row);
+        // Only over the password the token was issued for; token_version + 1 kills every access token.
+        const old = row[users.columns.passwordHash];
+        const query = core.options.knex(users.info.table).where(users.columns.id, id);
+        if (old === null || old === undefined) query.whereNull(users.columns.passwordHash);
+        else query.where(users.columns.passwordHash, old as string);
+        const changed = await query.update({
+          [users.columns.passwordHash]: hash,
+          [users.columns.tokenVersion]: core.options.knex.raw('?? + 1', [users.columns.tokenVersion]),
+        });
+        if (Number(changed) !== 1) throw new BadRequestError(TOKEN_REFUSED);
+        await core.signOutEverywhere(id);
+        // Whoever holds the link controls the account's mail: a lock from guesses by others ends.
+        await core.lockout.succeed(`user:${id}`);
+        return confirmed('Password reset; sign in with the new password', found.token.payload);
+      },
+    ),
   );
   return routes;
 }

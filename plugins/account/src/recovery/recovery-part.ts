@@ -26,7 +26,10 @@ export function recoveryPart(core: AccountCore, table: string, signedIn: RouteDo
   if (!options) return { routes: [], migrations, settled: async () => {}, close: async () => {} };
   const recovery = new Recovery(core, options, table);
   const email = core.users.columns.email;
-  const routes = [...emailRoutes(core, recovery), ...(email && recovery.mail ? emailChangeRoutes(core, recovery, email) : [])];
+  const routes = [
+    ...emailRoutes(core, recovery),
+    ...(email && recovery.mail ? emailChangeRoutes(core, recovery, email) : []),
+  ];
   return {
     routes: jsonBodiesOnly(withAccountDocs(routes, recoveryDocs(core, recovery, signedIn))),
     migrations,

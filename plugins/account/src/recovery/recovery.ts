@@ -7,7 +7,11 @@ import type { RecoveryLogger, RecoveryOptions } from './recovery-options';
 
 type Row = Record<string, unknown>;
 
-const LINK_PATHS: Record<TokenPurpose, string> = { verify: '/verify-email', reset: '/reset-password', change: '/confirm-email-change' };
+const LINK_PATHS: Record<TokenPurpose, string> = {
+  verify: '/verify-email',
+  reset: '/reset-password',
+  change: '/confirm-email-change',
+};
 const LIFETIMES: Record<TokenPurpose, number> = { verify: 86_400, reset: 3_600, change: 86_400 };
 
 /**
@@ -36,14 +40,20 @@ export class Recovery {
     const { columns } = core.users;
     this.factor = options.factor ?? 'email';
     const column = this.factor === 'email' ? columns.email : columns.phone;
-    if (!column) throw new ConfigurationError(`account: the ${this.factor} recovery factor needs a ${this.factor} column in the column map`);
+    if (!column)
+      throw new ConfigurationError(
+        `account: the ${this.factor} recovery factor needs a ${this.factor} column in the column map`,
+      );
     this.column = column;
     this.mail = options.mail ?? null;
     this.messages = options.messages ?? null;
-    if (this.factor === 'email' && !this.mail) throw new ConfigurationError('account: the e-mail recovery factor needs a mail transport (recovery.mail)');
-    if (this.factor === 'phone' && !this.messages) throw new ConfigurationError('account: the phone recovery factor needs a message sender (recovery.messages)');
+    if (this.factor === 'email' && !this.mail)
+      throw new ConfigurationError('account: the e-mail recovery factor needs a mail transport (recovery.mail)');
+    if (this.factor === 'phone' && !this.messages)
+      throw new ConfigurationError('account: the phone recovery factor needs a message sender (recovery.messages)');
     const base = URL.canParse(options.publicUrl) ? new URL(options.publicUrl) : null;
-    if (base?.protocol !== 'http:' && base?.protocol !== 'https:') throw new ConfigurationError(`account: recovery.publicUrl must be an http(s) URL, not '${options.publicUrl}'`);
+    if (base?.protocol !== 'http:' && base?.protocol !== 'https:')
+      throw new ConfigurationError(`account: recovery.publicUrl must be an http(s) URL, not '${options.publicUrl}'`);
     this.publicUrl = base.toString().replace(/\/+$/, '');
     this.renderer = new MailRenderer(options.templates);
     this.logger = options.logger ?? { warn: (message, details) => console.warn(message, details) };
@@ -56,7 +66,8 @@ export class Recovery {
     if (limit === false) return;
     const key = `mail:${hashSecret(req.clientAddress).slice(0, 32)}`;
     const { count, retryAfter } = await this.core.lockout.hit(key, limit.periodSeconds * 1000, this.core.now());
-    if (count > limit.limit) throw new RateLimitError('Too many requests from this address; try again later', { retryAfter });
+    if (count > limit.limit)
+      throw new RateLimitError('Too many requests from this address; try again later', { retryAfter });
   }
 
   /** The live account whose factor is `value` (already normalised), or null. */
@@ -90,17 +101,29 @@ export class Recovery {
   async sendToken(purpose: TokenPurpose, row: Row, to: string, payload: Record<string, string>): Promise<void> {
     const seconds = this.options.tokenSeconds?.[purpose] ?? LIFETIMES[purpose];
     const userId = String(this.core.users.idOf(row));
-    const token = await this.tokens.issue({ purpose, userId, state: this.state(purpose, row), payload }, seconds * 1000, this.core.now());
+    const token = await this.tokens.issue(
+      { purpose, userId, state: this.state(purpose, row), payload },
+      seconds * 1000,
+      this.core.now(),
+    );
     const path = this.options.links?.[purpose] ?? LINK_PATHS[purpose];
     const link = `${this.publicUrl}${path}?token=${encodeURIComponent(token)}`;
-    const locals = this.locals(row, { link, expiresIn: duration(seconds), address: to, newAddress: payload.email ?? '' });
-    if (purpose !== 'change' && this.factor === 'phone') await this.messages!.send(this.renderer.renderText(purpose, to, locals));
+    const locals = this.locals(row, {
+      link,
+      expiresIn: duration(seconds),
+      address: to,
+      newAddress: payload.email ?? '',
+    });
+    if (purpose !== 'change' && this.factor === 'phone')
+      await this.messages!.send(this.renderer.renderText(purpose, to, locals));
     else await this.mail!.send(this.renderer.render(purpose, to, locals));
   }
 
   /** Tells the old address that the account's address changed. */
   async sendNotice(kind: MailKind, row: Row, to: string, newAddress: string): Promise<void> {
-    await this.mail!.send(this.renderer.render(kind, to, this.locals(row, { link: '', expiresIn: '', address: to, newAddress })));
+    await this.mail!.send(
+      this.renderer.render(kind, to, this.locals(row, { link: '', expiresIn: '', address: to, newAddress })),
+    );
   }
 
   /**
@@ -118,7 +141,12 @@ export class Recovery {
       .catch((error: unknown) => {
         const { code, responseCode } = (error ?? {}) as { code?: unknown; responseCode?: unknown };
         const message = error instanceof Error ? error.message.split(recipient).join('<recipient>') : String(error);
-        this.logger.warn('account: a recovery message was not delivered', { purpose, code, responseCode, error: message.slice(0, 500) });
+        this.logger.warn('account: a recovery message was not delivered', {
+          purpose,
+          code,
+          responseCode,
+          error: message.slice(0, 500),
+        });
       })
       .finally(() => this.pending.delete(task));
     this.pending.add(task);
@@ -130,12 +158,23 @@ export class Recovery {
   }
 
   private locals(row: Row, given: Omit<MailLocals, 'appName' | 'username'>): MailLocals {
-    return { appName: this.options.appName ?? 'crudsmith', username: String(row[this.core.users.columns.username] ?? ''), ...given };
+    return {
+      appName: this.options.appName ?? 'crudsmith',
+      username: String(row[this.core.users.columns.username] ?? ''),
+      ...given,
+    };
   }
 }
 
 function duration(seconds: number): string {
-  const [amount, unit] = seconds % 86_400 === 0 ? [seconds / 86_400, 'day'] : seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  const [amount, unit] =
+    seconds % 86_400 === 0
+      ? [seconds / 86_400, 'day']
+      : seconds % 3600 === 0
+        ? [seconds / 3600, 'hour']
+        : seconds % 60 === 0
+          ? [seconds / 60, 'minute']
+          : [seconds, 'second'];
   // 24 hours reads better than 1 day in a mail about a link.
   if (unit === 'day' && amount === 1) return '24 hours';
   return `${amount} ${unit}${amount === 1 ? '' : 's'}`;

@@ -17,7 +17,9 @@ document.addEventListener('click', async (event) => {
     body: JSON.stringify({ ids }),
   });
   if (response.status === 401) {
-    window.location.assign(response.headers.get('HX-Redirect') || `${window.location.pathname.split('/').slice(0, -2).join('/')}/login`);
+    window.location.assign(
+      response.headers.get('HX-Redirect') || `${window.location.pathname.split('/').slice(0, -2).join('/')}/login`,
+    );
     return;
   }
   if (!response.ok) {
@@ -38,7 +40,9 @@ document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('button.scheme-toggle') : null;
   if (!button) return;
   const root = document.documentElement;
-  const dark = root.dataset.scheme === 'dark' || (root.dataset.scheme !== 'light' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  const dark =
+    root.dataset.scheme === 'dark' ||
+    (root.dataset.scheme !== 'light' && window.matchMedia('(prefers-color-scheme: dark)').matches);
   const next = dark ? 'light' : 'dark';
   root.dataset.scheme = next;
   document.cookie = `cs_admin_scheme=${next}; Path=${button.dataset.path}; Max-Age=31536000; SameSite=Strict`;
@@ -47,7 +51,9 @@ document.addEventListener('click', (event) => {
 
 for (const button of document.querySelectorAll('button.scheme-toggle')) {
   const root = document.documentElement;
-  const dark = root.dataset.scheme === 'dark' || (root.dataset.scheme !== 'light' && window.matchMedia('(prefers-color-scheme: dark)').matches);
+  const dark =
+    root.dataset.scheme === 'dark' ||
+    (root.dataset.scheme !== 'light' && window.matchMedia('(prefers-color-scheme: dark)').matches);
   button.setAttribute('aria-pressed', String(dark));
 }
 
@@ -55,7 +61,11 @@ for (const button of document.querySelectorAll('button.scheme-toggle')) {
 function localTimes(root) {
   for (const time of root.querySelectorAll('time[datetime*="T"]')) {
     const date = new Date(time.getAttribute('datetime'));
-    if (!Number.isNaN(date.getTime())) time.textContent = date.toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    if (!Number.isNaN(date.getTime()))
+      time.textContent = date.toLocaleString(document.documentElement.lang || undefined, {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+      });
   }
 }
 localTimes(document);

@@ -23,12 +23,21 @@ export interface AccountAction {
  */
 export function accountActionRoute(ctx: AdminContext, view: ResolvedView, action: AccountAction): RouteDescriptor {
   const base = `${ctx.mount}/${view.name}`;
-  return guarded(ctx, { method: 'POST', path: `${base}/${action.segment}/:id`, operation: `admin_${view.name}_${action.event}` }, async (req, principal) => {
-    const id = parseId(view, req.params.id);
-    // An account's key is one column: the app's action takes that value.
-    if (id === undefined || Array.isArray(id) || !(await view.repository.exists(ctx.knex, { [view.info.idColumn]: id }, { includeDeleted: true }))) throw new NotFoundError('Item not found');
-    await action.run(id);
-    await ctx.events.record(req, principal, [{ type: action.event, model: view.name, recordId: id }]);
-    return seeOther(req, `${base}/update/${encodeURIComponent(String(id))}`);
-  });
+  return guarded(
+    ctx,
+    { method: 'POST', path: `${base}/${action.segment}/:id`, operation: `admin_${view.name}_${action.event}` },
+    async (req, principal) => {
+      const id = parseId(view, req.params.id);
+      // An account's key is one column: the app's action takes that value.
+      if (
+        id === undefined ||
+        Array.isArray(id) ||
+        !(await view.repository.exists(ctx.knex, { [view.info.idColumn]: id }, { includeDeleted: true }))
+      )
+        throw new NotFoundError('Item not found');
+      await action.run(id);
+      await ctx.events.record(req, principal, [{ type: action.event, model: view.name, recordId: id }]);
+      return seeOther(req, `${base}/update/${encodeURIComponent(String(id))}`);
+    },
+  );
 }

@@ -1,4 +1,10 @@
-import { HttpError, type HttpMethod, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
+import {
+  HttpError,
+  type HttpMethod,
+  type NeutralRequest,
+  type NeutralResult,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { layoutLocals, type AdminContext } from '../context';
 import { errorResult } from '../guard';
 import { html } from '../page';
@@ -7,13 +13,31 @@ import { render } from '../templates';
 /** `GET {mount}`, `GET/POST {mount}/login`, `GET {mount}/logout`. */
 export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
   const { mount, auth } = ctx;
-  const loginPage = async (req: NeutralRequest, status: number, page: { message?: string; username?: string; headers?: Record<string, string> } = {}) => {
+  const loginPage = async (
+    req: NeutralRequest,
+    status: number,
+    page: { message?: string; username?: string; headers?: Record<string, string> } = {},
+  ) => {
     const prelogin = await auth.prelogin(req);
-    const body = render('login', { ...layoutLocals(ctx, null, 'Sign in'), csrfToken: prelogin.token, message: page.message ?? null, username: page.username ?? '' });
-    return html(status, body, { authenticated: false, headers: page.headers, cookies: prelogin.cookie ? [prelogin.cookie] : undefined });
+    const body = render('login', {
+      ...layoutLocals(ctx, null, 'Sign in'),
+      csrfToken: prelogin.token,
+      message: page.message ?? null,
+      username: page.username ?? '',
+    });
+    return html(status, body, {
+      authenticated: false,
+      headers: page.headers,
+      cookies: prelogin.cookie ? [prelogin.cookie] : undefined,
+    });
   };
   // A route open to anyone signed in or not; its errors are pages too.
-  const open = (method: HttpMethod, path: string, operation: string, handler: (req: NeutralRequest) => Promise<NeutralResult>): RouteDescriptor => ({
+  const open = (
+    method: HttpMethod,
+    path: string,
+    operation: string,
+    handler: (req: NeutralRequest) => Promise<NeutralResult>,
+  ): RouteDescriptor => ({
     method,
     path,
     operation,
@@ -35,7 +59,8 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
       handler: async () => ({ status: 302, redirect: `${mount}/` }),
     },
     open('GET', `${mount}/login`, 'admin_login_page', async (req) => {
-      if (await auth.current(req)) return { status: 303, redirect: `${mount}/`, headers: { 'Cache-Control': 'no-store' } };
+      if (await auth.current(req))
+        return { status: 303, redirect: `${mount}/`, headers: { 'Cache-Control': 'no-store' } };
       return loginPage(req, 200);
     }),
     {
@@ -46,7 +71,9 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
       async handler(req) {
         try {
           if (!(await auth.preloginValid(req))) {
-            return loginPage(req, 403, { message: 'The sign-in form has expired or did not come from this site; please try again.' });
+            return loginPage(req, 403, {
+              message: 'The sign-in form has expired or did not come from this site; please try again.',
+            });
           }
           const body = (req.body ?? {}) as Record<string, unknown>;
           const username = typeof body.username === 'string' ? body.username : '';
@@ -54,7 +81,12 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
           const outcome = await auth.signIn(req, username, password);
           if (outcome.ok) {
             await ctx.events.record(req, outcome.principal, [{ type: 'sign_in' }]);
-            return { status: 303, redirect: `${mount}/`, headers: { 'Cache-Control': 'no-store' }, cookies: [outcome.cookie, auth.clearPrelogin()] };
+            return {
+              status: 303,
+              redirect: `${mount}/`,
+              headers: { 'Cache-Control': 'no-store' },
+              cookies: [outcome.cookie, auth.clearPrelogin()],
+            };
           }
           if ('retryAfter' in outcome) await ctx.events.recordLocked(req, username);
           else await ctx.events.record(req, { username: username.slice(0, 100) }, [{ type: 'sign_in_failed' }]);
@@ -64,7 +96,8 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
           }
           return loginPage(req, 401, { message: 'Incorrect username or password.', username: username.slice(0, 100) });
         } catch (error) {
-          if (error instanceof HttpError && error.status === 429) return loginPage(req, 429, { message: error.message, headers: error.headers });
+          if (error instanceof HttpError && error.status === 429)
+            return loginPage(req, 429, { message: error.message, headers: error.headers });
           return errorResult(ctx, req, null, error);
         }
       },
@@ -75,7 +108,12 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
         await auth.sessions.revoke(principal.session);
         await ctx.events.record(req, principal, [{ type: 'sign_out' }]);
       }
-      return { status: 303, redirect: `${mount}/login`, headers: { 'Cache-Control': 'no-store' }, cookies: [auth.sessions.clearCookie(), auth.clearPrelogin()] };
+      return {
+        status: 303,
+        redirect: `${mount}/login`,
+        headers: { 'Cache-Control': 'no-store' },
+        cookies: [auth.sessions.clearCookie(), auth.clearPrelogin()],
+      };
     }),
   ];
 }

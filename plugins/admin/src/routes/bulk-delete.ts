@@ -1,4 +1,10 @@
-import { BadRequestError, NotFoundError, ValidationError, mapDatabaseError, type RouteDescriptor } from '@crudsmith/core';
+import {
+  BadRequestError,
+  NotFoundError,
+  ValidationError,
+  mapDatabaseError,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import type { AdminContext } from '../context';
 import { guarded } from '../guard';
 import { scrub } from '../event-log';
@@ -17,44 +23,73 @@ import { listLocals } from './pages';
  * query names.
  */
 export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor {
-  return guarded(ctx, { method: 'DELETE', path: `${ctx.mount}/${view.name}/bulk-delete`, operation: `admin_${view.name}_bulk_delete` }, async (req, principal) => {
-    const body = req.body as { ids?: unknown } | undefined;
-    if (!body || typeof body !== 'object' || body.ids === undefined || (Array.isArray(body.ids) && body.ids.length === 0)) {
-      throw new BadRequestError('No ids given');
-    }
-    if (!Array.isArray(body.ids)) throw ValidationError.of(['body', 'ids'], 'ids must be a list', 'list_type');
-    const ids = parseIds(view, body.ids);
-    let removedRows: Record<string, unknown>[] = [];
-    try {
-      await ctx.knex.transaction(async (trx) => {
-        // The rows as they were, for the event log, read in the transaction that deletes them.
-        if (view.info.idColumns.length > 1) {
-          // A composite key: one conditional delete per row (filters take no tuple list).
-          let removed = 0;
-          for (const id of ids) {
-            if (ctx.events.enabled) removedRows.push(...(await view.repository.select(trx, idFilters(view, id))));
-            removed += await view.repository.delete(trx, idFilters(view, id)).catch((error: unknown) => (error instanceof NotFoundError ? 0 : Promise.reject(error)));
+  return guarded(
+    ctx,
+    { method: 'DELETE', path: `${ctx.mount}/${view.name}/bulk-delete`, operation: `admin_${view.name}_bulk_delete` },
+    async (req, principal) => {
+      const body = req.body as { ids?: unknown } | undefined;
+      if (
+        !body ||
+        typeof body !== 'object' ||
+        body.ids === undefined ||
+        (Array.isArray(body.ids) && body.ids.length === 0)
+      ) {
+        throw new BadRequestError('No ids given');
+      }
+      if (!Array.isArray(body.ids)) throw ValidationError.of(['body', 'ids'], 'ids must be a list', 'list_type');
+      const ids = parseIds(view, body.ids);
+      let removedRows: Record<string, unknown>[] = [];
+      try {
+        await ctx.knex.transaction(async (trx) => {
+          // The rows as they were, for the event log, read in the transaction that deletes them.
+          if (view.info.idColumns.length > 1) {
+            // A composite key: one conditional delete per row (filters take no tuple list).
+            let removed = 0;
+            for (const id of ids) {
+              if (ctx.events.enabled) removedRows.push(...(await view.repository.select(trx, idFilters(view, id))));
+              removed += await view.repository
+                .delete(trx, idFilters(view, id))
+                .catch((error: unknown) => (error instanceof NotFoundError ? 0 : Promise.reject(error)));
+            }
+            if (removed !== ids.length)
+              throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
+            return;
           }
-          if (removed !== ids.length) throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
-          return;
-        }
-        if (ctx.events.enabled) removedRows = await view.repository.select(trx, { [`${view.info.idColumn}__in`]: ids });
-        const removed = await view.repository.delete(trx, { [`${view.info.idColumn}__in`]: ids }, { allowMultiple: true });
-        if (removed !== ids.length) throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
-      });
-    } catch (error) {
-      const mapped = mapDatabaseError(error);
-      // A refusal of the database (a row others refer to...) is the client's 400; an
-      // unreachable database stays a 503, and a fault of ours a 500.
-      if (error instanceof NotFoundError || !mapped || mapped.status === 503) throw error;
-      throw new BadRequestError('The rows could not be deleted (the database refused); nothing was deleted', { cause: error });
-    } finally {
-      counts.forget(view.name);
-    }
-    // A deleted account is signed out everywhere, so a later restore revives none of its sign-ins.
-    await signOutAll(view, ids);
-    await view.view.afterWrite?.('delete');
-    await ctx.events.record(req, principal, removedRows.map((row) => ({ type: 'delete' as const, model: view.name, recordId: recordIdOf(view, row), details: { record: scrub(row, view.hidden) } })));
-    return html(200, render('list-content', await listLocals(ctx, view, req, principal)));
-  });
+          if (ctx.events.enabled)
+            removedRows = await view.repository.select(trx, { [`${view.info.idColumn}__in`]: ids });
+          const removed = await view.repository.delete(
+            trx,
+            { [`${view.info.idColumn}__in`]: ids },
+            { allowMultiple: true },
+          );
+          if (removed !== ids.length)
+            throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
+        });
+      } catch (error) {
+        const mapped = mapDatabaseError(error);
+        // A refusal of the database (a row others refer to...) is the client's 400; an
+        // unreachable database stays a 503, and a fault of ours a 500.
+        if (error instanceof NotFoundError || !mapped || mapped.status === 503) throw error;
+        throw new BadRequestError('The rows could not be deleted (the database refused); nothing was deleted', {
+          cause: error,
+        });
+      } finally {
+        counts.forget(view.name);
+      }
+      // A deleted account is signed out everywhere, so a later restore revives none of its sign-ins.
+      await signOutAll(view, ids);
+      await view.view.afterWrite?.('delete');
+      await ctx.events.record(
+        req,
+        principal,
+        removedRows.map((row) => ({
+          type: 'delete' as const,
+          model: view.name,
+          recordId: recordIdOf(view, row),
+          details: { record: scrub(row, view.hidden) },
+        })),
+      );
+      return html(200, render('list-content', await listLocals(ctx, view, req, principal)));
+    },
+  );
 }

@@ -1,4 +1,13 @@
-import { ForbiddenError, UnauthorizedError, crudRouter, type Dependency, type NeutralRequest, type NeutralResult, type OperationKey, type RouteDescriptor } from '@crudsmith/core';
+import {
+  ForbiddenError,
+  UnauthorizedError,
+  crudRouter,
+  type Dependency,
+  type NeutralRequest,
+  type NeutralResult,
+  type OperationKey,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import type { AdminContext } from '../context';
 import { setAdminUser } from '../admin-user-of';
@@ -69,7 +78,13 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
   const principals = new WeakMap<NeutralRequest, AdminPrincipal>();
   // The generated routes name a row by `:id`, or by one parameter per column of a composite key.
   const rowOf = async (req: NeutralRequest) => {
-    const id = view.info.idColumns.length === 1 ? parseId(view, req.params.id) : parseId(view, view.info.idColumns.map((column) => req.params[column]));
+    const id =
+      view.info.idColumns.length === 1
+        ? parseId(view, req.params.id)
+        : parseId(
+            view,
+            view.info.idColumns.map((column) => req.params[column]),
+          );
     return id === undefined ? null : view.repository.get(ctx.knex, idFilters(view, id));
   };
   return router.routes.map((route) => {
@@ -79,20 +94,40 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     const admitted: Dependency = async (req) => {
       const principal = await ctx.auth.current(req);
       if (!principal) throw new UnauthorizedError('Not authenticated');
-      if (unsafe && !ctx.auth.csrfValid(req, principal)) throw new ForbiddenError('Missing or wrong X-CSRF-Token header');
+      if (unsafe && !ctx.auth.csrfValid(req, principal))
+        throw new ForbiddenError('Missing or wrong X-CSRF-Token header');
       principals.set(req, principal);
       setAdminUser(req, principal.user);
     };
     // Runs the write and answers its event: the row before it (update, delete) and after it.
-    const logged = async (req: NeutralRequest): Promise<{ result: NeutralResult; entry: { recordId?: string | number; details: unknown } }> => {
+    const logged = async (
+      req: NeutralRequest,
+    ): Promise<{ result: NeutralResult; entry: { recordId?: string | number; details: unknown } }> => {
       const before = action === 'create' ? null : await rowOf(req);
       const result = await route.handler(req);
-      if (action === 'delete') return { result, entry: { recordId: recordIdOf(view, before), details: { record: before ? scrub(before, view.hidden) : null } } };
-      if (action === 'update') return { result, entry: { recordId: recordIdOf(view, before), details: { changes: diff(before ?? {}, (await rowOf(req)) ?? {}, view.hidden) } } };
+      if (action === 'delete')
+        return {
+          result,
+          entry: {
+            recordId: recordIdOf(view, before),
+            details: { record: before ? scrub(before, view.hidden) : null },
+          },
+        };
+      if (action === 'update')
+        return {
+          result,
+          entry: {
+            recordId: recordIdOf(view, before),
+            details: { changes: diff(before ?? {}, (await rowOf(req)) ?? {}, view.hidden) },
+          },
+        };
       // Without a select schema the create answers null: its record is then what was sent.
       const answered = result.json && typeof result.json === 'object' ? (result.json as Record<string, unknown>) : null;
       const record = answered ?? ((req.body ?? {}) as Record<string, unknown>);
-      return { result, entry: { recordId: recordIdOf(view, answered), details: { record: scrub(record, view.hidden) } } };
+      return {
+        result,
+        entry: { recordId: recordIdOf(view, answered), details: { record: scrub(record, view.hidden) } },
+      };
     };
     return {
       ...route,

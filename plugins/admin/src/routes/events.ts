@@ -21,7 +21,8 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
         const value = req.query[name];
         return (Array.isArray(value) ? value[value.length - 1] : value) ?? '';
       };
-      const at = (page: number) => `${base}?${new URLSearchParams({ type: one('type'), username: one('username'), from: one('from'), to: one('to'), page: String(page) })}`;
+      const at = (page: number) =>
+        `${base}?${new URLSearchParams({ type: one('type'), username: one('username'), from: one('from'), to: one('to'), page: String(page) })}`;
       return html(
         200,
         render('events', {
@@ -29,7 +30,14 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
           base,
           types: EVENT_TYPES,
           query: { type: one('type'), username: one('username'), from: one('from'), to: one('to') },
-          events: events.map((e) => ({ ...e, at: showValue(e.at, AT), fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model)), agent: shortAgent(e.userAgent), revertible: e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')) })),
+          events: events.map((e) => ({
+            ...e,
+            at: showValue(e.at, AT),
+            fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model)),
+            agent: shortAgent(e.userAgent),
+            revertible:
+              e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')),
+          })),
           total,
           page: filter.page,
           pages,

@@ -1,4 +1,12 @@
-import { DuplicateValueError, NotFoundError, ValidationError, mapDatabaseError, validateBody, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import {
+  DuplicateValueError,
+  NotFoundError,
+  ValidationError,
+  mapDatabaseError,
+  validateBody,
+  type NeutralRequest,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
 import { diff, scrub } from '../event-log';
@@ -40,8 +48,18 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const lists = new Map<string, { value: string; label: string }[]>();
     for (const [column, target] of Object.entries(view.view.references ?? {})) {
       const other = ctx.views.get(target)!;
-      const rows = await ctx.knex(other.info.table).select(other.info.idColumn, other.displayField).orderBy(other.displayField).limit(1000);
-      lists.set(column, rows.map((r: Record<string, unknown>) => ({ value: String(r[other.info.idColumn]), label: String(r[other.displayField]) })));
+      const rows = await ctx
+        .knex(other.info.table)
+        .select(other.info.idColumn, other.displayField)
+        .orderBy(other.displayField)
+        .limit(1000);
+      lists.set(
+        column,
+        rows.map((r: Record<string, unknown>) => ({
+          value: String(r[other.info.idColumn]),
+          label: String(r[other.displayField]),
+        })),
+      );
     }
     return lists;
   };
@@ -49,23 +67,48 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   const page = async (principal: AdminPrincipal, status: number, form: FormState) => {
     const { mode, values, errors = {}, id } = form;
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
-    const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, { choices: await choices(), required });
+    const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, {
+      choices: await choices(),
+      required,
+    });
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const one = view.labels.singular.toLowerCase();
     const named = form.label ?? id;
     const title = mode === 'create' ? `New ${one}` : `Edit ${one} ${named}`;
     const multipart = fields.some((f) => f.input === 'file');
     const unlockAction = mode === 'update' && view.view.unlock ? `${base}/unlock/${encodeURIComponent(id!)}` : null;
-    const signOutAction = mode === 'update' && view.view.signOutEverywhere ? `${base}/sign-out/${encodeURIComponent(id!)}` : null;
-    return html(status, render('form', { ...layoutLocals(ctx, principal, title), view: { name: view.name, base }, mode, action, fields, errors, formError: errors._form ?? null, multipart, unlockAction, signOutAction }));
+    const signOutAction =
+      mode === 'update' && view.view.signOutEverywhere ? `${base}/sign-out/${encodeURIComponent(id!)}` : null;
+    return html(
+      status,
+      render('form', {
+        ...layoutLocals(ctx, principal, title),
+        view: { name: view.name, base },
+        mode,
+        action,
+        fields,
+        errors,
+        formError: errors._form ?? null,
+        multipart,
+        unlockAction,
+        signOutAction,
+      }),
+    );
   };
 
   // Validates the posted fields, hashes a password, and writes; a 422 or 409 re-renders the form.
-  const submit = async (req: NeutralRequest, principal: AdminPrincipal, target: { mode: Mode; id?: string }, write: (values: Record<string, unknown>) => Promise<LoggedWrite | undefined>) => {
+  const submit = async (
+    req: NeutralRequest,
+    principal: AdminPrincipal,
+    target: { mode: Mode; id?: string },
+    write: (values: Record<string, unknown>) => Promise<LoggedWrite | undefined>,
+  ) => {
     const { mode, id } = target;
     const body = (req.body ?? {}) as Record<string, unknown>;
     const fields = mode === 'create' ? view.createFields : view.updateFields;
-    const echo = Object.fromEntries(fields.filter((f) => f !== view.password?.field && typeof body[f] === 'string').map((f) => [f, body[f]]));
+    const echo = Object.fromEntries(
+      fields.filter((f) => f !== view.password?.field && typeof body[f] === 'string').map((f) => [f, body[f]]),
+    );
     try {
       let values = formValues(view, fields, body);
       const schema = mode === 'create' ? view.view.createSchema : view.view.updateSchema;
@@ -74,7 +117,9 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       if (password && typeof values[password.field] === 'string') {
         const plain = values[password.field] as string;
         delete values[password.field];
-        values[password.column] = await ctx.auth.passwords.bounded(req.clientAddress, () => (password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain)));
+        values[password.column] = await ctx.auth.passwords.bounded(req.clientAddress, () =>
+          password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain),
+        );
       }
       Object.assign(values, await storeUploads(view, req), await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
@@ -84,21 +129,35 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       if (logged) await ctx.events.record(req, principal, [{ type: mode, model: view.name, ...logged }]);
       return seeOther(req, `${base}/`);
     } catch (error) {
-      if (error instanceof ValidationError) return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id });
+      if (error instanceof ValidationError)
+        return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id });
       const mapped = mapDatabaseError(error);
-      if (mapped instanceof DuplicateValueError) return page(principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
+      if (mapped instanceof DuplicateValueError)
+        return page(principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
       throw error;
     }
   };
 
   if (view.allowed.has('create')) {
     routes.push(
-      guarded(ctx, { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` }, async (_req, principal) => page(principal, 200, { mode: 'create', values: {} })),
-      guarded(ctx, { method: 'POST', path: `${base}/form_create`, operation: `admin_${view.name}_form_create`, bodyLimit: formBodyLimit(view) }, (req, principal) =>
-        submit(req, principal, { mode: 'create' }, async (values) => {
-          const created = await view.repository.create(ctx.knex, values);
-          return { recordId: recordIdOf(view, created)!, details: { record: scrub(created, view.hidden) } };
-        }),
+      guarded(
+        ctx,
+        { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` },
+        async (_req, principal) => page(principal, 200, { mode: 'create', values: {} }),
+      ),
+      guarded(
+        ctx,
+        {
+          method: 'POST',
+          path: `${base}/form_create`,
+          operation: `admin_${view.name}_form_create`,
+          bodyLimit: formBodyLimit(view),
+        },
+        (req, principal) =>
+          submit(req, principal, { mode: 'create' }, async (values) => {
+            const created = await view.repository.create(ctx.knex, values);
+            return { recordId: recordIdOf(view, created)!, details: { record: scrub(created, view.hidden) } };
+          }),
       ),
     );
   }
@@ -110,24 +169,43 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       return { id: id!, row };
     };
     routes.push(
-      guarded(ctx, { method: 'GET', path: `${base}/update/:id`, operation: `admin_${view.name}_update_page` }, async (req, principal) => {
-        const { row } = await load(req);
-        return page(principal, 200, { mode: 'update', values: row, id: req.params.id, label: String(row[view.displayField] ?? req.params.id) });
-      }),
-      guarded(ctx, { method: 'POST', path: `${base}/form_update/:id`, operation: `admin_${view.name}_form_update`, bodyLimit: formBodyLimit(view) }, async (req, principal) => {
-        const { id, row: before } = await load(req);
-        return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
-          if (Object.keys(values).length === 0) return undefined;
-          // A new address is not proven yet, whoever typed it: its flag goes in the same write.
-          const proof = view.view.verifiedEmail;
-          if (proof && values[proof.column] !== undefined && values[proof.column] !== before[proof.column]) values[proof.flag] = false;
-          await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
-          // A password the admin set replaces every sign-in made with the old one.
-          if (view.password && values[view.password.column] !== undefined) await signOutAll(view, [id]);
-          const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
-          return { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } };
-        });
-      }),
+      guarded(
+        ctx,
+        { method: 'GET', path: `${base}/update/:id`, operation: `admin_${view.name}_update_page` },
+        async (req, principal) => {
+          const { row } = await load(req);
+          return page(principal, 200, {
+            mode: 'update',
+            values: row,
+            id: req.params.id,
+            label: String(row[view.displayField] ?? req.params.id),
+          });
+        },
+      ),
+      guarded(
+        ctx,
+        {
+          method: 'POST',
+          path: `${base}/form_update/:id`,
+          operation: `admin_${view.name}_form_update`,
+          bodyLimit: formBodyLimit(view),
+        },
+        async (req, principal) => {
+          const { id, row: before } = await load(req);
+          return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
+            if (Object.keys(values).length === 0) return undefined;
+            // A new address is not proven yet, whoever typed it: its flag goes in the same write.
+            const proof = view.view.verifiedEmail;
+            if (proof && values[proof.column] !== undefined && values[proof.column] !== before[proof.column])
+              values[proof.flag] = false;
+            await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
+            // A password the admin set replaces every sign-in made with the old one.
+            if (view.password && values[view.password.column] !== undefined) await signOutAll(view, [id]);
+            const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
+            return { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } };
+          });
+        },
+      ),
     );
   }
   return routes;

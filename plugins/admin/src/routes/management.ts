@@ -1,4 +1,10 @@
-import { NotFoundError, ValidationError, mapDatabaseError, DuplicateValueError, type RouteDescriptor } from '@crudsmith/core';
+import {
+  NotFoundError,
+  ValidationError,
+  mapDatabaseError,
+  DuplicateValueError,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
@@ -17,10 +23,29 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
   const base = `${ctx.mount}/management/admin-users`;
   const { auth } = ctx;
 
-  const usersPage = async (principal: AdminPrincipal, status: number, form: { username?: string; errors?: Record<string, string> } = {}) => {
+  const usersPage = async (
+    principal: AdminPrincipal,
+    status: number,
+    form: { username?: string; errors?: Record<string, string> } = {},
+  ) => {
     const users = await auth.users.list();
-    const rows = await Promise.all(users.map(async (u) => ({ ...u, createdAt: u.createdAt.toISOString(), sessions: (await auth.sessions.list(u.id)).length })));
-    return html(status, render('management-users', { ...layoutLocals(ctx, principal, 'Admin users'), base, rows, username: form.username ?? '', errors: form.errors ?? {} }));
+    const rows = await Promise.all(
+      users.map(async (u) => ({
+        ...u,
+        createdAt: u.createdAt.toISOString(),
+        sessions: (await auth.sessions.list(u.id)).length,
+      })),
+    );
+    return html(
+      status,
+      render('management-users', {
+        ...layoutLocals(ctx, principal, 'Admin users'),
+        base,
+        rows,
+        username: form.username ?? '',
+        errors: form.errors ?? {},
+      }),
+    );
   };
 
   const userOf = async (raw: string) => {
@@ -31,48 +56,81 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
   };
 
   return [
-    guarded(ctx, { method: 'GET', path: `${base}/`, operation: 'admin_management_users' }, async (_req, principal) => usersPage(principal, 200)),
-    guarded(ctx, { method: 'POST', path: `${base}/`, operation: 'admin_management_users_create' }, async (req, principal) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const username = typeof body.username === 'string' ? body.username : '';
-      const password = typeof body.password === 'string' ? body.password : '';
-      const errors: Record<string, string> = {};
-      if (username.trim() === '') errors.username = 'Enter a username';
-      if ([...password].length < ADMIN_PASSWORD_MIN) errors.password = `At least ${ADMIN_PASSWORD_MIN} characters`;
-      if ([...password].length > auth.passwords.maxLength) errors.password = `At most ${auth.passwords.maxLength} characters`;
-      if (Object.keys(errors).length > 0) return usersPage(principal, 422, { username, errors });
-      try {
-        const hashed = await auth.passwords.bounded(req.clientAddress, () => auth.passwords.hash(password));
-        await auth.users.insert(username, hashed, Date.now());
-      } catch (error) {
-        if (error instanceof ValidationError) return usersPage(principal, 422, { username, errors: { username: String((error.detail as { msg: string }[])[0]?.msg) } });
-        if (mapDatabaseError(error) instanceof DuplicateValueError) return usersPage(principal, 409, { username, errors: { username: 'This username is taken' } });
-        throw error;
-      }
-      return seeOther(req, `${base}/`);
-    }),
-    guarded(ctx, { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock' }, async (req, principal) => {
-      const user = await userOf(req.params.id);
-      await auth.unlock(user.username);
-      await ctx.events.record(req, principal, [{ type: 'unlock', model: 'admin_users', recordId: user.id }]);
-      return seeOther(req, `${base}/`);
-    }),
-    guarded(ctx, { method: 'GET', path: `${base}/:id/sessions`, operation: 'admin_management_sessions' }, async (req, principal) => {
-      const user = await userOf(req.params.id);
-      const sessions = (await auth.sessions.list(user.id)).map((s) => ({
-        handle: s.handle,
-        current: s.idHash === principal.session.idHash,
-        createdAt: s.createdAt.toISOString(),
-        lastSeenAt: s.lastSeenAt.toISOString(),
-        userAgent: s.userAgent ?? '',
-        ipAddress: s.ipAddress ?? '',
-      }));
-      return html(200, render('management-sessions', { ...layoutLocals(ctx, principal, `Sessions of ${user.username}`), base, user, sessions }));
-    }),
-    guarded(ctx, { method: 'POST', path: `${base}/:id/sessions/:handle/revoke`, operation: 'admin_management_sessions_revoke' }, async (req, principal) => {
-      const user = await userOf(req.params.id);
-      if (!(await auth.sessions.revokeByHandle(user.id, req.params.handle, { current: principal.session }))) throw new NotFoundError('Session not found');
-      return seeOther(req, `${base}/${user.id}/sessions`);
-    }),
+    guarded(ctx, { method: 'GET', path: `${base}/`, operation: 'admin_management_users' }, async (_req, principal) =>
+      usersPage(principal, 200),
+    ),
+    guarded(
+      ctx,
+      { method: 'POST', path: `${base}/`, operation: 'admin_management_users_create' },
+      async (req, principal) => {
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const username = typeof body.username === 'string' ? body.username : '';
+        const password = typeof body.password === 'string' ? body.password : '';
+        const errors: Record<string, string> = {};
+        if (username.trim() === '') errors.username = 'Enter a username';
+        if ([...password].length < ADMIN_PASSWORD_MIN) errors.password = `At least ${ADMIN_PASSWORD_MIN} characters`;
+        if ([...password].length > auth.passwords.maxLength)
+          errors.password = `At most ${auth.passwords.maxLength} characters`;
+        if (Object.keys(errors).length > 0) return usersPage(principal, 422, { username, errors });
+        try {
+          const hashed = await auth.passwords.bounded(req.clientAddress, () => auth.passwords.hash(password));
+          await auth.users.insert(username, hashed, Date.now());
+        } catch (error) {
+          if (error instanceof ValidationError)
+            return usersPage(principal, 422, {
+              username,
+              errors: { username: String((error.detail as { msg: string }[])[0]?.msg) },
+            });
+          if (mapDatabaseError(error) instanceof DuplicateValueError)
+            return usersPage(principal, 409, { username, errors: { username: 'This username is taken' } });
+          throw error;
+        }
+        return seeOther(req, `${base}/`);
+      },
+    ),
+    guarded(
+      ctx,
+      { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock' },
+      async (req, principal) => {
+        const user = await userOf(req.params.id);
+        await auth.unlock(user.username);
+        await ctx.events.record(req, principal, [{ type: 'unlock', model: 'admin_users', recordId: user.id }]);
+        return seeOther(req, `${base}/`);
+      },
+    ),
+    guarded(
+      ctx,
+      { method: 'GET', path: `${base}/:id/sessions`, operation: 'admin_management_sessions' },
+      async (req, principal) => {
+        const user = await userOf(req.params.id);
+        const sessions = (await auth.sessions.list(user.id)).map((s) => ({
+          handle: s.handle,
+          current: s.idHash === principal.session.idHash,
+          createdAt: s.createdAt.toISOString(),
+          lastSeenAt: s.lastSeenAt.toISOString(),
+          userAgent: s.userAgent ?? '',
+          ipAddress: s.ipAddress ?? '',
+        }));
+        return html(
+          200,
+          render('management-sessions', {
+            ...layoutLocals(ctx, principal, `Sessions of ${user.username}`),
+            base,
+            user,
+            sessions,
+          }),
+        );
+      },
+    ),
+    guarded(
+      ctx,
+      { method: 'POST', path: `${base}/:id/sessions/:handle/revoke`, operation: 'admin_management_sessions_revoke' },
+      async (req, principal) => {
+        const user = await userOf(req.params.id);
+        if (!(await auth.sessions.revokeByHandle(user.id, req.params.handle, { current: principal.session })))
+          throw new NotFoundError('Session not found');
+        return seeOther(req, `${base}/${user.id}/sessions`);
+      },
+    ),
   ];
 }

@@ -21,23 +21,42 @@ const LATEST_EVENTS = 10;
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
   const content = async () => {
     const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
-    const rows = await Promise.all(views.map(async (v) => ({ name: v.name, label: v.labels.plural, count: await counts.of(v) })));
+    const rows = await Promise.all(
+      views.map(async (v) => ({ name: v.name, label: v.labels.plural, count: await counts.of(v) })),
+    );
     // The latest events, when the log is on: one small indexed query.
     const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
-    return { rows, latest: latest.map((e) => ({ at: showValue(e.at, AT), type: e.type, username: e.username ?? '', model: e.model ?? '', recordId: e.recordId ?? '' })) };
+    return {
+      rows,
+      latest: latest.map((e) => ({
+        at: showValue(e.at, AT),
+        type: e.type,
+        username: e.username ?? '',
+        model: e.model ?? '',
+        recordId: e.recordId ?? '',
+      })),
+    };
   };
   return [
     guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (_req, principal) =>
       html(200, render('dashboard', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
     ),
-    guarded(ctx, { method: 'GET', path: `${ctx.mount}/dashboard-content`, operation: 'admin_dashboard_content' }, async (_req, principal) =>
-      html(200, render('dashboard-content', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
+    guarded(
+      ctx,
+      { method: 'GET', path: `${ctx.mount}/dashboard-content`, operation: 'admin_dashboard_content' },
+      async (_req, principal) =>
+        html(200, render('dashboard-content', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
     ),
   ];
 }
 
 /** The list's locals: one page of rows and the total, in two queries. */
-export async function listLocals(ctx: AdminContext, view: ResolvedView, req: NeutralRequest, principal: AdminPrincipal): Promise<Record<string, unknown>> {
+export async function listLocals(
+  ctx: AdminContext,
+  view: ResolvedView,
+  req: NeutralRequest,
+  principal: AdminPrincipal,
+): Promise<Record<string, unknown>> {
   const query = parseAdminListQuery(req, view);
   const { data, total_count: total = 0 } = await view.repository.getMulti(ctx.knex, {
     filters: searchFilters(query, view),
@@ -60,10 +79,23 @@ export async function listLocals(ctx: AdminContext, view: ResolvedView, req: Neu
       ...(sort ? { sort } : {}),
     }).toString();
   // A column's header sorts by it (descending when it already sorts ascending), keeping the search.
-  const sortLinks = Object.fromEntries(view.listColumns.map((c) => [c.name, `${base}/?${state(1, query.sort === c.name && !query.descending ? `-${c.name}` : c.name)}`]));
+  const sortLinks = Object.fromEntries(
+    view.listColumns.map((c) => [
+      c.name,
+      `${base}/?${state(1, query.sort === c.name && !query.descending ? `-${c.name}` : c.name)}`,
+    ]),
+  );
   return {
     ...layoutLocals(ctx, principal, view.labels.plural),
-    view: { name: view.name, base, singular: view.labels.singular, canCreate: view.allowed.has('create'), canUpdate: view.allowed.has('update'), canDelete: view.allowed.has('delete'), hasTrash: hasTrash(view) },
+    view: {
+      name: view.name,
+      base,
+      singular: view.labels.singular,
+      canCreate: view.allowed.has('create'),
+      canUpdate: view.allowed.has('update'),
+      canDelete: view.allowed.has('delete'),
+      hasTrash: hasTrash(view),
+    },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,
     rows: data.map((row) => ({ id: rowIdText(view, row), cells: rowCells(view, row, names, labels) })),
@@ -89,11 +121,15 @@ export function listRoutes(ctx: AdminContext, view: ResolvedView): RouteDescript
       await ctx.events.record(req, principal, [{ type: 'view', model: view.name }]);
       return html(200, render('list', locals));
     }),
-    guarded(ctx, { method: 'GET', path: `${base}/get_model_list`, operation: `admin_${view.name}_list_content` }, async (req, principal) => {
-      const locals = await listLocals(ctx, view, req, principal);
-      // htmx keeps the full page's address (never the partial's) in the history, so a reload shows the whole page.
-      const headers = isHtmx(req) ? { 'HX-Push-Url': `${base}/?${String(locals.listState)}` } : undefined;
-      return html(200, render('list-content', locals), { headers });
-    }),
+    guarded(
+      ctx,
+      { method: 'GET', path: `${base}/get_model_list`, operation: `admin_${view.name}_list_content` },
+      async (req, principal) => {
+        const locals = await listLocals(ctx, view, req, principal);
+        // htmx keeps the full page's address (never the partial's) in the history, so a reload shows the whole page.
+        const headers = isHtmx(req) ? { 'HX-Push-Url': `${base}/?${String(locals.listState)}` } : undefined;
+        return html(200, render('list-content', locals), { headers });
+      },
+    ),
   ];
 }

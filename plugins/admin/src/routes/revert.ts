@@ -15,29 +15,45 @@ const STAMP = 'updated_at';
  * the event it reverts.
  */
 export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescriptor {
-  return guarded(ctx, { method: 'POST', path: `${ctx.mount}/management/events/:id/revert`, operation: 'admin_management_events_revert' }, async (req, principal) => {
-    const eventId = /^\d{1,12}$/.test(req.params.id) ? Number(req.params.id) : NaN;
-    const event = Number.isSafeInteger(eventId) ? await ctx.events.get(eventId) : null;
-    if (!event) throw new NotFoundError('Event not found');
-    const view = event.model ? ctx.views.get(event.model) : undefined;
-    const changes = (event.details as { changes?: Record<string, { before: unknown }> } | null)?.changes;
-    if (event.type !== 'update' || !view || !view.allowed.has('update') || !changes) throw new BadRequestError('Only an update of a model the admin may update can be reverted');
-    const id = parseId(view, event.recordId ?? '');
-    if (id === undefined) throw new NotFoundError('Item not found');
-    const values: Record<string, unknown> = {};
-    for (const [field, change] of Object.entries(changes)) {
-      const column = view.info.columns.get(field);
-      if (!column || view.hidden.has(field) || field === STAMP || view.info.idColumns.includes(field)) continue;
-      values[field] = (column.kind === 'datetime' || column.kind === 'date') && typeof change.before === 'string' ? new Date(change.before) : change.before;
-    }
-    if (Object.keys(values).length === 0) throw new BadRequestError('This update changed nothing that can be written back');
-    const before = await view.repository.get(ctx.knex, idFilters(view, id));
-    if (!before) throw new NotFoundError('Item not found');
-    await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
-    const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
-    counts.forget(view.name);
-    await view.view.afterWrite?.('update');
-    await ctx.events.record(req, principal, [{ type: 'update', model: view.name, recordId: recordIdOf(view, before), details: { changes: diff(before, after, view.hidden), revertOf: event.id } }]);
-    return seeOther(req, `${ctx.mount}/management/events`);
-  });
+  return guarded(
+    ctx,
+    { method: 'POST', path: `${ctx.mount}/management/events/:id/revert`, operation: 'admin_management_events_revert' },
+    async (req, principal) => {
+      const eventId = /^\d{1,12}$/.test(req.params.id) ? Number(req.params.id) : NaN;
+      const event = Number.isSafeInteger(eventId) ? await ctx.events.get(eventId) : null;
+      if (!event) throw new NotFoundError('Event not found');
+      const view = event.model ? ctx.views.get(event.model) : undefined;
+      const changes = (event.details as { changes?: Record<string, { before: unknown }> } | null)?.changes;
+      if (event.type !== 'update' || !view || !view.allowed.has('update') || !changes)
+        throw new BadRequestError('Only an update of a model the admin may update can be reverted');
+      const id = parseId(view, event.recordId ?? '');
+      if (id === undefined) throw new NotFoundError('Item not found');
+      const values: Record<string, unknown> = {};
+      for (const [field, change] of Object.entries(changes)) {
+        const column = view.info.columns.get(field);
+        if (!column || view.hidden.has(field) || field === STAMP || view.info.idColumns.includes(field)) continue;
+        values[field] =
+          (column.kind === 'datetime' || column.kind === 'date') && typeof change.before === 'string'
+            ? new Date(change.before)
+            : change.before;
+      }
+      if (Object.keys(values).length === 0)
+        throw new BadRequestError('This update changed nothing that can be written back');
+      const before = await view.repository.get(ctx.knex, idFilters(view, id));
+      if (!before) throw new NotFoundError('Item not found');
+      await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
+      const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
+      counts.forget(view.name);
+      await view.view.afterWrite?.('update');
+      await ctx.events.record(req, principal, [
+        {
+          type: 'update',
+          model: view.name,
+          recordId: recordIdOf(view, before),
+          details: { changes: diff(before, after, view.hidden), revertOf: event.id },
+        },
+      ]);
+      return seeOther(req, `${ctx.mount}/management/events`);
+    },
+  );
 }

@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { BadRequestError, NotFoundError, ValidationError, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import {
+  BadRequestError,
+  NotFoundError,
+  ValidationError,
+  type NeutralRequest,
+  type RouteDescriptor,
+} from '@crudsmith/core';
 import { layoutLocals, type AdminContext } from '../context';
 import { scrub } from '../event-log';
 import { columnHeads, rowCells } from '../format-value';
@@ -42,7 +48,8 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
     const ids = idsOf(view, req);
     return ctx.knex.transaction(async (trx) => {
       const rows = await whereIds(trx(table), view, ids).where(FLAG, true).select('*');
-      if (rows.length !== ids.length) throw new NotFoundError(`${ids.length - rows.length} of the rows are not in the trash; nothing was changed`);
+      if (rows.length !== ids.length)
+        throw new NotFoundError(`${ids.length - rows.length} of the rows are not in the trash; nothing was changed`);
       const changed = await change(whereIds(trx(table), view, ids).where(FLAG, true));
       if (changed !== ids.length) throw new NotFoundError('The rows changed meanwhile; nothing was changed');
       return rows as Record<string, unknown>[];
@@ -52,53 +59,105 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
   return [
     guarded(ctx, { method: 'GET', path: `${base}`, operation: `admin_${view.name}_trash` }, async (req, principal) => {
       const pageText = req.query.page;
-      const page = typeof pageText === 'string' && /^\d{1,6}$/.test(pageText) && Number(pageText) >= 1 ? Number(pageText) : pageText === undefined ? 1 : NaN;
+      const page =
+        typeof pageText === 'string' && /^\d{1,6}$/.test(pageText) && Number(pageText) >= 1
+          ? Number(pageText)
+          : pageText === undefined
+            ? 1
+            : NaN;
       if (!Number.isFinite(page)) throw ValidationError.of(['query', 'page'], 'A positive integer', 'int_parsing');
-      const order = hasDeletedAt ? [{ column: DELETED_AT, order: 'desc' as const }, { column: idColumn, order: 'desc' as const }] : [{ column: idColumn, order: 'desc' as const }];
-      const rows = await ctx.knex(table).where(FLAG, true).orderBy(order).limit(PER_PAGE).offset((page - 1) * PER_PAGE).select('*');
+      const order = hasDeletedAt
+        ? [
+            { column: DELETED_AT, order: 'desc' as const },
+            { column: idColumn, order: 'desc' as const },
+          ]
+        : [{ column: idColumn, order: 'desc' as const }];
+      const rows = await ctx
+        .knex(table)
+        .where(FLAG, true)
+        .orderBy(order)
+        .limit(PER_PAGE)
+        .offset((page - 1) * PER_PAGE)
+        .select('*');
       const total = Number((await ctx.knex(table).where(FLAG, true).count({ n: '*' }).first())?.n ?? 0);
       const names = view.listColumns.map((c) => c.name);
-      return html(200, render('trash', {
-        ...layoutLocals(ctx, principal, `${view.labels.plural}: trash`),
-        view: { name: view.name, base: `${ctx.mount}/${view.name}` },
-        trash: base,
-        columns: columnHeads(view),
-        rows: rows.map((row: Record<string, unknown>) => ({ id: rowIdText(view, row), cells: rowCells(view, row, names) })),
-        total,
-        page,
-        pages: Math.max(1, Math.ceil(total / PER_PAGE)),
-      }));
+      return html(
+        200,
+        render('trash', {
+          ...layoutLocals(ctx, principal, `${view.labels.plural}: trash`),
+          view: { name: view.name, base: `${ctx.mount}/${view.name}` },
+          trash: base,
+          columns: columnHeads(view),
+          rows: rows.map((row: Record<string, unknown>) => ({
+            id: rowIdText(view, row),
+            cells: rowCells(view, row, names),
+          })),
+          total,
+          page,
+          pages: Math.max(1, Math.ceil(total / PER_PAGE)),
+        }),
+      );
     }),
-    guarded(ctx, { method: 'POST', path: `${base}/restore`, operation: `admin_${view.name}_trash_restore` }, async (req, principal) => {
-      // The repository's restore, one conditional UPDATE per row, in one transaction: a
-      // chosen row that is not in the trash (404) undoes them all.
-      const ids = idsOf(view, req);
-      const rows = await ctx.knex.transaction(async (trx) => {
-        const restored: Record<string, unknown>[] = [];
-        for (const id of ids) {
-          try {
-            restored.push(await view.repository.restore(trx, idFilters(view, id)));
-          } catch (error) {
-            if (error instanceof NotFoundError) throw new NotFoundError(`Row ${Array.isArray(id) ? id.join(',') : id} is not in the trash; nothing was changed`);
-            throw error;
+    guarded(
+      ctx,
+      { method: 'POST', path: `${base}/restore`, operation: `admin_${view.name}_trash_restore` },
+      async (req, principal) => {
+        // The repository's restore, one conditional UPDATE per row, in one transaction: a
+        // chosen row that is not in the trash (404) undoes them all.
+        const ids = idsOf(view, req);
+        const rows = await ctx.knex.transaction(async (trx) => {
+          const restored: Record<string, unknown>[] = [];
+          for (const id of ids) {
+            try {
+              restored.push(await view.repository.restore(trx, idFilters(view, id)));
+            } catch (error) {
+              if (error instanceof NotFoundError)
+                throw new NotFoundError(
+                  `Row ${Array.isArray(id) ? id.join(',') : id} is not in the trash; nothing was changed`,
+                );
+              throw error;
+            }
           }
-        }
-        return restored;
-      });
-      counts.forget(view.name);
-      // A restored account starts signed out: whatever was signed in before the delete stays dead.
-      await signOutAll(view, rows.map((row) => recordIdOf(view, row)));
-      await view.view.afterWrite?.('update');
-      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: recordIdOf(view, row) })));
-      return seeOther(req, base);
-    }),
-    guarded(ctx, { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge` }, async (req, principal) => {
-      const rows = await onChosen(req, (chosen) => chosen.delete());
-      // Nothing issued to a purged account may outlive it (a reused id would inherit it).
-      await signOutAll(view, rows.map((row) => recordIdOf(view, row)));
-      await view.view.afterWrite?.('delete');
-      await ctx.events.record(req, principal, rows.map((row) => ({ type: 'purge' as const, model: view.name, recordId: recordIdOf(view, row), details: { record: scrub(row, view.hidden) } })));
-      return seeOther(req, base);
-    }),
+          return restored;
+        });
+        counts.forget(view.name);
+        // A restored account starts signed out: whatever was signed in before the delete stays dead.
+        await signOutAll(
+          view,
+          rows.map((row) => recordIdOf(view, row)),
+        );
+        await view.view.afterWrite?.('update');
+        await ctx.events.record(
+          req,
+          principal,
+          rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: recordIdOf(view, row) })),
+        );
+        return seeOther(req, base);
+      },
+    ),
+    guarded(
+      ctx,
+      { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge` },
+      async (req, principal) => {
+        const rows = await onChosen(req, (chosen) => chosen.delete());
+        // Nothing issued to a purged account may outlive it (a reused id would inherit it).
+        await signOutAll(
+          view,
+          rows.map((row) => recordIdOf(view, row)),
+        );
+        await view.view.afterWrite?.('delete');
+        await ctx.events.record(
+          req,
+          principal,
+          rows.map((row) => ({
+            type: 'purge' as const,
+            model: view.name,
+            recordId: recordIdOf(view, row),
+            details: { record: scrub(row, view.hidden) },
+          })),
+        );
+        return seeOther(req, base);
+      },
+    ),
   ];
 }

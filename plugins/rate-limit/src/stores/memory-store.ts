@@ -44,7 +44,8 @@ export class MemoryStore implements RateLimitStore {
     this.maxKeys = options.maxKeys ?? 100_000;
     this.sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.now = options.now ?? Date.now;
-    if (!(Number.isSafeInteger(this.maxKeys) && this.maxKeys >= 1)) throw new RangeError(`maxKeys must be a positive integer, got ${this.maxKeys}`);
+    if (!(Number.isSafeInteger(this.maxKeys) && this.maxKeys >= 1))
+      throw new RangeError(`maxKeys must be a positive integer, got ${this.maxKeys}`);
   }
 
   /** How many windows are held. */

@@ -38,13 +38,18 @@ export class RedisStore implements RateLimitStore {
     this.timeoutMs = options.commandTimeoutMs ?? 500;
     if (!(this.timeoutMs > 0)) throw new RangeError(`commandTimeoutMs must be positive, got ${this.timeoutMs}`);
     // defineCommand sends EVALSHA and falls back to EVAL once after a Redis restart (NOSCRIPT).
-    if (typeof (client as unknown as Partial<WithHit>)[COMMAND] !== 'function') client.defineCommand(COMMAND, { numberOfKeys: 1, lua: HIT_SCRIPT });
+    if (typeof (client as unknown as Partial<WithHit>)[COMMAND] !== 'function')
+      client.defineCommand(COMMAND, { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
   async hit(key: string, periodSeconds: number): Promise<number> {
     if (DOWN.has(this.client.status)) throw new StoreUnavailableError(`Redis is unavailable (${this.client.status})`);
     try {
-      const count = await withTimeout((this.client as unknown as WithHit)[COMMAND](key, periodSeconds), this.timeoutMs, 'Redis');
+      const count = await withTimeout(
+        (this.client as unknown as WithHit)[COMMAND](key, periodSeconds),
+        this.timeoutMs,
+        'Redis',
+      );
       return Number(count);
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;

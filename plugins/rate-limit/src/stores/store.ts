@@ -42,7 +42,10 @@ export class StoreUnavailableError extends Error {
  */
 export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const watch: Watch = { deadline: performance.now() + ms, expire: () => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)) };
+    const watch: Watch = {
+      deadline: performance.now() + ms,
+      expire: () => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)),
+    };
     watching.add(watch);
     if (watch.deadline < timerAt) arm(watch.deadline);
     else if (watching.size === 1) timer?.ref();

@@ -38,7 +38,11 @@ export class RedisInvalidation {
     const { publisher } = this.options;
     // On a cluster PUBLISH reaches every node, so one subscription on any node hears it.
     const subscriber = publisher.isCluster
-      ? (publisher as Cluster).duplicate([], { enableOfflineQueue: true, lazyConnect: false, redisOptions: { ...(publisher as Cluster).options.redisOptions, maxRetriesPerRequest: null } })
+      ? (publisher as Cluster).duplicate([], {
+          enableOfflineQueue: true,
+          lazyConnect: false,
+          redisOptions: { ...(publisher as Cluster).options.redisOptions, maxRetriesPerRequest: null },
+        })
       : (publisher as Redis).duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null, lazyConnect: false });
     this.subscriber = subscriber;
     // Changes published while this connection was away are lost: drop the cache on every
@@ -52,16 +56,25 @@ export class RedisInvalidation {
     try {
       await withTimeout(subscriber.subscribe(this.channel), this.options.timeoutMs ?? 1000, 'Redis SUBSCRIBE');
     } catch (error) {
-      this.options.logger?.warn('Rate-limit cache invalidation is not subscribed yet; it will be once Redis answers', { error: String(error) });
+      this.options.logger?.warn('Rate-limit cache invalidation is not subscribed yet; it will be once Redis answers', {
+        error: String(error),
+      });
     }
   }
 
   /** Tells every process (this one included) to drop its cache. Never throws: a failure is logged. */
   async publish(): Promise<void> {
     try {
-      await withTimeout(this.options.publisher.publish(this.channel, String(Date.now())), this.options.timeoutMs ?? 1000, 'Redis PUBLISH');
+      await withTimeout(
+        this.options.publisher.publish(this.channel, String(Date.now())),
+        this.options.timeoutMs ?? 1000,
+        'Redis PUBLISH',
+      );
     } catch (error) {
-      this.options.logger?.warn('Could not publish a rate-limit change; other processes pick it up when their cache expires', { error: String(error) });
+      this.options.logger?.warn(
+        'Could not publish a rate-limit change; other processes pick it up when their cache expires',
+        { error: String(error) },
+      );
     }
   }
 

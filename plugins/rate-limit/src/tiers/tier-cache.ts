@@ -91,7 +91,8 @@ export class TierCache {
   private async reload(generation: number): Promise<Snapshot> {
     try {
       const snapshot: Snapshot = new Map();
-      for (const rule of await this.load()) snapshot.set(keyOf(rule.tier_id, rule.path), { name: rule.name, limit: rule.limit, period: rule.period });
+      for (const rule of await this.load())
+        snapshot.set(keyOf(rule.tier_id, rule.path), { name: rule.name, limit: rule.limit, period: rule.period });
       if (generation === this.generation) {
         this.snapshot = snapshot;
         this.loadedAt = this.now();

@@ -26,7 +26,10 @@ export class TierService {
   private readonly tiers = new CrudRepository(Tier);
   private readonly limits = new CrudRepository(RateLimit);
 
-  constructor(private readonly knex: Knex, private readonly onChange: () => Promise<void>) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly onChange: () => Promise<void>,
+  ) {}
 
   /** Creates a tier; 409 when the name is taken. */
   async createTier(body: unknown): Promise<TierRow> {
@@ -34,7 +37,8 @@ export class TierService {
     try {
       return (await this.tiers.create(this.knex, { ...input })) as unknown as TierRow;
     } catch (error) {
-      if (error instanceof DuplicateValueError) throw new DuplicateValueError(`Tier '${input.name}' already exists`, { cause: error });
+      if (error instanceof DuplicateValueError)
+        throw new DuplicateValueError(`Tier '${input.name}' already exists`, { cause: error });
       throw error;
     }
   }
@@ -70,7 +74,9 @@ export class TierService {
       row = (await this.limits.create(this.knex, { ...input, tier_id: tier.id })) as unknown as RateLimitRow;
     } catch (error) {
       if (error instanceof DuplicateValueError) {
-        throw new DuplicateValueError(`Tier '${tierName}' already has a rate limit on '${input.path}'`, { cause: error });
+        throw new DuplicateValueError(`Tier '${tierName}' already has a rate limit on '${input.path}'`, {
+          cause: error,
+        });
       }
       throw error;
     }
@@ -81,7 +87,11 @@ export class TierService {
   /** A tier's limits, by id; 404 unknown tier. */
   async listRateLimits(tierName: string): Promise<RateLimitRow[]> {
     const tier = await this.getTier(tierName);
-    return (await this.limits.select(this.knex, { tier_id: tier.id }, { sortColumns: 'id' })) as unknown as RateLimitRow[];
+    return (await this.limits.select(
+      this.knex,
+      { tier_id: tier.id },
+      { sortColumns: 'id' },
+    )) as unknown as RateLimitRow[];
   }
 
   /** Changes some fields of one of a tier's limits; 404 when either does not exist. */
@@ -98,7 +108,9 @@ export class TierService {
   /** Removes one of a tier's limits; 404 when either does not exist. */
   async deleteRateLimit(tierName: string, id: number): Promise<void> {
     const tier = await this.getTier(tierName);
-    await this.notFoundAs(`Rate limit ${id} not found in tier '${tierName}'`, () => this.limits.dbDelete(this.knex, { id, tier_id: tier.id }));
+    await this.notFoundAs(`Rate limit ${id} not found in tier '${tierName}'`, () =>
+      this.limits.dbDelete(this.knex, { id, tier_id: tier.id }),
+    );
     await this.onChange();
   }
 
@@ -120,5 +132,11 @@ export class TierService {
 /** Every stored limit, as the cache indexes them. */
 export async function loadRateLimits(knex: Knex): Promise<RateLimitRow[]> {
   const rows = await knex('rate_limits').select('id', 'tier_id', 'name', 'path', 'limit', 'period');
-  return rows.map((r) => ({ ...r, id: Number(r.id), tier_id: Number(r.tier_id), limit: Number(r.limit), period: Number(r.period) }));
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    tier_id: Number(r.tier_id),
+    limit: Number(r.limit),
+    period: Number(r.period),
+  }));
 }

@@ -40,7 +40,8 @@ export function checkRateLimit(body: unknown, partial = false): Partial<RateLimi
     const path = text(input, 'path', { issues, max: 255 });
     if (path !== undefined) {
       out.path = sanitizePath(path);
-      if (!out.path) issues.push({ loc: ['body', 'path'], msg: 'path must name a path, not only slashes', type: 'value_error' });
+      if (!out.path)
+        issues.push({ loc: ['body', 'path'], msg: 'path must name a path, not only slashes', type: 'value_error' });
     }
   }
   if (given('limit')) out.limit = int(input, 'limit', { issues, min: 0 });
@@ -50,16 +51,25 @@ export function checkRateLimit(body: unknown, partial = false): Partial<RateLimi
 }
 
 function objectOf(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw ValidationError.of(['body'], 'The body must be a JSON object', 'model_type');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw ValidationError.of(['body'], 'The body must be a JSON object', 'model_type');
   return body as Record<string, unknown>;
 }
 
-function text(input: Record<string, unknown>, field: string, rule: { issues: ValidationIssue[]; max: number }): string | undefined {
+function text(
+  input: Record<string, unknown>,
+  field: string,
+  rule: { issues: ValidationIssue[]; max: number },
+): string | undefined {
   const value = input[field];
   if (typeof value !== 'string' || value.trim() === '') {
     rule.issues.push({ loc: ['body', field], msg: `${field} must be a non-empty string`, type: 'string_type' });
   } else if (value.length > rule.max) {
-    rule.issues.push({ loc: ['body', field], msg: `${field} must be at most ${rule.max} characters`, type: 'string_too_long' });
+    rule.issues.push({
+      loc: ['body', field],
+      msg: `${field} must be at most ${rule.max} characters`,
+      type: 'string_too_long',
+    });
   } else {
     return value;
   }
@@ -67,10 +77,18 @@ function text(input: Record<string, unknown>, field: string, rule: { issues: Val
 }
 
 // JSON integers only: "10", 1.5 or 1e400 are a client's mistake, not something to coerce.
-function int(input: Record<string, unknown>, field: string, rule: { issues: ValidationIssue[]; min: number }): number | undefined {
+function int(
+  input: Record<string, unknown>,
+  field: string,
+  rule: { issues: ValidationIssue[]; min: number },
+): number | undefined {
   const value = input[field];
   if (typeof value !== 'number' || !Number.isInteger(value) || value < rule.min || value > MAX_INT) {
-    rule.issues.push({ loc: ['body', field], msg: `${field} must be an integer from ${rule.min} to ${MAX_INT}`, type: 'int_type' });
+    rule.issues.push({
+      loc: ['body', field],
+      msg: `${field} must be an integer from ${rule.min} to ${MAX_INT}`,
+      type: 'int_type',
+    });
     return undefined;
   }
   return value;

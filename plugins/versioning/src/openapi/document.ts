@@ -29,13 +29,17 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
   const tags = new Set<string>();
 
   // The version's own routes, then the unversioned ones its clients call too (never deprecated).
-  const documented = [...input.routes.map((route) => ({ route, versioned: true })), ...(docs.unversioned ?? []).map((route) => ({ route, versioned: false }))];
+  const documented = [
+    ...input.routes.map((route) => ({ route, versioned: true })),
+    ...(docs.unversioned ?? []).map((route) => ({ route, versioned: false })),
+  ];
   for (const { route, versioned } of documented) {
     if (route.includeInSchema === false) continue;
     const doc: RouteDoc = route.doc ?? { operationId: route.operation };
     const where = `${route.method} ${route.path}`;
     const clash = operationIds.get(doc.operationId);
-    if (clash) throw new ConfigurationError(`${input.label}: operationId ${doc.operationId} is used by ${clash} and ${where}`);
+    if (clash)
+      throw new ConfigurationError(`${input.label}: operationId ${doc.operationId} is used by ${clash} and ${where}`);
     operationIds.set(doc.operationId, where);
     for (const tag of doc.tags ?? []) tags.add(tag);
 
@@ -73,12 +77,16 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
 
 function loginRequirement(route: RouteDescriptor, docs: DocsOptions): Record<string, string[]>[] | undefined {
   const security = docs.security;
-  if (!security || !route.dependencies.some((dependency) => security.dependencies.includes(dependency))) return undefined;
+  if (!security || !route.dependencies.some((dependency) => security.dependencies.includes(dependency)))
+    return undefined;
   return typeof security.requirement === 'function' ? security.requirement(route) : security.requirement;
 }
 
 function description(input: VersionDocInput): { description?: string } {
-  const parts = [input.docs.description, input.deprecated && `Deprecated: ${input.deprecated.message} Sunset: ${input.deprecated.sunsetIso}.`];
+  const parts = [
+    input.docs.description,
+    input.deprecated && `Deprecated: ${input.deprecated.message} Sunset: ${input.deprecated.sunsetIso}.`,
+  ];
   const text = parts.filter(Boolean).join('\n\n');
   return text ? { description: text } : {};
 }
@@ -87,14 +95,18 @@ function description(input: VersionDocInput): { description?: string } {
 function parameters(path: string, doc: RouteDoc): Record<string, unknown>[] {
   const declared = [...(doc.parameters ?? [])];
   for (const [, name] of path.matchAll(/:([A-Za-z0-9_]+)/g)) {
-    if (!declared.some((p) => p.in === 'path' && p.name === name)) declared.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+    if (!declared.some((p) => p.in === 'path' && p.name === name))
+      declared.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
   return declared;
 }
 
 function requestBody(doc: RouteDoc): Record<string, unknown> {
   const types = doc.requestBodyContentTypes ?? ['application/json'];
-  return { required: doc.requestBodyRequired !== false, content: Object.fromEntries(types.map((type) => [type, { schema: doc.requestBody }])) };
+  return {
+    required: doc.requestBodyRequired !== false,
+    content: Object.fromEntries(types.map((type) => [type, { schema: doc.requestBody }])),
+  };
 }
 
 // The adapters read a body sent with any method before a route runs, and check its path
@@ -103,7 +115,10 @@ function requestBody(doc: RouteDoc): Record<string, unknown> {
 // Content-Encoding) and 422 (a NUL or lone surrogate anywhere in the body).
 const REQUEST_ERRORS = [400, 413, 415, 422];
 
-function responses(route: RouteDescriptor, ctx: { doc: RouteDoc; secured: boolean; docs: DocsOptions }): Record<string, unknown> {
+function responses(
+  route: RouteDescriptor,
+  ctx: { doc: RouteDoc; secured: boolean; docs: DocsOptions },
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(ctx.doc.responses ?? {})) {
     result[status] = {
@@ -112,7 +127,7 @@ function responses(route: RouteDescriptor, ctx: { doc: RouteDoc; secured: boolea
       ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
     };
   }
-  if (Object.keys(result).length === 0) result.default = { description: 'The operation\'s answer' };
+  if (Object.keys(result).length === 0) result.default = { description: "The operation's answer" };
   const extra = [...REQUEST_ERRORS, ...(ctx.secured ? [401, 403] : []), ...(ctx.docs.errorResponses?.(route) ?? [])];
   for (const status of extra) result[String(status)] ??= errorResponse(status);
   return result;

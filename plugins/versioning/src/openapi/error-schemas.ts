@@ -18,9 +18,14 @@ const DESCRIPTIONS: Record<number, string> = {
 /** The OpenAPI response object of an error status, its body schema by reference. */
 export function errorResponse(status: number): Record<string, unknown> {
   const schema = { $ref: status === 422 ? '#/components/schemas/ValidationError' : '#/components/schemas/Error' };
-  const response: Record<string, unknown> = { description: DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema } } };
+  const response: Record<string, unknown> = {
+    description: DESCRIPTIONS[status] ?? 'Error',
+    content: { 'application/json': { schema } },
+  };
   if (status === 429) {
-    response.headers = { 'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer' } } };
+    response.headers = {
+      'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer' } },
+    };
   }
   return response;
 }

@@ -26,12 +26,18 @@ export function challengeTests(suite: { env: AccountEnv }): void {
     it('/token answers the challenge and no token; /mfa/verify answers the tokens with the scope asked', async () => {
       const { secret } = await enrolledUser(suite.env, 'twotok');
       const c = suite.env.client();
-      const res = await c.request('POST', '/auth/token', { form: { username: 'twotok', password: PASSWORD, scope: 'items:read' } });
+      const res = await c.request('POST', '/auth/token', {
+        form: { username: 'twotok', password: PASSWORD, scope: 'items:read' },
+      });
       expect(res.body).not.toHaveProperty('access_token');
       expect(res.body.mfa_required).toBe(true);
       const done = await verify(c, res.body.challenge, await codeNow(secret));
       expect(done.status).toBe(200);
-      expect(done.body).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'bearer' });
+      expect(done.body).toMatchObject({
+        access_token: expect.any(String),
+        refresh_token: expect.any(String),
+        token_type: 'bearer',
+      });
       const me = await suite.env.client().get('/auth/me', { authorization: `Bearer ${done.body.access_token}` });
       expect(me.body).toMatchObject({ transport: 'bearer', scopes: ['items:read'] });
     });
@@ -41,10 +47,16 @@ export function challengeTests(suite: { env: AccountEnv }): void {
       const c = suite.env.client();
       const challenge = await challengeFor(c, 'wrongcode');
       const right = await codeNow(secret);
-      expect(await verify(c, challenge, right === '111111' ? '222222' : '111111')).toMatchObject({ status: 401, body: { detail: 'Invalid authentication code' } });
+      expect(await verify(c, challenge, right === '111111' ? '222222' : '111111')).toMatchObject({
+        status: 401,
+        body: { detail: 'Invalid authentication code' },
+      });
       expect((await verify(c, challenge, right)).status).toBe(200);
       nextStep();
-      expect(await verify(c, challenge, await codeNow(secret))).toMatchObject({ status: 400, body: { detail: 'Invalid or expired challenge' } });
+      expect(await verify(c, challenge, await codeNow(secret))).toMatchObject({
+        status: 400,
+        body: { detail: 'Invalid or expired challenge' },
+      });
       expect((await verify(c, 'no-such-challenge', await codeNow(secret))).status).toBe(400);
       expect((await verify(c, 'x'.repeat(100_000), await codeNow(secret))).status).toBe(400);
       expect((await c.request('POST', '/auth/mfa/verify', { json: { challenge } })).status).toBe(422);
@@ -57,7 +69,14 @@ export function challengeTests(suite: { env: AccountEnv }): void {
     it('a password change since the challenge began kills it (400)', async () => {
       const { client, secret } = await enrolledUser(suite.env, 'changedpw');
       const challenge = await challengeFor(suite.env.client(), 'changedpw');
-      expect((await client.post('/auth/change-password', { current_password: PASSWORD, new_password: 'a different passphrase' })).status).toBe(200);
+      expect(
+        (
+          await client.post('/auth/change-password', {
+            current_password: PASSWORD,
+            new_password: 'a different passphrase',
+          })
+        ).status,
+      ).toBe(200);
       expect((await verify(suite.env.client(), challenge, await codeNow(secret))).status).toBe(400);
     });
 
@@ -74,8 +93,12 @@ export function challengeTests(suite: { env: AccountEnv }): void {
     it('a code is accepted once per account: the same code on a second challenge is 401', async () => {
       const { secret } = await enrolledUser(suite.env, 'replay');
       const code = await codeNow(secret);
-      expect((await verify(suite.env.client(), await challengeFor(suite.env.client(), 'replay'), code)).status).toBe(200);
-      expect((await verify(suite.env.client(), await challengeFor(suite.env.client(), 'replay'), code)).status).toBe(401);
+      expect((await verify(suite.env.client(), await challengeFor(suite.env.client(), 'replay'), code)).status).toBe(
+        200,
+      );
+      expect((await verify(suite.env.client(), await challengeFor(suite.env.client(), 'replay'), code)).status).toBe(
+        401,
+      );
     });
 
     it('accepts the code of the step before or after (clock drift), not two steps away', async () => {
@@ -108,10 +131,14 @@ export function challengeTests(suite: { env: AccountEnv }): void {
       const { client, recoveryCodes } = await enrolledUser(suite.env, 'recover');
       const challenges: string[] = [];
       for (let i = 0; i < 3; i++) challenges.push(await challengeFor(suite.env.client(), 'recover'));
-      const results = await Promise.all(challenges.map((challenge) => verify(suite.env.client(), challenge, recoveryCodes[0])));
+      const results = await Promise.all(
+        challenges.map((challenge) => verify(suite.env.client(), challenge, recoveryCodes[0])),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401]);
       expect((await client.get('/auth/mfa')).body.recovery_codes_remaining).toBe(9);
-      expect((await verify(suite.env.client(), await challengeFor(suite.env.client(), 'recover'), recoveryCodes[1])).status).toBe(200);
+      expect(
+        (await verify(suite.env.client(), await challengeFor(suite.env.client(), 'recover'), recoveryCodes[1])).status,
+      ).toBe(200);
       expect((await client.get('/auth/mfa')).body.recovery_codes_remaining).toBe(8);
     });
 
@@ -127,23 +154,32 @@ export function challengeTests(suite: { env: AccountEnv }): void {
       expect((await verify(suite.env.client(), challenge, right)).status).toBe(400);
     });
 
-    it('wrong codes lock the account\'s codes out for a while (429), across challenges', async () => {
+    it("wrong codes lock the account's codes out for a while (429), across challenges", async () => {
       const { secret } = await enrolledUser(suite.env, 'codelock');
       const right = await codeNow(secret);
       const wrong = right === '555555' ? '555556' : '555555';
-      for (let i = 0; i < 5; i++) expect((await verify(suite.env.client(), await challengeFor(suite.env.client(), 'codelock'), wrong)).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await verify(suite.env.client(), await challengeFor(suite.env.client(), 'codelock'), wrong)).status,
+        ).toBe(401);
       const locked = await verify(suite.env.client(), await challengeFor(suite.env.client(), 'codelock'), right);
       expect(locked.status).toBe(429);
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
       clock.skew += 31_000;
-      expect((await verify(suite.env.client(), await challengeFor(suite.env.client(), 'codelock'), await codeNow(secret))).status).toBe(200);
+      expect(
+        (await verify(suite.env.client(), await challengeFor(suite.env.client(), 'codelock'), await codeNow(secret)))
+          .status,
+      ).toBe(200);
     });
 
     it('/mfa/verify refuses a cross-site sign-in', async () => {
       const { secret } = await enrolledUser(suite.env, 'crosssite');
       const c = suite.env.client();
       const challenge = await challengeFor(c, 'crosssite');
-      const res = await c.request('POST', '/auth/mfa/verify', { json: { challenge, code: await codeNow(secret) }, headers: { 'sec-fetch-site': 'cross-site' } });
+      const res = await c.request('POST', '/auth/mfa/verify', {
+        json: { challenge, code: await codeNow(secret) },
+        headers: { 'sec-fetch-site': 'cross-site' },
+      });
       expect(res.status).toBe(403);
     });
   });

@@ -33,14 +33,19 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
       expect(uri.searchParams.get('secret')).toBe(setup.body.secret);
       expect(decodeURIComponent(uri.pathname)).toContain('setter');
       expect((await c.post('/auth/mfa/totp/confirm', { code: await codeNow(setup.body.secret) })).status).toBe(200);
-      expect(await c.post('/auth/mfa/totp/setup', { password: PASSWORD })).toMatchObject({ status: 400, body: { detail: 'Two-factor authentication is already enabled' } });
+      expect(await c.post('/auth/mfa/totp/setup', { password: PASSWORD })).toMatchObject({
+        status: 400,
+        body: { detail: 'Two-factor authentication is already enabled' },
+      });
     });
 
     it('setup needs the CSRF header on the session path', async () => {
       await suite.env.user('csrfsetup');
       const c = suite.env.client();
       await c.login('csrfsetup', PASSWORD);
-      expect((await c.post('/auth/mfa/totp/setup', { password: PASSWORD }, { 'x-csrf-token': 'forged' })).status).toBe(403);
+      expect((await c.post('/auth/mfa/totp/setup', { password: PASSWORD }, { 'x-csrf-token': 'forged' })).status).toBe(
+        403,
+      );
     });
 
     it('confirm: 400 without a setup, 401 for a wrong code, then 10 distinct recovery codes, once', async () => {
@@ -51,7 +56,10 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
       const { body } = await c.post('/auth/mfa/totp/setup', { password: PASSWORD });
       const right = await codeNow(body.secret);
       const wrong = right === '000000' ? '000001' : '000000';
-      expect(await c.post('/auth/mfa/totp/confirm', { code: wrong })).toMatchObject({ status: 401, body: { detail: 'Invalid authentication code' } });
+      expect(await c.post('/auth/mfa/totp/confirm', { code: wrong })).toMatchObject({
+        status: 401,
+        body: { detail: 'Invalid authentication code' },
+      });
       expect((await c.post('/auth/mfa/totp/confirm', { code: 12345 })).status).toBe(422);
       const confirmed = await c.post('/auth/mfa/totp/confirm', { code: right });
       expect(confirmed.status).toBe(200);
@@ -64,10 +72,18 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
     it('stores the secret encrypted and the recovery codes only hashed', async () => {
       const { secret, recoveryCodes } = await enrolledUser(suite.env, 'stored');
       const id = (await suite.env.db.knex('users').where({ username: 'stored' }).first('id')).id;
-      const row = await suite.env.db.knex('account_mfa').where({ user_id: String(id) }).first();
+      const row = await suite.env.db
+        .knex('account_mfa')
+        .where({ user_id: String(id) })
+        .first();
       expect(row.secret).not.toContain(secret);
       expect(row.secret).not.toContain(secret.slice(0, 8));
-      const hashes = (await suite.env.db.knex('account_mfa_recovery_codes').where({ user_id: String(id) }).select('code_hash')).map((r) => r.code_hash as string);
+      const hashes = (
+        await suite.env.db
+          .knex('account_mfa_recovery_codes')
+          .where({ user_id: String(id) })
+          .select('code_hash')
+      ).map((r) => r.code_hash as string);
       expect(hashes).toHaveLength(10);
       for (const code of recoveryCodes) {
         const bare = code.replace(/-/g, '');
@@ -81,7 +97,10 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
       await c.login('nopass', PASSWORD);
       await suite.env.db.knex('users').where('id', id).update({ hashed_password: null });
       clock.skew = 601_000;
-      expect(await c.post('/auth/mfa/totp/setup', {})).toMatchObject({ status: 403, body: { detail: 'Sign in again first: this needs a recent sign-in' } });
+      expect(await c.post('/auth/mfa/totp/setup', {})).toMatchObject({
+        status: 403,
+        body: { detail: 'Sign in again first: this needs a recent sign-in' },
+      });
       clock.skew = 0;
       const setup = await c.post('/auth/mfa/totp/setup', {});
       expect(setup.status).toBe(200);
@@ -92,7 +111,11 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
       const { client, secret } = await enrolledUser(suite.env, 'disabler');
       expect((await client.post('/auth/mfa/totp/disable', { code: 'aaaa-bbbb-cccc' })).status).toBe(401);
       expect((await client.post('/auth/mfa/totp/disable', { code: await codeNow(secret) })).status).toBe(200);
-      expect((await client.get('/auth/mfa')).body).toEqual({ enabled: false, required: false, recovery_codes_remaining: 0 });
+      expect((await client.get('/auth/mfa')).body).toEqual({
+        enabled: false,
+        required: false,
+        recovery_codes_remaining: 0,
+      });
       expect((await client.post('/auth/mfa/totp/disable', { code: '123456' })).status).toBe(400);
       const res = await suite.env.client().login('disabler', PASSWORD);
       expect(res.body).toHaveProperty('csrf_token');
@@ -112,17 +135,33 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
       expect(res.body.recovery_codes).not.toContain(recoveryCodes[0]);
       nextStep();
       expect((await client.post('/auth/mfa/recovery-codes/regenerate', { code: recoveryCodes[0] })).status).toBe(401);
-      expect((await client.post('/auth/mfa/recovery-codes/regenerate', { code: res.body.recovery_codes[0] })).status).toBe(200);
+      expect(
+        (await client.post('/auth/mfa/recovery-codes/regenerate', { code: res.body.recovery_codes[0] })).status,
+      ).toBe(200);
     });
 
     it('the two-factor routes take JSON bodies only: a form is 415, signed in or not', async () => {
       const { client } = await enrolledUser(suite.env, 'formfiller');
-      const paths = ['/mfa/verify', '/mfa/challenge', '/mfa/totp/setup', '/mfa/totp/confirm', '/mfa/totp/disable', '/mfa/recovery-codes/regenerate'];
+      const paths = [
+        '/mfa/verify',
+        '/mfa/challenge',
+        '/mfa/totp/setup',
+        '/mfa/totp/confirm',
+        '/mfa/totp/disable',
+        '/mfa/recovery-codes/regenerate',
+      ];
       const form = { challenge: 'x', code: '123456', password: PASSWORD };
       for (const c of [client, suite.env.client()]) {
         for (const path of paths) {
-          const res = await c.request('POST', `/auth${path}`, { form, headers: { 'x-csrf-token': c.jar.get('cs_csrf') ?? '' } });
-          expect({ path, status: res.status, detail: res.body?.detail }).toEqual({ path, status: 415, detail: 'Send the body as JSON (Content-Type: application/json)' });
+          const res = await c.request('POST', `/auth${path}`, {
+            form,
+            headers: { 'x-csrf-token': c.jar.get('cs_csrf') ?? '' },
+          });
+          expect({ path, status: res.status, detail: res.body?.detail }).toEqual({
+            path,
+            status: 415,
+            detail: 'Send the body as JSON (Content-Type: application/json)',
+          });
         }
       }
       expect((await client.get('/auth/mfa')).body).toMatchObject({ enabled: true, recovery_codes_remaining: 10 });
@@ -130,18 +169,24 @@ export function enrollmentTests(suite: { env: AccountEnv }): void {
 
     it('regenerate: concurrent calls, each with its own code, leave exactly one set of 10 codes', async () => {
       const { client, recoveryCodes } = await enrolledUser(suite.env, 'regenrace');
-      const answers = await Promise.all(recoveryCodes.slice(0, 4).map((code) => client.post('/auth/mfa/recovery-codes/regenerate', { code })));
+      const answers = await Promise.all(
+        recoveryCodes.slice(0, 4).map((code) => client.post('/auth/mfa/recovery-codes/regenerate', { code })),
+      );
       // A call that checks its code after another replaced the set finds it gone: 401.
       const statuses = answers.map((a) => a.status);
       expect(statuses.every((status) => status === 200 || status === 401) && statuses.includes(200)).toBe(true);
       expect((await client.get('/auth/mfa')).body.recovery_codes_remaining).toBe(10);
       const [user] = await suite.env.db.knex('users').where({ username: 'regenrace' });
-      const [{ n }] = await suite.env.db.knex('account_mfa_recovery_codes').where({ user_id: String(user.id) }).count({ n: '*' });
+      const [{ n }] = await suite.env.db
+        .knex('account_mfa_recovery_codes')
+        .where({ user_id: String(user.id) })
+        .count({ n: '*' });
       expect(Number(n)).toBe(10);
       // The set that stays is one of the answered ones, whole: its first code still works.
       const sets = answers.filter((a) => a.status === 200).map((a) => a.body.recovery_codes as string[]);
       const live = [];
-      for (const set of sets) if ((await client.post('/auth/mfa/recovery-codes/regenerate', { code: set[0] })).status === 200) live.push(set);
+      for (const set of sets)
+        if ((await client.post('/auth/mfa/recovery-codes/regenerate', { code: set[0] })).status === 200) live.push(set);
       expect(live).toHaveLength(1);
     });
   });

@@ -18,7 +18,10 @@ export function nextStep(): void {
 }
 
 /** Creates a user, signs a browser in, and enrolls an authenticator through the routes. */
-export async function enrolledUser(env: AccountEnv, username: string): Promise<{ client: Client; secret: string; recoveryCodes: string[] }> {
+export async function enrolledUser(
+  env: AccountEnv,
+  username: string,
+): Promise<{ client: Client; secret: string; recoveryCodes: string[] }> {
   await env.user(username);
   const client = env.client();
   expect((await client.login(username, PASSWORD)).status).toBe(200);
@@ -31,7 +34,11 @@ export async function enrolledUser(env: AccountEnv, username: string): Promise<{
 }
 
 /** Signs in with the password and expects the challenge object: answers its token. */
-export async function challengeFor(client: Client, username: string, transport: 'login' | 'token' = 'login'): Promise<string> {
+export async function challengeFor(
+  client: Client,
+  username: string,
+  transport: 'login' | 'token' = 'login',
+): Promise<string> {
   const res = await client.request('POST', `/auth/${transport}`, { form: { username, password: PASSWORD } });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ mfa_required: true, challenge: expect.any(String), expires_in: expect.any(Number) });

@@ -25,7 +25,9 @@ export function requiredTests(suite: { env: AccountEnv }): void {
 
       // From now on an ordinary challenge, and two-factor cannot be turned off.
       nextStep();
-      expect((await c.post('/auth/mfa/totp/disable', { code: await codeNow(details.body.setup.secret) })).status).toBe(403);
+      expect((await c.post('/auth/mfa/totp/disable', { code: await codeNow(details.body.setup.secret) })).status).toBe(
+        403,
+      );
       const next = await c.login('boss', PASSWORD);
       expect(next.body).not.toHaveProperty('setup');
       const secretAgain = await c.request('POST', '/auth/mfa/challenge', { json: { challenge: next.body.challenge } });

@@ -11,7 +11,10 @@ export function sudoTests(suite: { env: AccountEnv }): void {
       await c.login('freshy', PASSWORD);
       expect((await c.post('/api/fresh')).status).toBe(200);
       clock.skew = 601_000;
-      expect(await c.post('/api/fresh')).toMatchObject({ status: 403, body: { detail: 'Sign in again first: this needs a recent sign-in' } });
+      expect(await c.post('/api/fresh')).toMatchObject({
+        status: 403,
+        body: { detail: 'Sign in again first: this needs a recent sign-in' },
+      });
       expect((await suite.env.client().post('/api/fresh')).status).toBe(401);
     });
 
@@ -58,7 +61,10 @@ export function sudoTests(suite: { env: AccountEnv }): void {
       const auth = { authorization: `Bearer ${body.access_token}` };
       const grant = await c.request('POST', '/api/sudo', { json: { code: await codeNow(secret) }, headers: auth });
       expect(grant.status).toBe(200);
-      expect((await c.request('POST', '/api/sensitive', { headers: { authorization: `Bearer ${grant.body.access_token}` } })).status).toBe(200);
+      expect(
+        (await c.request('POST', '/api/sensitive', { headers: { authorization: `Bearer ${grant.body.access_token}` } }))
+          .status,
+      ).toBe(200);
     });
   });
 }

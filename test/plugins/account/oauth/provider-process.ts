@@ -11,9 +11,16 @@ export interface ProviderProcess {
 }
 
 export async function startProvider(): Promise<ProviderProcess> {
-  const child = spawn(process.execPath, [join(__dirname, 'mock-provider.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(__dirname, 'mock-provider.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
-  const [first] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => { throw new Error('the mock provider exited before it listened'); })])) as [string];
+  const [first] = (await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(() => {
+      throw new Error('the mock provider exited before it listened');
+    }),
+  ])) as [string];
   const { issuer } = JSON.parse(first) as { issuer: string };
   return {
     issuer,

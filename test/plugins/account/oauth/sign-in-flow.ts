@@ -5,10 +5,21 @@ import type { Answer, Client } from '../fixture';
 /** Where the tests say the app is published: the provider sends browsers back here, the test maps it to the server. */
 export const PUBLIC = 'http://app.test';
 
-export type Claims = { sub?: string; email?: string; email_verified?: boolean; preferred_username?: string; name?: string; deny?: boolean };
+export type Claims = {
+  sub?: string;
+  email?: string;
+  email_verified?: boolean;
+  preferred_username?: string;
+  name?: string;
+  deny?: boolean;
+};
 
 /** A browser signing in through the provider: authorize, the provider (with the identity as login_hint), the callback. */
-export async function signIn(browser: Client, claims: Claims, authorize = '/auth/oauth/oidc/authorize?redirect_to=/home'): Promise<{ start: Answer; done: Answer; callback: string }> {
+export async function signIn(
+  browser: Client,
+  claims: Claims,
+  authorize = '/auth/oauth/oidc/authorize?redirect_to=/home',
+): Promise<{ start: Answer; done: Answer; callback: string }> {
   const start = await browser.request('GET', authorize, { redirect: 'manual' });
   const providerUrl = new URL(start.headers.get('location') ?? start.body?.authorization_url);
   providerUrl.searchParams.set('login_hint', JSON.stringify(claims));
@@ -20,4 +31,3 @@ export async function signIn(browser: Client, claims: Claims, authorize = '/auth
   const done = await browser.request('GET', callback, { redirect: 'manual' });
   return { start, done, callback };
 }
-

@@ -11,7 +11,9 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
   describe(`account: OpenID Connect sign-in on ${harness.name} / ${engine}`, () => {
     let provider: ProviderProcess;
     let env: AccountEnv;
-    const oidc = () => ({ oidc: { issuer: provider.issuer, clientId: 'crudsmithtests', clientSecret: 'a client secret' } });
+    const oidc = () => ({
+      oidc: { issuer: provider.issuer, clientId: 'crudsmithtests', clientSecret: 'a client secret' },
+    });
     beforeAll(async () => {
       provider = await startProvider();
       env = await startAccountApp(harness, engine, { oauthProviders: oidc(), redirectBaseUrl: PUBLIC });
@@ -26,7 +28,12 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
 
     it('creates a user without a password for a new verified identity, signs it in, and lets it set a first password', async () => {
       const browser = env.client();
-      const { start, done } = await signIn(browser, { sub: 'new-1', email: 'Nova@Example.com', email_verified: true, preferred_username: 'nova' });
+      const { start, done } = await signIn(browser, {
+        sub: 'new-1',
+        email: 'Nova@Example.com',
+        email_verified: true,
+        preferred_username: 'nova',
+      });
       expect(start.status).toBe(307);
       const authorize = new URL(start.headers.get('location')!);
       expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
@@ -52,7 +59,9 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
     it('links an identity to the verified account with the same address, and signs in to it again by its subject', async () => {
       const id = await env.user('lena', { verified: true });
       const first = env.client();
-      expect((await signIn(first, { sub: 'lena-sub', email: 'LENA@example.com', email_verified: true })).done.status).toBe(307);
+      expect(
+        (await signIn(first, { sub: 'lena-sub', email: 'LENA@example.com', email_verified: true })).done.status,
+      ).toBe(307);
       expect((await first.get('/auth/me')).body.id).toBe(id);
       const again = env.client();
       await signIn(again, { sub: 'lena-sub', email: 'lena.elsewhere@example.com', email_verified: false });
@@ -61,23 +70,40 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       expect((await env.client().login('lena', PASSWORD)).status).toBe(401);
     });
 
-    it('ends a pre-registered account\'s sessions, tokens and password when its address\'s owner links a provider identity', async () => {
+    it("ends a pre-registered account's sessions, tokens and password when its address's owner links a provider identity", async () => {
       // The attacker registers the victim's address with a password of theirs and stays signed in every way.
       const attacker = env.client();
-      expect((await attacker.request('POST', '/auth/register', { json: { username: 'mallory', email: 'victor@example.com', password: 'the attacker knows this one' } })).status).toBe(201);
+      expect(
+        (
+          await attacker.request('POST', '/auth/register', {
+            json: { username: 'mallory', email: 'victor@example.com', password: 'the attacker knows this one' },
+          })
+        ).status,
+      ).toBe(201);
       expect((await attacker.login('mallory', 'the attacker knows this one')).status).toBe(200);
-      const tokens = await env.client().request('POST', '/auth/token', { form: { username: 'mallory', password: 'the attacker knows this one' } });
+      const tokens = await env
+        .client()
+        .request('POST', '/auth/token', { form: { username: 'mallory', password: 'the attacker knows this one' } });
       expect(tokens.status).toBe(200);
       // The victim clicks the verification mail, then signs in with the provider.
       await env.db.knex('users').where({ username: 'mallory' }).update({ is_verified: true });
       const victim = env.client();
-      expect((await signIn(victim, { sub: 'victor-sub', email: 'victor@example.com', email_verified: true })).done.headers.get('location')).toBe('/home');
+      expect(
+        (
+          await signIn(victim, { sub: 'victor-sub', email: 'victor@example.com', email_verified: true })
+        ).done.headers.get('location'),
+      ).toBe('/home');
       const me = await victim.get('/auth/me');
       expect(me.status).toBe(200);
       // Nothing of the attacker's works any more.
       expect((await attacker.get('/auth/me')).status).toBe(401);
-      expect((await env.client().get('/auth/me', { authorization: `Bearer ${tokens.body.access_token}` })).status).toBe(401);
-      expect((await env.client().request('POST', '/auth/refresh', { json: { refresh_token: tokens.body.refresh_token } })).status).toBe(401);
+      expect((await env.client().get('/auth/me', { authorization: `Bearer ${tokens.body.access_token}` })).status).toBe(
+        401,
+      );
+      expect(
+        (await env.client().request('POST', '/auth/refresh', { json: { refresh_token: tokens.body.refresh_token } }))
+          .status,
+      ).toBe(401);
       expect((await env.client().login('mallory', 'the attacker knows this one')).status).toBe(401);
       expect((await env.client().login('victor@example.com', 'the attacker knows this one')).status).toBe(401);
       // The victim keeps their session and sets a password of their own.
@@ -87,15 +113,32 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
 
     it('links a provider address only to the same address up to ASCII case, never to its NFKC or Unicode-case fold', async () => {
       const plain = await env.user('wanda', { verified: true });
-      const fullWidth = await signIn(env.client(), { sub: 'wanda-wide', email: '\uff57\uff41\uff4e\uff44\uff41@example.com', email_verified: true });
+      const fullWidth = await signIn(env.client(), {
+        sub: 'wanda-wide',
+        email: '\uff57\uff41\uff4e\uff44\uff41@example.com',
+        email_verified: true,
+      });
       expect(fullWidth.done.headers.get('location')).toBe('/home?error=email_unsupported');
-      await env.auth.createUser({ username: 'oeda', email: '\u00f6da@example.com', password: PASSWORD }, { verified: true });
-      const upper = await signIn(env.client(), { sub: 'oeda-upper', email: '\u00d6DA@example.com', email_verified: true });
+      await env.auth.createUser(
+        { username: 'oeda', email: '\u00f6da@example.com', password: PASSWORD },
+        { verified: true },
+      );
+      const upper = await signIn(env.client(), {
+        sub: 'oeda-upper',
+        email: '\u00d6DA@example.com',
+        email_verified: true,
+      });
       expect(upper.done.headers.get('location')).toBe('/home?error=email_unsupported');
-      expect(await env.db.knex('account_identities').whereIn('subject', ['wanda-wide', 'oeda-upper']).select('id')).toEqual([]);
+      expect(
+        await env.db.knex('account_identities').whereIn('subject', ['wanda-wide', 'oeda-upper']).select('id'),
+      ).toEqual([]);
       // The plain address, in ASCII capitals, still links.
       const browser = env.client();
-      expect((await signIn(browser, { sub: 'wanda-sub', email: 'WANDA@example.com', email_verified: true })).done.headers.get('location')).toBe('/home');
+      expect(
+        (
+          await signIn(browser, { sub: 'wanda-sub', email: 'WANDA@example.com', email_verified: true })
+        ).done.headers.get('location'),
+      ).toBe('/home');
       expect((await browser.get('/auth/me')).body.id).toBe(plain);
     });
 
@@ -114,7 +157,13 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       }
       // A name or preferred username with NUL is left out; the sign-in goes on.
       const browser = env.client();
-      const { done } = await signIn(browser, { sub: 'nul-name', email: 'nulname@example.com', email_verified: true, name: 'Nu\u0000l', preferred_username: 'nu\u0000l' });
+      const { done } = await signIn(browser, {
+        sub: 'nul-name',
+        email: 'nulname@example.com',
+        email_verified: true,
+        name: 'Nu\u0000l',
+        preferred_username: 'nu\u0000l',
+      });
       expect(done.headers.get('location')).toBe('/home');
       expect((await browser.get('/auth/me')).status).toBe(200);
     });
@@ -138,12 +187,18 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       const deleted = await env.user('gone', { verified: true });
       await signIn(env.client(), { sub: 'gone-sub', email: 'gone@example.com', email_verified: true });
       await env.db.knex('users').where('id', deleted).update({ is_deleted: true });
-      expect((await signIn(env.client(), { sub: 'gone-sub' })).done.headers.get('location')).toBe('/home?error=account_deleted');
+      expect((await signIn(env.client(), { sub: 'gone-sub' })).done.headers.get('location')).toBe(
+        '/home?error=account_deleted',
+      );
     });
 
-    it('refuses a forged, replayed or carried-over state, and another browser\'s callback', async () => {
+    it("refuses a forged, replayed or carried-over state, and another browser's callback", async () => {
       const browser = env.client();
-      const { done, callback } = await signIn(browser, { sub: 'state-1', email: 'state1@example.com', email_verified: true });
+      const { done, callback } = await signIn(browser, {
+        sub: 'state-1',
+        email: 'state1@example.com',
+        email_verified: true,
+      });
       expect(done.status).toBe(307);
       // Replayed: the flow is used up.
       const replay = await env.client().request('GET', callback, { redirect: 'manual' });
@@ -153,44 +208,79 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       const start = await victim.request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' });
       const attacker = env.client();
       const url = new URL(start.headers.get('location')!);
-      url.searchParams.set('login_hint', JSON.stringify({ sub: 'attacker', email: 'attacker@example.com', email_verified: true }));
+      url.searchParams.set(
+        'login_hint',
+        JSON.stringify({ sub: 'attacker', email: 'attacker@example.com', email_verified: true }),
+      );
       const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
       const carried = await attacker.request('GET', `${back.pathname}${back.search}`, { redirect: 'manual' });
       expect(carried.headers.get('location')).toBe('/?error=invalid_state');
       expect((await attacker.get('/auth/me')).status).toBe(401);
       const forged = new URLSearchParams(back.search);
       forged.set('state', 'forged');
-      expect((await victim.request('GET', `${back.pathname}?${forged}`, { redirect: 'manual' })).headers.get('location')).toBe('/?error=invalid_state');
+      expect(
+        (await victim.request('GET', `${back.pathname}?${forged}`, { redirect: 'manual' })).headers.get('location'),
+      ).toBe('/?error=invalid_state');
     });
 
     it('drops an unsafe redirect_to, and answers 400 for an unknown provider', async () => {
       const browser = env.client();
-      const { done } = await signIn(browser, { sub: 'redir', email: 'redir@example.com', email_verified: true }, '/auth/oauth/oidc/authorize?redirect_to=//evil.example/x');
+      const { done } = await signIn(
+        browser,
+        { sub: 'redir', email: 'redir@example.com', email_verified: true },
+        '/auth/oauth/oidc/authorize?redirect_to=//evil.example/x',
+      );
       expect(done.headers.get('location')).toBe('/');
       // Dot segments that normalise to `//host`: refused, on the failure path (which the attacker can force) too.
-      for (const unsafe of ['/..//evil.example/x', '/.%2e//evil.example/x', '/x/../..//evil.example/x', '/%2e%2e//evil.example/x']) {
+      for (const unsafe of [
+        '/..//evil.example/x',
+        '/.%2e//evil.example/x',
+        '/x/../..//evil.example/x',
+        '/%2e%2e//evil.example/x',
+      ]) {
         const authorize = `/auth/oauth/oidc/authorize?redirect_to=${encodeURIComponent(unsafe)}`;
         const denied = await signIn(env.client(), { deny: true }, authorize);
         expect(denied.done.headers.get('location'), unsafe).toBe('/?error=access_denied');
-        const ok = await signIn(env.client(), { sub: 'redir', email: 'redir@example.com', email_verified: true }, authorize);
+        const ok = await signIn(
+          env.client(),
+          { sub: 'redir', email: 'redir@example.com', email_verified: true },
+          authorize,
+        );
         expect(ok.done.headers.get('location'), unsafe).toBe('/');
       }
-      expect((await signIn(env.client(), { deny: true }, '/auth/oauth/oidc/authorize?redirect_to=/after?x=1')).done.headers.get('location')).toBe('/after?x=1&error=access_denied');
-      expect((await env.client().request('GET', '/auth/oauth/nope/authorize', { redirect: 'manual' })).status).toBe(400);
-      expect((await env.client().request('GET', '/auth/oauth/nope/callback?state=x&code=y', { redirect: 'manual' })).status).toBe(400);
+      expect(
+        (
+          await signIn(env.client(), { deny: true }, '/auth/oauth/oidc/authorize?redirect_to=/after?x=1')
+        ).done.headers.get('location'),
+      ).toBe('/after?x=1&error=access_denied');
+      expect((await env.client().request('GET', '/auth/oauth/nope/authorize', { redirect: 'manual' })).status).toBe(
+        400,
+      );
+      expect(
+        (await env.client().request('GET', '/auth/oauth/nope/callback?state=x&code=y', { redirect: 'manual' })).status,
+      ).toBe(400);
     });
 
     it('bounds the sign-ins one address may start (429 past oauthRateLimit) and sweeps expired flows', async () => {
-      const app = await startAccountApp(harness, engine, { oauthProviders: oidc(), redirectBaseUrl: PUBLIC, oauthRateLimit: { limit: 3, periodSeconds: 600 } });
+      const app = await startAccountApp(harness, engine, {
+        oauthProviders: oidc(),
+        redirectBaseUrl: PUBLIC,
+        oauthRateLimit: { limit: 3, periodSeconds: 600 },
+      });
       try {
-        for (let i = 0; i < 3; i++) expect((await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' })).status).toBe(307);
+        for (let i = 0; i < 3; i++)
+          expect((await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' })).status).toBe(
+            307,
+          );
         const limited = await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' });
         expect(limited.status).toBe(429);
         expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
         expect(Number((await app.db.knex('account_oauth_flows').count({ n: '*' }).first())?.n)).toBe(3);
         // Past the window and the flows' ten minutes: a new start sweeps the expired ones.
         clock.skew = 601_000;
-        expect((await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' })).status).toBe(307);
+        expect((await app.client().request('GET', '/auth/oauth/oidc/authorize', { redirect: 'manual' })).status).toBe(
+          307,
+        );
         expect(Number((await app.db.knex('account_oauth_flows').count({ n: '*' }).first())?.n)).toBe(1);
       } finally {
         await app.close();
@@ -206,13 +296,23 @@ export function oauthSuite(harness: AdapterHarness, engine: Engine): void {
       });
       try {
         const browser = app.client();
-        const { start, done } = await signIn(browser, { sub: 'json-1', email: 'json1@example.com', email_verified: true }, '/auth/sso/oidc/start?redirect_to=/dash');
-        expect(start).toMatchObject({ status: 200, body: { authorization_url: expect.stringContaining(`${provider.issuer}/authorize?`) } });
+        const { start, done } = await signIn(
+          browser,
+          { sub: 'json-1', email: 'json1@example.com', email_verified: true },
+          '/auth/sso/oidc/start?redirect_to=/dash',
+        );
+        expect(start).toMatchObject({
+          status: 200,
+          body: { authorization_url: expect.stringContaining(`${provider.issuer}/authorize?`) },
+        });
         expect(done).toMatchObject({ status: 200, body: { csrf_token: expect.any(String), redirect_to: '/dash' } });
         expect((await browser.get('/auth/me')).status).toBe(200);
         const bad = await app.client().request('GET', '/auth/sso/oidc/done?state=forged&code=x');
         expect(bad).toMatchObject({ status: 400, body: { detail: 'invalid_state' } });
-        expect(await app.client().request('GET', '/auth/sso/down/start')).toMatchObject({ status: 400, body: { detail: 'provider_error' } });
+        expect(await app.client().request('GET', '/auth/sso/down/start')).toMatchObject({
+          status: 400,
+          body: { detail: 'provider_error' },
+        });
         expect((await app.client().request('GET', '/auth/oauth/oidc/authorize')).status).toBe(404);
       } finally {
         await app.close();

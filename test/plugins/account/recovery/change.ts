@@ -14,22 +14,55 @@ export function changeTests(suite: RecoveryEnv): void {
 
   describe('POST /email/change-request and /email/change-confirm', () => {
     it('needs a signed-in caller, the current password (401) and an address that fits its column (422)', async () => {
-      expect((await suite.env.client().request('POST', '/auth/email/change-request', { json: { new_email: 'x@example.com', password: PASSWORD } })).status).toBe(401);
+      expect(
+        (
+          await suite.env
+            .client()
+            .request('POST', '/auth/email/change-request', { json: { new_email: 'x@example.com', password: PASSWORD } })
+        ).status,
+      ).toBe(401);
       const { c } = await signedIn('cora');
-      expect((await c.post('/auth/email/change-request', { new_email: 'cora.new@example.com', password: 'not the password' })).status).toBe(401);
-      expect((await c.post('/auth/email/change-request', { new_email: `${'c'.repeat(50)}@example.com`, password: PASSWORD })).status).toBe(422);
-      expect((await c.post('/auth/email/change-request', { new_email: 'no address', password: PASSWORD })).status).toBe(422);
-      expect((await c.post('/auth/email/change-request', { new_email: 'CORA@example.com', password: PASSWORD })).status).toBe(422);
+      expect(
+        (
+          await c.post('/auth/email/change-request', {
+            new_email: 'cora.new@example.com',
+            password: 'not the password',
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (await c.post('/auth/email/change-request', { new_email: `${'c'.repeat(50)}@example.com`, password: PASSWORD }))
+          .status,
+      ).toBe(422);
+      expect((await c.post('/auth/email/change-request', { new_email: 'no address', password: PASSWORD })).status).toBe(
+        422,
+      );
+      expect(
+        (await c.post('/auth/email/change-request', { new_email: 'CORA@example.com', password: PASSWORD })).status,
+      ).toBe(422);
       expect((await c.post('/auth/email/change-request', { new_email: 'cora.new@example.com' })).status).toBe(422);
       // A session request without the CSRF header is refused before anything else.
-      expect((await c.request('POST', '/auth/email/change-request', { json: { new_email: 'cora.new@example.com', password: PASSWORD } })).status).toBe(403);
+      expect(
+        (
+          await c.request('POST', '/auth/email/change-request', {
+            json: { new_email: 'cora.new@example.com', password: PASSWORD },
+          })
+        ).status,
+      ).toBe(403);
       expect(await suite.mailsTo('cora.new@example.com')).toEqual([]);
     });
 
     it('applies the new address, verified, at confirm; the old address is told; the new one signs in', async () => {
       const { id, c } = await signedIn('carl');
-      const res = await c.post('/auth/email/change-request', { new_email: 'carl.new@example.com', password: PASSWORD, redirect_to: '/settings' });
-      expect(res).toMatchObject({ status: 202, body: { message: 'If an account matches, a message with a link is on its way' } });
+      const res = await c.post('/auth/email/change-request', {
+        new_email: 'carl.new@example.com',
+        password: PASSWORD,
+        redirect_to: '/settings',
+      });
+      expect(res).toMatchObject({
+        status: 202,
+        body: { message: 'If an account matches, a message with a link is on its way' },
+      });
       expect((await suite.env.db.knex('users').where('id', id).first()).email).toBe('carl@example.com');
       const mails = await suite.mailsTo('carl.new@example.com');
       expect(mails).toHaveLength(1);
@@ -45,13 +78,20 @@ export function changeTests(suite: RecoveryEnv): void {
       expect(notices[0].subject).toBe('Your Test App e-mail address was changed');
       expect(notices[0].text).toContain('carl.new@example.com');
       expect((await suite.env.client().login('carl.new@example.com', PASSWORD)).status).toBe(200);
-      expect((await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token } })).status).toBe(400);
+      expect((await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token } })).status).toBe(
+        400,
+      );
     });
 
     it('takes a bearer token as well (no CSRF header on that path)', async () => {
       await suite.env.user('bert');
-      const tokens = (await suite.env.client().request('POST', '/auth/token', { form: { username: 'bert', password: PASSWORD } })).body;
-      const res = await suite.env.client().request('POST', '/auth/email/change-request', { json: { new_email: 'bert.new@example.com', password: PASSWORD }, headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const tokens = (
+        await suite.env.client().request('POST', '/auth/token', { form: { username: 'bert', password: PASSWORD } })
+      ).body;
+      const res = await suite.env.client().request('POST', '/auth/email/change-request', {
+        json: { new_email: 'bert.new@example.com', password: PASSWORD },
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
       expect(res.status).toBe(202);
       expect(await suite.mailsTo('bert.new@example.com')).toHaveLength(1);
     });
@@ -60,7 +100,10 @@ export function changeTests(suite: RecoveryEnv): void {
       await suite.env.user('taken');
       const { c } = await signedIn('claire');
       const taken = await c.post('/auth/email/change-request', { new_email: 'TAKEN@example.com', password: PASSWORD });
-      const free = await c.post('/auth/email/change-request', { new_email: 'claire.free@example.com', password: PASSWORD });
+      const free = await c.post('/auth/email/change-request', {
+        new_email: 'claire.free@example.com',
+        password: PASSWORD,
+      });
       expect({ status: taken.status, body: taken.body }).toEqual({ status: free.status, body: free.body });
       const notices = await suite.mailsTo('taken@example.com');
       expect(notices).toHaveLength(1);
@@ -79,13 +122,21 @@ export function changeTests(suite: RecoveryEnv): void {
       const three = tokenOf((await suite.mailsTo('cid.three@example.com'))[0]);
 
       clock.skew = 24 * 3600_000 + 1000;
-      expect((await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token: three } })).status).toBe(400);
+      expect(
+        (await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token: three } })).status,
+      ).toBe(400);
       clock.skew = 0;
 
-      const answers = await Promise.all(Array.from({ length: 5 }, () => suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token: one } })));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token: one } }),
+        ),
+      );
       expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400]);
       // The address moved on: the other link no longer applies.
-      expect((await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token: two } })).status).toBe(400);
+      expect(
+        (await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token: two } })).status,
+      ).toBe(400);
     });
   });
 }

@@ -82,7 +82,9 @@ export async function outboxMailbox(): Promise<Mailbox & { dir: string }> {
 
 /** Undoes quoted-printable (soft line breaks and =XX escapes) over a whole message source. */
 function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** The token of the link in a message (its `token` query parameter). */

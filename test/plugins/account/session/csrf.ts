@@ -21,7 +21,9 @@ export function csrfAndMeTests(suite: { env: AccountEnv }): void {
       // The cookie's value is not enough on its own: only the header counts, and it must match the session's token.
       const other = suite.env.client();
       await other.login('alice', PASSWORD);
-      expect((await c.request('POST', '/api/private', { headers: { 'x-csrf-token': other.jar.get('cs_csrf')! } })).status).toBe(403);
+      expect(
+        (await c.request('POST', '/api/private', { headers: { 'x-csrf-token': other.jar.get('cs_csrf')! } })).status,
+      ).toBe(403);
       expect((await c.post('/api/private')).status).toBe(200);
     });
 
@@ -39,7 +41,11 @@ export function csrfAndMeTests(suite: { env: AccountEnv }): void {
 
     it('counts a forged unsafe request as anonymous for the principal', async () => {
       expect((await c.request('POST', '/api/principal')).body).toBeNull();
-      expect((await c.post('/api/principal')).body).toMatchObject({ isSuperuser: false, transport: 'session', tierId: null });
+      expect((await c.post('/api/principal')).body).toMatchObject({
+        isSuperuser: false,
+        transport: 'session',
+        tierId: null,
+      });
     });
   });
 
@@ -75,7 +81,10 @@ export function csrfAndMeTests(suite: { env: AccountEnv }): void {
       expect((await root.get('/api/admin')).status).toBe(200);
       expect((await root.get('/api/verified')).status).toBe(200);
       expect((await root.get('/api/scoped')).status).toBe(200);
-      expect((await root.get('/api/principal')).body).toMatchObject({ isSuperuser: true, scopes: ['items:read', 'items:write'] });
+      expect((await root.get('/api/principal')).body).toMatchObject({
+        isSuperuser: true,
+        scopes: ['items:read', 'items:write'],
+      });
     });
 
     it('signs a soft-deleted user out everywhere at once', async () => {

@@ -53,16 +53,25 @@ export function loginTests(suite: { env: AccountEnv }): void {
       }
       const c = suite.env.client();
       await c.login('alice', PASSWORD);
-      expect((await c.post('/auth/change-password', { current_password: huge, new_password: 'a fresh new secret' })).status).toBe(401);
-      expect((await c.post('/auth/change-password', { current_password: PASSWORD, new_password: huge })).status).toBe(422);
+      expect(
+        (await c.post('/auth/change-password', { current_password: huge, new_password: 'a fresh new secret' })).status,
+      ).toBe(401);
+      expect((await c.post('/auth/change-password', { current_password: PASSWORD, new_password: huge })).status).toBe(
+        422,
+      );
     });
 
     it('answers 422 without the form fields', async () => {
-      expect((await suite.env.client().request('POST', '/auth/login', { form: { username: 'alice' } })).status).toBe(422);
+      expect((await suite.env.client().request('POST', '/auth/login', { form: { username: 'alice' } })).status).toBe(
+        422,
+      );
     });
 
     it('refuses a cross-site sign-in (login CSRF)', async () => {
-      const res = await suite.env.client().request('POST', '/auth/login', { form: { username: 'alice', password: PASSWORD }, headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' } });
+      const res = await suite.env.client().request('POST', '/auth/login', {
+        form: { username: 'alice', password: PASSWORD },
+        headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      });
       expect(res.status).toBe(403);
     });
 

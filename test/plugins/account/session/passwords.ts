@@ -9,8 +9,17 @@ export function passwordTests(suite: { env: AccountEnv }): void {
       await suite.env.user('changer');
       const c = suite.env.client();
       await c.login('changer', PASSWORD);
-      expect((await c.post('/auth/change-password', { current_password: 'not it at all', new_password: 'a fresh new secret' })).status).toBe(401);
-      expect((await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'password1' })).status).toBe(422);
+      expect(
+        (
+          await c.post('/auth/change-password', {
+            current_password: 'not it at all',
+            new_password: 'a fresh new secret',
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'password1' })).status,
+      ).toBe(422);
       expect((await c.post('/auth/change-password', { new_password: 'a fresh new secret' })).status).toBe(422);
     });
 
@@ -20,16 +29,24 @@ export function passwordTests(suite: { env: AccountEnv }): void {
       const there = suite.env.client();
       await here.login('mover', PASSWORD);
       await there.login('mover', PASSWORD);
-      const token = (await suite.env.client().request('POST', '/auth/token', { form: { username: 'mover', password: PASSWORD } })).body;
+      const token = (
+        await suite.env.client().request('POST', '/auth/token', { form: { username: 'mover', password: PASSWORD } })
+      ).body;
       const bearer = { authorization: `Bearer ${token.access_token}` };
       expect((await suite.env.client().get('/auth/me', bearer)).status).toBe(200);
 
-      const res = await here.post('/auth/change-password', { current_password: PASSWORD, new_password: 'a fresh new secret' });
+      const res = await here.post('/auth/change-password', {
+        current_password: PASSWORD,
+        new_password: 'a fresh new secret',
+      });
       expect(res).toMatchObject({ status: 200, body: { message: 'Password changed' } });
       expect((await here.get('/auth/me')).status).toBe(200);
       expect((await there.get('/auth/me')).status).toBe(401);
       expect((await suite.env.client().get('/auth/me', bearer)).status).toBe(401);
-      expect((await suite.env.client().request('POST', '/auth/refresh', { json: { refresh_token: token.refresh_token } })).status).toBe(401);
+      expect(
+        (await suite.env.client().request('POST', '/auth/refresh', { json: { refresh_token: token.refresh_token } }))
+          .status,
+      ).toBe(401);
       expect((await suite.env.client().login('mover', PASSWORD)).status).toBe(401);
       expect((await suite.env.client().login('mover', 'a fresh new secret')).status).toBe(200);
     });
@@ -39,9 +56,14 @@ export function passwordTests(suite: { env: AccountEnv }): void {
       const c = suite.env.client();
       await c.login('oauthish', PASSWORD);
       expect((await c.post('/auth/set-password', { new_password: 'my very first one' })).status).toBe(400);
-      expect((await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'x' })).status).toBe(422);
+      expect((await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'x' })).status).toBe(
+        422,
+      );
       await suite.env.db.knex('users').where('id', id).update({ hashed_password: null });
-      expect((await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'my very first one' })).status).toBe(400);
+      expect(
+        (await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'my very first one' }))
+          .status,
+      ).toBe(400);
       expect((await c.post('/auth/set-password', { new_password: 'password1' })).status).toBe(422);
       clock.skew = 601_000;
       // Still signed in (idle timeout is longer), but not freshly.
@@ -75,7 +97,9 @@ export function passwordTests(suite: { env: AccountEnv }): void {
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(30);
       // Shared with /token.
-      const token = await suite.env.client().request('POST', '/auth/token', { form: { username: 'locked@example.com', password: PASSWORD } });
+      const token = await suite.env
+        .client()
+        .request('POST', '/auth/token', { form: { username: 'locked@example.com', password: PASSWORD } });
       expect(token.status).toBe(429);
       // Lifts once the lock expires; the next failure locks twice as long.
       clock.skew = 31_000;
@@ -88,7 +112,8 @@ export function passwordTests(suite: { env: AccountEnv }): void {
     });
 
     it('locks unknown names the same way, so a lock reveals nothing', async () => {
-      for (let i = 0; i < 5; i++) expect((await suite.env.client().login('NoSuchUser', 'bad password attempt')).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect((await suite.env.client().login('NoSuchUser', 'bad password attempt')).status).toBe(401);
       expect((await suite.env.client().login('nosuchuser', 'bad password attempt')).status).toBe(429);
     });
   });

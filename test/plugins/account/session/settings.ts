@@ -11,7 +11,13 @@ export function sessionSettingsSuite(harness: AdapterHarness, engine: Engine): v
     beforeAll(async () => {
       env = await startAccountApp(harness, engine, {
         secureCookies: true,
-        session: { managementRoutes: true, csrf: false, idleTimeoutSeconds: 600, absoluteTimeoutSeconds: 3600, maxSessionsPerUser: 2 },
+        session: {
+          managementRoutes: true,
+          csrf: false,
+          idleTimeoutSeconds: 600,
+          absoluteTimeoutSeconds: 3600,
+          maxSessionsPerUser: 2,
+        },
         bearer: { refresh: 'cookie' },
       });
       for (const name of ['sam', 'tess', 'uma', 'vic']) await env.user(name);
@@ -53,7 +59,8 @@ export function sessionSettingsSuite(harness: AdapterHarness, engine: Engine): v
       const refresh = c.jar.get('__Host-cs_refresh')!;
       const out = await c.request('POST', '/auth/logout');
       expect(out.status).toBe(200);
-      for (const name of ['__Host-cs_session', '__Host-cs_csrf', '__Host-cs_refresh']) expect(out.cookies.get(name), name).toMatch(/Max-Age=0/i);
+      for (const name of ['__Host-cs_session', '__Host-cs_csrf', '__Host-cs_refresh'])
+        expect(out.cookies.get(name), name).toMatch(/Max-Age=0/i);
       const replay = env.client();
       replay.jar.set('__Host-cs_refresh', refresh);
       expect((await replay.request('POST', '/auth/refresh')).status).toBe(401);

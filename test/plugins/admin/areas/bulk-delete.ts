@@ -18,8 +18,12 @@ export function bulkDeleteArea(harness: AdapterHarness, engine: Engine): void {
     afterAll(async () => env?.close());
 
     const bulk = (model: string, body: unknown, query = '') =>
-      client.request('DELETE', `/admin/${model}/bulk-delete${query}`, { json: body, headers: { 'x-csrf-token': client.csrf, accept: 'text/html' } });
-    const live = async () => Number((await env.db.knex('items').where({ is_deleted: false }).count({ n: '*' }).first())!.n);
+      client.request('DELETE', `/admin/${model}/bulk-delete${query}`, {
+        json: body,
+        headers: { 'x-csrf-token': client.csrf, accept: 'text/html' },
+      });
+    const live = async () =>
+      Number((await env.db.knex('items').where({ is_deleted: false }).count({ n: '*' }).first())!.n);
 
     it('soft-deletes the rows and answers the refreshed list partial on the same page', async () => {
       const answer = await bulk('items', { ids: [1, '2'] }, '?page=2&rows-per-page-select=10');

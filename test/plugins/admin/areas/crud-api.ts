@@ -59,26 +59,43 @@ export function crudApiArea(harness: AdapterHarness, engine: Engine): void {
       expect(Boolean((await env.db.knex('items').where({ id: row.id }).first()).is_deleted)).toBe(true);
     });
 
-    it('logs its writes as the forms do: the created record, the update\'s diff, the deleted row; a refused write is not logged', async () => {
+    it("logs its writes as the forms do: the created record, the update's diff, the deleted row; a refused write is not logged", async () => {
       const created = await json('POST', '/admin/crud/items', { name: 'logged', price: 2 });
       expect(created.status).toBeLessThan(300);
       const row = await env.db.knex('items').where({ name: 'logged' }).first();
       expect((await json('PATCH', `/admin/crud/items/${row.id}`, { price: 7 })).status).toBe(200);
       expect((await json('PATCH', '/admin/crud/items/424242', { price: 7 })).status).toBe(404);
       expect((await json('DELETE', `/admin/crud/items/${row.id}`)).status).toBe(200);
-      const events = (await env.db.knex('admin_events').where({ model: 'items' }).whereIn('event_type', ['create', 'update', 'delete']).orderBy('id').select('event_type', 'username', 'record_id', 'details'))
+      const events = (
+        await env.db
+          .knex('admin_events')
+          .where({ model: 'items' })
+          .whereIn('event_type', ['create', 'update', 'delete'])
+          .orderBy('id')
+          .select('event_type', 'username', 'record_id', 'details')
+      )
         .map((e) => ({ ...e, details: JSON.parse(e.details) }))
         .filter((e) => e.details.record?.name === 'logged' || e.record_id === String(row.id));
       expect(events.map((e) => e.event_type)).toEqual(['create', 'update', 'delete']);
       expect(events.every((e) => e.username === ADMIN.username)).toBe(true);
       expect(events[0].details.record).toMatchObject({ name: 'logged', price: 2 });
-      expect(events[1]).toMatchObject({ record_id: String(row.id), details: { changes: { price: { before: 2, after: 7 } } } });
-      expect(events[2]).toMatchObject({ record_id: String(row.id), details: { record: { id: row.id, name: 'logged', price: 7 } } });
+      expect(events[1]).toMatchObject({
+        record_id: String(row.id),
+        details: { changes: { price: { before: 2, after: 7 } } },
+      });
+      expect(events[2]).toMatchObject({
+        record_id: String(row.id),
+        details: { record: { id: row.id, name: 'logged', price: 7 } },
+      });
     });
 
     it('offers no route beyond the allowed actions, nor writes that would skip password hashing', async () => {
-      expect((await json('POST', '/admin/crud/gadgets', { uid: uids[0], label: 'x' })).status).toBeGreaterThanOrEqual(404);
-      expect((await json('POST', '/admin/crud/users', { username: 'x', password: 'a long enough secret' })).status).toBeGreaterThanOrEqual(404);
+      expect((await json('POST', '/admin/crud/gadgets', { uid: uids[0], label: 'x' })).status).toBeGreaterThanOrEqual(
+        404,
+      );
+      expect(
+        (await json('POST', '/admin/crud/users', { username: 'x', password: 'a long enough secret' })).status,
+      ).toBeGreaterThanOrEqual(404);
       expect((await client.get('/admin/crud/users')).status).toBe(200);
     });
   });

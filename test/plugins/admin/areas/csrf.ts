@@ -19,7 +19,9 @@ export function csrfArea(harness: AdapterHarness, engine: Engine): void {
 
     it('refuses a form post without the token, or with another, with 403 and writes nothing', async () => {
       const missing = await client.request('POST', '/admin/items/form_create', { form: { name: 'forged' } });
-      const wrong = await client.request('POST', '/admin/items/form_create', { form: { name: 'forged', csrf_token: 'A'.repeat(43) } });
+      const wrong = await client.request('POST', '/admin/items/form_create', {
+        form: { name: 'forged', csrf_token: 'A'.repeat(43) },
+      });
       for (const answer of [missing, wrong]) {
         expect(answer.status).toBe(403);
         expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
@@ -35,14 +37,19 @@ export function csrfArea(harness: AdapterHarness, engine: Engine): void {
 
     it("refuses another session's token", async () => {
       const other = await env.signedIn();
-      const answer = await client.request('POST', '/admin/items/form_create', { form: { name: 'crossed', csrf_token: other.csrf } });
+      const answer = await client.request('POST', '/admin/items/form_create', {
+        form: { name: 'crossed', csrf_token: other.csrf },
+      });
       expect(answer.status).toBe(403);
       expect(await count()).toBe(3);
     });
 
     it('accepts the token as the hidden field and as the X-CSRF-Token header', async () => {
       expect((await client.postForm('/admin/items/form_create', { name: 'by field' })).status).toBe(303);
-      const header = await client.request('POST', '/admin/items/form_create', { form: { name: 'by header' }, headers: { 'x-csrf-token': client.csrf } });
+      const header = await client.request('POST', '/admin/items/form_create', {
+        form: { name: 'by header' },
+        headers: { 'x-csrf-token': client.csrf },
+      });
       expect(header.status).toBe(303);
       expect(await count()).toBe(5);
     });

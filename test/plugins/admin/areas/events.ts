@@ -17,13 +17,24 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
     afterAll(async () => env?.close());
 
     const events = async (type: string) =>
-      (await env.db.knex('admin_events').where({ event_type: type }).orderBy('id')).map((e) => ({ ...e, details: e.details ? JSON.parse(e.details) : null }));
+      (await env.db.knex('admin_events').where({ event_type: type }).orderBy('id')).map((e) => ({
+        ...e,
+        details: e.details ? JSON.parse(e.details) : null,
+      }));
 
     it('records sign-ins and failed sign-ins with the user, address and browser', async () => {
       const [failed] = await events('sign_in_failed');
-      expect(failed).toMatchObject({ username: ADMIN.username, admin_user_id: null, ip_address: expect.stringContaining('127.0.0.1') });
+      expect(failed).toMatchObject({
+        username: ADMIN.username,
+        admin_user_id: null,
+        ip_address: expect.stringContaining('127.0.0.1'),
+      });
       const signIns = await events('sign_in');
-      expect(signIns.at(-1)).toMatchObject({ username: ADMIN.username, admin_user_id: expect.anything(), user_agent: expect.any(String) });
+      expect(signIns.at(-1)).toMatchObject({
+        username: ADMIN.username,
+        admin_user_id: expect.anything(),
+        user_agent: expect.any(String),
+      });
     });
 
     it('records a create with the record, an update with a before/after diff, a delete with the record as it was, and list views', async () => {
@@ -35,10 +46,17 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       const [updated] = await events('update');
       expect(updated.details.changes.price).toEqual({ before: 4, after: 6 });
       expect(updated.details.changes).not.toHaveProperty('name');
-      const deleted = await client.request('DELETE', '/admin/items/bulk-delete', { json: { ids: [Number(id)] }, headers: { 'x-csrf-token': client.csrf } });
+      const deleted = await client.request('DELETE', '/admin/items/bulk-delete', {
+        json: { ids: [Number(id)] },
+        headers: { 'x-csrf-token': client.csrf },
+      });
       expect(deleted.status).toBe(200);
       const [removed] = await events('delete');
-      expect(removed).toMatchObject({ model: 'items', record_id: String(id), details: { record: { name: 'logged', price: 6 } } });
+      expect(removed).toMatchObject({
+        model: 'items',
+        record_id: String(id),
+        details: { record: { name: 'logged', price: 6 } },
+      });
       await client.get('/admin/items/');
       expect((await events('view')).some((e) => e.model === 'items')).toBe(true);
     });
@@ -47,25 +65,38 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.postForm('/admin/items/form_update/1', { name: 'renamed', price: '50' })).status).toBe(303);
       const update = (await events('update')).at(-1)!;
       expect(update.details.changes.name).toEqual({ before: 'item-01', after: 'renamed' });
-      expect((await client.request('POST', `/admin/management/events/${update.id}/revert`, { form: {} })).status).toBe(403);
+      expect((await client.request('POST', `/admin/management/events/${update.id}/revert`, { form: {} })).status).toBe(
+        403,
+      );
       expect((await client.postForm(`/admin/management/events/${update.id}/revert`, {})).status).toBe(303);
       expect(await env.db.knex('items').where({ id: 1 }).first()).toMatchObject({ name: 'item-01', price: 1 });
       const revert = (await events('update')).at(-1)!;
-      expect(revert.details).toMatchObject({ revertOf: update.id, changes: { name: { before: 'renamed', after: 'item-01' } } });
+      expect(revert.details).toMatchObject({
+        revertOf: update.id,
+        changes: { name: { before: 'renamed', after: 'item-01' } },
+      });
       const [signIn] = await events('sign_in');
       expect((await client.postForm(`/admin/management/events/${signIn.id}/revert`, {})).status).toBe(400);
       expect((await client.postForm('/admin/management/events/99999999/revert', {})).status).toBe(404);
     });
 
     it('shows an update as a table of field, before and after, and the browser as name and system', async () => {
-      const agent = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-      const answer = await client.request('POST', '/admin/items/form_update/2', { form: { csrf_token: client.csrf, price: '77', in_stock: 'true' }, headers: { 'user-agent': agent } });
+      const agent =
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+      const answer = await client.request('POST', '/admin/items/form_update/2', {
+        form: { csrf_token: client.csrf, price: '77', in_stock: 'true' },
+        headers: { 'user-agent': agent },
+      });
       expect(answer.status).toBe(303);
       const page = await client.get('/admin/management/events?type=update');
       const row = /<tr data-event="\d+">(.*?)<\/tr><\/tbody><\/table><\/td>.*?<\/tr>/s.exec(page.text)![0];
-      expect(row).toContain('<thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>');
+      expect(row).toContain(
+        '<thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>',
+      );
       expect(row).toContain('<tr><th scope="row">Price</th><td>2</td><td>77</td></tr>');
-      expect(row).toContain('<tr><th scope="row">In stock</th><td><span class="badge no">No</span></td><td><span class="badge yes">Yes</span></td></tr>');
+      expect(row).toContain(
+        '<tr><th scope="row">In stock</th><td><span class="badge no">No</span></td><td><span class="badge yes">Yes</span></td></tr>',
+      );
       expect(row).toContain(`<td title="${agent.replace(/\(/g, '(')}">Chrome 131 on Linux</td>`);
       expect(row).not.toContain('{&quot;');
     });
@@ -73,13 +104,20 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
     it('shows the latest events on the dashboard', async () => {
       const page = await client.get('/admin/');
       expect(page.text).toContain('Latest events');
-      expect(page.text).toMatch(/<tr><td><time datetime="[^"]+Z" title="[^"]+">[^<]+<\/time><\/td><td>(view|update|delete|create)<\/td><td>root<\/td><td>items<\/td>/);
+      expect(page.text).toMatch(
+        /<tr><td><time datetime="[^"]+Z" title="[^"]+">[^<]+<\/time><\/td><td>(view|update|delete|create)<\/td><td>root<\/td><td>items<\/td>/,
+      );
     });
 
     it('never logs a password or its hash', async () => {
-      expect((await client.postForm('/admin/users/form_create', { username: 'carol', password: 'carol secret passphrase' })).status).toBe(303);
+      expect(
+        (await client.postForm('/admin/users/form_create', { username: 'carol', password: 'carol secret passphrase' }))
+          .status,
+      ).toBe(303);
       const [user] = await env.db.knex('app_users').where({ username: 'carol' });
-      expect((await client.postForm(`/admin/users/form_update/${user.id}`, { password: 'carol new passphrase' })).status).toBe(303);
+      expect(
+        (await client.postForm(`/admin/users/form_update/${user.id}`, { password: 'carol new passphrase' })).status,
+      ).toBe(303);
       const text = JSON.stringify(await env.db.knex('admin_events').select('*'));
       expect(text).not.toContain('passphrase');
       expect(text).not.toContain(user.hashed_password);
@@ -89,9 +127,11 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
     it('counts refused sign-ins on a locked name in one event instead of a row each', async () => {
       const before = await env.db.knex('admin_events').count({ n: '*' }).first();
       let status = 0;
-      for (let i = 0; i < 12 && status !== 429; i++) status = (await env.client().login('lockedname', 'a wrong password here')).status;
+      for (let i = 0; i < 12 && status !== 429; i++)
+        status = (await env.client().login('lockedname', 'a wrong password here')).status;
       expect(status).toBe(429);
-      for (let i = 0; i < 20; i++) expect((await env.client().login('lockedname', 'a wrong password here')).status).toBe(429);
+      for (let i = 0; i < 20; i++)
+        expect((await env.client().login('lockedname', 'a wrong password here')).status).toBe(429);
       const rows = (await events('sign_in_failed')).filter((e) => e.username === 'lockedname');
       const locked = rows.filter((e) => e.details?.locked);
       expect(locked).toHaveLength(1);
@@ -112,10 +152,18 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
       const creates = await client.get('/admin/management/events?type=create');
       expect([...creates.text.matchAll(/<td>create<\/td>/g)]).toHaveLength(2);
-      expect([...(await client.get('/admin/management/events?username=nobody')).text.matchAll(/<tr data-event/g)]).toHaveLength(0);
-      expect([...(await client.get('/admin/management/events?from=2999-01-01')).text.matchAll(/<tr data-event/g)]).toHaveLength(0);
+      expect([
+        ...(await client.get('/admin/management/events?username=nobody')).text.matchAll(/<tr data-event/g),
+      ]).toHaveLength(0);
+      expect([
+        ...(await client.get('/admin/management/events?from=2999-01-01')).text.matchAll(/<tr data-event/g),
+      ]).toHaveLength(0);
       const today = new Date().toISOString().slice(0, 10);
-      expect([...(await client.get(`/admin/management/events?from=${today}&to=${today}&type=create`)).text.matchAll(/<tr data-event/g)]).toHaveLength(2);
+      expect([
+        ...(await client.get(`/admin/management/events?from=${today}&to=${today}&type=create`)).text.matchAll(
+          /<tr data-event/g,
+        ),
+      ]).toHaveLength(2);
       expect((await client.get('/admin/management/events?type=bogus')).status).toBe(422);
       expect((await client.get('/admin/management/events?from=yesterday')).status).toBe(422);
       // PostgreSQL cannot hold NUL in text: refused before the query, on every engine alike.

@@ -21,12 +21,19 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       expect(page.status).toBe(200);
       expect(page.text).toMatch(/<input id="f-name" type="text" name="name" value="" required maxlength="40"/);
       expect(page.text).toMatch(/<input id="f-price" type="number" name="price" value="" step="any"/);
-      expect(page.text).toMatch(/<input type="hidden" name="in_stock" value="false"><input id="f-in_stock" type="checkbox" name="in_stock" value="true"/);
+      expect(page.text).toMatch(
+        /<input type="hidden" name="in_stock" value="false"><input id="f-in_stock" type="checkbox" name="in_stock" value="true"/,
+      );
       expect(page.text).toContain(`name="csrf_token" value="${client.csrf}"`);
     });
 
     it('creates a row: 303 to the list, typed values stored, creation time stamped', async () => {
-      const answer = await client.postForm('/admin/items/form_create', { name: 'lamp', category: '', price: '12.5', in_stock: ['false', 'true'] });
+      const answer = await client.postForm('/admin/items/form_create', {
+        name: 'lamp',
+        category: '',
+        price: '12.5',
+        in_stock: ['false', 'true'],
+      });
       expect(answer.status).toBe(303);
       expect(answer.headers.get('location')).toBe('/admin/items/');
       const row = await env.db.knex('items').where({ name: 'lamp' }).first();
@@ -37,17 +44,28 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
 
     it('takes a multi-value field as a multiple select of the values the schema lists', async () => {
       const page = await client.get('/admin/items/create_page');
-      expect(page.text).toMatch(/<input type="hidden" name="tags" value=""><select id="f-tags" name="tags" multiple size="3"><option value="red">red<\/option>/);
-      expect((await client.postForm('/admin/items/form_create', { name: 'tagged', tags: ['', 'red', 'blue'] })).status).toBe(303);
+      expect(page.text).toMatch(
+        /<input type="hidden" name="tags" value=""><select id="f-tags" name="tags" multiple size="3"><option value="red">red<\/option>/,
+      );
+      expect(
+        (await client.postForm('/admin/items/form_create', { name: 'tagged', tags: ['', 'red', 'blue'] })).status,
+      ).toBe(303);
       const row = await env.db.knex('items').where({ name: 'tagged' }).first();
       expect(typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags).toEqual(['red', 'blue']);
       const edit = await client.get(`/admin/items/update/${row.id}`);
-      expect(edit.text).toContain('<option value="red" selected>red</option><option value="green">green</option><option value="blue" selected>blue</option>');
-      expect((await client.postForm('/admin/items/form_create', { name: 'bad tag', tags: ['purple'] })).status).toBe(422);
+      expect(edit.text).toContain(
+        '<option value="red" selected>red</option><option value="green">green</option><option value="blue" selected>blue</option>',
+      );
+      expect((await client.postForm('/admin/items/form_create', { name: 'bad tag', tags: ['purple'] })).status).toBe(
+        422,
+      );
     });
 
     it('answers htmx with HX-Redirect instead of a 303', async () => {
-      const answer = await client.request('POST', '/admin/items/form_create', { form: { csrf_token: client.csrf, name: 'via htmx' }, headers: { 'HX-Request': 'true' } });
+      const answer = await client.request('POST', '/admin/items/form_create', {
+        form: { csrf_token: client.csrf, name: 'via htmx' },
+        headers: { 'HX-Request': 'true' },
+      });
       expect(answer.status).toBe(200);
       expect(answer.headers.get('hx-redirect')).toBe('/admin/items/');
     });
@@ -102,15 +120,26 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
         return client.request('POST', `/admin/gadgets/form_update/${uids[1]}`, { multipart: data });
       };
       expect((await upload('hello')).status).toBe(303);
-      expect(await env.db.knex('gadgets').where({ uid: uids[1] }).first()).toMatchObject({ label: 'with manual', manual: 'stored:manual.txt:5' });
+      expect(await env.db.knex('gadgets').where({ uid: uids[1] }).first()).toMatchObject({
+        label: 'with manual',
+        manual: 'stored:manual.txt:5',
+      });
       expect((await upload('x'.repeat(1001))).status).toBe(413);
       expect((await upload('<b>hi</b>', 'text/html')).status).toBe(400);
-      expect((await client.postForm(`/admin/gadgets/form_update/${uids[1]}`, { label: 'relabelled' })).status).toBe(303);
-      expect(await env.db.knex('gadgets').where({ uid: uids[1] }).first()).toMatchObject({ label: 'relabelled', manual: 'stored:manual.txt:5' });
+      expect((await client.postForm(`/admin/gadgets/form_update/${uids[1]}`, { label: 'relabelled' })).status).toBe(
+        303,
+      );
+      expect(await env.db.knex('gadgets').where({ uid: uids[1] }).first()).toMatchObject({
+        label: 'relabelled',
+        manual: 'stored:manual.txt:5',
+      });
     });
 
     it('hashes a password field on create, never shows it, and keeps it when left empty on update', async () => {
-      expect((await client.postForm('/admin/users/form_create', { username: 'alice', password: 'a long enough secret' })).status).toBe(303);
+      expect(
+        (await client.postForm('/admin/users/form_create', { username: 'alice', password: 'a long enough secret' }))
+          .status,
+      ).toBe(303);
       const row = await env.db.knex('app_users').where({ username: 'alice' }).first();
       expect(row.hashed_password).toMatch(/^\$2[aby]\$04\$/);
       const list = await client.get('/admin/users/');
@@ -119,21 +148,39 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       const form = await client.get(`/admin/users/update/${row.id}`);
       expect(form.text).toMatch(/<input id="f-password" type="password" name="password" value=""/);
       expect(form.text).not.toContain(row.hashed_password);
-      expect((await client.postForm(`/admin/users/form_update/${row.id}`, { username: 'alice2', password: '' })).status).toBe(303);
+      expect(
+        (await client.postForm(`/admin/users/form_update/${row.id}`, { username: 'alice2', password: '' })).status,
+      ).toBe(303);
       const kept = await env.db.knex('app_users').where({ id: row.id }).first();
       expect(kept).toMatchObject({ username: 'alice2', hashed_password: row.hashed_password });
-      expect((await client.postForm(`/admin/users/form_update/${row.id}`, { password: 'another long secret' })).status).toBe(303);
-      expect((await env.db.knex('app_users').where({ id: row.id }).first()).hashed_password).not.toBe(row.hashed_password);
+      expect(
+        (await client.postForm(`/admin/users/form_update/${row.id}`, { password: 'another long secret' })).status,
+      ).toBe(303);
+      expect((await env.db.knex('app_users').where({ id: row.id }).first()).hashed_password).not.toBe(
+        row.hashed_password,
+      );
     });
 
     it('offers a foreign key as a select of the referenced rows, and shows their labels in the list', async () => {
-      const [free, pro] = await Promise.all(['free', 'pro'].map(async (name) => {
-        await env.db.knex('tiers').insert({ name });
-        return (await env.db.knex('tiers').where({ name }).first()).id as number;
-      }));
+      const [free, pro] = await Promise.all(
+        ['free', 'pro'].map(async (name) => {
+          await env.db.knex('tiers').insert({ name });
+          return (await env.db.knex('tiers').where({ name }).first()).id as number;
+        }),
+      );
       const form = await client.get('/admin/users/create_page');
-      expect(form.text).toMatch(/<select id="f-tier_id" name="tier_id"><option value="" selected>—<\/option><option value="\d+">free<\/option><option value="\d+">pro<\/option><\/select>/);
-      expect((await client.postForm('/admin/users/form_create', { username: 'bob', password: 'a long enough secret', tier_id: String(pro) })).status).toBe(303);
+      expect(form.text).toMatch(
+        /<select id="f-tier_id" name="tier_id"><option value="" selected>—<\/option><option value="\d+">free<\/option><option value="\d+">pro<\/option><\/select>/,
+      );
+      expect(
+        (
+          await client.postForm('/admin/users/form_create', {
+            username: 'bob',
+            password: 'a long enough secret',
+            tier_id: String(pro),
+          })
+        ).status,
+      ).toBe(303);
       expect((await env.db.knex('app_users').where({ username: 'bob' }).first()).tier_id).toBe(pro);
       const list = await client.get('/admin/users/');
       expect(list.text).toContain(`<td><span class="ref" title="#${pro}">pro</span></td>`);
@@ -148,10 +195,15 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
     });
 
     it('shows a unique violation as a form error (409), writing nothing', async () => {
-      const answer = await client.postForm('/admin/users/form_create', { username: 'alice2', password: 'yet another secret' });
+      const answer = await client.postForm('/admin/users/form_create', {
+        username: 'alice2',
+        password: 'yet another secret',
+      });
       expect(answer.status).toBe(409);
       expect(answer.text).toMatch(/<p class="error" role="alert">/);
-      expect(Number((await env.db.knex('app_users').where({ username: 'alice2' }).count({ n: '*' }).first())!.n)).toBe(1);
+      expect(Number((await env.db.knex('app_users').where({ username: 'alice2' }).count({ n: '*' }).first())!.n)).toBe(
+        1,
+      );
     });
   });
 }

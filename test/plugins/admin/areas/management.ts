@@ -19,14 +19,20 @@ export function managementArea(harness: AdapterHarness, engine: Engine): void {
     it('lists the admin users with their live sessions', async () => {
       const page = await client.get(`${base}/`);
       expect(page.status).toBe(200);
-      expect(page.text).toMatch(new RegExp(`<td>${ADMIN.username}</td><td>[^<]+</td><td><a href="${base}/\\d+/sessions">1</a>`));
+      expect(page.text).toMatch(
+        new RegExp(`<td>${ADMIN.username}</td><td>[^<]+</td><td><a href="${base}/\\d+/sessions">1</a>`),
+      );
       expect(page.text).not.toMatch(/\$2[aby]\$/);
     });
 
     it('adds an admin user who can sign in; a short password is 422, a taken name 409', async () => {
       expect((await client.postForm(`${base}/`, { username: 'second', password: 'short' })).status).toBe(422);
-      expect((await client.postForm(`${base}/`, { username: 'second', password: 'a second long password' })).status).toBe(303);
-      expect((await client.postForm(`${base}/`, { username: 'SECOND', password: 'a second long password' })).status).toBe(409);
+      expect(
+        (await client.postForm(`${base}/`, { username: 'second', password: 'a second long password' })).status,
+      ).toBe(303);
+      expect(
+        (await client.postForm(`${base}/`, { username: 'SECOND', password: 'a second long password' })).status,
+      ).toBe(409);
       expect((await env.client().login('second', 'a second long password')).status).toBe(303);
     });
 
@@ -60,7 +66,10 @@ export function managementArea(harness: AdapterHarness, engine: Engine): void {
       expect((await client.get(`${base}/999999/sessions`)).status).toBe(404);
       const [user] = await env.db.knex('admin_users').where({ username: ADMIN.username }).select('id');
       expect((await client.postForm(`${base}/${user.id}/sessions/nohandle/revoke`, {})).status).toBe(404);
-      expect((await client.request('POST', `${base}/`, { form: { username: 'third', password: 'a third long password' } })).status).toBe(403);
+      expect(
+        (await client.request('POST', `${base}/`, { form: { username: 'third', password: 'a third long password' } }))
+          .status,
+      ).toBe(403);
     });
   });
 }

@@ -23,20 +23,34 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
       expect(form.text).toMatch(/<input id="f-quantity" type="number" name="quantity" value="">/);
       expect(form.text).not.toMatch(/id="f-note"[^>]* required/);
       expect((await client.postForm('/admin/orders/form_create', { product: 'lamp' })).status).toBe(303);
-      expect(await env.db.knex('orders').where({ product: 'lamp' }).first()).toMatchObject({ status: 'new', quantity: 1 });
+      expect(await env.db.knex('orders').where({ product: 'lamp' }).first()).toMatchObject({
+        status: 'new',
+        quantity: 1,
+      });
     });
 
     it("writes the model's auto fields on admin creates and updates, and never offers them as inputs", async () => {
       const form = await client.get('/admin/orders/create_page');
       expect(form.text).not.toContain('name="created_by"');
-      expect((await client.postForm('/admin/orders/form_create', { product: 'desk', status: 'paid', quantity: '2' })).status).toBe(303);
+      expect(
+        (await client.postForm('/admin/orders/form_create', { product: 'desk', status: 'paid', quantity: '2' })).status,
+      ).toBe(303);
       const row = await env.db.knex('orders').where({ product: 'desk' }).first();
       expect(row).toMatchObject({ created_by: 'admin:root', updated_by: null });
       expect((await client.postForm(`/admin/orders/form_update/${row.id}`, { quantity: '3' })).status).toBe(303);
-      expect(await env.db.knex('orders').where({ id: row.id }).first()).toMatchObject({ quantity: 3, created_by: 'admin:root', updated_by: 'admin:root' });
-      const api = await client.request('POST', '/admin/crud/orders', { json: { product: 'chair' }, headers: { 'x-csrf-token': client.csrf } });
+      expect(await env.db.knex('orders').where({ id: row.id }).first()).toMatchObject({
+        quantity: 3,
+        created_by: 'admin:root',
+        updated_by: 'admin:root',
+      });
+      const api = await client.request('POST', '/admin/crud/orders', {
+        json: { product: 'chair' },
+        headers: { 'x-csrf-token': client.csrf },
+      });
       expect(api.status).toBe(201);
-      expect(await env.db.knex('orders').where({ product: 'chair' }).first()).toMatchObject({ created_by: 'admin:root' });
+      expect(await env.db.knex('orders').where({ product: 'chair' }).first()).toMatchObject({
+        created_by: 'admin:root',
+      });
     });
 
     it("honours the model's declared filters and sorting on {mount}/crud/{model}, as the API does", async () => {

@@ -24,7 +24,9 @@ export function prefixArea(harness: AdapterHarness, engine: Engine): void {
       expect(login.text).toContain('action="/api/admin/login"');
       expect(login.text).toMatch(/href="\/api\/admin\/static\/admin\.css\?v=/);
       const token = /name="csrf_token" value="([^"]+)"/.exec(login.text)![1];
-      const signedIn = await client.request('POST', '/admin/login', { form: { csrf_token: token, username: 'root', password: 'correct horse battery staple' } });
+      const signedIn = await client.request('POST', '/admin/login', {
+        form: { csrf_token: token, username: 'root', password: 'correct horse battery staple' },
+      });
       expect(signedIn.status).toBe(303);
       expect(signedIn.headers.get('location')).toBe('/api/admin/');
       expect(signedIn.setCookies.get('cs_admin')).toMatch(/Path=\/api\/admin/i);
@@ -45,7 +47,9 @@ export function prefixArea(harness: AdapterHarness, engine: Engine): void {
     });
 
     it('refuses a public path that does not end with the mount path, at startup', () => {
-      expect(() => admin({ knex: env.db.knex, secretKey: SECRET, models: {}, mountPath: '/admin', publicPath: '/api/panel' })).toThrow(/publicPath '\/api\/panel' must end with the mountPath '\/admin'/);
+      expect(() =>
+        admin({ knex: env.db.knex, secretKey: SECRET, models: {}, mountPath: '/admin', publicPath: '/api/panel' }),
+      ).toThrow(/publicPath '\/api\/panel' must end with the mountPath '\/admin'/);
     });
   });
 }

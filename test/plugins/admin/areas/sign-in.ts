@@ -86,10 +86,14 @@ export function signInArea(harness: AdapterHarness, engine: Engine): void {
     it('refuses a login form without its pre-login token (login CSRF) with 403', async () => {
       const client = env.client();
       await client.get('/admin/login');
-      const forged = await client.request('POST', '/admin/login', { form: { csrf_token: 'x'.repeat(43), username: ADMIN.username, password: ADMIN.password } });
+      const forged = await client.request('POST', '/admin/login', {
+        form: { csrf_token: 'x'.repeat(43), username: ADMIN.username, password: ADMIN.password },
+      });
       expect(forged.status).toBe(403);
       expect(forged.setCookies.has('cs_admin')).toBe(false);
-      const cookieless = await env.client().request('POST', '/admin/login', { form: { username: ADMIN.username, password: ADMIN.password } });
+      const cookieless = await env
+        .client()
+        .request('POST', '/admin/login', { form: { username: ADMIN.username, password: ADMIN.password } });
       expect(cookieless.status).toBe(403);
     });
 
@@ -125,7 +129,11 @@ export function signInArea(harness: AdapterHarness, engine: Engine): void {
         }),
       );
       const answers = await Promise.all(
-        clients.map(({ client, token }) => client.request('POST', '/admin/login', { form: { csrf_token: token, username: 'racer', password: 'wrong password here' } })),
+        clients.map(({ client, token }) =>
+          client.request('POST', '/admin/login', {
+            form: { csrf_token: token, username: 'racer', password: 'wrong password here' },
+          }),
+        ),
       );
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(3);

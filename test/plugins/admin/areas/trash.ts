@@ -13,12 +13,18 @@ export function trashArea(harness: AdapterHarness, engine: Engine): void {
       env = await startAdminApp(harness, engine, { eventIntegration: true });
       await seed(env.db, 6);
       client = await env.signedIn();
-      const removed = await client.request('DELETE', '/admin/items/bulk-delete', { json: { ids: [1, 2, 3] }, headers: { 'x-csrf-token': client.csrf } });
+      const removed = await client.request('DELETE', '/admin/items/bulk-delete', {
+        json: { ids: [1, 2, 3] },
+        headers: { 'x-csrf-token': client.csrf },
+      });
       expect(removed.status).toBe(200);
     });
     afterAll(async () => env?.close());
 
-    const flags = async () => Object.fromEntries((await env.db.knex('items').orderBy('id').select('id', 'is_deleted')).map((r) => [r.id, Boolean(r.is_deleted)]));
+    const flags = async () =>
+      Object.fromEntries(
+        (await env.db.knex('items').orderBy('id').select('id', 'is_deleted')).map((r) => [r.id, Boolean(r.is_deleted)]),
+      );
 
     it('lists the soft-deleted rows only, and exists only for soft-delete models', async () => {
       const page = await client.get('/admin/items/trash');
@@ -47,7 +53,9 @@ export function trashArea(harness: AdapterHarness, engine: Engine): void {
     it('deletes the chosen rows for good, and logs restores and permanent deletes', async () => {
       expect((await client.postForm('/admin/items/trash/purge', { ids: '3' })).status).toBe(303);
       expect(await env.db.knex('items').where({ id: 3 }).first()).toBeUndefined();
-      const types = (await env.db.knex('admin_events').whereIn('event_type', ['restore', 'purge']).select('event_type', 'record_id')).map((e) => `${e.event_type}:${e.record_id}`);
+      const types = (
+        await env.db.knex('admin_events').whereIn('event_type', ['restore', 'purge']).select('event_type', 'record_id')
+      ).map((e) => `${e.event_type}:${e.record_id}`);
       expect(types.sort()).toEqual(['purge:3', 'restore:1', 'restore:2']);
     });
   });

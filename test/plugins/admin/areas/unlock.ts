@@ -31,7 +31,10 @@ export function unlockArea(harness: AdapterHarness, engine: Engine): void {
       lockout = new Lockout(env.db.knex, TABLE, { threshold: 2, baseSeconds: 600 });
       await seed(env.db, 1);
       client = await env.signedIn();
-      expect((await client.postForm('/admin/users/form_create', { username: 'locked', password: 'a long enough secret' })).status).toBe(303);
+      expect(
+        (await client.postForm('/admin/users/form_create', { username: 'locked', password: 'a long enough secret' }))
+          .status,
+      ).toBe(303);
       userId = (await env.db.knex('app_users').where({ username: 'locked' }).first()).id;
       for (let i = 0; i < 2; i++) {
         await lockout.attempt(`user:${userId}`, Date.now());
@@ -44,7 +47,9 @@ export function unlockArea(harness: AdapterHarness, engine: Engine): void {
     });
 
     it('shows an Unlock button on the update page of a view with unlock, and none on others', async () => {
-      expect((await client.get(`/admin/users/update/${userId}`)).text).toContain(`action="/admin/users/unlock/${userId}"`);
+      expect((await client.get(`/admin/users/update/${userId}`)).text).toContain(
+        `action="/admin/users/unlock/${userId}"`,
+      );
       expect((await client.get('/admin/items/update/1')).text).not.toContain('/unlock/');
       expect((await client.postForm('/admin/items/unlock/1', {})).status).toBe(404);
     });
@@ -61,7 +66,10 @@ export function unlockArea(harness: AdapterHarness, engine: Engine): void {
       expect(answer.status).toBe(303);
       expect(answer.headers.get('location')).toBe(`/admin/users/update/${userId}`);
       expect(await locked()).toBe(false);
-      const events = await env.db.knex('admin_events').where({ event_type: 'unlock', model: 'users' }).select('record_id', 'username');
+      const events = await env.db
+        .knex('admin_events')
+        .where({ event_type: 'unlock', model: 'users' })
+        .select('record_id', 'username');
       expect(events).toEqual([{ record_id: String(userId), username: ADMIN.username }]);
     });
   });

@@ -16,11 +16,22 @@ export interface SmtpOptions {
  */
 export function smtpTransport(url: string, options: SmtpOptions = {}): MailTransport {
   const timeout = options.timeoutMs ?? 10_000;
-  const transport = createTransport({ url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout * 3 });
+  const transport = createTransport({
+    url,
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout * 3,
+  });
   const from = options.from ?? 'no-reply@localhost';
   return {
     async send(message) {
-      await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await transport.sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
     },
     async close() {
       transport.close();

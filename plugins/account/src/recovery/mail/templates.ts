@@ -71,16 +71,24 @@ export class MailRenderer {
   constructor(overrides: MailTemplates = {}) {
     for (const kind of Object.keys(DEFAULTS) as MailKind[]) {
       const source = { ...DEFAULTS[kind], ...overrides.mail?.[kind] };
-      this.mail.set(kind, { subject: compile(source.subject, `${kind}.subject`), text: compile(source.text, `${kind}.text`), html: compile(source.html, `${kind}.html`) });
+      this.mail.set(kind, {
+        subject: compile(source.subject, `${kind}.subject`),
+        text: compile(source.text, `${kind}.text`),
+        html: compile(source.html, `${kind}.html`),
+      });
     }
-    for (const kind of ['verify', 'reset'] as const) this.texts.set(kind, compile(overrides.textMessage?.[kind] ?? TEXT_DEFAULTS[kind], `textMessage.${kind}`));
+    for (const kind of ['verify', 'reset'] as const)
+      this.texts.set(kind, compile(overrides.textMessage?.[kind] ?? TEXT_DEFAULTS[kind], `textMessage.${kind}`));
   }
 
   /** The e-mail of `kind` to `to`. */
   render(kind: MailKind, to: string, locals: MailLocals): { to: string; subject: string; text: string; html: string } {
     const template = this.mail.get(kind)!;
     // A subject is one line: a template's line breaks must never become header lines.
-    const subject = template.subject(locals).replace(/[\r\n]+/g, ' ').trim();
+    const subject = template
+      .subject(locals)
+      .replace(/[\r\n]+/g, ' ')
+      .trim();
     return { to, subject, text: template.text(locals), html: template.html(locals) };
   }
 
