@@ -170,9 +170,11 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
     });
   });
 
-  describe('guards against deleting everything', () => {
-    it('a delete or dbDelete without a filter throws, with allowMultiple too, and acts on nothing', async () => {
+  describe('guards against writing everything', () => {
+    it('an update, delete or dbDelete without a filter throws, with allowMultiple too, and acts on nothing', async () => {
       for (const call of [
+        () => items.update(db.knex, { description: 'all' }, { filters: {}, allowMultiple: true }),
+        () => items.update(db.knex, { description: 'all' }, { filters: { id: undefined } }),
         () => items.dbDelete(db.knex, {}),
         () => items.dbDelete(db.knex, {}, { allowMultiple: true }),
         () => items.delete(db.knex, {}, { allowMultiple: true }),
@@ -181,9 +183,12 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
         await expect(call()).rejects.toThrow(/without a filter would act on every row: pass \{ all: true \}/);
       expect(await items.count(db.knex, {}, { includeDeleted: true })).toBe(6);
       expect(await items.count(db.knex)).toBe(6);
+      expect(await items.count(db.knex, { description: 'all' }, { includeDeleted: true })).toBe(0);
     });
 
-    it('deletes every row when the caller says all: true', async () => {
+    it('updates or deletes every row when the caller says all: true', async () => {
+      await items.update(db.knex, { description: 'all' }, { filters: {}, all: true, allowMultiple: true });
+      expect(await items.count(db.knex, { description: 'all' })).toBe(6);
       expect(await items.delete(db.knex, {}, { all: true, allowMultiple: true })).toBe(6);
       expect(await items.count(db.knex)).toBe(0);
       expect(await items.dbDelete(db.knex, {}, { all: true, allowMultiple: true })).toBe(6);

@@ -83,7 +83,7 @@ export interface WriteOptions {
   /** Allow the filters to match several rows (otherwise more than one is a 400). */
   allowMultiple?: boolean;
   /**
-   * Say that no filter is meant (delete and dbDelete): without it a call whose filters
+   * Say that no filter is meant: without it a call whose filters
    * are empty throws ConfigurationError rather than act on every row.
    */
   all?: boolean;

@@ -243,6 +243,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
    * a transaction.
    */
   async update(db: Knex, data: Row, options: UpdateOptions): Promise<Row | Row[] | null> {
+    this.refuseUnfiltered('update', options.filters, options);
     const values = writeValues(this.info, data);
     const stamp = this.options.updatedAtColumn ?? 'updated_at';
     if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
@@ -411,7 +412,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   /**
-   * A delete without a filter would act on the whole table (or on whichever row comes
+   * A write without a filter would act on the whole table (or on whichever row comes
    * first): refused unless the caller says `all: true`.
    */
   private refuseUnfiltered(method: string, filters: Filters | undefined, options: WriteOptions): void {
