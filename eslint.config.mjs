@@ -8,6 +8,57 @@ import prettier from 'eslint-config-prettier/flat';
 
 const frameworks = ['koa', 'koa-*', '@koa/*', 'express', 'express-*', 'fastify', '@fastify/*', 'ioredis', 'pug'];
 
+// core's floors, bottom to top (ARCHITECTURE.md lists them): a file imports only from its
+// own floor and the ones below. The entries (index, adapter, session, s3) sit above all.
+const coreFloors = [
+  ['errors'],
+  ['text', 'migrations', 'storage'],
+  ['http'],
+  ['model'],
+  ['schema'],
+  ['data'],
+  ['crud'],
+  ['decorators'],
+  ['registry'],
+  ['security'],
+  ['plugin', 'session'],
+  ['server'],
+  ['adapter-kit'],
+];
+const coreEntries = ['index', 'adapter', 'session', 's3'];
+const plugins = ['account', 'admin', 'rate-limit', 'versioning'];
+
+const corePatterns = [
+  { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug.' },
+  // The request log takes any logger with pino's (fields, message) methods.
+  { group: ['pino', 'pino-*'], message: 'core/ must not import a logging library: take a StructuredLogger.' },
+  { group: ['**/adapters/**', '**/plugins/**', '@crudsmith/*'], message: 'core/ depends on no adapter or plugin.' },
+];
+const innerPatterns = [
+  { group: ['@crudsmith/*/src/**', '**/core/src/**'], message: 'Import @crudsmith/core, never its inner files.' },
+];
+
+/** The imports a folder of core on `floor` may not make: every folder above it, and the entries. */
+function floorRule(floor) {
+  const above = coreFloors.slice(floor + 1).flat();
+  const names = [...new Set([...above, ...coreEntries])];
+  const group = names.flatMap((name) => [`../${name}`, `../${name}/**`, `../../${name}`, `../../${name}/**`]);
+  return [
+    'error',
+    {
+      patterns: [
+        ...corePatterns,
+        { group, message: `core/src/${coreFloors[floor].join(', ')} may import only its own floor and those below.` },
+      ],
+    },
+  ];
+}
+
+/** Plugins never import one another, and an adapter imports no plugin. */
+function packageRule(forbidden, message) {
+  return ['error', { patterns: [...innerPatterns, { group: forbidden.map((name) => `@crudsmith/${name}`), message }] }];
+}
+
 export default tseslint.config(
   // test/docs/.snippets: the README code blocks the docs test writes out and type-checks.
   { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'test/docs/.snippets/**'] },
@@ -24,41 +75,27 @@ export default tseslint.config(
       'max-params': ['warn', 4],
     },
   },
+  { files: ['core/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: corePatterns }] } },
+  ...coreFloors.flatMap((folders, floor) =>
+    folders.map((folder) => ({
+      files: [`core/src/${folder}/**/*.ts`, `core/src/${folder}.ts`],
+      rules: { 'no-restricted-imports': floorRule(floor) },
+    })),
+  ),
+  { files: ['examples/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: innerPatterns }] } },
   {
-    files: ['core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: frameworks, message: 'core/ must not import an HTTP framework, ioredis or pug.' },
-            // The request log takes any logger with pino's (fields, message) methods.
-            { group: ['pino', 'pino-*'], message: 'core/ must not import a logging library: take a StructuredLogger.' },
-            {
-              group: ['**/adapters/**', '**/plugins/**', '@crudsmith/*'],
-              message: 'core/ depends on no adapter or plugin.',
-            },
-          ],
-        },
-      ],
-    },
+    files: ['adapters/**/*.ts'],
+    rules: { 'no-restricted-imports': packageRule(plugins, 'An adapter translates requests; it imports no plugin.') },
   },
-  {
-    files: ['adapters/**/*.ts', 'plugins/**/*.ts', 'examples/**/*.ts'],
+  ...plugins.map((plugin) => ({
+    files: [`plugins/${plugin}/**/*.ts`],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['@crudsmith/*/src/**', '**/core/src/**'],
-              message: 'Import @crudsmith/core, never its inner files.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': packageRule(
+        plugins.filter((other) => other !== plugin),
+        'Plugins never import one another: they meet through core (principalOf, bootstrap).',
+      ),
     },
-  },
+  })),
   // Layout is Prettier's (npm run format); this turns off every lint rule it would fight.
   prettier,
 );

@@ -28,7 +28,8 @@ export { ConfigurationError, MissingFulltextIndexError } from './errors/configur
 /** Decorators (each with its plain-function twin) and the registry that compiles them. */
 export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';
 export { Filter, filter } from './decorators/filter';
-export type { CrudDeclaration, SoftDeleteDeclaration, PropertyFilterOptions } from './decorators/metadata';
+export type { CrudDeclaration, PropertyFilterOptions } from './decorators/metadata';
+export type { SoftDeleteDeclaration } from './model/declarations';
 export { Registry, createRegistry, routesOf } from './registry/registry';
 export type { CompileOptions } from './registry/registry';
 
@@ -71,7 +72,7 @@ export { usePreparedStatements } from './data/pg-statements';
 export { useReplicas, DEFAULT_REPLICA_OPTIONS } from './data/replicas';
 export type { ReplicaOptions } from './data/replicas';
 export { readFromPrimary } from './data/consistency';
-export { CONSISTENCY_HEADER, CONSISTENCY_COOKIE } from './http/consistency-token';
+export { CONSISTENCY_HEADER, CONSISTENCY_COOKIE } from './data/consistency-token';
 export type { DatabaseTimeouts } from './data/database-timeouts';
 export type { Migration, MigrationSet, KnexMigrations } from './migrations';
 export type { DirectoryMigrationsOptions } from './data/directory-migrations';

@@ -4,7 +4,8 @@
 
 /** The manager and what it answers. */
 export { SessionManager } from './session/session-manager';
-export type { Session, SessionManagerOptions, IssuedSession } from './session/session-manager';
+export type { SessionManagerOptions, IssuedSession } from './session/session-manager';
+export type { Session } from './session/session-types';
 export type { SessionCarrier } from './session/session-carrier';
 
 /** The store contract, and the stores in memory and in the database (with its migration). */

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ReplicaSet } from './replicas';
 
 // What a request needs of the replicas, carried through its async calls: the WAL position
 // its client must see (its consistency token), whether the app asked for the primary, and
@@ -8,6 +7,12 @@ import type { ReplicaSet } from './replicas';
 /** A PostgreSQL WAL position as a number. */
 export type Lsn = bigint;
 
+/** A primary with replicas, as far as a request that wrote to it needs it. */
+export interface WrittenPrimary {
+  /** The primary's current WAL position, as PostgreSQL writes it (`16/B374D848`). */
+  position(): Promise<string>;
+}
+
 /** The replica rule's view of the current request. */
 export interface Consistency {
   /** Reads must see at least this position (the client's last write). */
@@ -15,7 +20,7 @@ export interface Consistency {
   /** Every read of the request goes to the primary. */
   primaryOnly: boolean;
   /** The primary this request wrote to, if it did. */
-  wrote?: ReplicaSet;
+  wrote?: WrittenPrimary;
 }
 
 const storage = new AsyncLocalStorage<Consistency>();
@@ -36,11 +41,18 @@ export function readFromPrimary<T>(work: () => T): T {
 }
 
 /** Records that the current request wrote through `db`, so its answer carries a consistency token. */
-export function noteWrite(set: ReplicaSet | undefined): void {
+export function noteWrite(set: WrittenPrimary | undefined): void {
   if (!set) return;
   const store = storage.getStore();
   if (!store) return;
   store.wrote = set;
   // The rest of the request reads what it wrote.
   store.primaryOnly = true;
+}
+
+/** Parses a PostgreSQL LSN (`16/B374D848`) into a number, or undefined when it is not one. */
+export function parseLsn(text: string): Lsn | undefined {
+  if (text.length > 17) return undefined;
+  const match = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(text);
+  return match ? (BigInt(`0x${match[1]}`) << 32n) + BigInt(`0x${match[2]}`) : undefined;
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
-import { ownMetadata, SOFT_DELETE_KEY, type SoftDeleteDeclaration } from '../decorators/metadata';
+import { declaredSoftDeleteFlag } from '../model/declarations';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { applyFilters, relatedScope, type FilterBuild, type FilterScope, type Filters } from './filters';
 import { linkOfRelation, type Link } from '../model/link';
@@ -153,7 +153,7 @@ export function restrictOwners(
 /** Leaves out the soft-deleted rows of a related model (its own flag, else `is_deleted`). */
 export function excludeDeletedRelated(qb: Knex.QueryBuilder, scope: FilterScope): void {
   // A related model's own @SoftDelete names its flag; without one, the default `is_deleted`.
-  const flag = ownMetadata<SoftDeleteDeclaration>(SOFT_DELETE_KEY, scope.info.model)?.isDeletedColumn ?? 'is_deleted';
+  const flag = declaredSoftDeleteFlag(scope.info.model) ?? 'is_deleted';
   if (scope.info.columns.get(flag)?.kind === 'boolean') qb.where(`${scope.alias}.${flag}`, false);
 }
 

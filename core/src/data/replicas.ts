@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { isDatabaseUnreachable } from '../errors/database-error';
 import { HttpError } from '../errors/http-error';
-import { currentConsistency, type Lsn } from './consistency';
+import { currentConsistency, parseLsn, type Lsn } from './consistency';
+import { withConsistencyToken } from './consistency-token';
+import { setRouteWrapper } from '../http/route-wrapper';
 
 // PostgreSQL read replicas behind a primary knex. The repository's reads (gets, lists,
 // counts, cursors) outside a transaction go to a replica that is up, whose replay lag is
@@ -146,16 +148,13 @@ export function useReplicas(primary: Knex, replicas: Knex[], options: ReplicaOpt
   if (sets.has(primary.client.config)) return;
   sets.set(primary.client.config, new ReplicaSet(primary, replicas, options));
   registered++;
+  // From now on every request carries its consistency token in and out.
+  setRouteWrapper(withConsistencyToken);
 }
 
 /** The replica set a knex belongs to (itself or as a transaction of its primary). */
 export function replicaSetOf(db: Knex): ReplicaSet | undefined {
   return registered === 0 ? undefined : sets.get(db.client.config);
-}
-
-/** Whether any primary has replicas, in this process. */
-export function replicasInUse(): boolean {
-  return registered > 0;
 }
 
 /**
@@ -180,11 +179,4 @@ export function onReader<T>(db: Knex, read: (reader: Knex) => Promise<T>): Promi
     if (isDatabaseUnreachable(error) || isDatabaseUnreachable((error as { cause?: unknown })?.cause)) replica.lost();
     return read(db);
   });
-}
-
-/** Parses a PostgreSQL LSN (`16/B374D848`) into a number, or undefined when it is not one. */
-export function parseLsn(text: string): Lsn | undefined {
-  if (text.length > 17) return undefined;
-  const match = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/.exec(text);
-  return match ? (BigInt(`0x${match[1]}`) << 32n) + BigInt(`0x${match[2]}`) : undefined;
 }

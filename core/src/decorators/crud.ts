@@ -1,10 +1,5 @@
-import {
-  CRUD_KEY,
-  defineMetadata,
-  SOFT_DELETE_KEY,
-  type CrudDeclaration,
-  type SoftDeleteDeclaration,
-} from './metadata';
+import { CRUD_KEY, defineMetadata, SOFT_DELETE_KEY, type SoftDeleteDeclaration } from '../model/declarations';
+import type { CrudDeclaration } from './metadata';
 
 /** Declares a model's CRUD endpoints (function twin of `@Crud`). */
 export function crud(model: Function, options: CrudDeclaration = {}): void {

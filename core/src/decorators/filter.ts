@@ -1,14 +1,8 @@
 import { operatorsFor } from '../data/operators';
 import { modelInfo, type ModelClass } from '../model/model-info';
 import type { FilterValue } from '../crud/filter-config';
-import {
-  AllOperators,
-  defineMetadata,
-  FILTERS_KEY,
-  ownMetadata,
-  type FilterDeclaration,
-  type PropertyFilterOptions,
-} from './metadata';
+import { defineMetadata, FILTERS_KEY, ownMetadata } from '../model/declarations';
+import { AllOperators, type FilterDeclaration, type PropertyFilterOptions } from './metadata';
 
 /**
  * The filters a model declares by decorators: query key → default or dependency. A

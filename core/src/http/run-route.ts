@@ -1,15 +1,15 @@
 import type { NeutralRequest, NeutralResult } from './neutral';
 import type { RouteDescriptor } from './route';
 import { errorToResult, requestContext, type ErrorLogger } from './render-error';
-import { replicasInUse } from '../data/replicas';
-import { withConsistencyToken } from './consistency-token';
+import { routeWrapper } from './route-wrapper';
 
 /**
  * Serves one request with one route: resolves the route's dependencies in order (unless
  * its handler does), runs the handler, and renders any error. Adapters call this and only translate.
  */
 export function runRoute(route: RouteDescriptor, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
-  if (replicasInUse()) return withConsistencyToken(req, () => serve(route, req, logger));
+  const wrap = routeWrapper();
+  if (wrap) return wrap(req, () => serve(route, req, logger));
   return serve(route, req, logger);
 }
 

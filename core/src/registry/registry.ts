@@ -9,13 +9,8 @@ import { crudRouter, type CrudRouter } from '../crud/endpoint-creator';
 import { FilterConfig } from '../crud/filter-config';
 import type { CrudOptions } from '../crud/options';
 import { declaredFilters } from '../decorators/filter';
-import {
-  CRUD_KEY,
-  ownMetadata,
-  SOFT_DELETE_KEY,
-  type CrudDeclaration,
-  type SoftDeleteDeclaration,
-} from '../decorators/metadata';
+import { CRUD_KEY, ownMetadata, SOFT_DELETE_KEY, type SoftDeleteDeclaration } from '../model/declarations';
+import type { CrudDeclaration } from '../decorators/metadata';
 
 /** Runtime values the decorated models need to become routes. */
 export interface CompileOptions {

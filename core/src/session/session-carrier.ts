@@ -1,4 +1,4 @@
-import type { Session } from './session-manager';
+import type { Session } from './session-types';
 
 /**
  * How a framework's own session middleware carries a SessionManager's session through

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors/configuration-error';
 import type { CookieToSet, Dependency, NeutralRequest } from '../http/neutral';
 import type { SessionCarrier } from './session-carrier';
+import type { Session } from './session-types';
 import { expired, fromSession, toSession } from './session-record';
 import { hashSecret, randomToken } from '../security/secrets';
 import type { SessionRecord, SessionStore } from './session-store';
@@ -30,22 +31,6 @@ export interface SessionManagerOptions {
   touchIntervalSeconds?: number;
   /** The clock, in milliseconds (tests). */
   now?: () => number;
-}
-
-/** A live session as handlers see it. The secret id is not in here: only the cookie has it. */
-export interface Session {
-  /** The public handle: what a user sees and revokes by; never the secret id. */
-  readonly handle: string;
-  readonly userId: string;
-  data: Record<string, unknown>;
-  readonly createdAt: Date;
-  readonly lastSeenAt: Date;
-  readonly idleExpiresAt: Date;
-  readonly absoluteExpiresAt: Date;
-  readonly userAgent: string | null;
-  readonly ipAddress: string | null;
-  /** The stored key (SHA-256 of the secret id). */
-  readonly idHash: string;
 }
 
 /** What `create` and `regenerate` answer: the session and the cookie that carries it. */

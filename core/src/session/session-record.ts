@@ -1,4 +1,4 @@
-import type { Session } from './session-manager';
+import type { Session } from './session-types';
 import type { SessionRecord } from './session-store';
 
 // Conversions between the stored record and the handler-facing Session.

@@ -1,6 +1,5 @@
-import { runWithConsistency, type Consistency } from '../data/consistency';
-import { parseLsn } from '../data/replicas';
-import type { NeutralRequest, NeutralResult } from './neutral';
+import { parseLsn, runWithConsistency, type Consistency } from './consistency';
+import type { NeutralRequest, NeutralResult } from '../http/neutral';
 
 // Read-your-writes across processes. A request that wrote through a primary with replicas
 // answers the primary's WAL position after its writes, as a header for API clients and a
