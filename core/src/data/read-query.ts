@@ -12,6 +12,16 @@ import type { CustomFilter } from './operators';
 import { normalizeCounts, selectCounts, type RelationshipCount } from './relationship-counts';
 import { orderItems, type SortSpec } from './sort';
 
+// The read plan. Every read of the repository (one row, a page, a cursor page, a count)
+// is built here in the same order, so each gets the same rules:
+//   1. `startBuild`: an alias counter and the dialect (SQLite's `ilike` helper first);
+//   2. `whereQuery`: the soft-delete flag, the filters (dotted ones as EXISTS), the
+//      restriction a joined relation's filter puts on its owners, then `refine` (a keyset);
+//   3. `readRows`: the selected columns (plus any a sort or join needs, stripped after),
+//      relationship counts, order, window; one statement, through the compiled-SQL cache;
+//      then the joined rows are attached, one query per relation;
+//   4. `countRows`: the same WHERE, counted, run beside the rows by the caller.
+
 /** What every read shares: the model, its soft-delete flag and custom operators. */
 export interface ReadContext {
   info: ModelInfo;

@@ -104,10 +104,3 @@ function columnFromSchema(name: string, property: any): ColumnInfo {
   }
   return column;
 }
-
-/** The column, or a configuration error naming the model and the missing column. */
-export function columnOf(info: ModelInfo, name: string): ColumnInfo {
-  const column = info.columns.get(name);
-  if (!column) throw new ConfigurationError(`Column '${name}' not found in model ${info.model.name}`);
-  return column;
-}
