@@ -26,6 +26,12 @@ import { mfaDocs } from './mfa/docs';
 import { mfaRoutes } from './mfa/routes';
 import { TwoFactor } from './mfa/two-factor';
 import { signInStep } from './mfa/sign-in';
+import { accessMigration } from './access/access-tables';
+import { roleRoutes } from './access/role-routes';
+import type { Roles } from './access/roles';
+import { apiKeyMigration } from './api-keys/api-keys';
+import { apiKeyRoutes } from './api-keys/api-key-routes';
+import { accessDocs } from './access/access-docs';
 
 /**
  * The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses.
@@ -72,6 +78,11 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
   signOutEverywhere(userId: string | number): Promise<void>;
   /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
   hashPassword(password: string): Promise<string>;
+  /**
+   * Roles, permissions and assignments: `createRole`, `grant`, `revoke`, `assign`, `unassign`,
+   * `setRoles`, `list` and `rolesOf(userId)` (cached; a change reaches every process within a second).
+   */
+  roles: Roles;
   /** Resolves once every mail or text message the recovery routes started has been handed over or has failed (tests, shutdown). */
   settled(): Promise<void>;
 }
@@ -107,7 +118,16 @@ export function account<User extends object = AccountUser>(options: AccountOptio
   // OpenID Connect sign-in: its routes with `oauthProviders` (session transport only), its tables always.
   const oauth = oauthPart(core, finishSignIn, prefix);
   const mfa = twoFactor ? jsonBodiesOnly(withAccountDocs(mfaRoutes(core, twoFactor), docs)) : [];
-  const common = [...withAccountDocs(commonRoutes(core, registerFields), docs), ...mfa, ...recovery.routes];
+  const access = [
+    ...(options.roleRoutes ? roleRoutes(core) : []),
+    ...(core.apiKeys ? apiKeyRoutes(core, core.apiKeys) : []),
+  ];
+  const common = [
+    ...withAccountDocs(commonRoutes(core, registerFields), docs),
+    ...mfa,
+    ...recovery.routes,
+    ...jsonBodiesOnly(withAccountDocs(access, accessDocs)),
+  ];
   const session = core.sessions
     ? [...withAccountDocs(sessionRoutes(core, finishSignIn, options.trustedOrigins ?? []), docs), ...oauth.routes]
     : [];
@@ -141,6 +161,8 @@ export function account<User extends object = AccountUser>(options: AccountOptio
         ...twoFactor?.migrations(),
         ...recovery.migrations,
         ...oauth.migrations,
+        '0012_access': accessMigration(tables),
+        '0013_api_keys': apiKeyMigration(tables.apiKeys),
       },
     },
     createUser: (input, flags, options) => createUser(core, input, flags, options?.client) as Promise<User>,
@@ -148,6 +170,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
       await core.signOutEverywhere(userId);
       await core.users.bumpTokenVersion(userId);
     },
+    roles: core.roles,
     hashPassword: (password) => core.passwords.hash(password),
     settled: () => recovery.settled(),
     async init() {

@@ -116,7 +116,20 @@ export interface AccountOptions {
     tokens?: string;
     oauthFlows?: string;
     identities?: string;
+    roles?: string;
+    rolePermissions?: string;
+    userRoles?: string;
+    accessVersion?: string;
+    apiKeys?: string;
   };
+  /**
+   * Scoped API keys: mounts `POST`/`GET /api-keys` and `DELETE /api-keys/{id}`, and lets a
+   * key (in `X-API-Key` or as `Authorization: Bearer`) authenticate as its owner, narrowed
+   * to its scopes. `prefix` (default `csk`) starts every key, so a leaked one is recognisable.
+   */
+  apiKeys?: boolean | { prefix?: string };
+  /** Mounts the superuser-only role routes: `GET`/`POST /roles` and `PUT /users/{id}/roles`. */
+  roleRoutes?: boolean;
   /** The e-mail factor (or a phone factor): mounts verification, password reset and address change. */
   recovery?: RecoveryOptions;
   /** OpenID Connect providers by name (such as `oidc`): mounts `/oauth/{provider}/authorize` and `/callback`; needs the session transport and `redirectBaseUrl`. */
