@@ -1,6 +1,8 @@
 // Roles and permissions on the principal (cached across requests, invalidated across
 // processes), the superuser's role routes, and scoped API keys: Koa, every engine.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expressHarness } from '../../adapters/express-harness';
+import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES } from '../../fixtures/db';
 import { Client, clock, PASSWORD, startAccountApp, type AccountEnv } from './fixture';
@@ -135,7 +137,7 @@ for (const engine of ENGINES) {
       expect((await anon.get('/api/private', { 'x-api-key': key })).status).toBe(401);
     });
 
-    it("the owner's password change revokes their keys, in every process", async () => {
+    it("the owner's password change or deactivation revokes their keys, in every process", async () => {
       const carol = env.client();
       await env.user('carol');
       await carol.login('carol', PASSWORD);
@@ -149,6 +151,32 @@ for (const engine of ENGINES) {
       expect(changed.status).toBe(200);
       expect((await elsewhere.get('/api/private', { authorization: `Bearer ${key}` })).status).toBe(401);
       expect((await carol.get('/auth/api-keys')).body).toEqual([]);
+      const fresh = (await carol.post('/auth/api-keys', { name: 'again', scopes: [] })).body.key;
+      await env.db.knex('users').where({ username: 'carol' }).update({ is_deleted: true });
+      expect((await elsewhere.get('/api/private', { 'x-api-key': fresh })).status).toBe(401);
+    });
+  });
+}
+
+// The key's headers through the other adapters (the rest is adapter-neutral, proven above).
+for (const harness of [expressHarness, fastifyHarness]) {
+  describe(`account: API key headers on ${harness.name} / ${ENGINES[0]}`, () => {
+    let env: AccountEnv;
+    afterAll(async () => env?.close());
+
+    it('authenticates by X-API-Key and by Bearer, and refuses a revoked key', async () => {
+      env = await startAccountApp(harness, ENGINES[0], { apiKeys: true });
+      await env.user('bob');
+      const bob = env.client();
+      await bob.login('bob', PASSWORD);
+      const { key, id } = (await bob.post('/auth/api-keys', { name: 'ci' })).body;
+      const anon = env.client();
+      expect((await anon.get('/api/principal', { 'x-api-key': key })).body).toMatchObject({ transport: 'api-key' });
+      expect((await anon.request('POST', '/api/private', { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+        200,
+      );
+      expect((await bob.del(`/auth/api-keys/${id}`)).status).toBe(204);
+      expect((await anon.get('/api/private', { 'x-api-key': key })).status).toBe(401);
     });
   });
 }
