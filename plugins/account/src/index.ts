@@ -11,6 +11,7 @@ export type {
   BearerTransportOptions,
   PasswordPolicyOptions,
   LockoutOptions,
+  ApiKeyEvent,
 } from './options';
 export type { CurrentUserOptions } from './dependencies';
 export type { Sudo, SudoGrant } from './sudo';

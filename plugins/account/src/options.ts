@@ -128,6 +128,12 @@ export interface AccountOptions {
    * to its scopes. `prefix` (default `csk`) starts every key, so a leaked one is recognisable.
    */
   apiKeys?: boolean | { prefix?: string };
+  /**
+   * Called after an API key is created or revoked (for an audit log): the owner, the key's
+   * id, name and prefix, and the caller's address; never the secret. A hook that throws or
+   * rejects is reported on the console and does not fail the request.
+   */
+  onApiKeyEvent?: (event: ApiKeyEvent) => void | Promise<void>;
   /** Mounts the superuser-only role routes: `GET`/`POST /roles` and `PUT /users/{id}/roles`. */
   roleRoutes?: boolean;
   /** The e-mail factor (or a phone factor): mounts verification, password reset and address change. */
@@ -144,6 +150,18 @@ export interface AccountOptions {
   oauthRateLimit?: { limit: number; periodSeconds: number };
   /** The clock, in milliseconds (tests). */
   now?: () => number;
+}
+
+/** What `onApiKeyEvent` hears. */
+export interface ApiKeyEvent {
+  type: 'api_key_created' | 'api_key_revoked';
+  userId: string;
+  keyId: number;
+  /** The key's name and prefix (`csk_<lookup>`), when the key was found (creation always). */
+  name?: string;
+  prefix?: string;
+  ipAddress: string;
+  at: Date;
 }
 
 /** A user row as the plugin hands it out: every column except the password hash. */

@@ -5,6 +5,7 @@ import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES } from '../../fixtures/db';
+import type { ApiKeyEvent } from '@crudsmith/account';
 import { Client, clock, PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 
 const put = (c: Client, path: string, json: unknown) =>
@@ -17,9 +18,14 @@ for (const engine of ENGINES) {
     let boss: Client;
     let bob: Client;
     let bobId: number;
+    const events: ApiKeyEvent[] = [];
 
     beforeAll(async () => {
-      env = await startAccountApp(koaHarness, engine, { roleRoutes: true, apiKeys: true });
+      env = await startAccountApp(koaHarness, engine, {
+        roleRoutes: true,
+        apiKeys: true,
+        onApiKeyEvent: (event) => void events.push(event),
+      });
       // A second process of the same deployment: its own caches, the same database.
       other = await startAccountApp(koaHarness, engine, { roleRoutes: true, apiKeys: true }, env.db);
       await env.user('boss', { superuser: true });
@@ -114,6 +120,11 @@ for (const engine of ENGINES) {
       expect((await bob.del(`/auth/api-keys/${id}`)).status).toBe(204);
       expect((await anon.get('/api/private', { 'x-api-key': key })).status).toBe(401);
       expect((await bob.get('/auth/api-keys')).body).toEqual([]);
+      expect(events.map((e) => [e.type, e.keyId, e.userId])).toEqual([
+        ['api_key_created', id, String(bobId)],
+        ['api_key_revoked', id, String(bobId)],
+      ]);
+      expect(JSON.stringify(events)).not.toContain(secret);
     });
 
     it('unknown, malformed and expired keys are 401; last use is written at most once a minute', async () => {

@@ -4,6 +4,7 @@ import { bodyObject } from '../body';
 import { credentialDependency } from '../dependencies';
 import { route } from '../routes/route';
 import { checkPermissions } from '../access/roles';
+import type { ApiKeyEvent } from '../options';
 import type { ApiKey, ApiKeys } from './api-keys';
 
 const DAY_MS = 86_400_000;
@@ -14,6 +15,25 @@ export function apiKeyRoutes(core: AccountCore, keys: ApiKeys): RouteDescriptor[
   const person = credentialDependency(core, { optional: false });
   const { users } = core;
   const owner = (credential: Credential) => String(users.idOf(credential.row));
+  const hook = core.options.onApiKeyEvent;
+  // An audit hook's failure is reported, never the caller's problem: the key was made or revoked.
+  const notify = async (type: ApiKeyEvent['type'], key: ApiKey, ipAddress: string) => {
+    if (!hook) return;
+    const event = {
+      type,
+      userId: key.userId,
+      keyId: key.id,
+      name: key.name,
+      prefix: key.prefix,
+      ipAddress,
+      at: new Date(core.now()),
+    };
+    try {
+      await hook(event);
+    } catch (error) {
+      console.error('account: onApiKeyEvent failed', error);
+    }
+  };
   return [
     route(
       {
@@ -37,6 +57,7 @@ export function apiKeyRoutes(core: AccountCore, keys: ApiKeys): RouteDescriptor[
           },
           now,
         );
+        await notify('api_key_created', record, req.clientAddress);
         return { status: 201, json: { ...keyJson(record), key } };
       },
     ),
@@ -66,8 +87,9 @@ export function apiKeyRoutes(core: AccountCore, keys: ApiKeys): RouteDescriptor[
         const credential = (await req.resolve(person)) as Credential;
         const id = /^\d{1,15}$/.test(req.params.id) ? Number(req.params.id) : null;
         // Another user's key is a 404 as well: its existence is not revealed.
-        if (id === null || !(await keys.revoke(owner(credential), id, core.now())))
-          throw new NotFoundError('API key not found');
+        const revoked = id === null ? null : await keys.revoke(owner(credential), id, core.now());
+        if (!revoked) throw new NotFoundError('API key not found');
+        await notify('api_key_revoked', revoked, req.clientAddress);
         return { status: 204 };
       },
     ),
