@@ -16,7 +16,7 @@ import { createUser, type NewUser } from './registration';
 import { bearerRoutes } from './routes/bearer-routes';
 import { commonRoutes } from './routes/common-routes';
 import { jsonBodiesOnly } from './json-only';
-import { accountDocs, withAccountDocs } from './openapi';
+import { accountDocs, withAccountDocs, type RouteDocPart } from './openapi';
 import { sessionRoutes } from './routes/session-routes';
 import { recoveryPart } from './recovery/recovery-part';
 import { oauthPart } from './oauth/oauth-part';
@@ -87,6 +87,11 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
   settled(): Promise<void>;
 }
 
+// The security requirement of a documented route, to give routes of the same kind.
+function securityOf(doc: RouteDocPart | undefined): RouteDocPart {
+  return { security: doc?.security, securitySchemes: doc?.securitySchemes };
+}
+
 /**
  * The account plugin (`@crudsmith/account`): registration, passwords, server-side
  * sessions with CSRF, and bearer tokens with rotating refresh tokens, over the app's own
@@ -126,7 +131,9 @@ export function account<User extends object = AccountUser>(options: AccountOptio
     ...withAccountDocs(commonRoutes(core, registerFields), docs),
     ...mfa,
     ...recovery.routes,
-    ...jsonBodiesOnly(withAccountDocs(access, accessDocs)),
+    ...jsonBodiesOnly(
+      withAccountDocs(access, accessDocs(securityOf(baseDocs.me), securityOf(baseDocs.change_password))),
+    ),
   ];
   const session = core.sessions
     ? [...withAccountDocs(sessionRoutes(core, finishSignIn, options.trustedOrigins ?? []), docs), ...oauth.routes]

@@ -6,6 +6,7 @@ import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES } from '../../fixtures/db';
 import type { ApiKeyEvent } from '@crudsmith/account';
+import { expectFits } from './doc-fit';
 import { Client, clock, PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 
 const put = (c: Client, path: string, json: unknown) =>
@@ -120,6 +121,17 @@ for (const engine of ENGINES) {
       expect((await bob.del(`/auth/api-keys/${id}`)).status).toBe(204);
       expect((await anon.get('/api/private', { 'x-api-key': key })).status).toBe(401);
       expect((await bob.get('/auth/api-keys')).body).toEqual([]);
+      // The answers fit the routes' OpenAPI information.
+      const docs = new Map(env.auth.router.map((r) => [`${r.method} ${r.path}`, r.doc!]));
+      const fits = (route: string, res: { status: number; body: unknown }) =>
+        expectFits(docs, route, res, { examples: true });
+      fits('POST /auth/api-keys', refused);
+      fits('POST /auth/api-keys', made);
+      fits('GET /auth/api-keys', list);
+      fits('POST /auth/api-keys', byKey);
+      fits('DELETE /auth/api-keys/:id', await bob.del(`/auth/api-keys/${id}`));
+      fits('GET /auth/roles', await bob.get('/auth/roles'));
+      fits('GET /auth/roles', await boss.get('/auth/roles'));
       expect(events.map((e) => [e.type, e.keyId, e.userId])).toEqual([
         ['api_key_created', id, String(bobId)],
         ['api_key_revoked', id, String(bobId)],

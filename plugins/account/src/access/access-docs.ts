@@ -23,73 +23,85 @@ const personOnly = error(
   'This route does not accept an API key',
 );
 
-/** The docs of the role and API key routes, by operation. */
-export const accessDocs: Record<string, RouteDocPart> = {
-  roles_list: {
-    responses: {
-      '200': ok('Every role with its permissions', { type: 'array', items: role }),
-      '401': unauthenticated,
-      '403': superuserOnly,
-    },
-  },
-  roles_create: {
-    requestBody: object({ name: text({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), permissions: strings }, ['name']),
-    responses: {
-      '201': ok('The role', role),
-      '401': unauthenticated,
-      '403': superuserOnly,
-      '409': error('A role of this name exists'),
-      '422': validation('a bad name or permission'),
-    },
-  },
-  user_roles_set: {
-    parameters: [{ name: 'id', in: 'path', required: true, schema: text() }],
-    requestBody: object({ roles: strings }, ['roles']),
-    responses: {
-      '200': ok("The user's roles now", object({ id: {}, roles: strings }, ['id', 'roles'])),
-      '401': unauthenticated,
-      '403': superuserOnly,
-      '404': error('No such user', 'User not found'),
-      '422': validation('an unknown role'),
-    },
-  },
-  api_key_create: {
-    requestBody: object(
-      {
-        name: text({ maxLength: 100 }),
-        scopes: { ...strings, description: 'Permissions the key carries; each one the owner holds' },
-        expires_in_days: { type: 'integer', minimum: 1, maximum: 3650 },
+/**
+ * The docs of the role and API key routes, by operation. `read` and `write` are the
+ * security of the account's safe and unsafe routes (`write` adds the CSRF header).
+ */
+export function accessDocs(read: RouteDocPart, write: RouteDocPart): Record<string, RouteDocPart> {
+  const docs: Record<string, RouteDocPart> = {
+    roles_list: {
+      ...read,
+      responses: {
+        '200': ok('Every role with its permissions', { type: 'array', items: role }),
+        '401': unauthenticated,
+        '403': superuserOnly,
       },
-      ['name'],
-      { additionalProperties: false },
-    ),
-    responses: {
-      '201': ok(
-        'The key: `key` is its only copy, shown once',
-        object({ ...(key.properties as Record<string, JsonSchema>), key: text() }, [
-          ...(key.required as string[]),
-          'key',
-        ]),
+    },
+    roles_create: {
+      ...write,
+      requestBody: object({ name: text({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), permissions: strings }, ['name']),
+      responses: {
+        '201': ok('The role', role),
+        '401': unauthenticated,
+        '403': superuserOnly,
+        '409': error('A role of this name exists'),
+        '422': validation('a bad name or permission'),
+      },
+    },
+    user_roles_set: {
+      ...write,
+      parameters: [{ name: 'id', in: 'path', required: true, schema: text() }],
+      requestBody: object({ roles: strings }, ['roles']),
+      responses: {
+        '200': ok("The user's roles now", object({ id: {}, roles: strings }, ['id', 'roles'])),
+        '401': unauthenticated,
+        '403': superuserOnly,
+        '404': error('No such user', 'User not found'),
+        '422': validation('an unknown role'),
+      },
+    },
+    api_key_create: {
+      ...write,
+      requestBody: object(
+        {
+          name: text({ maxLength: 100 }),
+          scopes: { ...strings, description: 'Permissions the key carries; each one the owner holds' },
+          expires_in_days: { type: 'integer', minimum: 1, maximum: 3650 },
+        },
+        ['name'],
+        { additionalProperties: false },
       ),
-      '401': unauthenticated,
-      '403': personOnly,
-      '422': validation('a missing name, a scope the owner does not hold, or a bad expiry'),
+      responses: {
+        '201': ok(
+          'The key: `key` is its only copy, shown once',
+          object({ ...(key.properties as Record<string, JsonSchema>), key: text() }, [
+            ...(key.required as string[]),
+            'key',
+          ]),
+        ),
+        '401': unauthenticated,
+        '403': personOnly,
+        '422': validation('a missing name, a scope the owner does not hold, or a bad expiry'),
+      },
     },
-  },
-  api_key_list: {
-    responses: {
-      '200': ok('Your live keys, newest first (never a secret)', { type: 'array', items: key }),
-      '401': unauthenticated,
-      '403': personOnly,
+    api_key_list: {
+      ...read,
+      responses: {
+        '200': ok('Your live keys, newest first (never a secret)', { type: 'array', items: key }),
+        '401': unauthenticated,
+        '403': personOnly,
+      },
     },
-  },
-  api_key_revoke: {
-    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-    responses: {
-      '204': { description: 'Revoked: the key authenticates nothing from now on' },
-      '401': unauthenticated,
-      '403': personOnly,
-      '404': error('No such live key of yours', 'API key not found'),
+    api_key_revoke: {
+      ...write,
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+      responses: {
+        '204': { description: 'Revoked: the key authenticates nothing from now on' },
+        '401': unauthenticated,
+        '403': personOnly,
+        '404': error('No such live key of yours', 'API key not found'),
+      },
     },
-  },
-};
+  };
+  return docs;
+}
