@@ -1,4 +1,5 @@
 import {
+  ConfigurationError,
   RateLimitError,
   UnauthorizedError,
   randomToken,
@@ -16,6 +17,9 @@ import { HashPool } from '@crudsmith/core';
 import { Passwords } from './password';
 import { RefreshTokens } from './refresh-tokens';
 import { hashSecret } from '@crudsmith/core';
+import { Roles } from './access/roles';
+import { ApiKeys, type ApiKey } from './api-keys/api-keys';
+import { apiKeyCredential, presentedKey } from './api-keys/api-key-credential';
 import { UserTable, foldIdentifier, normalizeIdentifier, resolveColumns } from './users';
 
 type Row = Record<string, unknown>;
@@ -24,8 +28,10 @@ type Row = Record<string, unknown>;
 export interface Credential {
   /** The full user row (password hash included): internal, never answered. */
   row: Row;
-  transport: 'session' | 'bearer';
+  transport: 'session' | 'bearer' | 'api-key';
   scopes: string[];
+  /** The key the caller authenticated with (transport `api-key`): its scopes narrow the owner's permissions. */
+  apiKey?: ApiKey;
   session: Session | null;
   claims: AccessClaims | null;
   /** When the user last entered a password, ms. */
@@ -52,7 +58,14 @@ const DEFAULT_TABLES = {
   tokens: 'account_tokens',
   oauthFlows: 'account_oauth_flows',
   identities: 'account_identities',
+  roles: 'account_roles',
+  rolePermissions: 'account_role_permissions',
+  userRoles: 'account_user_roles',
+  accessVersion: 'account_access_version',
+  apiKeys: 'account_api_keys',
 };
+
+const API_KEY_PREFIX = /^[a-z][a-z0-9]{1,15}$/;
 
 /** Resolved bearer settings. */
 export interface BearerSettings {
@@ -84,6 +97,10 @@ export class AccountCore {
   readonly sudoMs: number;
   readonly now: () => number;
   readonly credential: Dependency<CredentialResult>;
+  /** Roles, permissions and who holds them. */
+  readonly roles: Roles;
+  /** Scoped API keys, or null when `apiKeys` is off (then a key authenticates nothing). */
+  readonly apiKeys: ApiKeys | null;
   private readonly keys: () => Promise<Buffer>;
   /** The app's secret, resolved once: keys for other purposes (sealed TOTP secrets) derive from it. */
   readonly secret: () => Promise<string>;
@@ -128,6 +145,12 @@ export class AccountCore {
     this.keys = () => (key ??= this.secret().then((value) => deriveKey(value, 'access-token')));
     this.accessTokens = new AccessTokens(this.keys);
     this.credential = (req) => this.readCredential(req);
+    this.roles = new Roles(options.knex, tables, this.now);
+    const keys = options.apiKeys === true ? {} : options.apiKeys || null;
+    const prefix = keys?.prefix ?? 'csk';
+    if (keys && !API_KEY_PREFIX.test(prefix))
+      throw new ConfigurationError('account: apiKeys.prefix must be 2 to 16 lower-case letters or digits');
+    this.apiKeys = keys ? new ApiKeys(options.knex, tables.apiKeys, prefix) : null;
   }
 
   /** The app's secret, resolved once (startup calls this so a bad secret fails early). */
@@ -289,6 +312,8 @@ export class AccountCore {
   // Authorization header first (tokens travel there only, never in the query), then the
   // session cookie. The user row is loaded fresh on every request, so a change to a user applies from their next request.
   private async readCredential(req: NeutralRequest): Promise<CredentialResult> {
+    const key = this.apiKeys ? presentedKey(this.apiKeys, req) : null;
+    if (key !== null) return apiKeyCredential(this, key);
     if (req.headers.authorization !== undefined && this.bearer) return this.bearerCredential(req);
     return { credential: await req.resolve(this.sessionCredential), invalidToken: false };
   }

@@ -16,7 +16,7 @@ import { createUser, type NewUser } from './registration';
 import { bearerRoutes } from './routes/bearer-routes';
 import { commonRoutes } from './routes/common-routes';
 import { jsonBodiesOnly } from './json-only';
-import { accountDocs, withAccountDocs } from './openapi';
+import { accountDocs, withAccountDocs, type RouteDocPart } from './openapi';
 import { sessionRoutes } from './routes/session-routes';
 import { recoveryPart } from './recovery/recovery-part';
 import { oauthPart } from './oauth/oauth-part';
@@ -26,6 +26,12 @@ import { mfaDocs } from './mfa/docs';
 import { mfaRoutes } from './mfa/routes';
 import { TwoFactor } from './mfa/two-factor';
 import { signInStep } from './mfa/sign-in';
+import { accessMigration } from './access/access-tables';
+import { roleRoutes } from './access/role-routes';
+import type { Roles } from './access/roles';
+import { apiKeyMigration } from './api-keys/api-keys';
+import { apiKeyRoutes } from './api-keys/api-key-routes';
+import { accessDocs } from './access/access-docs';
 
 /**
  * The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses.
@@ -72,8 +78,18 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
   signOutEverywhere(userId: string | number): Promise<void>;
   /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
   hashPassword(password: string): Promise<string>;
+  /**
+   * Roles, permissions and assignments: `createRole`, `grant`, `revoke`, `assign`, `unassign`,
+   * `setRoles`, `list` and `rolesOf(userId)` (cached; a change reaches every process within a second).
+   */
+  roles: Roles;
   /** Resolves once every mail or text message the recovery routes started has been handed over or has failed (tests, shutdown). */
   settled(): Promise<void>;
+}
+
+// The security requirement of a documented route, to give routes of the same kind.
+function securityOf(doc: RouteDocPart | undefined): RouteDocPart {
+  return { security: doc?.security, securitySchemes: doc?.securitySchemes };
 }
 
 /**
@@ -107,7 +123,18 @@ export function account<User extends object = AccountUser>(options: AccountOptio
   // OpenID Connect sign-in: its routes with `oauthProviders` (session transport only), its tables always.
   const oauth = oauthPart(core, finishSignIn, prefix);
   const mfa = twoFactor ? jsonBodiesOnly(withAccountDocs(mfaRoutes(core, twoFactor), docs)) : [];
-  const common = [...withAccountDocs(commonRoutes(core, registerFields), docs), ...mfa, ...recovery.routes];
+  const access = [
+    ...(options.roleRoutes ? roleRoutes(core) : []),
+    ...(core.apiKeys ? apiKeyRoutes(core, core.apiKeys) : []),
+  ];
+  const common = [
+    ...withAccountDocs(commonRoutes(core, registerFields), docs),
+    ...mfa,
+    ...recovery.routes,
+    ...jsonBodiesOnly(
+      withAccountDocs(access, accessDocs(securityOf(baseDocs.me), securityOf(baseDocs.change_password))),
+    ),
+  ];
   const session = core.sessions
     ? [...withAccountDocs(sessionRoutes(core, finishSignIn, options.trustedOrigins ?? []), docs), ...oauth.routes]
     : [];
@@ -141,6 +168,8 @@ export function account<User extends object = AccountUser>(options: AccountOptio
         ...twoFactor?.migrations(),
         ...recovery.migrations,
         ...oauth.migrations,
+        '0012_access': accessMigration(tables),
+        '0013_api_keys': apiKeyMigration(tables.apiKeys),
       },
     },
     createUser: (input, flags, options) => createUser(core, input, flags, options?.client) as Promise<User>,
@@ -148,6 +177,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
       await core.signOutEverywhere(userId);
       await core.users.bumpTokenVersion(userId);
     },
+    roles: core.roles,
     hashPassword: (password) => core.passwords.hash(password),
     settled: () => recovery.settled(),
     async init() {

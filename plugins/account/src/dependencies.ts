@@ -24,9 +24,14 @@ const INVALID_TOKEN = { 'WWW-Authenticate': 'Bearer error="invalid_token"' };
 
 /**
  * The caller's credential with the session path's CSRF rule applied: a session request
- * with an unsafe verb and a missing or wrong `X-CSRF-Token` is 403.
+ * with an unsafe verb and a missing or wrong `X-CSRF-Token` is 403. An API key is 403
+ * unless `apiKey` is set: the account's own routes (passwords, two-factor, sudo, keys)
+ * need the person, not a key a script holds.
  */
-export function credentialDependency(core: AccountCore, options: { optional: boolean }): Dependency<Credential | null> {
+export function credentialDependency(
+  core: AccountCore,
+  options: { optional: boolean; apiKey?: boolean },
+): Dependency<Credential | null> {
   return async (req) => {
     const { credential, invalidToken } = await req.resolve(core.credential);
     if (invalidToken) throw new UnauthorizedError('Invalid or expired token', { headers: INVALID_TOKEN });
@@ -37,6 +42,8 @@ export function credentialDependency(core: AccountCore, options: { optional: boo
       });
     }
     if (!credential.csrfOk) throw new ForbiddenError('CSRF token missing or invalid');
+    if (credential.transport === 'api-key' && !options.apiKey)
+      throw new ForbiddenError('This route does not accept an API key');
     return credential;
   };
 }
@@ -46,8 +53,8 @@ export function currentUserFactory(
   core: AccountCore,
 ): (options?: CurrentUserOptions) => Dependency<AccountUser | null> {
   const made = new Map<string, Dependency<AccountUser | null>>();
-  const required = credentialDependency(core, { optional: false });
-  const optional = credentialDependency(core, { optional: true });
+  const required = credentialDependency(core, { optional: false, apiKey: true });
+  const optional = credentialDependency(core, { optional: true, apiKey: true });
   return (options = {}) => {
     const key = JSON.stringify([
       options.optional ?? false,
@@ -71,7 +78,8 @@ export function currentUserFactory(
 
 function assertAllowed(core: AccountCore, credential: Credential, options: CurrentUserOptions): void {
   const { users } = core;
-  if (options.superuser && !users.flag(credential.row, users.columns.isSuperuser))
+  // A superuser's API key is narrowed to its scopes like any other: it is no superuser.
+  if (options.superuser && (credential.apiKey || !users.flag(credential.row, users.columns.isSuperuser)))
     throw new ForbiddenError('Superuser required');
   if (options.verified && !users.flag(credential.row, users.columns.isVerified))
     throw new ForbiddenError('Verified account required');
@@ -90,11 +98,21 @@ export function principalDependency(core: AccountCore): Dependency<Principal | n
     if (!credential || !credential.csrfOk) return null;
     const { users } = core;
     const tier = users.columns.tierId ? credential.row[users.columns.tierId] : null;
+    const id = users.idOf(credential.row);
+    const access = await core.roles.rolesOf(id);
+    const key = credential.apiKey;
     return {
-      id: users.idOf(credential.row),
+      id,
       tierId: tier === null || tier === undefined ? null : Number(tier),
-      isSuperuser: users.flag(credential.row, users.columns.isSuperuser),
+      isSuperuser: !key && users.flag(credential.row, users.columns.isSuperuser),
       scopes: credential.scopes,
+      roles: access.roles,
+      // A key holds what its owner holds, narrowed to its scopes (a superuser's key: exactly its scopes).
+      permissions: key
+        ? users.flag(credential.row, users.columns.isSuperuser)
+          ? key.scopes
+          : access.permissions.filter((p) => key.scopes.includes(p))
+        : access.permissions,
       transport: credential.transport,
     };
   };

@@ -11,10 +11,15 @@ export type {
   BearerTransportOptions,
   PasswordPolicyOptions,
   LockoutOptions,
+  ApiKeyEvent,
 } from './options';
 export type { CurrentUserOptions } from './dependencies';
 export type { Sudo, SudoGrant } from './sudo';
 export type { NewUser } from './registration';
+
+/** Roles and permissions (`auth.roles`), and the API keys a user makes for scripts. */
+export type { Roles, Role, Access } from './access/roles';
+export type { ApiKey } from './api-keys/api-keys';
 export type { HashingOptions } from '@crudsmith/core';
 
 /** Password primitives, for apps that hash elsewhere (an admin user, a seed). */

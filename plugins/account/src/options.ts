@@ -116,7 +116,26 @@ export interface AccountOptions {
     tokens?: string;
     oauthFlows?: string;
     identities?: string;
+    roles?: string;
+    rolePermissions?: string;
+    userRoles?: string;
+    accessVersion?: string;
+    apiKeys?: string;
   };
+  /**
+   * Scoped API keys: mounts `POST`/`GET /api-keys` and `DELETE /api-keys/{id}`, and lets a
+   * key (in `X-API-Key` or as `Authorization: Bearer`) authenticate as its owner, narrowed
+   * to its scopes. `prefix` (default `csk`) starts every key, so a leaked one is recognisable.
+   */
+  apiKeys?: boolean | { prefix?: string };
+  /**
+   * Called after an API key is created or revoked (for an audit log): the owner, the key's
+   * id, name and prefix, and the caller's address; never the secret. A hook that throws or
+   * rejects is reported on the console and does not fail the request.
+   */
+  onApiKeyEvent?: (event: ApiKeyEvent) => void | Promise<void>;
+  /** Mounts the superuser-only role routes: `GET`/`POST /roles` and `PUT /users/{id}/roles`. */
+  roleRoutes?: boolean;
   /** The e-mail factor (or a phone factor): mounts verification, password reset and address change. */
   recovery?: RecoveryOptions;
   /** OpenID Connect providers by name (such as `oidc`): mounts `/oauth/{provider}/authorize` and `/callback`; needs the session transport and `redirectBaseUrl`. */
@@ -131,6 +150,18 @@ export interface AccountOptions {
   oauthRateLimit?: { limit: number; periodSeconds: number };
   /** The clock, in milliseconds (tests). */
   now?: () => number;
+}
+
+/** What `onApiKeyEvent` hears. */
+export interface ApiKeyEvent {
+  type: 'api_key_created' | 'api_key_revoked';
+  userId: string;
+  keyId: number;
+  /** The key's name and prefix (`csk_<lookup>`), when the key was found (creation always). */
+  name?: string;
+  prefix?: string;
+  ipAddress: string;
+  at: Date;
 }
 
 /** A user row as the plugin hands it out: every column except the password hash. */

@@ -16,6 +16,9 @@ const BODIES = new Set([
   'account_refresh',
   'account_set_password',
   'account_change_password',
+  'account_roles_create',
+  'account_user_roles_set',
+  'account_api_key_create',
 ]);
 
 function routesOf(knex: Knex, options: Partial<AccountOptions>): RouteDescriptor[] {
@@ -33,6 +36,7 @@ describe('account route docs', () => {
     ['session + bearer (refresh in the body)', { session: { managementRoutes: true }, bearer: { refresh: 'body' } }],
     ['bearer only, refresh in a cookie', { session: false, bearer: { refresh: 'cookie' } }],
     ['session only, secure cookies', { session: { managementRoutes: true }, secureCookies: true }],
+    ['session + bearer, roles and API keys', { bearer: { refresh: 'body' }, roleRoutes: true, apiKeys: true }],
   ];
 
   describe.each(configs)('%s', (_name, options) => {

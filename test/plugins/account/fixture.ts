@@ -190,13 +190,17 @@ export interface AccountEnv {
 
 export const PASSWORD = 'correct horse battery staple';
 
-/** Starts an app with the plugin on `engine`, served by `harness`. */
+/**
+ * Starts an app with the plugin on `engine`, served by `harness`. With `shared`, the app
+ * uses that database (another app's: a second process of one deployment) and leaves it open.
+ */
 export async function startAccountApp(
   harness: AdapterHarness,
   engine: Engine,
   options: Partial<AccountOptions> = {},
+  shared?: TestDatabase,
 ): Promise<AccountEnv> {
-  const db = await openDatabase(engine);
+  const db = shared ?? (await openDatabase(engine));
   const auth = account({
     knex: db.knex,
     userModel: User,
@@ -233,7 +237,7 @@ export async function startAccountApp(
     async close() {
       await server.close();
       await app.close();
-      await db.destroy();
+      if (!shared) await db.destroy();
     },
   };
 }

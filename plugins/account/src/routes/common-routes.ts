@@ -17,6 +17,7 @@ import { route } from './route';
 /** `/register`, `/me`, `/set-password`, `/change-password`: mounted with any transport. */
 export function commonRoutes(core: AccountCore, registerFields: string[]): RouteDescriptor[] {
   const authenticated = credentialDependency(core, { optional: false });
+  const anyCaller = credentialDependency(core, { optional: false, apiKey: true });
   const allowed = new Set(['username', 'email', 'password', ...registerFields]);
   if (!core.users.columns.email) allowed.delete('email');
 
@@ -49,10 +50,10 @@ export function commonRoutes(core: AccountCore, registerFields: string[]): Route
         path: '/me',
         operation: 'me',
         summary: 'The signed-in principal',
-        dependencies: [authenticated],
+        dependencies: [anyCaller],
       },
       async (req) => {
-        const credential = (await req.resolve(authenticated)) as Credential;
+        const credential = (await req.resolve(anyCaller)) as Credential;
         return {
           status: 200,
           json: { id: core.users.idOf(credential.row), scopes: credential.scopes, transport: credential.transport },
