@@ -28,6 +28,7 @@ export { ConfigurationError, MissingFulltextIndexError } from './errors/configur
 /** Decorators (each with its plain-function twin) and the registry that compiles them. */
 export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';
 export { Filter, filter } from './decorators/filter';
+export { Access, access } from './decorators/access';
 export type { CrudDeclaration, SoftDeleteDeclaration, PropertyFilterOptions } from './decorators/metadata';
 export { Registry, createRegistry, routesOf } from './registry/registry';
 export type { CompileOptions } from './registry/registry';
@@ -38,6 +39,12 @@ export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey } from './crud/options';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
+
+/** Access control: a model's policy of who may do what, on which rows and fields. */
+export { policyOf } from './access/effective';
+export type { EffectivePolicy } from './access/effective';
+export { ACCESS_OPERATIONS } from './access/policy';
+export type { AccessPolicy, AccessOperation, OperationRule, RowRule, FieldRule, FieldSet } from './access/policy';
 export { CreateConfig, UpdateConfig, DeleteConfig } from './crud/field-injection';
 export type { FieldInjectionInit } from './crud/field-injection';
 export { PaginatedRequestQuery, CursorPaginatedRequestQuery } from './crud/paginated-query';

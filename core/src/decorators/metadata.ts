@@ -10,6 +10,7 @@ import type { FilterValue } from '../crud/filter-config';
 export const CRUD_KEY = 'crudsmith:crud';
 export const SOFT_DELETE_KEY = 'crudsmith:soft-delete';
 export const FILTERS_KEY = 'crudsmith:filters';
+export const ACCESS_KEY = 'crudsmith:access';
 
 /** What `@Crud` records: every crudRouter option except the runtime ones. */
 export type CrudDeclaration = Omit<CrudOptions, 'model' | 'session'> & { session?: CrudOptions['session'] };

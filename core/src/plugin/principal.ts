@@ -10,6 +10,10 @@ export interface Principal {
   tierId: number | null;
   isSuperuser: boolean;
   scopes: string[];
+  /** Role names the caller holds (empty when the app has none). */
+  roles?: readonly string[];
+  /** Permission strings (`notes:update`) the caller holds, narrowed by an API key's scopes. */
+  permissions?: readonly string[];
   transport: 'session' | 'bearer' | string;
 }
 
