@@ -138,6 +138,8 @@ export function describeAccess(env: CrudEnv): void {
     it('update: 403 on a row readable but not writable, 404 outside the read scope, 422 on an unwritable field', async () => {
       expect((await api.patch('/notes/2', { title: 'x' }, as('1'))).status).toBe(403);
       expect((await api.patch('/notes/3', { title: 'x' }, as('1'))).status).toBe(404);
+      // Nor does a stale If-Match tell it apart: 404, not 412.
+      expect((await api.patch('/notes/3', { title: 'x' }, { ...as('1'), 'if-match': '"t.x.1"' })).status).toBe(404);
       const refused = await api.patch('/notes/1', { title: 'x', owner_id: 2 }, as('1'));
       expect(refused.status).toBe(422);
       expect(refused.body.detail[0].loc).toEqual(['body', 'owner_id']);

@@ -117,7 +117,7 @@ export function updateHandler(ctx: CrudContext): Handler {
     const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
     const required = ctx.requireIfMatch;
-    await writeIfMatch(ctx, req, { db, filters, required }, (where, unchanged) =>
+    await writeIfMatch(ctx, req, { db, filters, required, principal }, (where, unchanged) =>
       ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged, principal }),
     );
     if (!ctx.joins) return ok(null);
@@ -134,7 +134,7 @@ export function deleteHandler(ctx: CrudContext): Handler {
     const db = await sessionOf(ctx, req);
     const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), principal }) : null;
     const values = await ctx.deleteConfig.values(req);
-    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch }, (where, unchanged) =>
+    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch, principal }, (where, unchanged) =>
       ctx.repo.delete(db, where, { values, unchanged, principal }),
     );
     return ok(before);
@@ -153,7 +153,7 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
     await writeIfMatch(
       ctx,
       req,
-      { db, filters, includeDeleted: true, required: ctx.requireIfMatch },
+      { db, filters, includeDeleted: true, required: ctx.requireIfMatch, principal },
       (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged, principal }),
     );
     return ok(before);
@@ -166,7 +166,7 @@ export function restoreHandler(ctx: CrudContext): Handler {
     const principal = await callerOf(ctx, req, 'restore');
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
-    const target = { db, filters, includeDeleted: true, required: ctx.requireIfMatch };
+    const target = { db, filters, includeDeleted: true, required: ctx.requireIfMatch, principal };
     const options = { ...readOptions(ctx), principal };
     return ok(await writeIfMatch(ctx, req, target, (where) => ctx.repo.restore(db, where, options)));
   };
