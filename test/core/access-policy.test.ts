@@ -35,7 +35,7 @@ const POLICY: AccessPolicy = {
   read: { rows: { category: (p: Principal) => p.id }, fields: { except: ['description'] } },
   list: { rows: { category: (p: Principal) => p.id }, fields: { except: ['description'] } },
   update: { rows: { name: 'Alpha' } },
-  create: { fields: ['name', 'category'] },
+  create: { fields: ['name', 'category'], rows: { category: (p: Principal) => p.id } },
   restore: { roles: ['admin'] },
   hardDelete: { permissions: ['items:purge'] },
 };
@@ -106,6 +106,13 @@ describe('CrudRepository given a principal', () => {
     await expect(refused).rejects.toBeInstanceOf(ValidationError);
     await expect(refused).rejects.toMatchObject({ detail: [{ loc: ['body', 'price'] }] });
     expect(await db.knex('items').where({ name: 'Kappa' }).first()).toBeUndefined();
+    // The created row must meet the create rule's rows: checked in the insert's transaction.
+    const outside = items.create(db.knex, { name: 'Kappa', category: 'garden' }, { principal: tools });
+    await expect(outside).rejects.toBeInstanceOf(ForbiddenError);
+    expect(await db.knex('items').where({ name: 'Kappa' }).first()).toBeUndefined();
+    const made = await items.create(db.knex, { name: 'Kappa', category: 'tools' }, { principal: tools });
+    expect(made).toMatchObject({ name: 'Kappa', category: 'tools' });
+    expect(made).not.toHaveProperty('description');
   });
 
   it('restore and hard delete follow their own who-may rules; answers leave hidden fields out', async () => {

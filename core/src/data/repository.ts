@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 import { plainToInstance } from 'class-transformer';
 import { ConfigurationError } from '../errors/configuration-error';
-import { BadRequestError, MultipleRowsError, NotFoundError, ValidationError } from '../errors/http-error';
+import {
+  BadRequestError,
+  ForbiddenError,
+  MultipleRowsError,
+  NotFoundError,
+  ValidationError,
+} from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import {
@@ -50,7 +56,7 @@ import { ACCESS_KEY, ownMetadata } from '../decorators/metadata';
 import { checkPolicy, effectivePolicy, type EffectivePolicy } from '../access/effective';
 import type { AccessPolicy } from '../access/policy';
 import type { Principal } from '../plugin/principal';
-import { authorize, excludedFields, refuseUnwritable } from '../access/enforce';
+import { authorize, excludedFields, refuseUnwritable, rowCondition, withRows } from '../access/enforce';
 import { answerAccess, scopedRead, stripHidden, type ScopedRead } from '../access/scoped-read';
 import { scopedWrite } from '../access/scoped-write';
 
@@ -122,7 +128,18 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const rule = this.policy?.create;
     authorize(rule, principal);
     refuseUnwritable(data, excludedFields(this.info, rule, principal));
-    const row = await this.createRow(db, data, { ...options, principal: undefined });
+    const rows = rowCondition(rule, principal);
+    const plain = { ...options, principal: undefined };
+    // A create's row rule holds of the row it makes: checked in SQL, in the insert's
+    // transaction, which a row outside it rolls back (403).
+    const row = !rows
+      ? await this.createRow(db, data, plain)
+      : await db.transaction(async (trx) => {
+          const made = await this.createRow(trx, data, plain);
+          const key = keyFilters(this.info, keyOf(this.info, made));
+          if (!(await this.existsOn(trx, withRows(key, rows), { includeDeleted: true }))) throw new ForbiddenError();
+          return made;
+        });
     return stripHidden([row], answerAccess(this.policy, this.info, principal), this.joins(options))[0];
   }
 
