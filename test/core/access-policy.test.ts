@@ -18,7 +18,7 @@ import {
 import { buildOpenApiDocument } from '@crudsmith/versioning';
 import { openDatabase, type TestDatabase } from '../fixtures/db';
 import { createSchema, Item } from '../fixtures/models';
-import { seedItems } from '../fixtures/seed';
+import { seedItems, seedLibrary } from '../fixtures/seed';
 
 const who = (id: string, extra: Partial<Principal> = {}): Principal => ({
   id,
@@ -125,6 +125,63 @@ describe('CrudRepository given a principal', () => {
     const purger = who('garden', { permissions: ['items:purge'] });
     await expect(items.dbDelete(db.knex, { id: 2 }, { principal: purger })).rejects.toBeInstanceOf(NotFoundError);
     expect(await items.dbDelete(db.knex, { id: 3 }, { principal: purger })).toBe(1);
+  });
+});
+
+// Ann's row alone is readable, never her email: what a book's joined author may show.
+@Access({ read: { rows: { name: 'Ann' }, fields: { except: ['email'] } } })
+class GuardedAuthor extends Model {
+  static override tableName = 'authors';
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, name: { type: 'string' }, email: { type: 'string' } },
+  };
+}
+
+class OpenBook extends Model {
+  static override tableName = 'books';
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, title: { type: 'string' }, author_id: { type: ['integer', 'null'] } },
+  };
+  static override get relationMappings() {
+    return {
+      author: {
+        relation: Model.BelongsToOneRelation,
+        modelClass: GuardedAuthor,
+        join: { from: 'books.author_id', to: 'authors.id' },
+      },
+    };
+  }
+}
+
+describe("a related model's policy on joined rows", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await openDatabase('sqlite');
+    await createSchema(db.knex);
+    await seedLibrary(db.knex);
+  });
+  afterAll(() => db?.destroy());
+
+  it('leaves out related rows and fields the caller may not read, nested or flattened', async () => {
+    const books = new CrudRepository(OpenBook);
+    const read = (nestJoins: boolean) =>
+      books.select(
+        db.knex,
+        { title__in: ['A1', 'B1'] },
+        {
+          principal: who('u'),
+          joinsConfig: [{ relation: 'author', joinPrefix: 'writer_' }],
+          nestJoins,
+          sortColumns: 'id',
+        },
+      );
+    expect((await read(true)).map((book) => book.author)).toEqual([{ id: 1, name: 'Ann' }, null]);
+    expect(await read(false)).toEqual([
+      { id: 1, title: 'A1', author_id: 1, writer_id: 1, writer_name: 'Ann' },
+      { id: 4, title: 'B1', author_id: 2, writer_id: null, writer_name: null },
+    ]);
   });
 });
 

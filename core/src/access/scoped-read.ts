@@ -36,20 +36,27 @@ export function answerAccess(
   return { hidden: excludedFields(info, policy?.read, principal), related: relatedAccess(principal) };
 }
 
-/** Removes the hidden fields from answered rows, and related models' hidden fields from nested rows. */
+/**
+ * Removes the hidden fields from answered rows, and related models' hidden fields from
+ * joined rows: nested under the join's key, or flattened as `<prefix><field>`.
+ */
 export function stripHidden(
   rows: Record<string, unknown>[],
   access: Omit<ScopedRead, 'filters'>,
-  joins: readonly ResolvedJoin[],
+  joined: { joins: readonly ResolvedJoin[]; nest?: boolean },
 ): Record<string, unknown>[] {
-  const nested = joins
-    .map((join) => ({ key: join.key, hidden: access.related.hidden(join.link.info) }))
-    .filter((join) => join.hidden.size > 0);
+  const nested = joined.joins
+    .map((join) => ({ join, hidden: access.related.hidden(join.link.info) }))
+    .filter(({ hidden }) => hidden.size > 0);
   if (access.hidden.size === 0 && nested.length === 0) return rows;
   for (const row of rows) {
     for (const field of access.hidden) delete row[field];
-    for (const { key, hidden } of nested) {
-      const value = row[key];
+    for (const { join, hidden } of nested) {
+      if (!join.many && joined.nest === false) {
+        for (const field of hidden) delete row[`${join.prefix}${field}`];
+        continue;
+      }
+      const value = row[join.key];
       const related = Array.isArray(value) ? value : value ? [value] : [];
       for (const item of related as Record<string, unknown>[]) for (const field of hidden) delete item[field];
     }

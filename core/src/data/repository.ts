@@ -140,7 +140,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
           if (!(await this.existsOn(trx, withRows(key, rows), { includeDeleted: true }))) throw new ForbiddenError();
           return made;
         });
-    return stripHidden([row], answerAccess(this.policy, this.info, principal), this.joins(options))[0];
+    return stripHidden([row], answerAccess(this.policy, this.info, principal), this.joined(options))[0];
   }
 
   private async createRow(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean }): Promise<Row> {
@@ -195,7 +195,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   private answered(rows: Row[], access: ScopedRead | undefined, plan: ReadPlan): Row[] {
-    return access ? stripHidden(rows, access, plan.joins ?? NO_JOINS) : rows;
+    return access ? stripHidden(rows, access, { joins: plan.joins ?? NO_JOINS, nest: plan.nestJoins }) : rows;
   }
 
   /** Whether any row matches the filters. */
@@ -520,7 +520,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   /** A write's answer without the fields the read rule hides from the caller. */
   private stripAnswer(answer: Row | Row[], principal: Principal | null, options: ReadOptions = {}): Row | Row[] {
     const rows = Array.isArray(answer) ? answer : [answer];
-    stripHidden(rows, answerAccess(this.policy, this.info, principal), this.joins(options));
+    stripHidden(rows, answerAccess(this.policy, this.info, principal), this.joined(options));
     return answer;
   }
 
@@ -553,6 +553,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       throw new BadRequestError('More than one record matches; pass allowMultiple to change them all');
     }
     return ids;
+  }
+
+  /** A read's joins and whether they nest, as hidden fields are stripped from them. */
+  private joined(options: ReadOptions): { joins: ResolvedJoin[]; nest?: boolean } {
+    return { joins: this.joins(options), nest: options.nestJoins };
   }
 
   /** Resolved joins of a read, cached per joinsConfig array. */
