@@ -16,7 +16,7 @@ const coreFloors = [
   ['http'],
   ['model'],
   ['schema'],
-  ['data'],
+  ['data', 'access'],
   ['crud'],
   ['decorators'],
   ['registry'],

@@ -28,6 +28,7 @@ export { ConfigurationError, MissingFulltextIndexError } from './errors/configur
 /** Decorators (each with its plain-function twin) and the registry that compiles them. */
 export { Crud, crud, SoftDelete, softDelete } from './decorators/crud';
 export { Filter, filter } from './decorators/filter';
+export { Access, access } from './decorators/access';
 export type { CrudDeclaration, PropertyFilterOptions } from './decorators/metadata';
 export type { SoftDeleteDeclaration } from './model/declarations';
 export { Registry, createRegistry, routesOf } from './registry/registry';
@@ -39,6 +40,12 @@ export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey } from './crud/options';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
+
+/** Access control: a model's policy of who may do what, on which rows and fields. */
+export { policyOf } from './access/effective';
+export type { EffectivePolicy } from './access/effective';
+export { ACCESS_OPERATIONS } from './access/policy';
+export type { AccessPolicy, AccessOperation, OperationRule, RowRule, FieldRule, FieldSet } from './access/policy';
 export { CreateConfig, UpdateConfig, DeleteConfig } from './crud/field-injection';
 export type { FieldInjectionInit } from './crud/field-injection';
 export { PaginatedRequestQuery, CursorPaginatedRequestQuery } from './crud/paginated-query';
@@ -109,8 +116,8 @@ export { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from './schema/error-schemas';
 export { bootstrap } from './plugin/bootstrap';
 export type { App, BootstrapOptions } from './plugin/bootstrap';
 export type { Plugin, PluginHooks, BeforeHook, AfterHook, ErrorHook, Fallback } from './plugin/plugin';
-export { principalOf } from './plugin/principal';
-export type { Principal } from './plugin/principal';
+export { principalOf } from './http/principal';
+export type { Principal } from './http/principal';
 
 /** Secrets: random tokens, their stored hashes, and a timing-safe comparison. */
 export { randomToken, hashSecret, safeEqual } from './security/secrets';

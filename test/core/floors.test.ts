@@ -69,7 +69,7 @@ describe("core's floors", () => {
 
   it('refuses in lint an import from a higher floor, and allows one from a lower floor', async () => {
     expect(await lintAs('core/src/data/probe.ts', "export type { CrudOptions } from '../crud/options';\n")).toEqual([
-      expect.stringMatching(/core\/src\/data may import only its own floor and those below/),
+      expect.stringMatching(/core\/src\/data.* may import only its own floor and those below/),
     ]);
     expect(await lintAs('core/src/http/probe.ts', "export { useReplicas } from '../data/replicas';\n")).toHaveLength(1);
     expect(await lintAs('core/src/adapter-kit/wire/probe.ts', "export * from '../../index';\n")).toHaveLength(1);

@@ -6,6 +6,7 @@ import { ENGINES } from '../fixtures/db';
 import { clusterWanted } from '../fixtures/pg-cluster';
 import { crudEnv, type CrudEnv } from './kit';
 import { STREAMING, streamingReplica } from './replica-backend';
+import { describeAccess } from './suite-access';
 import { describeBodyCost } from './suite-body-cost';
 import { describeConditional } from './suite-conditional';
 import { describeConfig } from './suite-config';
@@ -61,4 +62,5 @@ function describeAreas(env: CrudEnv): void {
   describeBadInput(env);
   describeBodyCost(env);
   describeConditional(env);
+  describeAccess(env);
 }

@@ -13,6 +13,7 @@ import type { ListLimits } from './list-query';
 import type { CrudOptions } from './options';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size';
 import { pathKeyFilters } from './path-key';
+import { guardedModel } from '../access/effective';
 
 /** Everything the generated handlers share, checked once when the routes are built. */
 export interface CrudContext {
@@ -39,6 +40,8 @@ export interface CrudContext {
   updatedAtColumn: string;
   /** Writes of one row answer 428 without `If-Match`. */
   requireIfMatch: boolean;
+  /** The model or a related one has an access policy: every route looks up the caller. */
+  guarded: boolean;
 }
 
 function injection<T extends FieldInjection>(Kind: new (init?: object) => T, value: T | object | undefined): T {
@@ -56,6 +59,7 @@ export function crudContext(options: CrudOptions): CrudContext {
       createdAtColumn: options.createdAtColumn,
       customFilters: options.customFilters,
       cursorKey: options.cursorKey,
+      access: options.access,
     });
   const info = repo.info;
   const session = options.session;
@@ -80,6 +84,7 @@ export function crudContext(options: CrudOptions): CrudContext {
     sortable: sortableColumns(info, options),
     updatedAtColumn: options.updatedAtColumn ?? 'updated_at',
     requireIfMatch: options.requireIfMatch ?? false,
+    guarded: guardedModel(info, repo.policy !== undefined),
     limits: {
       maxLimit: options.maxLimit ?? 1000,
       defaultLimit: options.defaultLimit ?? 100,

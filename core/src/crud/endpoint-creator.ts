@@ -9,6 +9,8 @@ import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions,
 import { queryParametersOf } from './paginated-query';
 import { routeDoc } from './route-docs';
 import { keyPath } from './path-key';
+import { accessDoc } from '../access/access-doc';
+import type { AccessOperation } from '../access/policy';
 
 /** The framework-neutral routes of one model, ready for an adapter to mount. */
 export interface CrudRouter {
@@ -38,6 +40,16 @@ const METHODS: Record<OperationKey, HttpMethod> = {
   delete: 'DELETE',
   dbDelete: 'DELETE',
   restore: 'POST',
+};
+// The policy's name of each generated operation.
+const ACCESS_OF: Record<OperationKey, AccessOperation> = {
+  create: 'create',
+  read: 'read',
+  readMulti: 'list',
+  update: 'update',
+  delete: 'delete',
+  dbDelete: 'hardDelete',
+  restore: 'restore',
 };
 const WITH_ID: OperationKey[] = ['read', 'update', 'delete', 'dbDelete'];
 // The restore segment follows the id (`POST /items/{id}/restore`): it acts on that row.
@@ -119,7 +131,10 @@ export class EndpointCreator {
       : [this.path, segment, WITH_ID.includes(op) ? key : ''];
     const path = parts.filter(Boolean).join('/') || '/';
     const deps = this.options[`${op}Deps` as const] ?? (op === 'restore' ? this.options.deleteDeps : undefined) ?? [];
-    const doc = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });
+    const doc = {
+      ...routeDoc(this.ctx, op, { name: this.docName, tags: this.tags }),
+      ...accessDoc(this.ctx.repo.policy, ACCESS_OF[op]),
+    };
     const route: RouteDescriptor = {
       method: METHODS[op],
       path,

@@ -4,6 +4,8 @@ import { NotFoundError, PreconditionFailedError, PreconditionRequiredError } fro
 import type { NeutralRequest } from '../http/neutral';
 import type { CrudContext } from './crud-context';
 import { keyHash, listedTags } from './etag';
+import { rowCondition, withRows } from '../access/enforce';
+import type { Principal } from '../http/principal';
 
 // `If-Match` on the writes of one row. The tag becomes one more condition of the write's
 // own WHERE (the version, or the update time, the tag was made from), so the check and
@@ -58,10 +60,12 @@ function asFilters(condition: Filters): Filters {
 export async function writeIfMatch<T>(
   ctx: CrudContext,
   req: NeutralRequest,
-  target: { db: Knex; filters: Filters; includeDeleted?: boolean; required: boolean },
+  target: { db: Knex; filters: Filters; includeDeleted?: boolean; required: boolean; principal?: Principal | null },
   write: (filters: Filters, unchanged?: Record<string, unknown>) => Promise<T>,
 ): Promise<T> {
-  const present = () => ctx.repo.exists(target.db, target.filters, { includeDeleted: target.includeDeleted });
+  // A row outside the caller's read rule is not there, for the 412 as for everything else.
+  const seen = target.principal === undefined ? target.filters : readableRows(ctx, target.principal, target.filters);
+  const present = () => ctx.repo.exists(target.db, seen, { includeDeleted: target.includeDeleted });
   let condition: Filters | undefined;
   try {
     condition = ifMatchFilters(ctx, req, target.filters, target.required);
@@ -78,4 +82,8 @@ export async function writeIfMatch<T>(
       throw new PreconditionFailedError();
     throw error;
   }
+}
+
+function readableRows(ctx: CrudContext, principal: Principal | null, filters: Filters): Filters {
+  return withRows(filters, rowCondition(ctx.repo.policy?.read, principal));
 }

@@ -9,6 +9,7 @@ import { checkPageSize } from './response-size';
 import { conditionalAnswer, listTag, rowTag } from './etag';
 import { writeIfMatch } from './if-match';
 import { keyFilters, keyOf } from '../data/row-key';
+import { callerOf, refuseHiddenKeys } from './access-guard';
 
 // One handler per generated operation. Each reads the neutral request, calls the
 // repository, and answers the wire format docs/wire-format.md gives.
@@ -29,13 +30,14 @@ function readOptions(ctx: CrudContext) {
 /** POST: validates, injects auto fields, inserts; answers 201 with the item or null. */
 export function createHandler(ctx: CrudContext): Handler {
   return async (req) => {
+    const principal = await callerOf(ctx, req, 'create');
     const body = await validateBody(ctx.createSchema!, req.body, { forbidden: ctx.createConfig.forbidden });
     const auto = await ctx.createConfig.values(req);
     const answersItem = Boolean(ctx.selectSchema || ctx.joins || ctx.relationshipCounts);
     const answersRow = answersItem || Object.keys(ctx.createConfig.autoFields).length > 0;
     // An answer of null needs no stored row read back (MariaDB then sends the INSERT alone).
     const options = answersItem ? readOptions(ctx) : { returnRow: answersRow };
-    const stored = await ctx.repo.create(await sessionOf(ctx, req), { ...body, ...auto }, options);
+    const stored = await ctx.repo.create(await sessionOf(ctx, req), { ...body, ...auto }, { ...options, principal });
     return ok(answersRow ? stored : null, 201);
   };
 }
@@ -48,7 +50,12 @@ export function readHandler(ctx: CrudContext): Handler {
     const found = rowFilters(ctx, req);
     const filters = found instanceof Promise ? await found : found;
     const session = sessionOf(ctx, req);
-    const row = await ctx.repo.get(session instanceof Promise ? await session : session, filters, options);
+    const db = session instanceof Promise ? await session : session;
+    const row = await ctx.repo.get(
+      db,
+      filters,
+      ctx.guarded ? { ...options, principal: await callerOf(ctx, req, 'read') } : options,
+    );
     if (!row) throw new NotFoundError('Item not found');
     return conditionalAnswer(req, row, rowTag(ctx, row));
   };
@@ -60,10 +67,12 @@ const listAnswer = (req: NeutralRequest, body: Record<string, unknown>) => condi
 export function readMultiHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const list = parseListQuery(req.query as Query, ctx.limits);
+    const principal = await callerOf(ctx, req, 'list');
+    if (principal !== undefined) refuseHiddenKeys(ctx, principal, { query: req.query as Query, ...list });
     checkSortable(list.sortColumns, ctx.sortable);
     const filters = await requestFilters(ctx.filters, req, ctx.info);
     const db = await sessionOf(ctx, req);
-    const sort = { sortColumns: list.sortColumns, sortOrders: list.sortOrders };
+    const sort = { sortColumns: list.sortColumns, sortOrders: list.sortOrders, principal };
     const max = ctx.limits.maxResponseBytes;
     if (list.mode === 'cursor') {
       const keyset = await ctx.repo.getMultiByCursor(db, {
@@ -102,28 +111,31 @@ export function readMultiHandler(ctx: CrudContext): Handler {
 /** PATCH /:id: validates and updates; 200 null (the joined row with relationships). */
 export function updateHandler(ctx: CrudContext): Handler {
   return async (req) => {
+    const principal = await callerOf(ctx, req, 'update');
     const filters = await rowFilters(ctx, req);
     const body = await validateBody(ctx.updateSchema!, req.body, { forbidden: ctx.updateConfig.forbidden });
     const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
     const required = ctx.requireIfMatch;
-    await writeIfMatch(ctx, req, { db, filters, required }, (where, unchanged) =>
-      ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged }),
+    await writeIfMatch(ctx, req, { db, filters, required, principal }, (where, unchanged) =>
+      ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged, principal }),
     );
     if (!ctx.joins) return ok(null);
-    return ok(await ctx.repo.get(db, keyFilters(ctx.info, keyOf(ctx.info, filters)), readOptions(ctx)));
+    const key = keyFilters(ctx.info, keyOf(ctx.info, filters));
+    return ok(await ctx.repo.get(db, key, { ...readOptions(ctx), principal }));
   };
 }
 
 /** DELETE /:id: soft delete when the model has the flag, else hard; 200 null. */
 export function deleteHandler(ctx: CrudContext): Handler {
   return async (req) => {
+    const principal = await callerOf(ctx, req, 'delete');
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
-    const before = ctx.joins ? await ctx.repo.get(db, filters, readOptions(ctx)) : null;
+    const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), principal }) : null;
     const values = await ctx.deleteConfig.values(req);
-    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch }, (where, unchanged) =>
-      ctx.repo.delete(db, where, { values, unchanged }),
+    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch, principal }, (where, unchanged) =>
+      ctx.repo.delete(db, where, { values, unchanged, principal }),
     );
     return ok(before);
   };
@@ -132,14 +144,17 @@ export function deleteHandler(ctx: CrudContext): Handler {
 /** DELETE /db_delete/:id: removes the row for good, soft-deleted or not; 200 null. */
 export function dbDeleteHandler(ctx: CrudContext): Handler {
   return async (req) => {
+    const principal = await callerOf(ctx, req, 'hardDelete');
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
-    const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted: true }) : null;
+    const before = ctx.joins
+      ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted: true, principal })
+      : null;
     await writeIfMatch(
       ctx,
       req,
-      { db, filters, includeDeleted: true, required: ctx.requireIfMatch },
-      (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged }),
+      { db, filters, includeDeleted: true, required: ctx.requireIfMatch, principal },
+      (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged, principal }),
     );
     return ok(before);
   };
@@ -148,9 +163,11 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
 /** POST /:id/restore: clears a soft-deleted row's deletion; 200 with the row, 404 when none is deleted. */
 export function restoreHandler(ctx: CrudContext): Handler {
   return async (req) => {
+    const principal = await callerOf(ctx, req, 'restore');
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
-    const target = { db, filters, includeDeleted: true, required: ctx.requireIfMatch };
-    return ok(await writeIfMatch(ctx, req, target, (where) => ctx.repo.restore(db, where, readOptions(ctx))));
+    const target = { db, filters, includeDeleted: true, required: ctx.requireIfMatch, principal };
+    const options = { ...readOptions(ctx), principal };
+    return ok(await writeIfMatch(ctx, req, target, (where) => ctx.repo.restore(db, where, options)));
   };
 }

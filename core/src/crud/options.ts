@@ -8,6 +8,7 @@ import type { CrudRepository } from '../data/repository';
 import type { SchemaLike } from '../schema/fields';
 import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } from './field-injection';
 import type { FilterConfig, FilterValue } from './filter-config';
+import type { AccessPolicy } from '../access/policy';
 
 /** The generated operations. */
 export const OPERATION_KEYS = ['create', 'read', 'readMulti', 'update', 'delete', 'dbDelete', 'restore'] as const;
@@ -115,4 +116,10 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    * of a page never reveals a column the answer hides.
    */
   sortable?: string[];
+  /**
+   * The model's access policy (in place of its `@Access`): who may perform each operation,
+   * on which rows, and which fields it reads and writes. The caller is the principal
+   * dependency the app gives `bootstrap`.
+   */
+  access?: AccessPolicy;
 }

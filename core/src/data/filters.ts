@@ -7,6 +7,15 @@ import { applyOperator, OPERATORS, type OperatorContext } from './operators';
 /** Filters: `column`, `column__op`, `relation.column__op` keys, and `_or` across keys. */
 export type Filters = Record<string, unknown>;
 
+/**
+ * The key under which filters carry row conditions of an access policy: a symbol, so no
+ * query key can name it, and a list, so several rules are each ANDed to the WHERE.
+ */
+export const ROW_RULES = Symbol('crudsmith.rowRules');
+
+/** A condition added to a query at a scope (an access policy's row rule, compiled). */
+export type RowCondition = (qb: Knex.QueryBuilder, scope: FilterScope, build: FilterBuild) => void;
+
 /** Where filters are applied: the model and the alias its table has in the query. */
 export interface FilterScope {
   info: ModelInfo;
@@ -18,6 +27,8 @@ export interface FilterBuild extends OperatorContext {
   db: Knex;
   /** A fresh table alias (`cs_1`, `cs_2`, ...) for a subquery of this build. */
   nextAlias(): string;
+  /** The row condition a related model's policy puts on its rows for this read's caller. */
+  relatedRows?: (info: ModelInfo) => RowCondition | undefined;
 }
 
 /** Splits `author.name__ilike` into relation path, column and operator. */
@@ -61,6 +72,8 @@ export function applyFilters(qb: Knex.QueryBuilder, filters: Filters, scope: Fil
     if (value === undefined) continue;
     applyFilter(qb, [key, value], { scope, build });
   }
+  const rules = (filters as { [ROW_RULES]?: RowCondition[] })[ROW_RULES];
+  if (rules) for (const rule of rules) qb.where((sub) => rule(sub, scope, build));
 }
 
 /** Where a filter applies: the model scope within the query being built. */
@@ -141,7 +154,11 @@ export function relatedScope(sub: Knex.QueryBuilder, link: Link, owner: FilterSc
       sub.whereRaw('?? = ??', [`${alias}.${col}`, `${owner.alias}.${link.ownerCols[i]}`]),
     );
   }
-  return { info: link.info, alias };
+  const scope = { info: link.info, alias };
+  // A related row the caller may not read neither matches a filter nor keeps an owner.
+  const rule = build.relatedRows?.(link.info);
+  if (rule) sub.where((inner) => rule(inner, scope, build));
+  return scope;
 }
 
 /** Whether any key, at any depth, asks for a case-insensitive LIKE. */

@@ -225,6 +225,8 @@ async function loadRelated(
   else qb.whereIn(ownerRefs, [...owners.values()] as any);
   excludeDeletedRelated(qb, scope);
   if (join.filters) applyFilters(qb, join.filters, scope, build);
+  const rule = build.relatedRows?.(link.info);
+  if (rule) qb.where((inner) => rule(inner, scope, build));
 
   const order = orderSql(sortSpecs(link.info, join.config.sortColumns, join.config.sortOrders), alias, {
     info: link.info,

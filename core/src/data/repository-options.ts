@@ -4,6 +4,8 @@ import type { JoinConfig } from './joins';
 import type { ModelClass } from '../model/model-info';
 import type { CustomFilter } from './operators';
 import type { CursorKey } from './cursor';
+import type { AccessPolicy } from '../access/policy';
+import type { Principal } from '../http/principal';
 
 type Row = Record<string, unknown>;
 
@@ -29,10 +31,17 @@ export interface RepositoryOptions {
   cursorKey?: CursorKey;
   /** Most values an `in`/`not_in` filter may list (default 1000). */
   maxListSize?: number;
+  /** The model's access policy, in place of the one it declares with `@Access`. */
+  access?: AccessPolicy;
+}
+
+/** The caller whose access policy applies; null is an anonymous caller, absent applies none. */
+export interface AccessOptions {
+  principal?: Principal | null;
 }
 
 /** Options shared by every read. */
-export interface ReadOptions {
+export interface ReadOptions extends AccessOptions {
   schemaToSelect?: SchemaLike;
   /** Answer instances of the schema class (or of the model) instead of plain objects. */
   returnAsModel?: boolean;
@@ -79,7 +88,7 @@ export interface CursorOptions extends ReadOptions {
 }
 
 /** Options of update, delete and dbDelete. */
-export interface WriteOptions {
+export interface WriteOptions extends AccessOptions {
   /** Allow the filters to match several rows (otherwise more than one is a 400). */
   allowMultiple?: boolean;
   /**

@@ -1,7 +1,13 @@
 import type { Knex } from 'knex';
 import { plainToInstance } from 'class-transformer';
 import { ConfigurationError } from '../errors/configuration-error';
-import { BadRequestError, MultipleRowsError, NotFoundError, ValidationError } from '../errors/http-error';
+import {
+  BadRequestError,
+  ForbiddenError,
+  MultipleRowsError,
+  NotFoundError,
+  ValidationError,
+} from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import {
@@ -46,6 +52,13 @@ import { writeValues } from './write-values';
 import { dialectOf } from './dialect';
 import { isComposite, keyFilters, keyOf, whereKeys } from './row-key';
 import { storedDates, storedDatetime } from './sqlite-datetime';
+import { ACCESS_KEY, ownMetadata } from '../model/declarations';
+import { checkPolicy, effectivePolicy, type EffectivePolicy } from '../access/effective';
+import type { AccessPolicy } from '../access/policy';
+import type { Principal } from '../http/principal';
+import { authorize, excludedFields, refuseUnwritable, rowCondition, withRows } from '../access/enforce';
+import { answerAccess, scopedRead, stripHidden, type ScopedRead } from '../access/scoped-read';
+import { scopedWrite } from '../access/scoped-write';
 
 export type {
   RepositoryOptions,
@@ -72,6 +85,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   protected readonly ctx: ReadContext;
   protected readonly options: RepositoryOptions;
   private readonly joinCache = new WeakMap<JoinConfig[], ResolvedJoin[]>();
+  /** The model's access policy (the `access` option, else its `@Access`), applied to calls given a principal. */
+  readonly policy?: EffectivePolicy;
 
   constructor(model: M, options: RepositoryOptions = {}) {
     this.model = model;
@@ -84,6 +99,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       customFilters: options.customFilters ?? {},
       maxListSize: options.maxListSize ?? 1000,
     };
+    const declared = options.access ?? ownMetadata<AccessPolicy>(ACCESS_KEY, model);
+    if (declared) {
+      checkPolicy(this.info, declared);
+      this.policy = effectivePolicy(declared);
+    }
   }
 
   /** The custom filter operators this repository applies (its `customFilters`). */
@@ -103,6 +123,27 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
    * no row, so none is read back (one statement on MariaDB too) and only its key is answered.
    */
   async create(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean } = {}): Promise<Row> {
+    if (options.principal === undefined) return this.createRow(db, data, options);
+    const { principal } = options;
+    const rule = this.policy?.create;
+    authorize(rule, principal);
+    refuseUnwritable(data, excludedFields(this.info, rule, principal));
+    const rows = rowCondition(rule, principal);
+    const plain = { ...options, principal: undefined };
+    // A create's row rule holds of the row it makes: checked in SQL, in the insert's
+    // transaction, which a row outside it rolls back (403).
+    const row = !rows
+      ? await this.createRow(db, data, plain)
+      : await db.transaction(async (trx) => {
+          const made = await this.createRow(trx, data, plain);
+          const key = keyFilters(this.info, keyOf(this.info, made));
+          if (!(await this.existsOn(trx, withRows(key, rows), { includeDeleted: true }))) throw new ForbiddenError();
+          return made;
+        });
+    return stripHidden([row], answerAccess(this.policy, this.info, principal), this.joined(options))[0];
+  }
+
+  private async createRow(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean }): Promise<Row> {
     const values = writeValues(this.info, data);
     const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
     if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values))
@@ -140,9 +181,21 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
    * (400) when more than one matches.
    */
   async get(db: Knex, filters: Filters = {}, options: ReadOptions & { oneOrNone?: boolean } = {}): Promise<Row | null> {
-    const { rows, extras } = await this.read(db, this.plan(options, filters, options.oneOrNone ? 2 : 1), false);
+    const access = this.scoped('read', options, filters);
+    const plan = this.plan(options, access?.filters ?? filters, options.oneOrNone ? 2 : 1);
+    const { rows, extras } = await this.read(db, plan, false, access);
     if (rows.length > 1) throw new MultipleRowsError(`More than one ${this.info.model.name} matches the filters`);
-    return this.shape(stripExtras(rows, extras), options)[0] ?? null;
+    return this.shape(this.answered(stripExtras(rows, extras), access, plan), options)[0] ?? null;
+  }
+
+  /** A read's scope under the policy when the call names a principal (401/403 here), else undefined. */
+  private scoped(op: 'read' | 'list', options: ReadOptions, filters: Filters = {}): ScopedRead | undefined {
+    if (options.principal === undefined) return undefined;
+    return scopedRead(this.policy, op, { info: this.info, principal: options.principal, filters });
+  }
+
+  private answered(rows: Row[], access: ScopedRead | undefined, plan: ReadPlan): Row[] {
+    return access ? stripHidden(rows, access, { joins: plan.joins ?? NO_JOINS, nest: plan.nestJoins }) : rows;
   }
 
   /** Whether any row matches the filters. */
@@ -164,18 +217,21 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   count(
     primary: Knex,
     filters: Filters = {},
-    options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'> = {},
+    options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig' | 'principal'> = {},
   ): Promise<number> {
     return onReader(primary, (db) => this.countOn(db, filters, options));
   }
 
   private async countOn(
     db: Knex,
-    filters: Filters,
-    options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig'>,
+    given: Filters,
+    options: Pick<ReadOptions, 'includeDeleted' | 'joinsConfig' | 'principal'>,
   ): Promise<number> {
     const joins = this.joins(options);
+    const access = this.scoped('list', options, given);
+    const filters = access?.filters ?? given;
     const build = await startBuild(db, this.ctx, [filters, ...joins.map((j) => j.filters)]);
+    if (access) build.relatedRows = access.related.rows;
     return countRows(whereQuery(build, this.ctx, { filters, joins, includeDeleted: options.includeDeleted }));
   }
 
@@ -185,15 +241,19 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     filters: Filters = {},
     options: Omit<ListOptions, 'filters' | 'returnTotalCount'> = {},
   ): Promise<Row[]> {
-    const { rows, extras } = await this.read(db, this.plan({ ...options, filters }), false);
-    return this.shape(stripExtras(rows, extras), options);
+    const access = this.scoped('list', options, filters);
+    const plan = this.plan({ ...options, filters: access?.filters ?? filters });
+    const { rows, extras } = await this.read(db, plan, false, access);
+    return this.shape(this.answered(stripExtras(rows, extras), access, plan), options);
   }
 
   /** A page of rows and, unless turned off, the total count of matching rows. */
   async getMulti(db: Knex, options: ListOptions = {}): Promise<{ data: Row[]; total_count?: number }> {
     const counted = options.returnTotalCount !== false;
-    const { rows, extras, total } = await this.read(db, this.plan(options), counted);
-    const data = this.shape(stripExtras(rows, extras), options);
+    const access = this.scoped('list', options, options.filters);
+    const plan = this.plan({ ...options, filters: access?.filters ?? options.filters });
+    const { rows, extras, total } = await this.read(db, plan, counted, access);
+    const data = this.shape(this.answered(stripExtras(rows, extras), access, plan), options);
     return counted ? { data, total_count: total } : { data };
   }
 
@@ -222,18 +282,24 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     const after = options.cursor
       ? decodeCursor(options.cursor, key).map((value) => storedDatetime(value, dialectOf(db)))
       : undefined;
+    const access = this.scoped('list', options, options.filters);
     const plan: ReadPlan = {
-      ...this.plan({ ...options, sortColumns: undefined, sortOrders: undefined }),
+      ...this.plan({
+        ...options,
+        filters: access?.filters ?? options.filters,
+        sortColumns: undefined,
+        sortOrders: undefined,
+      }),
       specs,
       limit: limit + 1,
       refine: after ? (qb, scope) => applyKeyset(qb, after, { info: this.info, specs, alias: scope.alias }) : undefined,
     };
-    const { rows, extras } = await this.read(db, plan, false);
+    const { rows, extras } = await this.read(db, plan, false, access);
     const more = rows.length > limit;
     const page = more ? rows.slice(0, limit) : rows;
-    // The cursor is made from the last row before its extra columns are stripped.
+    // The cursor is made from the last row before its extra (and hidden) columns are stripped.
     const next = more ? encodeCursor(page[page.length - 1], key) : null;
-    return { data: this.shape(stripExtras(page, extras), options), next_cursor: next };
+    return { data: this.shape(this.answered(stripExtras(page, extras), access, plan), options), next_cursor: next };
   }
 
   /**
@@ -244,6 +310,13 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
    */
   async update(db: Knex, data: Row, options: UpdateOptions): Promise<Row | Row[] | null> {
     this.refuseUnfiltered('update', options.filters, options);
+    if (options.principal !== undefined) {
+      const scope = this.writeScope(db, options.principal, options.filters);
+      const answer = await scopedWrite(this.policy, 'update', { ...scope, values: data }, (filters) =>
+        this.update(db, data, { ...options, filters, principal: undefined }),
+      );
+      return answer ? this.stripAnswer(answer, options.principal) : answer;
+    }
     const values = writeValues(this.info, data);
     const stamp = this.options.updatedAtColumn ?? 'updated_at';
     if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
@@ -301,6 +374,12 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   /** Soft-deletes the matching row when the model has the flag column, else hard-deletes it. */
   async delete(db: Knex, filters: Filters, options: DeleteOptions = {}): Promise<number> {
+    if (options.principal !== undefined) {
+      const scope = this.writeScope(db, options.principal, filters);
+      return scopedWrite(this.policy, 'delete', scope, (where) =>
+        this.delete(db, where, { ...options, principal: undefined }),
+      );
+    }
     this.refuseUnfiltered('delete', filters, options);
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) return this.dbDelete(db, filters, { ...options, onlyActive: true } as WriteOptions);
@@ -337,6 +416,14 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
    * concurrent restores cannot both succeed.
    */
   async restore(db: Knex, filters: Filters, options: ReadOptions = {}): Promise<Row> {
+    if (options.principal !== undefined) {
+      const flag = this.ctx.deletedFlag;
+      const scope = this.writeScope(db, options.principal, filters, flag ? { [flag]: true } : {});
+      const row = await scopedWrite(this.policy, 'restore', scope, (where) =>
+        this.restore(db, where, { ...options, principal: undefined }),
+      );
+      return this.stripAnswer(row, options.principal, options) as Row;
+    }
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) throw new NotFoundError('Item not found');
     const values: Row = { [deletedFlag]: false };
@@ -382,6 +469,12 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
 
   /** Removes the matching row for good, soft-deleted or not. */
   async dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
+    if (options.principal !== undefined) {
+      const scope = this.writeScope(db, options.principal, filters, {});
+      return scopedWrite(this.policy, 'hardDelete', scope, (where) =>
+        this.dbDelete(db, where, { ...options, principal: undefined }),
+      );
+    }
     this.refuseUnfiltered('dbDelete', filters, options);
     const includeDeleted = !(options as { onlyActive?: boolean }).onlyActive;
     if (writesDirectly(this.info) && writesInOneStatement(this.info, filters, options.allowMultiple)) {
@@ -409,6 +502,27 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         return ids.length;
       }),
     );
+  }
+
+  /**
+   * A write's scope for the policy; `deleted` are the conditions of a soft-deleted row the
+   * write reaches (absent: only rows not deleted), for telling 403 from 404.
+   */
+  private writeScope(db: Knex, principal: Principal | null, filters: Filters, deleted?: Filters) {
+    return {
+      info: this.info,
+      principal,
+      filters,
+      readable: (where: Filters) =>
+        this.exists(db, deleted ? { ...where, ...deleted } : where, { includeDeleted: deleted !== undefined }),
+    };
+  }
+
+  /** A write's answer without the fields the read rule hides from the caller. */
+  private stripAnswer(answer: Row | Row[], principal: Principal | null, options: ReadOptions = {}): Row | Row[] {
+    const rows = Array.isArray(answer) ? answer : [answer];
+    stripHidden(rows, answerAccess(this.policy, this.info, principal), this.joined(options));
+    return answer;
   }
 
   /**
@@ -442,6 +556,11 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return ids;
   }
 
+  /** A read's joins and whether they nest, as hidden fields are stripped from them. */
+  private joined(options: ReadOptions): { joins: ResolvedJoin[]; nest?: boolean } {
+    return { joins: this.joins(options), nest: options.nestJoins };
+  }
+
   /** Resolved joins of a read, cached per joinsConfig array. */
   protected joins(options: ReadOptions): ResolvedJoin[] {
     if (options.joinModel) {
@@ -473,15 +592,24 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
    * The one read path of every method: builds the plan's query, runs the rows query (and
    * the count, when asked, concurrently) and answers normalized rows with their joins.
    */
-  private read(db: Knex, plan: ReadPlan, counted: boolean): Promise<ReadResult & { total?: number }> {
-    return onReader(db, (reader) => this.readOn(reader, plan, counted));
+  private read(
+    db: Knex,
+    plan: ReadPlan,
+    counted: boolean,
+    access?: ScopedRead,
+  ): Promise<ReadResult & { total?: number }> {
+    return onReader(db, (reader) => this.readOn(reader, { plan, counted, access }));
   }
 
-  private async readOn(db: Knex, plan: ReadPlan, counted: boolean): Promise<ReadResult & { total?: number }> {
+  private async readOn(
+    db: Knex,
+    { plan, counted, access }: { plan: ReadPlan; counted: boolean; access?: ScopedRead },
+  ): Promise<ReadResult & { total?: number }> {
     const filters =
       plan.joins && plan.joins.length > 0 ? [plan.filters, ...plan.joins.map((j) => j.filters)] : [plan.filters];
     const started = startBuild(db, this.ctx, filters);
     const build = started instanceof Promise ? await started : started;
+    if (access) build.relatedRows = access.related.rows;
     try {
       const base = whereQuery(build, this.ctx, plan);
       if (!counted) return await readRows(build, this.ctx, plan, base);

@@ -26,6 +26,13 @@ export interface RouteDoc {
   security?: Record<string, string[]>[];
   /** The OpenAPI security scheme objects `security` names, for the document's components. */
   securitySchemes?: Record<string, Record<string, unknown>>;
+  /**
+   * The route needs a caller (an access policy rules it): a document gives it the app's
+   * login requirement, as it does a route with a login dependency.
+   */
+  requiresPrincipal?: boolean;
+  /** OpenAPI specification extensions of the operation (`x-crudsmith-permissions`). */
+  extensions?: Record<`x-${string}`, unknown>;
 }
 
 /** A framework-neutral route: what an adapter mounts. */

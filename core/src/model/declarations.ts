@@ -8,6 +8,7 @@ import 'reflect-metadata';
 export const CRUD_KEY = 'crudsmith:crud';
 export const SOFT_DELETE_KEY = 'crudsmith:soft-delete';
 export const FILTERS_KEY = 'crudsmith:filters';
+export const ACCESS_KEY = 'crudsmith:access';
 
 /** What `@SoftDelete` records. */
 export interface SoftDeleteDeclaration {

@@ -8,7 +8,7 @@ import type { RouteDescriptor } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import type { CrudRouter } from '../crud/endpoint-creator';
 import type { Fallback, Plugin, PluginHooks } from './plugin';
-import { setPrincipalResolver, type Principal } from './principal';
+import { setPrincipalResolver, type Principal } from '../http/principal';
 
 /** What an app is made of. */
 export interface BootstrapOptions {

@@ -52,8 +52,9 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
       ...(input.deprecated && versioned ? { deprecated: true } : {}),
       parameters: parameters(route.path, doc),
       ...(doc.requestBody ? { requestBody: requestBody(doc) } : {}),
-      responses: responses(route, { doc, secured: Boolean(security?.length), docs }),
+      responses: responses(route, { doc, secured: Boolean(security?.length || doc.requiresPrincipal), docs }),
       ...(security ? { security } : {}),
+      ...doc.extensions,
     };
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
@@ -77,8 +78,11 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
 
 function loginRequirement(route: RouteDescriptor, docs: DocsOptions): Record<string, string[]>[] | undefined {
   const security = docs.security;
-  if (!security || !route.dependencies.some((dependency) => security.dependencies.includes(dependency)))
-    return undefined;
+  // A route an access policy rules needs a caller as much as one with a login dependency.
+  const needsLogin =
+    route.doc?.requiresPrincipal ||
+    route.dependencies.some((dependency) => security?.dependencies.includes(dependency));
+  if (!security || !needsLogin) return undefined;
   return typeof security.requirement === 'function' ? security.requirement(route) : security.requirement;
 }
 

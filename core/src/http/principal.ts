@@ -1,4 +1,4 @@
-import type { Dependency, NeutralRequest } from '../http/neutral';
+import type { Dependency, NeutralRequest } from './neutral';
 
 /**
  * Who is calling, as every plugin sees it. The app decides how it is found (in the

@@ -1,0 +1,120 @@
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../errors/http-error';
+import { applyFilters, ROW_RULES, type Filters, type RowCondition } from '../data/filters';
+import type { ModelInfo } from '../model/model-info';
+import type { Principal } from '../http/principal';
+import { policyOf, type EffectivePolicy } from './effective';
+import type { AccessOperation, FieldSet, OperationRule, RowRule } from './policy';
+
+// The policy applied to one caller: who-may checks (401, 403), row rules turned into
+// conditions of the statement being built, and field sets turned into the columns an
+// answer leaves out or a body may not set.
+
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
+/** Whether the rule lets the principal perform its operation: 401 without one, 403 when refused. */
+export function authorize(rule: OperationRule | undefined, principal: Principal | null): void {
+  if (!rule) return;
+  if (!principal) throw new UnauthorizedError();
+  if (!passes(rule, principal)) throw new ForbiddenError();
+}
+
+function passes(rule: OperationRule, principal: Principal): boolean {
+  if (principal.isSuperuser) return true;
+  const { roles, permissions, when } = rule;
+  if (!roles && !permissions && !when) return true;
+  return Boolean(
+    roles?.some((role) => principal.roles?.includes(role)) ||
+    permissions?.some((permission) => principal.permissions?.includes(permission)) ||
+    when?.(principal),
+  );
+}
+
+/** The row rule as a condition for this principal; none for a superuser or a rule without rows. */
+export function rowCondition(rule: OperationRule | undefined, principal: Principal | null): RowCondition | undefined {
+  if (!rule?.rows || principal?.isSuperuser) return undefined;
+  if (!principal) return NOTHING;
+  return compileRows(rule.rows, principal);
+}
+
+/** A condition no row meets: what a caller who may not read a related model sees of it. */
+const NOTHING: RowCondition = (qb) => void qb.whereRaw('1 = 0');
+
+function compileRows(rows: RowRule, principal: Principal): RowCondition {
+  if (typeof rows === 'function') return (qb, scope) => rows(qb, principal, scope.alias);
+  const filters = resolveValues(rows, principal);
+  return (qb, scope, build) => applyFilters(qb, filters, scope, build);
+}
+
+function resolveValues(rule: Record<string, unknown>, principal: Principal): Filters {
+  const filters: Filters = {};
+  for (const [key, value] of Object.entries(rule)) {
+    if (key === '_or' && value !== null && typeof value === 'object')
+      filters[key] = resolveValues(value as Record<string, unknown>, principal);
+    else filters[key] = typeof value === 'function' ? (value as (p: Principal) => unknown)(principal) : value;
+  }
+  return filters;
+}
+
+/** The filters with row conditions added (each ANDed to the rest of the WHERE). */
+export function withRows(filters: Filters, ...conditions: (RowCondition | undefined)[]): Filters {
+  const added = conditions.filter((c): c is RowCondition => c !== undefined);
+  if (added.length === 0) return filters;
+  const before = (filters as { [ROW_RULES]?: RowCondition[] })[ROW_RULES] ?? [];
+  return { ...filters, [ROW_RULES]: [...before, ...added] } as Filters;
+}
+
+/** The columns of the model the rule's field set leaves out, for this principal. */
+export function excludedFields(
+  info: ModelInfo,
+  rule: OperationRule | undefined,
+  principal: Principal | null,
+): ReadonlySet<string> {
+  if (!rule?.fields || principal?.isSuperuser) return NO_FIELDS;
+  const set: FieldSet = typeof rule.fields === 'function' ? (principal ? rule.fields(principal) : []) : rule.fields;
+  if ('except' in set) return new Set(set.except);
+  const allowed = new Set(set as readonly string[]);
+  return new Set([...info.columns.keys()].filter((column) => !allowed.has(column)));
+}
+
+/** 422 naming each field of the values the caller may not write; nothing is written. */
+export function refuseUnwritable(values: Record<string, unknown>, unwritable: ReadonlySet<string>): void {
+  if (unwritable.size === 0) return;
+  const refused = Object.keys(values).filter((field) => unwritable.has(field));
+  if (refused.length === 0) return;
+  throw new ValidationError(
+    refused.map((field) => ({
+      loc: ['body', field],
+      msg: `Field '${field}' may not be written by this caller`,
+      type: 'forbidden_field',
+    })),
+  );
+}
+
+/**
+ * What a principal sees of related models that declare a policy: the read rule's rows
+ * (none at all when it may not read them) and the fields it leaves out.
+ */
+export function relatedAccess(principal: Principal | null): RelatedAccess {
+  return {
+    rows(info) {
+      const rule = policyOf(info.model)?.read;
+      if (!rule) return undefined;
+      if (!principal || !passes(rule, principal)) return NOTHING;
+      return rowCondition(rule, principal);
+    },
+    hidden(info) {
+      return excludedFields(info, policyOf(info.model)?.read, principal);
+    },
+  };
+}
+
+/** How a read treats related models' policies. */
+export interface RelatedAccess {
+  rows(info: ModelInfo): RowCondition | undefined;
+  hidden(info: ModelInfo): ReadonlySet<string>;
+}
+
+/** The rule of an operation in a policy (undefined: open). */
+export function ruleOf(policy: EffectivePolicy | undefined, op: AccessOperation): OperationRule | undefined {
+  return policy?.[op];
+}

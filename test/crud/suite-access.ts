@@ -1,0 +1,172 @@
+// A model's access policy on the generated routes: who may call each operation (401 vs
+// 403), which rows it reaches (lists, counts, cursor pages, reads, writes, joins and
+// dotted filters) and which fields it reads and writes. The caller is the app's own
+// principal dependency, given to bootstrap: here a header naming a user and its roles.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Model } from 'objection';
+import { Access, bootstrap, crudRouter, type Principal } from '@crudsmith/core';
+import type { Api, CrudEnv } from './kit';
+
+@Access({
+  read: { rows: { owner_id: (p: Principal) => p.id }, fields: { except: ['code'] } },
+})
+class Folder extends Model {
+  static override tableName = 'ac_folders';
+  static override jsonSchema = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      owner_id: { type: 'integer' },
+      code: { type: 'string' },
+    },
+  };
+}
+
+const isEditor = (p: Principal) => p.roles?.includes('editor') ?? false;
+
+@Access({
+  default: {},
+  list: {
+    rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } },
+    fields: (p) => (isEditor(p) ? { except: [] } : { except: ['secret'] }),
+  },
+  read: { rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } }, fields: { except: ['secret'] } },
+  update: {
+    rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.owner_id`, p.id)),
+    fields: { except: ['owner_id'] },
+  },
+  delete: { roles: ['admin'] },
+})
+class Note extends Model {
+  static override tableName = 'ac_notes';
+  static override jsonSchema = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      title: { type: 'string' },
+      owner_id: { type: 'integer' },
+      shared: { type: 'boolean' },
+      folder_id: { type: 'integer' },
+      secret: { type: 'string' },
+    },
+  };
+  static override get relationMappings() {
+    return {
+      folder: {
+        relation: Model.BelongsToOneRelation,
+        modelClass: Folder,
+        join: { from: 'ac_notes.folder_id', to: 'ac_folders.id' },
+      },
+    };
+  }
+}
+
+// `x-user: 1` is user 1, `x-user: 5:editor` user 5 with the editor role, `x-user: root` a superuser.
+async function principal(req: { headers: Record<string, string | string[] | undefined> }): Promise<Principal | null> {
+  const header = req.headers['x-user'];
+  if (typeof header !== 'string') return null;
+  const [id, ...roles] = header.split(':');
+  const base = { tierId: null, scopes: [], transport: 'bearer', roles, permissions: [] };
+  return id === 'root' ? { ...base, id: 0, isSuperuser: true } : { ...base, id: Number(id), isSuperuser: false };
+}
+
+const as = (user: string) => ({ 'x-user': user });
+const ids = (body: { data: { id: number }[] }) => body.data.map((row) => row.id);
+
+export function describeAccess(env: CrudEnv): void {
+  describe('access policy: who, which rows, which fields', () => {
+    let api: Api;
+
+    beforeAll(async () => {
+      const { knex } = env;
+      await knex.schema.createTable('ac_folders', (t) => {
+        t.increments('id');
+        t.string('name', 20);
+        t.integer('owner_id');
+        t.string('code', 20);
+      });
+      await knex.schema.createTable('ac_notes', (t) => {
+        t.increments('id');
+        t.string('title', 20);
+        t.integer('owner_id');
+        t.boolean('shared').notNullable().defaultTo(false);
+        t.integer('folder_id');
+        t.string('secret', 20);
+      });
+      await knex('ac_folders').insert([
+        { id: 1, name: 'a', owner_id: 1, code: 'c1' },
+        { id: 2, name: 'b', owner_id: 2, code: 'c2' },
+      ]);
+      await knex('ac_notes').insert([
+        { id: 1, title: 'n1', owner_id: 1, shared: false, folder_id: 1, secret: 's1' },
+        { id: 2, title: 'n2', owner_id: 2, shared: true, folder_id: 2, secret: 's2' },
+        { id: 3, title: 'n3', owner_id: 2, shared: false, folder_id: 2, secret: 's3' },
+        { id: 4, title: 'n4', owner_id: 1, shared: false, folder_id: 2, secret: 's4' },
+      ]);
+      const router = crudRouter({
+        session: knex,
+        model: Note,
+        path: '/notes',
+        createSchema: ['title', 'shared'],
+        updateSchema: ['title', 'owner_id', 'shared'],
+        includeRelationships: ['folder'],
+        filterConfig: { secret: null, title: null, 'folder.name': null },
+      });
+      api = await env.serve(bootstrap({ routers: [router], principal }).routes);
+    });
+
+    it('401 without a principal, 403 for a caller the rule refuses', async () => {
+      expect((await api.get('/notes')).status).toBe(401);
+      expect((await api.get('/notes/1')).status).toBe(401);
+      expect((await api.del('/notes/1', as('1'))).status).toBe(403);
+    });
+
+    it('lists, counts, pages and reads only the rows in scope; 404 outside it; a superuser sees all', async () => {
+      const list = await api.get('/notes?sort=id', as('1'));
+      expect(ids(list.body)).toEqual([1, 2, 4]);
+      expect(list.body.total_count).toBe(3);
+      const first = await api.get('/notes?sort=id&limit=2&cursor=', as('1'));
+      expect(ids(first.body)).toEqual([1, 2]);
+      const second = await api.get(`/notes?sort=id&limit=2&cursor=${first.body.next_cursor}`, as('1'));
+      expect([ids(second.body), second.body.next_cursor]).toEqual([[4], null]);
+      expect((await api.get('/notes/3', as('1'))).status).toBe(404);
+      const root = await api.get('/notes?sort=id', as('root'));
+      expect([ids(root.body), root.body.total_count, root.body.data[2].secret]).toEqual([[1, 2, 3, 4], 4, 's3']);
+    });
+
+    it('update: 403 on a row readable but not writable, 404 outside the read scope, 422 on an unwritable field', async () => {
+      expect((await api.patch('/notes/2', { title: 'x' }, as('1'))).status).toBe(403);
+      expect((await api.patch('/notes/3', { title: 'x' }, as('1'))).status).toBe(404);
+      // Nor does a stale If-Match tell it apart: 404, not 412.
+      expect((await api.patch('/notes/3', { title: 'x' }, { ...as('1'), 'if-match': '"t.x.1"' })).status).toBe(404);
+      const refused = await api.patch('/notes/1', { title: 'x', owner_id: 2 }, as('1'));
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail[0].loc).toEqual(['body', 'owner_id']);
+      expect((await env.knex('ac_notes').where({ id: 1 }).first()).title).toBe('n1');
+      expect((await api.patch('/notes/2', { title: 'n2' }, as('5:editor'))).status).toBe(200);
+    });
+
+    it('leaves unreadable fields out of answers, and refuses (400) filtering or sorting on them', async () => {
+      const read = await api.get('/notes/1', as('1'));
+      expect(read.body).not.toHaveProperty('secret');
+      expect(read.body.folder).toEqual({ id: 1, name: 'a', owner_id: 1 });
+      expect((await api.get('/notes?secret=s1', as('1'))).status).toBe(400);
+      expect((await api.get('/notes?sort=secret', as('1'))).status).toBe(400);
+      const editor = await api.get('/notes?sort=-secret&title=n3', as('5:editor'));
+      expect(editor.body.data).toEqual([]);
+      expect((await api.get('/notes?sort=secret', as('5:editor'))).status).toBe(200);
+    });
+
+    it('never leaks a related row the caller may not read, through a join or a dotted filter', async () => {
+      const list = await api.get('/notes?sort=id', as('1'));
+      expect(list.body.data.map((n: { folder: unknown }) => n.folder)).toEqual([
+        { id: 1, name: 'a', owner_id: 1 },
+        null,
+        null,
+      ]);
+      expect(ids((await api.get('/notes?folder.name=b', as('1'))).body)).toEqual([]);
+      expect(ids((await api.get('/notes?folder.name=b&sort=id', as('root'))).body)).toEqual([2, 3, 4]);
+    });
+  });
+}
