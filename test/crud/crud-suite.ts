@@ -14,6 +14,7 @@ import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
 import { describeHiddenColumns } from './suite-hidden';
+import { describeHttp } from './suite-http';
 import { describeBadInput } from './suite-input';
 import { describeList } from './suite-list';
 import { describeRelations } from './suite-relations';
@@ -61,4 +62,5 @@ function describeAreas(env: CrudEnv): void {
   describeBadInput(env);
   describeBodyCost(env);
   describeConditional(env);
+  describeHttp(env);
 }

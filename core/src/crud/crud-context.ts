@@ -13,6 +13,7 @@ import type { ListLimits } from './list-query';
 import type { CrudOptions } from './options';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size';
 import { pathKeyFilters } from './path-key';
+import { idempotencyOf, type Idempotency } from './idempotency';
 
 /** Everything the generated handlers share, checked once when the routes are built. */
 export interface CrudContext {
@@ -39,6 +40,8 @@ export interface CrudContext {
   updatedAtColumn: string;
   /** Writes of one row answer 428 without `If-Match`. */
   requireIfMatch: boolean;
+  /** How creates honour `Idempotency-Key`; undefined: they ignore it. */
+  idempotency?: Idempotency;
 }
 
 function injection<T extends FieldInjection>(Kind: new (init?: object) => T, value: T | object | undefined): T {
@@ -80,6 +83,7 @@ export function crudContext(options: CrudOptions): CrudContext {
     sortable: sortableColumns(info, options),
     updatedAtColumn: options.updatedAtColumn ?? 'updated_at',
     requireIfMatch: options.requireIfMatch ?? false,
+    idempotency: idempotencyOf(options.idempotency),
     limits: {
       maxLimit: options.maxLimit ?? 1000,
       defaultLimit: options.defaultLimit ?? 100,

@@ -9,6 +9,8 @@ import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions,
 import { queryParametersOf } from './paginated-query';
 import { routeDoc } from './route-docs';
 import { keyPath } from './path-key';
+import { idempotencyMigrations } from '../data/idempotency-store';
+import type { MigrationSet } from '../migrations';
 
 /** The framework-neutral routes of one model, ready for an adapter to mount. */
 export interface CrudRouter {
@@ -16,6 +18,8 @@ export interface CrudRouter {
   readonly path: string;
   readonly tags: string[];
   readonly routes: RouteDescriptor[];
+  /** Tables the routes need (idempotency keys), for `bootstrap` to migrate. */
+  readonly migrations?: MigrationSet[];
 }
 
 /** A route added next to the generated ones, with a path relative to the router's. */
@@ -156,7 +160,8 @@ export class EndpointCreator {
   get router(): CrudRouter {
     const routes = orderBySpecificity(this.routeList);
     assertNoRouteClash(routes);
-    return { path: this.path, tags: this.tags, routes };
+    const migrations = this.ctx.idempotency ? [idempotencyMigrations(this.ctx.idempotency.store.table)] : undefined;
+    return { path: this.path, tags: this.tags, routes, ...(migrations ? { migrations } : {}) };
   }
 
   /** The model's name in operation ids: the mount path's last segment, or the table. */
