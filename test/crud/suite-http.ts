@@ -95,6 +95,10 @@ export function describeHttp(env: CrudEnv): void {
       expect(other.status).toBe(422);
       expect(other.body.detail[0].type).toBe('idempotency_key_reused');
       expect(await count('twice')).toBe(0);
+      // A first request that failed wrote nothing and left the key free.
+      const failed = { 'idempotency-key': `failed-${env.engine}` };
+      expect((await api.post('/idem', { name: 5 }, failed)).status).toBe(422);
+      expect((await api.post('/idem', { name: 'fixed' }, failed)).status).toBe(201);
     });
 
     it('creates one row of two concurrent requests with one key; the other waits its answer or is a 409', async () => {
