@@ -41,6 +41,8 @@ const entries: [string, object, string[]][] = [
       'UnsupportedMediaTypeError',
       'PreconditionFailedError',
       'PreconditionRequiredError',
+      'IdempotencyKeyInUseError',
+      'IdempotencyKeyReusedError',
       // decorators and the registry
       'Crud',
       'crud',
@@ -72,6 +74,9 @@ const entries: [string, object, string[]][] = [
       'dialectOf',
       'migrationSource',
       'directoryMigrations',
+      'idempotencyMigrations',
+      'idempotencyTableMigration',
+      'IDEMPOTENCY_TABLE',
       'withDatabaseTimeouts',
       'DEFAULT_DATABASE_TIMEOUTS',
       'usePreparedStatements',

@@ -19,6 +19,8 @@ export {
   UnsupportedMediaTypeError,
   PreconditionFailedError,
   PreconditionRequiredError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
 } from './errors/http-error';
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
 export type { ErrorCode } from './errors/codes';
@@ -38,6 +40,8 @@ export type { CompileOptions } from './registry/registry';
 export { EndpointCreator, crudRouter } from './crud/endpoint-creator';
 export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey } from './crud/options';
+export type { IdempotencyOptions } from './crud/idempotency';
+export { idempotencyMigrations, idempotencyTableMigration, IDEMPOTENCY_TABLE } from './data/idempotency-store';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
 

@@ -161,6 +161,22 @@ describe.each(ENGINES)('CrudRepository on %s', (engine) => {
       expect(Number((await db.knex('authors').count({ n: '*' }))[0].n)).toBe(0);
     });
 
+    it('deleteReturning answers the row as the soft or hard delete left it', async () => {
+      expect(await items.deleteReturning(db.knex, { id: 2 })).toMatchObject({ id: 2, is_deleted: true });
+      expect(await items.deleteReturning(db.knex, { id: 2 }, { hard: true })).toMatchObject({ id: 2 });
+      expect(await items.get(db.knex, { id: 2 }, { includeDeleted: true })).toBeNull();
+      await expect(items.deleteReturning(db.knex, { id: 2 })).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('restore through its transaction (filters that do not name the key) still checks unchanged', async () => {
+      const row = (await items.get(db.knex, { id: 1 }))!;
+      await items.delete(db.knex, { id: 1 });
+      const byName = { name: row.name };
+      await expect(items.restore(db.knex, byName, { unchanged: { price: -1 } })).rejects.toBeInstanceOf(NotFoundError);
+      expect(await items.get(db.knex, { id: 1 })).toBeNull();
+      expect(await items.restore(db.knex, byName, { unchanged: { price: row.price } })).toMatchObject({ id: 1 });
+    });
+
     it('custom isDeletedColumn and deletedAtColumn are honoured', async () => {
       const custom = new CrudRepository(Item, { isDeletedColumn: 'is_deleted', deletedAtColumn: 'updated_at' });
       await custom.delete(db.knex, { id: 3 });

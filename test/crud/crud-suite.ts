@@ -15,6 +15,7 @@ import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
 import { describeFilters } from './suite-filters';
 import { describeHiddenColumns } from './suite-hidden';
+import { describeHttp } from './suite-http';
 import { describeBadInput } from './suite-input';
 import { describeList } from './suite-list';
 import { describeRelations } from './suite-relations';
@@ -63,4 +64,5 @@ function describeAreas(env: CrudEnv): void {
   describeBodyCost(env);
   describeConditional(env);
   describeAccess(env);
+  describeHttp(env);
 }

@@ -339,3 +339,21 @@ describe('the registry', () => {
     expect(limit.schema.maximum).toBe(5);
   });
 });
+
+describe('router-wide options', () => {
+  it('makes If-Match required on every compiled model with requireIfMatch, and answers 428 without it', async () => {
+    const [router] = createRegistry([DecoratedItem]).compile({ session: knex, requireIfMatch: true });
+    const update = router.routes.find((r) => r.operation === 'items_update')!;
+    expect(update.doc!.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match', required: true }));
+    const req = createRequest({
+      method: 'PATCH',
+      path: '/items/1',
+      params: { id: '1' },
+      query: {},
+      headers: { 'content-type': 'application/json' },
+      body: { price: 1 },
+      clientAddress: '127.0.0.1',
+    });
+    expect((await runRoute(update, req)).status).toBe(428);
+  });
+});

@@ -98,6 +98,26 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
     expect(await db.knex('items').where('id', body.id).first()).toBeUndefined();
   });
 
+  it('answers a create retried with its Idempotency-Key as the first, writing once, and takes a merge patch', async () => {
+    const post = () =>
+      fetch(`${base}/items`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'example-retry' },
+        body: JSON.stringify({ name: 'Retried' }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+    const first = await post();
+    expect(first.status).toBe(201);
+    expect(await post()).toEqual(first);
+    expect(await db.knex('items').where({ name: 'Retried' })).toHaveLength(1);
+    const patched = await fetch(`${base}/items/${first.body.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json', prefer: 'return=representation' },
+      body: JSON.stringify({ name: null, price: 2 }),
+    });
+    expect(patched.headers.get('preference-applied')).toBe('return=representation');
+    expect(await patched.json()).toMatchObject({ id: first.body.id, name: null, price: 2 });
+  });
+
   it('answers unknown paths with a JSON 404', async () => {
     expect(await call('GET', '/nothing')).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });

@@ -14,6 +14,7 @@ import type { CrudOptions } from './options';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size';
 import { pathKeyFilters } from './path-key';
 import { guardedModel } from '../access/effective';
+import { idempotencyOf, type Idempotency } from './idempotency';
 
 /** Everything the generated handlers share, checked once when the routes are built. */
 export interface CrudContext {
@@ -42,6 +43,8 @@ export interface CrudContext {
   requireIfMatch: boolean;
   /** The model or a related one has an access policy: every route looks up the caller. */
   guarded: boolean;
+  /** How creates honour `Idempotency-Key`; undefined: they ignore it. */
+  idempotency?: Idempotency;
 }
 
 function injection<T extends FieldInjection>(Kind: new (init?: object) => T, value: T | object | undefined): T {
@@ -85,6 +88,7 @@ export function crudContext(options: CrudOptions): CrudContext {
     updatedAtColumn: options.updatedAtColumn ?? 'updated_at',
     requireIfMatch: options.requireIfMatch ?? false,
     guarded: guardedModel(info, repo.policy !== undefined),
+    idempotency: idempotencyOf(options.idempotency),
     limits: {
       maxLimit: options.maxLimit ?? 1000,
       defaultLimit: options.defaultLimit ?? 100,

@@ -11,6 +11,8 @@ import { routeDoc } from './route-docs';
 import { keyPath } from './path-key';
 import { accessDoc } from '../access/access-doc';
 import type { AccessOperation } from '../access/policy';
+import { idempotencyMigrations } from '../data/idempotency-store';
+import type { MigrationSet } from '../migrations';
 
 /** The framework-neutral routes of one model, ready for an adapter to mount. */
 export interface CrudRouter {
@@ -18,6 +20,8 @@ export interface CrudRouter {
   readonly path: string;
   readonly tags: string[];
   readonly routes: RouteDescriptor[];
+  /** Tables the routes need (idempotency keys), for `bootstrap` to migrate. */
+  readonly migrations?: MigrationSet[];
 }
 
 /** A route added next to the generated ones, with a path relative to the router's. */
@@ -171,7 +175,8 @@ export class EndpointCreator {
   get router(): CrudRouter {
     const routes = orderBySpecificity(this.routeList);
     assertNoRouteClash(routes);
-    return { path: this.path, tags: this.tags, routes };
+    const migrations = this.ctx.idempotency ? [idempotencyMigrations(this.ctx.idempotency.store.table)] : undefined;
+    return { path: this.path, tags: this.tags, routes, ...(migrations ? { migrations } : {}) };
   }
 
   /** The model's name in operation ids: the mount path's last segment, or the table. */

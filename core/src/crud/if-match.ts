@@ -13,7 +13,10 @@ import type { Principal } from '../http/principal';
 // a hash of the answer names no stored column and cannot be checked inside the write:
 // it is a 412, never a read followed by a write.
 
-/** The extra filters an `If-Match` header asks of the row's write; 428 when required and absent. */
+/**
+ * The extra filters an `If-Match` header asks of the row's write; 428 when required and
+ * absent. Several tags (`"a", "b"`) let the write happen while the row has any of them.
+ */
 export function ifMatchFilters(
   ctx: CrudContext,
   req: NeutralRequest,
@@ -27,28 +30,45 @@ export function ifMatchFilters(
   }
   const tags = listedTags(header);
   if (tags.includes('*')) return {};
-  // A write carries one condition: one tag, of this row, naming a stored column.
-  const match = tags.length === 1 ? /^"([vt])\.([\w-]+)\.([\w.:-]+)"$/.exec(tags[0]) : null;
-  if (!match || match[2] !== keyHash(ctx, filters as Record<string, unknown>)) throw new PreconditionFailedError();
-  const [, kind, , value] = match;
-  if (kind === 'v') {
-    if (ctx.info.columns.get('version')?.kind !== 'integer' || !/^\d{1,15}$/.test(value))
-      throw new PreconditionFailedError();
-    return { version: Number(value) };
-  }
-  const column = ctx.updatedAtColumn;
-  if (ctx.info.columns.get(column)?.kind !== 'datetime') throw new PreconditionFailedError();
-  if (value === 'n') return { [column]: null };
-  if (!/^\d{1,15}$/.test(value)) throw new PreconditionFailedError();
-  return { [column]: new Date(Number(value)) };
+  const key = keyHash(ctx, filters as Record<string, unknown>);
+  // A tag of another row, or one naming no stored column, can never match: left out.
+  const conditions = tags
+    .map((tag) => conditionOf(ctx, key, tag))
+    .filter((condition): condition is [string, number | null] => condition !== undefined);
+  if (conditions.length === 0) throw new PreconditionFailedError();
+  // A row's tags all name one column (its version, or its update time).
+  const [column] = conditions[0];
+  const values = [...new Set(conditions.filter(([name]) => name === column).map(([, value]) => value))];
+  if (values.length === 1) return { [column]: values[0] === null ? null : revive(column, values[0]) };
+  return { [column]: values.filter((value) => value !== null).map((value) => revive(column, value as number)) };
 }
 
-/** The condition as filters of the write's own WHERE (a null as `__is`, a time as ISO text). */
+/** The column and stored value one tag names (null: never updated), or undefined when it cannot match. */
+function conditionOf(ctx: CrudContext, key: string, tag: string): [string, number | null] | undefined {
+  const match = /^"([vt])\.([\w-]+)\.([\w.:-]+)"$/.exec(tag);
+  if (!match || match[2] !== key) return undefined;
+  const [, kind, , value] = match;
+  if (kind === 'v') {
+    if (ctx.info.columns.get('version')?.kind !== 'integer' || !/^\d{1,15}$/.test(value)) return undefined;
+    return ['version', Number(value)];
+  }
+  const column = ctx.updatedAtColumn;
+  if (ctx.info.columns.get(column)?.kind !== 'datetime') return undefined;
+  if (value === 'n') return [column, null];
+  return /^\d{1,15}$/.test(value) ? [column, Number(value)] : undefined;
+}
+
+/** A tag's stored value as the column holds it: a version as is, an update time as a Date. */
+const revive = (column: string, value: number): number | Date => (column === 'version' ? value : new Date(value));
+
+/** The condition as filters of the write's own WHERE (a null as `__is`, several values as `__in`, a time as ISO text). */
 function asFilters(condition: Filters): Filters {
   const filters: Filters = {};
+  const text = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
   for (const [column, value] of Object.entries(condition)) {
     if (value === null) filters[`${column}__is`] = null;
-    else filters[column] = value instanceof Date ? value.toISOString() : value;
+    else if (Array.isArray(value)) filters[`${column}__in`] = value.map(text);
+    else filters[column] = text(value);
   }
   return filters;
 }

@@ -8,6 +8,10 @@ import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
 import { conditionalAnswer, listTag, rowTag } from './etag';
 import { writeIfMatch } from './if-match';
+import { bodyMediaType, CREATE_TYPES, MERGE_PATCH, UPDATE_TYPES } from './media-type';
+import { mergeUpdate } from './merge-patch';
+import { answerAsPreferred, returnPreference } from './prefer';
+import { idempotent } from './idempotency';
 import { keyFilters, keyOf } from '../data/row-key';
 import { callerOf, refuseHiddenKeys } from './access-guard';
 
@@ -27,18 +31,29 @@ function readOptions(ctx: CrudContext) {
   };
 }
 
-/** POST: validates, injects auto fields, inserts; answers 201 with the item or null. */
+/**
+ * POST: validates, injects auto fields, inserts; answers 201 with the item or null (the
+ * row with `Prefer: return=representation`, 204 with `return=minimal`).
+ */
 export function createHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const principal = await callerOf(ctx, req, 'create');
+    bodyMediaType(req, CREATE_TYPES);
+    const prefer = returnPreference(req);
     const body = await validateBody(ctx.createSchema!, req.body, { forbidden: ctx.createConfig.forbidden });
     const auto = await ctx.createConfig.values(req);
-    const answersItem = Boolean(ctx.selectSchema || ctx.joins || ctx.relationshipCounts);
-    const answersRow = answersItem || Object.keys(ctx.createConfig.autoFields).length > 0;
+    const answersItem =
+      prefer === 'representation' ||
+      (prefer !== 'minimal' && Boolean(ctx.selectSchema || ctx.joins || ctx.relationshipCounts));
+    const answersRow = answersItem || (prefer !== 'minimal' && Object.keys(ctx.createConfig.autoFields).length > 0);
     // An answer of null needs no stored row read back (MariaDB then sends the INSERT alone).
     const options = answersItem ? readOptions(ctx) : { returnRow: answersRow };
-    const stored = await ctx.repo.create(await sessionOf(ctx, req), { ...body, ...auto }, { ...options, principal });
-    return ok(answersRow ? stored : null, 201);
+    const db = await sessionOf(ctx, req);
+    const perform = async () => {
+      const stored = await ctx.repo.create(db, { ...body, ...auto }, { ...options, principal });
+      return answerAsPreferred(ok(answersRow ? stored : null, 201), prefer);
+    };
+    return ctx.idempotency ? idempotent(ctx.idempotency, req, db, perform) : perform();
   };
 }
 
@@ -108,55 +123,73 @@ export function readMultiHandler(ctx: CrudContext): Handler {
   };
 }
 
-/** PATCH /:id: validates and updates; 200 null (the joined row with relationships). */
+/** Every column, for a representation the model gives no select schema for. */
+const allColumns = (ctx: CrudContext) => ctx.selectSchema ?? [...ctx.info.columns.keys()];
+
+/**
+ * PATCH /:id: validates and updates; 200 null (the joined row with relationships; the row
+ * with `Prefer: return=representation`, 204 with `return=minimal`). Takes JSON or a JSON
+ * merge patch, whose objects merge into JSON columns.
+ */
 export function updateHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const principal = await callerOf(ctx, req, 'update');
+    const mergePatch = bodyMediaType(req, UPDATE_TYPES) === MERGE_PATCH;
+    const prefer = returnPreference(req);
     const filters = await rowFilters(ctx, req);
     const body = await validateBody(ctx.updateSchema!, req.body, { forbidden: ctx.updateConfig.forbidden });
     const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
     const required = ctx.requireIfMatch;
-    await writeIfMatch(ctx, req, { db, filters, required, principal }, (where, unchanged) =>
-      ctx.repo.update(db, { ...body, ...auto }, { filters: where, unchanged, principal }),
-    );
-    if (!ctx.joins) return ok(null);
+    // With relationships the joined row is read after the write, as without a preference.
+    const returning = prefer === 'representation' && !ctx.joins;
+    const row = await writeIfMatch(ctx, req, { db, filters, required, principal }, (where, unchanged) => {
+      const values = { ...body, ...auto };
+      const selected = returning ? { schemaToSelect: allColumns(ctx) } : {};
+      const options = { filters: where, unchanged, principal, ...selected };
+      return mergePatch ? mergeUpdate(ctx, db, values, options) : ctx.repo.update(db, values, options);
+    });
+    if (returning) return answerAsPreferred(ok(row), prefer);
+    if (!ctx.joins || prefer === 'minimal') return answerAsPreferred(ok(null), prefer);
     const key = keyFilters(ctx.info, keyOf(ctx.info, filters));
-    return ok(await ctx.repo.get(db, key, { ...readOptions(ctx), principal }));
+    const joined = await ctx.repo.get(db, key, { ...readOptions(ctx), principal });
+    return answerAsPreferred(ok(joined), prefer);
   };
 }
 
-/** DELETE /:id: soft delete when the model has the flag, else hard; 200 null. */
+/**
+ * DELETE /:id: soft delete when the model has the flag, else hard; 200 null (the row with
+ * `Prefer: return=representation`, from the write itself; 204 with `return=minimal`).
+ */
 export function deleteHandler(ctx: CrudContext): Handler {
-  return async (req) => {
-    const principal = await callerOf(ctx, req, 'delete');
-    const filters = await rowFilters(ctx, req);
-    const db = await sessionOf(ctx, req);
-    const before = ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), principal }) : null;
-    const values = await ctx.deleteConfig.values(req);
-    await writeIfMatch(ctx, req, { db, filters, required: ctx.requireIfMatch, principal }, (where, unchanged) =>
-      ctx.repo.delete(db, where, { values, unchanged, principal }),
-    );
-    return ok(before);
-  };
+  return removeHandler(ctx, false);
 }
 
-/** DELETE /db_delete/:id: removes the row for good, soft-deleted or not; 200 null. */
+/** DELETE /db_delete/:id: removes the row for good, soft-deleted or not; answered as delete is. */
 export function dbDeleteHandler(ctx: CrudContext): Handler {
+  return removeHandler(ctx, true);
+}
+
+function removeHandler(ctx: CrudContext, hard: boolean): Handler {
   return async (req) => {
-    const principal = await callerOf(ctx, req, 'hardDelete');
+    const principal = await callerOf(ctx, req, hard ? 'hardDelete' : 'delete');
+    const prefer = returnPreference(req);
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
-    const before = ctx.joins
-      ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted: true, principal })
-      : null;
-    await writeIfMatch(
-      ctx,
-      req,
-      { db, filters, includeDeleted: true, required: ctx.requireIfMatch, principal },
-      (where, unchanged) => ctx.repo.dbDelete(db, where, { unchanged, principal }),
-    );
-    return ok(before);
+    const includeDeleted = hard;
+    const wanted = prefer === 'representation' || (prefer !== 'minimal' && Boolean(ctx.joins));
+    const before =
+      wanted && ctx.joins ? await ctx.repo.get(db, filters, { ...readOptions(ctx), includeDeleted, principal }) : null;
+    const values = hard ? undefined : await ctx.deleteConfig.values(req);
+    const target = { db, filters, includeDeleted, required: ctx.requireIfMatch, principal };
+    const row = await writeIfMatch(ctx, req, target, async (where, unchanged) => {
+      if (wanted && !ctx.joins)
+        return ctx.repo.deleteReturning(db, where, { ...readOptions(ctx), values, unchanged, hard, principal });
+      if (hard) await ctx.repo.dbDelete(db, where, { unchanged, principal });
+      else await ctx.repo.delete(db, where, { values, unchanged, principal });
+      return before;
+    });
+    return answerAsPreferred(ok(row), prefer);
   };
 }
 
@@ -164,10 +197,13 @@ export function dbDeleteHandler(ctx: CrudContext): Handler {
 export function restoreHandler(ctx: CrudContext): Handler {
   return async (req) => {
     const principal = await callerOf(ctx, req, 'restore');
+    const prefer = returnPreference(req);
     const filters = await rowFilters(ctx, req);
     const db = await sessionOf(ctx, req);
     const target = { db, filters, includeDeleted: true, required: ctx.requireIfMatch, principal };
-    const options = { ...readOptions(ctx), principal };
-    return ok(await writeIfMatch(ctx, req, target, (where) => ctx.repo.restore(db, where, options)));
+    const row = await writeIfMatch(ctx, req, target, (where, unchanged) =>
+      ctx.repo.restore(db, where, { ...readOptions(ctx), unchanged, principal }),
+    );
+    return answerAsPreferred(ok(row), prefer);
   };
 }

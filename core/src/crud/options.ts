@@ -9,6 +9,7 @@ import type { SchemaLike } from '../schema/fields';
 import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } from './field-injection';
 import type { FilterConfig, FilterValue } from './filter-config';
 import type { AccessPolicy } from '../access/policy';
+import type { IdempotencyOptions } from './idempotency';
 
 /** The generated operations. */
 export const OPERATION_KEYS = ['create', 'read', 'readMulti', 'update', 'delete', 'dbDelete', 'restore'] as const;
@@ -103,6 +104,12 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
   maxResponseBytes?: number;
   /** Update, delete, db_delete and restore answer 428 without an `If-Match` header. */
   requireIfMatch?: boolean;
+  /**
+   * Honour `Idempotency-Key` on create: a repeat of a key answers the first request's
+   * answer again and writes nothing. Keys live in a table (`idempotencyMigrations()`, which
+   * the router carries for `bootstrap`) for 24 hours unless `ttlSeconds` says otherwise.
+   */
+  idempotency?: boolean | IdempotencyOptions;
   /**
    * Encrypts keyset cursors (AES-256-GCM, bound to the list's table and sort): a key
    * derived from the app's secret, or a function answering it. Without it each process

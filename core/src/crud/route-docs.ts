@@ -4,6 +4,7 @@ import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from '../schema/error-schemas';
 import type { CrudContext } from './crud-context';
 import type { OperationKey } from './options';
 import { keyParams } from './path-key';
+import { UPDATE_TYPES } from './media-type';
 
 // OpenAPI information of each generated route, published later by the docs plugin.
 
@@ -11,7 +12,8 @@ const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed request (JSON body, path encoding, or query)',
   412: 'The item changed since the ETag given in If-Match; nothing was written',
   413: 'Request body too large',
-  415: 'Unsupported Content-Encoding',
+  409: 'Conflict: a duplicate value, or the same Idempotency-Key still in progress',
+  415: 'Unsupported Content-Type or Content-Encoding',
   422: 'Validation error',
   428: 'If-Match is required',
 };
@@ -99,6 +101,43 @@ const ifMatch = (ctx: CrudContext) => ({
 });
 const preconditions = (ctx: CrudContext) => (ctx.requireIfMatch ? [412, 428] : [412]);
 
+// Every write takes `Prefer: return=representation|minimal` and says which it honoured.
+const PREFER = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', enum: ['return=representation', 'return=minimal'] },
+  description: 'return=representation answers the written row, return=minimal answers 204 without a body',
+};
+const APPLIED = {
+  'Preference-Applied': { description: 'The Prefer preference honoured', schema: { type: 'string' } },
+};
+const MINIMAL = { '204': { description: 'Written (Prefer: return=minimal)', headers: APPLIED } };
+
+/** The answer of a write: its usual schema, or the row when the client prefers it. */
+const written = (description: string, usual: JsonSchema, item: JsonSchema) => ({
+  description: `${description}; the row with Prefer: return=representation`,
+  // anyOf: with a select schema the usual answer is the row itself, which matches both.
+  schema: usual === item ? item : { anyOf: [usual, item] },
+  headers: APPLIED,
+});
+
+// A create with idempotency takes the key, and answers 409 (still running) and 422 (another body).
+const idempotencyParameters = (ctx: CrudContext) =>
+  ctx.idempotency
+    ? [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+          description:
+            'A repeat with the same key and body answers the first answer again and writes nothing; ' +
+            'with another body it is a 422, while the first still runs a 409',
+        },
+      ]
+    : [];
+
 // Each `<relation>_count` the rows carry, beside their columns.
 function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
   if (!relations) return row;
@@ -114,9 +153,11 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
   const doc: RouteDoc = { operationId, tags: base.tags, summary: `${op} ${base.name}` };
   switch (op) {
     case 'create':
+      doc.parameters = [PREFER, ...idempotencyParameters(ctx)];
       doc.requestBody = schemaToJsonSchema(ctx.createSchema!, { info: ctx.info, exclude: ctx.createConfig.forbidden });
       doc.responses = {
-        '201': { description: 'Created', schema: ctx.selectSchema ? item : { type: ['object', 'null'] } },
+        '201': written('Created', ctx.selectSchema ? item : { type: ['object', 'null'] }, item),
+        ...MINIMAL,
         ...errors(409, 422),
       };
       break;
@@ -160,24 +201,29 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       };
       break;
     case 'update':
-      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx), PREFER];
       doc.requestBody = schemaToJsonSchema(ctx.updateSchema!, { info: ctx.info, exclude: ctx.updateConfig.forbidden });
+      // A JSON merge patch reads as the JSON body does, but merges objects into JSON columns.
+      doc.requestBodyContentTypes = [...UPDATE_TYPES];
       doc.responses = {
-        '200': { description: 'Updated', schema: ctx.joins ? nullable : { type: 'null' } },
+        '200': written('Updated', ctx.joins ? nullable : { type: 'null' }, item),
+        ...MINIMAL,
         ...errors(404, 409, 422, ...preconditions(ctx)),
       };
       break;
     case 'restore':
-      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx), PREFER];
       doc.responses = {
-        '200': { description: 'The restored item', schema: item },
+        '200': { description: 'The restored item', schema: item, headers: APPLIED },
+        ...MINIMAL,
         ...errors(404, 409, 422, ...preconditions(ctx)),
       };
       break;
     default:
-      doc.parameters = [...idParameters(ctx), ifMatch(ctx)];
+      doc.parameters = [...idParameters(ctx), ifMatch(ctx), PREFER];
       doc.responses = {
-        '200': { description: 'Deleted', schema: ctx.joins ? nullable : { type: 'null' } },
+        '200': written('Deleted', ctx.joins ? nullable : { type: 'null' }, item),
+        ...MINIMAL,
         ...errors(404, 422, ...preconditions(ctx)),
       };
   }

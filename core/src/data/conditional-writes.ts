@@ -65,6 +65,13 @@ export async function updateReturning(target: WriteTarget, values: Row, columns:
   return rows;
 }
 
+/** `DELETE … WHERE <filters> RETURNING` the columns: the rows as they were, normalized. */
+export async function deleteReturning(target: WriteTarget, columns: string[]): Promise<Row[]> {
+  const rows = (await onTarget(target, (query) => query.del().returning(columns))) as Row[];
+  for (const row of rows) normalizeRow(row, target.ctx.info);
+  return rows;
+}
+
 /** `DELETE … WHERE <filters>`: the number of rows removed. */
 export async function deleteWhere(target: WriteTarget): Promise<number> {
   return Number(await onTarget(target, (query) => query.del()));

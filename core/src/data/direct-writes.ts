@@ -132,7 +132,13 @@ export function whereUnchanged<T extends Knex.QueryBuilder>(
   const stored = storedDates({ ...unchanged }, db);
   for (const column in stored) {
     const ref = `${info.table}.${column}`;
-    if (stored[column] === null) qb.whereNull(ref);
+    // Several values: an `If-Match` listing several tags, any of which may still hold.
+    if (Array.isArray(stored[column]))
+      qb.whereIn(
+        ref,
+        (stored[column] as unknown[]).map((value) => storedDates({ value }, db).value as Knex.Value),
+      );
+    else if (stored[column] === null) qb.whereNull(ref);
     else qb.where(ref, stored[column] as Knex.Value);
   }
   return qb;

@@ -11,6 +11,7 @@ import {
 import { mapDatabaseError } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import {
+  deleteReturning,
   deleteWhere,
   insertReturning,
   returnsRows,
@@ -383,11 +384,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     this.refuseUnfiltered('delete', filters, options);
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) return this.dbDelete(db, filters, { ...options, onlyActive: true } as WriteOptions);
-    const values: Row = { ...(options.values ? writeValues(this.info, options.values) : {}), [deletedFlag]: true };
-    const at = this.options.deletedAtColumn ?? 'deleted_at';
-    // A deletion time the caller gives (a DeleteConfig auto field) is the one written.
-    if (this.info.columns.has(at) && values[at] === undefined) values[at] = new Date();
-    storedDates(values, db);
+    const values = this.softDeleteValues(db, deletedFlag, options);
     // Never through objection (no update hook ran on a soft delete): one UPDATE whose WHERE
     // holds the flag, when the filters name one row.
     if (writesInOneStatement(this.info, filters, options.allowMultiple)) {
@@ -410,12 +407,69 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   /**
+   * Deletes the matching row as `delete` does (soft when the model has the flag; with
+   * `hard`, as `dbDelete`) and answers it as the write left it: from the write itself
+   * (RETURNING) where the engine has it, else read in the write's transaction.
+   */
+  async deleteReturning(
+    db: Knex,
+    filters: Filters,
+    options: DeleteOptions & ReadOptions & { hard?: boolean } = {},
+  ): Promise<Row> {
+    if (options.principal !== undefined) {
+      const scope = this.writeScope(db, options.principal, filters, options.hard ? {} : undefined);
+      const row = await scopedWrite(this.policy, options.hard ? 'hardDelete' : 'delete', scope, (where) =>
+        this.deleteReturning(db, where, { ...options, principal: undefined }),
+      );
+      return this.stripAnswer(row, options.principal, options) as Row;
+    }
+    this.refuseUnfiltered('delete', filters, options);
+    const { deletedFlag } = this.ctx;
+    const hard = options.hard === true || !deletedFlag;
+    const includeDeleted = options.hard === true;
+    const plain = this.joins(options).length === 0 && !options.relationshipCounts?.length;
+    if (plain && returnsRows(db) && writesDirectly(this.info) && writesInOneStatement(this.info, filters, false)) {
+      return this.guard(db, async () => {
+        const target = { db, ctx: this.ctx, filters, includeDeleted };
+        const fields = selectedFields(this.info, options.schemaToSelect);
+        const rows = hard
+          ? await deleteReturning(target, fields)
+          : await updateReturning(target, this.softDeleteValues(db, deletedFlag!, options), fields);
+        found(rows.length);
+        return this.shape(rows, options)[0];
+      });
+    }
+    return this.guard(db, () =>
+      db.transaction(async (trx) => {
+        const read = { ...options, includeDeleted: true };
+        if (!hard) {
+          await this.delete(trx, filters, options);
+          return (await this.get(trx, keyFilters(this.info, keyOf(this.info, filters)), read)) as Row;
+        }
+        // The row as it was, then the conditional delete, which alone decides 404 (or 412).
+        const before = await this.get(trx, filters, { ...options, includeDeleted });
+        await this.dbDelete(trx, filters, { ...options, onlyActive: !includeDeleted } as WriteOptions);
+        return before as Row;
+      }),
+    );
+  }
+
+  /** The values of a soft delete: the flag, the deletion time unless given, the caller's values. */
+  private softDeleteValues(db: Knex, deletedFlag: string, options: DeleteOptions): Row {
+    const values: Row = { ...(options.values ? writeValues(this.info, options.values) : {}), [deletedFlag]: true };
+    const at = this.options.deletedAtColumn ?? 'deleted_at';
+    // A deletion time the caller gives (a DeleteConfig auto field) is the one written.
+    if (this.info.columns.has(at) && values[at] === undefined) values[at] = new Date();
+    return storedDates(values, db);
+  }
+
+  /**
    * Brings back the matching soft-deleted row (flag cleared, deletion time emptied) and
    * answers it; 404 when no soft-deleted row matches, or the model does not soft-delete.
    * A row named by its id is one conditional UPDATE whose WHERE holds the flag, so two
    * concurrent restores cannot both succeed.
    */
-  async restore(db: Knex, filters: Filters, options: ReadOptions = {}): Promise<Row> {
+  async restore(db: Knex, filters: Filters, options: ReadOptions & Pick<WriteOptions, 'unchanged'> = {}): Promise<Row> {
     if (options.principal !== undefined) {
       const flag = this.ctx.deletedFlag;
       const scope = this.writeScope(db, options.principal, filters, flag ? { [flag]: true } : {});
@@ -455,13 +509,14 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     return this.guard(db, () =>
       db.transaction(async (trx) => {
         const [id] = await this.matchingIds(trx, deleted, { includeDeleted: true });
-        found(
-          Number(
-            await reuseCompiledSql(
-              whereKeys(trx(this.info.table), this.info, [id]).where(deletedFlag, true).update(values),
-            ),
-          ),
+        // The `If-Match` condition holds in this write too, not only in the read of the id.
+        const restore = whereUnchanged(
+          whereKeys(trx(this.info.table), this.info, [id]),
+          this.info,
+          options.unchanged,
+          trx,
         );
+        found(Number(await reuseCompiledSql(restore.where(deletedFlag, true).update(values))));
         return reread(trx, id);
       }),
     );

@@ -15,12 +15,16 @@ export const ERROR_CODES = {
   not_found: 404,
   conflict: 409,
   duplicate_value: 409,
+  /** A create with this `Idempotency-Key` is still running. */
+  idempotency_key_in_use: 409,
   /** An `If-Match` names a tag the row no longer has. */
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
   validation_failed: 422,
+  /** An `Idempotency-Key` used before with another body. */
+  idempotency_key_reused: 422,
   /** The route requires `If-Match` and the request has none. */
   precondition_required: 428,
   rate_limited: 429,

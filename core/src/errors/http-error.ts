@@ -86,6 +86,15 @@ export class DuplicateValueError extends ConflictError {
   }
 }
 
+/** 409: a request with this `Idempotency-Key` is still running; retry once it is done. */
+export class IdempotencyKeyInUseError extends ConflictError {
+  override readonly code: ErrorCode = 'idempotency_key_in_use';
+
+  constructor(detail = 'A request with this Idempotency-Key is still in progress', options?: { cause?: unknown }) {
+    super(detail, options);
+  }
+}
+
 /** 400: a read that wants at most one row (`oneOrNone`) matched several. */
 export class MultipleRowsError extends BadRequestError {
   override readonly code: ErrorCode = 'multiple_rows';
@@ -152,6 +161,21 @@ export class ValidationError extends HttpError {
   /** A 422 about a single location. */
   static of(loc: (string | number)[], msg: string, type = 'value_error'): ValidationError {
     return new ValidationError([{ loc, msg, type }]);
+  }
+}
+
+/** 422: the `Idempotency-Key` was used before with another body. */
+export class IdempotencyKeyReusedError extends ValidationError {
+  override readonly code: ErrorCode = 'idempotency_key_reused';
+
+  constructor() {
+    super([
+      {
+        loc: ['header', 'Idempotency-Key'],
+        msg: 'This Idempotency-Key was used with a different request body',
+        type: 'idempotency_key_reused',
+      },
+    ]);
   }
 }
 

@@ -65,7 +65,10 @@ export interface App {
 export function bootstrap(options: BootstrapOptions): App {
   const plugins = options.plugins ?? [];
   assertDependencies(plugins);
-  const migrations = collectMigrations(plugins, options.migrations ?? []);
+  const migrations = collectMigrations(plugins, [
+    ...routerMigrations(options.routers ?? []),
+    ...(options.migrations ?? []),
+  ]);
   const migrationTable = options.migrationTable ?? CRUDSMITH_MIGRATIONS;
   const migrate = async (knex: Knex) => {
     if (migrations.length) await runMigrationSets(knex, migrations, migrationTable);
@@ -98,6 +101,14 @@ export function bootstrap(options: BootstrapOptions): App {
       for (const plugin of [...plugins].reverse()) await plugin.close?.();
     },
   };
+}
+
+// The tables routers need (one set per name, however many routers share it), before the app's own sets.
+function routerMigrations(routers: readonly (CrudRouter | RouteDescriptor[])[]): MigrationSet[] {
+  const sets = new Map<string, MigrationSet>();
+  for (const router of routers)
+    if (!Array.isArray(router)) for (const set of router.migrations ?? []) sets.set(set.name, set);
+  return [...sets.values()];
 }
 
 function assertDependencies(plugins: readonly Plugin[]): void {

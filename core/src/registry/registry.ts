@@ -23,6 +23,11 @@ export interface CompileOptions {
   replicas?: Knex[];
   /** How reads use the replicas (lag bound, refresh period). */
   replicaOptions?: ReplicaOptions;
+  /**
+   * Every compiled model's update, delete, db_delete and restore answer 428 without
+   * `If-Match`, unless its @Crud sets `requireIfMatch` itself.
+   */
+  requireIfMatch?: boolean;
   /** Options every model gets unless its @Crud says otherwise (maxLimit, cursorKey, ...). */
   defaults?: Partial<Omit<CrudOptions, 'model' | 'session'>>;
 }
@@ -58,6 +63,7 @@ export class Registry {
       ...declared,
       isDeletedColumn: soft.isDeletedColumn ?? declared.isDeletedColumn ?? runtime.defaults?.isDeletedColumn,
       deletedAtColumn: soft.deletedAtColumn ?? declared.deletedAtColumn ?? runtime.defaults?.deletedAtColumn,
+      requireIfMatch: declared.requireIfMatch ?? runtime.requireIfMatch ?? runtime.defaults?.requireIfMatch,
       filterConfig: new FilterConfig(filters),
       model,
       session: declared.session ?? runtime.session,

@@ -4,6 +4,7 @@ import {
   HashPool,
   bootstrap,
   createRegistry,
+  idempotencyMigrations,
   healthRoutes,
   knexCheck,
   loadShedding,
@@ -179,7 +180,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     plugins: [shedding, versions, limits, auth, panel, ...(options.requestLog ? [options.requestLog.plugin] : [])],
     principal: auth.principal,
     // The plugins' tables come with them; the app's set says it runs after the tiers its users reference.
-    migrations: [appMigrations],
+    // The items' Idempotency-Key table: the items reach bootstrap through the versioning plugin, not as routers.
+    migrations: [appMigrations, idempotencyMigrations()],
     logger: options.logger,
   });
   // The shared pool is the app's: ended after the plugins that use it.

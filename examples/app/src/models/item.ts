@@ -41,6 +41,8 @@ const datetime = { type: ['string', 'null'], format: 'date-time' };
   updateSchema: ItemUpdate,
   deleteSchema: ItemDelete,
   selectSchema: ItemRead,
+  // A create retried with its Idempotency-Key answers the first answer and writes nothing.
+  idempotency: true,
 })
 @SoftDelete({ isDeletedColumn: 'is_deleted', deletedAtColumn: 'deleted_at' })
 export class Item extends Model {

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { ConfigurationError } from '../errors/configuration-error';
+import { BadRequestError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors/http-error';
+import type { NeutralRequest, NeutralResult } from '../http/neutral';
+import { principalOf } from '../http/principal';
+import { KnexIdempotencyStore } from '../data/idempotency-store';
+
+// `Idempotency-Key` on a create. The first request with a key claims it (the insert of
+// the key's row, which a second insert of the same key cannot pass), runs, and stores its
+// answer; a repeat with the same body gets that answer again and writes nothing, one with
+// another body is a 422, and one while the first still runs is a 409. A first request that
+// fails wrote nothing: its key is released, and a retry runs afresh.
+
+/** Options of idempotent creates. */
+export interface IdempotencyOptions {
+  /** How long a key is remembered, in seconds (default 86400: 24 hours). */
+  ttlSeconds?: number;
+  /** The key table (default `crudsmith_idempotency_keys`); `idempotencyMigrations(table)` creates it. */
+  table?: string;
+  /** The database of the key table (default the router's session). */
+  knex?: Knex;
+}
+
+/** The resolved settings of one router's idempotent creates. */
+export interface Idempotency {
+  store: KnexIdempotencyStore;
+  ttlMs: number;
+  knex?: Knex;
+}
+
+const DAY_SECONDS = 86_400;
+// Expired keys of other clients are swept at most this often per process.
+const SWEEP_EVERY_MS = 60_000;
+const KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
+const REPLAYED = 'idempotent-replayed';
+
+/** The settings of the `idempotency` option; undefined when creates are not idempotent. */
+export function idempotencyOf(option: boolean | IdempotencyOptions | undefined): Idempotency | undefined {
+  if (!option) return undefined;
+  const options = option === true ? {} : option;
+  const ttl = options.ttlSeconds ?? DAY_SECONDS;
+  if (!Number.isSafeInteger(ttl) || ttl < 1)
+    throw new ConfigurationError(`idempotency.ttlSeconds must be a positive integer, got ${ttl}`);
+  return { store: new KnexIdempotencyStore(options.table), ttlMs: ttl * 1000, knex: options.knex };
+}
+
+let lastSweep = 0;
+
+/** Runs `perform` once per idempotency key (when the request carries one), else as is. */
+export async function idempotent(
+  settings: Idempotency,
+  req: NeutralRequest,
+  session: Knex,
+  perform: () => Promise<NeutralResult>,
+): Promise<NeutralResult> {
+  const key = req.headers['idempotency-key'];
+  if (key === undefined) return perform();
+  if (!KEY.test(key)) throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
+  const db = settings.knex ?? session;
+  const { store } = settings;
+  const principal = await principalOf(req);
+  const scope = sha256(JSON.stringify([principal ? String(principal.id) : null, req.method, req.path, key]));
+  const fingerprint = sha256(canonical(req.body ?? null));
+  const now = Date.now();
+  const claim = { scope, fingerprint, now, ttlMs: settings.ttlMs };
+  if (now - lastSweep > SWEEP_EVERY_MS) {
+    lastSweep = now;
+    await store.sweep(db, now);
+  }
+  let claimed = await store.claim(db, claim);
+  if (!claimed) {
+    const record = await store.find(db, scope);
+    // Expired (or released meanwhile): claimed afresh, once.
+    if (!record || record.expiresAt <= now) {
+      if (record) await store.release(db, scope, now);
+      claimed = await store.claim(db, claim);
+      if (!claimed) throw new IdempotencyKeyInUseError();
+    } else {
+      if (record.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+      if (record.status === null || record.response === null) throw new IdempotencyKeyInUseError();
+      const stored = JSON.parse(record.response) as Pick<NeutralResult, 'json' | 'headers'>;
+      return { ...stored, status: record.status, headers: { ...stored.headers, [REPLAYED]: 'true' } };
+    }
+  }
+  let result: NeutralResult;
+  try {
+    result = await perform();
+  } catch (error) {
+    await store.release(db, scope);
+    throw error;
+  }
+  const stored = { ...('json' in result ? { json: result.json } : {}), headers: result.headers };
+  await store.finish(db, scope, result.status, JSON.stringify(stored));
+  return result;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** JSON with every object's keys sorted: one text for bodies that differ only in key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
