@@ -7,6 +7,7 @@ import { clusterWanted } from '../fixtures/pg-cluster';
 import { crudEnv, type CrudEnv } from './kit';
 import { STREAMING, streamingReplica } from './replica-backend';
 import { describeBodyCost } from './suite-body-cost';
+import { describeBulk } from './suite-bulk';
 import { describeConditional } from './suite-conditional';
 import { describeConfig } from './suite-config';
 import { describeCustomRoutes } from './suite-custom';
@@ -61,4 +62,5 @@ function describeAreas(env: CrudEnv): void {
   describeBadInput(env);
   describeBodyCost(env);
   describeConditional(env);
+  describeBulk(env);
 }

@@ -6,6 +6,7 @@ import type { ModelClass } from '../model/model-info';
 import type { CustomFilter } from '../data/operators';
 import type { CrudRepository } from '../data/repository';
 import type { SchemaLike } from '../schema/fields';
+import type { BulkOptions } from './bulk-options';
 import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } from './field-injection';
 import type { FilterConfig, FilterValue } from './filter-config';
 
@@ -115,4 +116,9 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    * of a page never reveals a column the answer hides.
    */
   sortable?: string[];
+  /**
+   * Adds the bulk operations (off by default): `POST /bulk` (with `?on_conflict=` an
+   * upsert), `PATCH /bulk`, `DELETE /bulk` and `PUT /{id}`; `true` for all of them.
+   */
+  bulk?: boolean | BulkOptions;
 }
