@@ -41,6 +41,8 @@ const entries: [string, object, string[]][] = [
       'UnsupportedMediaTypeError',
       'PreconditionFailedError',
       'PreconditionRequiredError',
+      'TooManyItemsError',
+      'TooManyAffectedError',
       // decorators and the registry
       'Crud',
       'crud',

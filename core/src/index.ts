@@ -22,6 +22,7 @@ export {
 } from './errors/http-error';
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
 export type { ErrorCode } from './errors/codes';
+export { TooManyItemsError, TooManyAffectedError } from './errors/bulk-errors';
 export { mapDatabaseError, DatabaseUnavailableError } from './errors/database-error';
 export { ConfigurationError, MissingFulltextIndexError } from './errors/configuration-error';
 
@@ -36,6 +37,7 @@ export type { CompileOptions } from './registry/registry';
 export { EndpointCreator, crudRouter } from './crud/endpoint-creator';
 export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey } from './crud/options';
+export type { BulkOptions, BulkOperation } from './crud/bulk-options';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
 export { CreateConfig, UpdateConfig, DeleteConfig } from './crud/field-injection';

@@ -41,6 +41,8 @@ const datetime = { type: ['string', 'null'], format: 'date-time' };
   updateSchema: ItemUpdate,
   deleteSchema: ItemDelete,
   selectSchema: ItemRead,
+  // POST /items/bulk, PATCH /items/bulk, DELETE /items/bulk and PUT /items/{id}.
+  bulk: true,
 })
 @SoftDelete({ isDeletedColumn: 'is_deleted', deletedAtColumn: 'deleted_at' })
 export class Item extends Model {
