@@ -89,6 +89,8 @@ export function describeBulk(env: CrudEnv): void {
       expect(replaced.status).toBe(200);
       expect(replaced.body).toMatchObject({ id: 500, name: 'put2', price: 2, updated_at: expect.any(String) });
       expect((await api.get('/items/500')).body).toEqual(replaced.body);
+      // Another row's unique value is a conflict, never an update of that row.
+      expect((await json('PUT', '/items/501', { name: 'Alpha' })).status).toBe(409);
     });
 
     it('upserts on a declared unique column with on_conflict, and refuses any other column with 400', async () => {

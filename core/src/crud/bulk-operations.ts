@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { insertMany, insertValues, upsertMany, writeWhere } from '../data/bulk-writes';
+import { returnsRows, updateReturning, updateWhere } from '../data/conditional-writes';
 import { selectedFields } from '../data/read-query';
 import { ConflictError, BadRequestError, ValidationError } from '../errors/http-error';
 import { TooManyAffectedError } from '../errors/bulk-errors';
@@ -108,19 +109,20 @@ function requireField(body: Row, column: string): void {
     throw ValidationError.of(['body', column], 'Field required: on_conflict matches rows by it', 'missing');
 }
 
-/** PUT /{id}: creates the row with this id, or replaces the fields the body gives; 201 or 200. */
+/**
+ * PUT /{id}: creates the row with this id (201), or sets the fields the body gives on the
+ * stored one (200). The row is read first, in the transaction: an upsert statement would
+ * let MariaDB's ON DUPLICATE KEY match another unique column than the id.
+ */
 export function upsertHandler(ctx: CrudContext, updateDeps: Dependency[]): Handler {
   const shape = answerShape(ctx);
   const forbidden = ctx.createConfig.forbidden;
   const id = ctx.info.idColumn;
+  const { deletedFlag } = ctx.repo.readContext;
+  const probe = [id, ...(deletedFlag ? [deletedFlag] : [])];
   return async (req) => {
     const key = pathKeyFilters(ctx.info, req);
-    let body: Row;
-    try {
-      body = await validItem(ctx.createSchema!, req.body, forbidden);
-    } catch (error) {
-      throw new ValidationError(nestIssues(error, []));
-    }
+    const body = await validItem(ctx.createSchema!, req.body, forbidden);
     if (body[id] !== undefined && String(body[id]) !== String(key[id]))
       throw ValidationError.of(['body', id], 'The body names another row than the path', 'value_error');
     const db = await sessionOf(ctx, req);
@@ -128,22 +130,23 @@ export function upsertHandler(ctx: CrudContext, updateDeps: Dependency[]): Handl
     const [values] = await insertValues(ctx.info, [
       { ...ctx.repo.createValues(db, { ...body, ...upsert.auto, ...key }), ...upsert.stamp },
     ]);
-    const { deletedFlag } = ctx.repo.readContext;
+    const merge = upsert.merge(body);
     const [status, row] = await ctx.repo.guard(db, () =>
       db.transaction(async (trx) => {
-        const stored = await ctx.repo.select(trx, key, {
-          schemaToSelect: [id, ...(deletedFlag ? [deletedFlag] : [])],
-          includeDeleted: true,
-        });
-        if (stored[0] && deletedFlag && stored[0][deletedFlag])
+        const [stored] = await ctx.repo.select(trx, key, { schemaToSelect: probe, includeDeleted: true });
+        if (stored && deletedFlag && stored[deletedFlag])
           throw new ConflictError('The item is deleted: restore it before replacing it');
-        const returned = await upsertMany(trx, ctx.info, [values], {
-          conflict: id,
-          merge: upsert.merge(body),
-          columns: shape.returning,
-        });
-        const answer = !shape.row ? null : (returned?.[0] ?? (await readBack(ctx, trx, id, [key[id]]))[0]);
-        return [stored.length > 0 ? 200 : 201, answer] as const;
+        let rows: Row[] | undefined;
+        if (stored) {
+          const set = Object.fromEntries(
+            Object.entries(values).filter(([column]) => column !== id && merge.has(column)),
+          );
+          const target = { db: trx, ctx: ctx.repo.readContext, filters: key };
+          if (shape.returning && returnsRows(trx)) rows = await updateReturning(target, set, shape.returning);
+          else await updateWhere(target, set, true);
+        } else rows = (await insertMany(trx, ctx.info, [values], shape.returning)).rows;
+        const answer = !shape.row ? null : (rows?.[0] ?? (await readBack(ctx, trx, id, [key[id]]))[0]);
+        return [stored ? 200 : 201, answer] as const;
       }),
     );
     return { status, json: row };
