@@ -1,11 +1,15 @@
 // Bulk and upsert: every row of a request or none, one statement per batch.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { crudRouter } from '@crudsmith/core';
+import { crudRouter, ForbiddenError, type Dependency } from '@crudsmith/core';
 import { itemOptions, storedRow, type Api, type CrudEnv } from './kit';
 
 export function describeBulk(env: CrudEnv): void {
   describe('bulk create, update and delete, and upsert', () => {
     let api: Api;
+    let guarded: Api;
+    const deny: Dependency = (req) => {
+      if (req.headers['x-deny']) throw new ForbiddenError('denied');
+    };
     const json = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
       api.send(method, path, {
         body: JSON.stringify(body),
@@ -21,6 +25,20 @@ export function describeBulk(env: CrudEnv): void {
           itemOptions(env.knex, {
             filterConfig: { category: null, price__lt: null },
             bulk: { maxItems: 3, conflictColumns: ['name'] },
+          }),
+        ),
+      );
+      // The single-row operations' dependencies and auto fields apply to their bulk forms.
+      guarded = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            path: '/guarded-bulk',
+            bulk: true,
+            createDeps: [deny],
+            updateDeps: [deny],
+            deleteDeps: [deny],
+            createConfig: { autoFields: { category: () => 'auto' } },
+            updateConfig: { autoFields: { description: () => 'stamped' } },
           }),
         ),
       );
@@ -79,6 +97,30 @@ export function describeBulk(env: CrudEnv): void {
       expect(await storedRow(env.knex, 'items', 5)).toMatchObject({ is_deleted: true, deleted_at: expect.anything() });
       expect((await api.get('/items/6')).status).toBe(404);
       expect((await json('DELETE', '/items/bulk', { ids: [5] })).body).toEqual({ count: 0 });
+    });
+
+    it("runs the single-row operations' dependencies and auto fields, and documents every bulk route", async () => {
+      const send = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+        guarded.send(method, path, {
+          body: JSON.stringify(body),
+          headers: { 'content-type': 'application/json', ...headers },
+        });
+      const denied = { 'x-deny': '1' };
+      expect((await send('POST', '/guarded-bulk/bulk', [{ name: 'g1' }], denied)).status).toBe(403);
+      expect((await send('PATCH', '/guarded-bulk/bulk', { filter: {}, set: {} }, denied)).status).toBe(403);
+      expect((await send('DELETE', '/guarded-bulk/bulk', { ids: [1] }, denied)).status).toBe(403);
+      expect((await send('PUT', '/guarded-bulk/600', { name: 'g0' }, denied)).status).toBe(403);
+      const created = await send('POST', '/guarded-bulk/bulk', [{ name: 'g1' }, { name: 'g2' }]);
+      expect(created.body.map((row: { category: string }) => row.category)).toEqual(['auto', 'auto']);
+      expect((await send('POST', '/guarded-bulk/bulk', [{ category: 'mine' }])).status).toBe(422);
+      const put = await send('PUT', `/guarded-bulk/${created.body[0].id}`, { price: 3 });
+      expect(put).toMatchObject({ status: 200, body: { category: 'auto', description: 'stamped', price: 3 } });
+      const routes = crudRouter(itemOptions(env.knex, { bulk: true })).routes;
+      for (const operation of ['items_bulk_create', 'items_bulk_update', 'items_bulk_delete', 'items_upsert']) {
+        const doc = routes.find((route) => route.operation === operation)?.doc;
+        expect(doc?.requestBody, operation).toBeDefined();
+        expect(Object.keys(doc!.responses!), operation).toContain('422');
+      }
     });
 
     it('PUT creates the row of an id with 201, then replaces the fields it gives with 200', async () => {
