@@ -97,6 +97,9 @@ export function describeBulk(env: CrudEnv): void {
       expect(await storedRow(env.knex, 'items', 5)).toMatchObject({ is_deleted: true, deleted_at: expect.anything() });
       expect((await api.get('/items/6')).status).toBe(404);
       expect((await json('DELETE', '/items/bulk', { ids: [5] })).body).toEqual({ count: 0 });
+      const typo = await json('DELETE', '/items/bulk', { ids: ['five'] });
+      expect(typo.status).toBe(422);
+      expect(typo.body.detail[0].loc).toEqual(['body', 'ids']);
     });
 
     it("runs the single-row operations' dependencies and auto fields, and documents every bulk route", async () => {

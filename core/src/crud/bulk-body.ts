@@ -84,7 +84,10 @@ export async function bodyFilters(ctx: CrudContext, req: NeutralRequest, filter:
     query[key] = Array.isArray(value) ? value.map(String) : value === null ? 'null' : String(value);
   }
   // The list's own reader, on a request whose query is the filter (dependencies see the real request).
-  const filters = await requestFilters(ctx.filters, Object.assign(Object.create(req) as NeutralRequest, { query }));
+  const filters = await inBody(
+    requestFilters(ctx.filters, Object.assign(Object.create(req) as NeutralRequest, { query })),
+    ctx.info.idColumn,
+  );
   for (const key of keys) {
     if (!(key in filters))
       throw ValidationError.of(['body', 'filter', key], 'Not a filter of this list', 'extra_forbidden');
@@ -99,4 +102,24 @@ export function maxAffectedOf(req: NeutralRequest, configured: number | undefine
   if (!/^\d{1,15}$/.test(match[1])) throw new BadRequestError('Prefer: max-affected takes a non-negative integer');
   const asked = Number(match[1]);
   return configured === undefined ? asked : Math.min(asked, configured);
+}
+
+/**
+ * Runs `work`, locating a 422 about a filter value where the bulk body gave it
+ * (`["body", "filter", key]`, or `["body", "ids"]`) rather than in a query it never had.
+ */
+export async function inBody<T>(work: Promise<T>, idColumn: string): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (!(error instanceof ValidationError) || !Array.isArray(error.detail)) throw error;
+    throw new ValidationError(
+      error.detail.map((issue) => {
+        if (issue.loc[0] !== 'query') return issue;
+        const [, key, ...rest] = issue.loc;
+        const at = key === `${idColumn}__in` ? ['body', 'ids'] : ['body', 'filter', key];
+        return { ...issue, loc: [...at, ...rest] };
+      }),
+    );
+  }
 }

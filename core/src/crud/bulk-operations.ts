@@ -6,7 +6,7 @@ import { ConflictError, BadRequestError, ValidationError } from '../errors/http-
 import { TooManyAffectedError } from '../errors/bulk-errors';
 import type { Dependency, NeutralRequest, NeutralResult } from '../http/neutral';
 import type { BulkConfig } from './bulk-options';
-import { bodyFilters, eachItem, itemsOf, maxAffectedOf, nestIssues, objectAt, validItem } from './bulk-body';
+import { bodyFilters, eachItem, inBody, itemsOf, maxAffectedOf, nestIssues, objectAt, validItem } from './bulk-body';
 import { sessionOf, type CrudContext } from './crud-context';
 import { scopeFilters } from './filter-config';
 import { readOptions } from './operations';
@@ -161,7 +161,7 @@ async function writeFiltered(
 ): Promise<NeutralResult> {
   const { db, filters, values } = write;
   const max = maxAffectedOf(req, write.maxAffected);
-  const count = await ctx.repo.guard(db, () =>
+  const running = ctx.repo.guard(db, () =>
     db.transaction((trx) =>
       writeWhere(
         { db: trx, ctx: ctx.repo.readContext, filters },
@@ -171,6 +171,7 @@ async function writeFiltered(
       ),
     ),
   );
+  const count = await inBody(running, ctx.info.idColumn);
   return { status: 200, json: { count } };
 }
 
