@@ -56,8 +56,9 @@ function conflictOf(req: NeutralRequest, bulk: BulkConfig): string | undefined {
 /** The values an upsert writes: the create's, the update's auto fields and stamp; and the columns it merges. */
 async function upsertValues(ctx: CrudContext, req: NeutralRequest, db: Knex, updateDeps: Dependency[]) {
   for (const dependency of updateDeps) await req.resolve(dependency);
-  const auto = { ...(await ctx.createConfig.values(req)), ...(await ctx.updateConfig.values(req)) };
-  const stamp = ctx.repo.updateValues(db, await ctx.updateConfig.values(req));
+  const updateAuto = await ctx.updateConfig.values(req);
+  const auto = { ...(await ctx.createConfig.values(req)), ...updateAuto };
+  const stamp = ctx.repo.updateValues(db, updateAuto);
   const merge = (body: Row) => new Set([...Object.keys(body), ...Object.keys(stamp)]);
   return { auto, stamp, merge };
 }
