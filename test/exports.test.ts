@@ -43,6 +43,8 @@ const entries: [string, object, string[]][] = [
       'PreconditionRequiredError',
       'IdempotencyKeyInUseError',
       'IdempotencyKeyReusedError',
+      'TooManyItemsError',
+      'TooManyAffectedError',
       // decorators and the registry
       'Crud',
       'crud',

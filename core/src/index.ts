@@ -24,6 +24,7 @@ export {
 } from './errors/http-error';
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
 export type { ErrorCode } from './errors/codes';
+export { TooManyItemsError, TooManyAffectedError } from './errors/bulk-errors';
 export { mapDatabaseError, DatabaseUnavailableError } from './errors/database-error';
 export { ConfigurationError, MissingFulltextIndexError } from './errors/configuration-error';
 
@@ -42,6 +43,7 @@ export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey } from './crud/options';
 export type { IdempotencyOptions } from './crud/idempotency';
 export { idempotencyMigrations, idempotencyTableMigration, IDEMPOTENCY_TABLE } from './data/idempotency-store';
+export type { BulkOptions, BulkOperation } from './crud/bulk-options';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
 

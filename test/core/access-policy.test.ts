@@ -18,6 +18,7 @@ import {
 import { buildOpenApiDocument } from '@crudsmith/versioning';
 import { openDatabase, type TestDatabase } from '../fixtures/db';
 import { createSchema, Item } from '../fixtures/models';
+import { ItemCreate, ItemUpdate } from '../crud/schemas';
 import { seedItems, seedLibrary } from '../fixtures/seed';
 
 const who = (id: string, extra: Partial<Principal> = {}): Principal => ({
@@ -66,6 +67,17 @@ describe('policyOf and the startup check', () => {
     expect(() =>
       crudRouter({ session: () => undefined as never, model: Item, access: { browse: {} } as AccessPolicy }),
     ).toThrow(/Access policy of Item: unknown operation\(s\) browse/);
+  });
+
+  it('refuses at startup the bulk operations and the export of a model with a policy, which would pass it by', () => {
+    const guarded = {
+      session: () => undefined as never,
+      model: Item,
+      createSchema: ItemCreate,
+      updateSchema: ItemUpdate,
+      access: { list: { roles: ['x'] } },
+    };
+    expect(() => crudRouter({ ...guarded, bulk: true })).toThrow(/bulk: model Item .* has an access policy/);
   });
 });
 

@@ -8,6 +8,7 @@ import { crudEnv, type CrudEnv } from './kit';
 import { STREAMING, streamingReplica } from './replica-backend';
 import { describeAccess } from './suite-access';
 import { describeBodyCost } from './suite-body-cost';
+import { describeBulk } from './suite-bulk';
 import { describeConditional } from './suite-conditional';
 import { describeConfig } from './suite-config';
 import { describeCustomRoutes } from './suite-custom';
@@ -65,4 +66,5 @@ function describeAreas(env: CrudEnv): void {
   describeConditional(env);
   describeAccess(env);
   describeHttp(env);
+  describeBulk(env);
 }

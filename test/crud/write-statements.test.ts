@@ -101,7 +101,9 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
     beforeAll(async () => {
       const server = await harness.mount(
         routesOf(
-          crudRouter(options({ path: '/notes' })),
+          crudRouter(
+            options({ path: '/notes', bulk: { conflictColumns: ['title'] }, filterConfig: { title__in: null } }),
+          ),
           crudRouter(options({ path: '/plain', selectSchema: undefined })),
           crudRouter(options({ path: '/hooked', model: HookedNote })),
           crudRouter(options({ path: '/scoped', filterConfig: { org: (req) => req.headers['x-org'] ?? null } })),
@@ -283,6 +285,45 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
       const next = await call('GET', `/notes?cursor=${first.body.next_cursor}&limit=2`);
       expect(next.body).toMatchObject({ data: [{ title: 'l3' }], next_cursor: null });
       expect(next.sql).toHaveLength(1);
+    });
+
+    // A bulk write is one transaction; within it, one statement per batch (and on MariaDB
+    // one read of the rows it answers).
+    const statements = (sql: string[]) =>
+      sql.filter((statement) => !/^(begin|commit|start transaction)/i.test(statement));
+    const readBack = engine === 'mysql' ? 1 : 0;
+
+    it('bulk create of N rows is one multi-row INSERT per batch, in one transaction', async () => {
+      // Rows of one key set: SQLite batches rows by the keys they give (knex would write NULL for a missing one).
+      const created = await call('POST', '/notes/bulk', [{ title: 'n1' }, { title: 'n2' }, { title: 'n3' }]);
+      expect(created.status).toBe(201);
+      expect(created.body.map((row: { title: string }) => row.title)).toEqual(['n1', 'n2', 'n3']);
+      expect(transactional(created.sql)).toBe(true);
+      expect(statements(created.sql)).toHaveLength(1 + readBack);
+      expect(statements(created.sql)[0]).toMatch(/^insert into/i);
+      const upserted = await call('POST', '/notes/bulk?on_conflict=title', [
+        { title: 'n1', price: 9 },
+        { title: 'n4', price: 4 },
+      ]);
+      expect(upserted.status).toBe(201);
+      expect(upserted.body[0]).toMatchObject({ id: created.body[0].id, price: 9 });
+      expect(statements(upserted.sql)).toHaveLength(1 + readBack);
+      expect(statements(upserted.sql)[0]).toMatch(/^insert into .*(on conflict|on duplicate key)/i);
+    });
+
+    it('bulk update and bulk delete are one conditional statement each; PUT reads the row, then upserts it', async () => {
+      for (const title of ['u1', 'u2']) await seed(title);
+      const updated = await call('PATCH', '/notes/bulk', { filter: { title__in: ['u1', 'u2'] }, set: { price: 1 } });
+      expect(updated).toMatchObject({ status: 200, body: { count: 2 } });
+      expect(statements(updated.sql)).toHaveLength(1);
+      expect(statements(updated.sql)[0]).toMatch(/^update .* where /i);
+      const byIds = await call('DELETE', '/notes/bulk', { ids: [1, 2, 3] }, { prefer: 'max-affected=5' });
+      expect(byIds).toMatchObject({ status: 200, body: { count: 2 } });
+      expect(statements(byIds.sql)).toHaveLength(1);
+      expect(statements(byIds.sql)[0]).toMatch(/^update .* where .*is_deleted/i);
+      const put = await call('PUT', '/notes/77', { title: 'put' });
+      expect(put).toMatchObject({ status: 201, body: { id: 77, title: 'put' } });
+      expect(statements(put.sql)).toHaveLength(2 + readBack);
     });
 
     it('a model with an objection hook keeps its transaction, and the hook runs', async () => {

@@ -118,6 +118,21 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
     expect(await patched.json()).toMatchObject({ id: first.body.id, name: null, price: 2 });
   });
 
+  it('creates in bulk, updates by a filter, deletes by ids and upserts with PUT', async () => {
+    const created = await call('POST', '/items/bulk', [
+      { name: 'Bulk1', category: 'bulk' },
+      { name: 'Bulk2', category: 'bulk' },
+    ]);
+    expect(created.status).toBe(201);
+    const ids = created.body.map((item: { id: number }) => item.id);
+    expect(await call('PATCH', '/items/bulk', { filter: { category: 'bulk' }, set: { price: 2 } })).toEqual({
+      status: 200,
+      body: { count: 2 },
+    });
+    expect(await call('DELETE', '/items/bulk', { ids })).toEqual({ status: 200, body: { count: 2 } });
+    expect((await call('PUT', `/items/${ids[0] + 100}`, { name: 'Put' })).status).toBe(201);
+  });
+
   it('answers unknown paths with a JSON 404', async () => {
     expect(await call('GET', '/nothing')).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });

@@ -3,6 +3,8 @@ import { ConfigurationError } from '../errors/configuration-error';
 import type { Dependency, HttpMethod, NeutralRequest, NeutralResult } from '../http/neutral';
 import type { RouteDescriptor, RouteDoc } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
+import { bulkConfig } from './bulk-options';
+import { bulkRoutes } from './bulk-routes';
 import { crudContext, type CrudContext } from './crud-context';
 import * as operations from './operations';
 import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions, type OperationKey } from './options';
@@ -124,6 +126,11 @@ export class EndpointCreator {
   /** Adds the generated route of every included operation. */
   addRoutesToRouter(): void {
     for (const op of OPERATION_KEYS) if (this.included.has(op)) this.routeList.push(this.route(op));
+    const bulk = bulkConfig(this.ctx, this.options.bulk);
+    if (bulk)
+      this.routeList.push(
+        ...bulkRoutes(this.ctx, bulk, this.options, { path: this.path, name: this.docName, tags: this.tags }),
+      );
   }
 
   /** The route of one operation; override to change a single endpoint. */

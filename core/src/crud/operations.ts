@@ -22,7 +22,8 @@ type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
 
 const ok = (json: unknown, status = 200): NeutralResult => ({ status, json });
 
-function readOptions(ctx: CrudContext) {
+/** The read options of the routes: the answer schema, joins and relationship counts. */
+export function readOptions(ctx: CrudContext) {
   return {
     schemaToSelect: ctx.selectSchema,
     joinsConfig: ctx.joins,

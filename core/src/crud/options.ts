@@ -6,6 +6,7 @@ import type { ModelClass } from '../model/model-info';
 import type { CustomFilter } from '../data/operators';
 import type { CrudRepository } from '../data/repository';
 import type { SchemaLike } from '../schema/fields';
+import type { BulkOptions } from './bulk-options';
 import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } from './field-injection';
 import type { FilterConfig, FilterValue } from './filter-config';
 import type { AccessPolicy } from '../access/policy';
@@ -129,4 +130,9 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    * dependency the app gives `bootstrap`.
    */
   access?: AccessPolicy;
+  /**
+   * Adds the bulk operations (off by default): `POST /bulk` (with `?on_conflict=` an
+   * upsert), `PATCH /bulk`, `DELETE /bulk` and `PUT /{id}`; `true` for all of them.
+   */
+  bulk?: boolean | BulkOptions;
 }

@@ -24,7 +24,8 @@ const DESCRIPTIONS: Record<number, string> = {
 // a 400 too.
 const BODY_ERRORS = [400, 413, 415];
 
-const errors = (...codes: number[]) =>
+/** The error answers of a route: the body's own and `codes`. */
+export const errors = (...codes: number[]) =>
   Object.fromEntries(
     [...new Set([...BODY_ERRORS, ...codes])]
       .sort()
@@ -34,8 +35,8 @@ const errors = (...codes: number[]) =>
       ]),
   );
 
-// One path parameter per key column: `id`, or each column of a composite key by name.
-function idParameters(ctx: CrudContext): Record<string, unknown>[] {
+/** One path parameter per key column: `id`, or each column of a composite key by name. */
+export function idParameters(ctx: CrudContext): Record<string, unknown>[] {
   const names = keyParams(ctx.info);
   return ctx.info.idColumns.map((column, i) => ({
     name: names[i],
@@ -138,8 +139,8 @@ const idempotencyParameters = (ctx: CrudContext) =>
       ]
     : [];
 
-// Each `<relation>_count` the rows carry, beside their columns.
-function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
+/** Each `<relation>_count` the rows carry, beside their columns. */
+export function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
   if (!relations) return row;
   const counts = Object.fromEntries(relations.map((name) => [`${name}_count`, { type: 'integer', minimum: 0 }]));
   return { ...row, properties: { ...row.properties, ...counts } };

@@ -145,11 +145,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   private async createRow(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean }): Promise<Row> {
-    const values = writeValues(this.info, data);
-    const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
-    if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values))
-      values[stamp] = new Date();
-    storedDates(values, db);
+    const values = this.createValues(db, data);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     // Joins and relationship counts are read with the row, so the row is read back.
     if (direct && this.joins(options).length === 0 && !options.relationshipCounts?.length) {
@@ -175,6 +171,39 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         return row as Row;
       }),
     );
+  }
+
+  /** The values a create writes for this data: each coerced to its column, the creation time stamped. */
+  createValues(db: Knex, data: Row): Row {
+    const values = writeValues(this.info, data);
+    const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
+    if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values))
+      values[stamp] = new Date();
+    return storedDates(values, db);
+  }
+
+  /** The values an update writes for this data: each coerced to its column, the update time stamped. */
+  updateValues(db: Knex, data: Row): Row {
+    const values = writeValues(this.info, data);
+    const stamp = this.options.updatedAtColumn ?? 'updated_at';
+    if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
+    return storedDates(values, db);
+  }
+
+  /** The values a soft delete writes (the flag, the deletion time, `extra`); undefined when deletes are hard. */
+  softDeleteValues(db: Knex, extra?: Row): Row | undefined {
+    const { deletedFlag } = this.ctx;
+    if (!deletedFlag) return undefined;
+    const values: Row = { ...(extra ? writeValues(this.info, extra) : {}), [deletedFlag]: true };
+    const at = this.options.deletedAtColumn ?? 'deleted_at';
+    // A deletion time the caller gives (a DeleteConfig auto field) is the one written.
+    if (this.info.columns.has(at) && values[at] === undefined) values[at] = new Date();
+    return storedDates(values, db);
+  }
+
+  /** The model, deletion flag and operators the data-layer steps share (bulk writes build on it). */
+  get readContext(): ReadContext {
+    return this.ctx;
   }
 
   /**
@@ -318,10 +347,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
       );
       return answer ? this.stripAnswer(answer, options.principal) : answer;
     }
-    const values = writeValues(this.info, data);
-    const stamp = this.options.updatedAtColumn ?? 'updated_at';
-    if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
-    storedDates(values, db);
+    const values = this.updateValues(db, data);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     const { schemaToSelect, filters } = options;
     if (
@@ -384,7 +410,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
     this.refuseUnfiltered('delete', filters, options);
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) return this.dbDelete(db, filters, { ...options, onlyActive: true } as WriteOptions);
-    const values = this.softDeleteValues(db, deletedFlag, options);
+    const values = this.softDeleteValues(db, options.values)!;
     // Never through objection (no update hook ran on a soft delete): one UPDATE whose WHERE
     // holds the flag, when the filters name one row.
     if (writesInOneStatement(this.info, filters, options.allowMultiple)) {
@@ -434,7 +460,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         const fields = selectedFields(this.info, options.schemaToSelect);
         const rows = hard
           ? await deleteReturning(target, fields)
-          : await updateReturning(target, this.softDeleteValues(db, deletedFlag!, options), fields);
+          : await updateReturning(target, this.softDeleteValues(db, options.values)!, fields);
         found(rows.length);
         return this.shape(rows, options)[0];
       });
@@ -452,15 +478,6 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
         return before as Row;
       }),
     );
-  }
-
-  /** The values of a soft delete: the flag, the deletion time unless given, the caller's values. */
-  private softDeleteValues(db: Knex, deletedFlag: string, options: DeleteOptions): Row {
-    const values: Row = { ...(options.values ? writeValues(this.info, options.values) : {}), [deletedFlag]: true };
-    const at = this.options.deletedAtColumn ?? 'deleted_at';
-    // A deletion time the caller gives (a DeleteConfig auto field) is the one written.
-    if (this.info.columns.has(at) && values[at] === undefined) values[at] = new Date();
-    return storedDates(values, db);
   }
 
   /**
@@ -704,7 +721,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> {
   }
 
   /** Runs a database call, turning the client's mistakes (duplicates, bad values) into HTTP errors. */
-  protected async guard<T>(db: Knex, work: () => Promise<T>): Promise<T> {
+  async guard<T>(db: Knex, work: () => Promise<T>): Promise<T> {
     try {
       // A write's own reads (a row read back, ids read first) are the primary's.
       const set = replicaSetOf(db);

@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   bad_request: 400,
   /** A read meant for one row matched several. */
   multiple_rows: 400,
+  /** A bulk update or delete would touch more rows than `Prefer: max-affected` (or the router) allows. */
+  too_many_affected: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
@@ -20,6 +22,8 @@ export const ERROR_CODES = {
   /** An `If-Match` names a tag the row no longer has. */
   precondition_failed: 412,
   payload_too_large: 413,
+  /** A bulk body holds more items than the router takes. */
+  too_many_items: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
   validation_failed: 422,

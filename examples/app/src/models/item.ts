@@ -43,6 +43,8 @@ const datetime = { type: ['string', 'null'], format: 'date-time' };
   selectSchema: ItemRead,
   // A create retried with its Idempotency-Key answers the first answer and writes nothing.
   idempotency: true,
+  // POST /items/bulk, PATCH /items/bulk, DELETE /items/bulk and PUT /items/{id}.
+  bulk: true,
 })
 @SoftDelete({ isDeletedColumn: 'is_deleted', deletedAtColumn: 'deleted_at' })
 export class Item extends Model {

@@ -1,0 +1,66 @@
+import { ConfigurationError } from '../errors/configuration-error';
+import { isComposite } from '../data/row-key';
+import type { CrudContext } from './crud-context';
+
+/** The bulk operations a router may offer. */
+export const BULK_OPERATIONS = ['create', 'update', 'delete', 'upsert'] as const;
+/** One bulk operation: `POST /bulk`, `PATCH /bulk`, `DELETE /bulk`, or `PUT /{id}` with `?on_conflict=`. */
+export type BulkOperation = (typeof BULK_OPERATIONS)[number];
+
+/** The `bulk` option of a router. */
+export interface BulkOptions {
+  /** The operations offered (default all four). */
+  operations?: BulkOperation[];
+  /** Largest array `POST /bulk` takes (default 1000); a longer one is a 413. */
+  maxItems?: number;
+  /** Most rows one bulk update or delete may touch; a request's `Prefer: max-affected` may lower it. */
+  maxAffected?: number;
+  /** The unique columns `?on_conflict=` may name (the primary key always may). */
+  conflictColumns?: string[];
+}
+
+/** The bulk settings of a router, checked once. */
+export interface BulkConfig {
+  operations: ReadonlySet<BulkOperation>;
+  maxItems: number;
+  maxAffected?: number;
+  conflictColumns: ReadonlySet<string>;
+}
+
+const DEFAULT_MAX_ITEMS = 1000;
+
+/** Resolves the `bulk` option, or undefined when the router offers no bulk operation. */
+export function bulkConfig(ctx: CrudContext, option: boolean | BulkOptions | undefined): BulkConfig | undefined {
+  if (!option) return undefined;
+  const init = option === true ? {} : option;
+  const model = ctx.info.model.name;
+  for (const op of init.operations ?? []) {
+    if (!(BULK_OPERATIONS as readonly string[]).includes(op))
+      throw new ConfigurationError(`bulk: unknown operation '${op}' (use ${BULK_OPERATIONS.join(', ')})`);
+  }
+  const operations = new Set<BulkOperation>(init.operations ?? BULK_OPERATIONS);
+  const maxItems = init.maxItems ?? DEFAULT_MAX_ITEMS;
+  for (const [name, value] of [
+    ['maxItems', maxItems],
+    ['maxAffected', init.maxAffected],
+  ] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1))
+      throw new ConfigurationError(`bulk.${name} must be a positive integer, got ${value}`);
+  }
+  if (isComposite(ctx.info)) throw new ConfigurationError(`bulk: model ${model} has a composite primary key`);
+  // Bulk writes do not apply an access policy's row and field rules yet: refused rather than open.
+  if (ctx.guarded) throw new ConfigurationError(`bulk: model ${model} (or a model it relates to) has an access policy`);
+  if ((operations.has('create') || operations.has('upsert')) && !ctx.createSchema)
+    throw new ConfigurationError('bulk: createSchema is required for bulk create and upsert');
+  if ((operations.has('update') || operations.has('upsert')) && !ctx.updateSchema)
+    throw new ConfigurationError('bulk: updateSchema is required for bulk update and upsert');
+  // An upsert's update would reach a row outside the caller's row-level scope.
+  if (operations.has('upsert') && ctx.filters.some((filter) => filter.dependency))
+    throw new ConfigurationError(`bulk: upsert cannot keep a row-level scope (filterConfig dependency) of ${model}`);
+  const conflictColumns = new Set([ctx.info.idColumn, ...(init.conflictColumns ?? [])]);
+  for (const column of conflictColumns) {
+    if (!ctx.info.columns.has(column))
+      throw new ConfigurationError(`bulk.conflictColumns: '${column}' is not a column of model ${model}`);
+  }
+  return { operations, maxItems, maxAffected: init.maxAffected, conflictColumns };
+}

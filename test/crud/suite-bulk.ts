@@ -1,0 +1,153 @@
+// Bulk and upsert: every row of a request or none, one statement per batch.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { crudRouter, ForbiddenError, type Dependency } from '@crudsmith/core';
+import { itemOptions, storedRow, type Api, type CrudEnv } from './kit';
+
+export function describeBulk(env: CrudEnv): void {
+  describe('bulk create, update and delete, and upsert', () => {
+    let api: Api;
+    let guarded: Api;
+    const deny: Dependency = (req) => {
+      if (req.headers['x-deny']) throw new ForbiddenError('denied');
+    };
+    const json = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+      api.send(method, path, {
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+    const names = async (where: Record<string, unknown>) =>
+      (await env.knex('items').where(where).orderBy('id')).map((row: { name: string }) => row.name);
+
+    beforeAll(async () => {
+      await env.resetItems();
+      api = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            filterConfig: { category: null, price__lt: null },
+            bulk: { maxItems: 3, conflictColumns: ['name'] },
+          }),
+        ),
+      );
+      // The single-row operations' dependencies and auto fields apply to their bulk forms.
+      guarded = await env.serve(
+        crudRouter(
+          itemOptions(env.knex, {
+            path: '/guarded-bulk',
+            bulk: true,
+            createDeps: [deny],
+            updateDeps: [deny],
+            deleteDeps: [deny],
+            createConfig: { autoFields: { category: () => 'auto' } },
+            updateConfig: { autoFields: { description: () => 'stamped' } },
+          }),
+        ),
+      );
+    });
+
+    it('creates every item in order and answers 201 with the rows as a read answers them', async () => {
+      const res = await json('POST', '/items/bulk', [{ name: 'b1', price: 1 }, { name: 'b2' }]);
+      expect(res.status).toBe(201);
+      expect(res.body.map((row: { name: string }) => row.name)).toEqual(['b1', 'b2']);
+      expect(res.body[0]).toMatchObject({ price: 1, category: null, updated_at: null });
+      expect((await api.get(`/items/${res.body[1].id}`)).body).toEqual(res.body[1]);
+    });
+
+    it("answers 422 with each error located under its item's index, and writes none of them", async () => {
+      const res = await json('POST', '/items/bulk', [{ name: 'ok1' }, { price: 'cheap' }, { name: 'ok3', id: 99 }]);
+      expect(res.status).toBe(422);
+      expect(res.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+        ['body', 1, 'price'],
+        ['body', 2, 'id'],
+      ]);
+      expect(await names({ name: 'ok1' })).toEqual([]);
+      const clash = await json('POST', '/items/bulk', [{ name: 'ok4' }, { name: 'Alpha' }]);
+      expect(clash.status).toBe(409);
+      expect(await names({ name: 'ok4' })).toEqual([]);
+    });
+
+    it('answers 413 for more items than the router takes, and 422 for a body that is not an array', async () => {
+      const res = await json('POST', '/items/bulk', [{}, {}, {}, {}]);
+      expect(res.status).toBe(413);
+      expect(typeof res.body.detail).toBe('string');
+      expect((await json('POST', '/items/bulk', { name: 'x' })).status).toBe(422);
+    });
+
+    it('updates every live row the filter matches in one request and answers the count', async () => {
+      const res = await json('PATCH', '/items/bulk', { filter: { category: 'tools' }, set: { description: 'bulk' } });
+      expect(res).toMatchObject({ status: 200, body: { count: 2 } });
+      expect(await names({ description: 'bulk' })).toEqual(['Alpha', 'beta']);
+      const unknown = await json('PATCH', '/items/bulk', { filter: { colour: 'red' }, set: { price: 1 } });
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.detail[0].loc).toEqual(['body', 'filter', 'colour']);
+    });
+
+    it('refuses with 400 and changes nothing when Prefer: max-affected is lower than the rows matched', async () => {
+      const set = { filter: { price__lt: 20 }, set: { description: 'capped' } };
+      const refused = await json('PATCH', '/items/bulk', set, { prefer: 'max-affected=2' });
+      expect(refused.status).toBe(400);
+      expect(await names({ description: 'capped' })).toEqual([]);
+      const gone = await json('DELETE', '/items/bulk', { filter: { price__lt: 20 } }, { prefer: 'max-affected=1' });
+      expect(gone.status).toBe(400);
+      expect(await names({ is_deleted: true })).toEqual([]);
+    });
+
+    it('soft-deletes the rows of the given ids, counting only the live ones', async () => {
+      const res = await json('DELETE', '/items/bulk', { ids: [5, 6, 1000] });
+      expect(res).toMatchObject({ status: 200, body: { count: 2 } });
+      expect(await storedRow(env.knex, 'items', 5)).toMatchObject({ is_deleted: true, deleted_at: expect.anything() });
+      expect((await api.get('/items/6')).status).toBe(404);
+      expect((await json('DELETE', '/items/bulk', { ids: [5] })).body).toEqual({ count: 0 });
+      const typo = await json('DELETE', '/items/bulk', { ids: ['five'] });
+      expect(typo.status).toBe(422);
+      expect(typo.body.detail[0].loc).toEqual(['body', 'ids']);
+    });
+
+    it("runs the single-row operations' dependencies and auto fields, and documents every bulk route", async () => {
+      const send = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+        guarded.send(method, path, {
+          body: JSON.stringify(body),
+          headers: { 'content-type': 'application/json', ...headers },
+        });
+      const denied = { 'x-deny': '1' };
+      expect((await send('POST', '/guarded-bulk/bulk', [{ name: 'g1' }], denied)).status).toBe(403);
+      expect((await send('PATCH', '/guarded-bulk/bulk', { filter: {}, set: {} }, denied)).status).toBe(403);
+      expect((await send('DELETE', '/guarded-bulk/bulk', { ids: [1] }, denied)).status).toBe(403);
+      expect((await send('PUT', '/guarded-bulk/600', { name: 'g0' }, denied)).status).toBe(403);
+      const created = await send('POST', '/guarded-bulk/bulk', [{ name: 'g1' }, { name: 'g2' }]);
+      expect(created.body.map((row: { category: string }) => row.category)).toEqual(['auto', 'auto']);
+      expect((await send('POST', '/guarded-bulk/bulk', [{ category: 'mine' }])).status).toBe(422);
+      const put = await send('PUT', `/guarded-bulk/${created.body[0].id}`, { price: 3 });
+      expect(put).toMatchObject({ status: 200, body: { category: 'auto', description: 'stamped', price: 3 } });
+      const routes = crudRouter(itemOptions(env.knex, { bulk: true })).routes;
+      for (const operation of ['items_bulk_create', 'items_bulk_update', 'items_bulk_delete', 'items_upsert']) {
+        const doc = routes.find((route) => route.operation === operation)?.doc;
+        expect(doc?.requestBody, operation).toBeDefined();
+        expect(Object.keys(doc!.responses!), operation).toContain('422');
+      }
+    });
+
+    it('PUT creates the row of an id with 201, then replaces the fields it gives with 200', async () => {
+      const created = await json('PUT', '/items/500', { name: 'put', price: 2 });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ id: 500, name: 'put', price: 2 });
+      const replaced = await json('PUT', '/items/500', { name: 'put2' });
+      expect(replaced.status).toBe(200);
+      expect(replaced.body).toMatchObject({ id: 500, name: 'put2', price: 2, updated_at: expect.any(String) });
+      expect((await api.get('/items/500')).body).toEqual(replaced.body);
+      // Another row's unique value is a conflict, never an update of that row.
+      expect((await json('PUT', '/items/501', { name: 'Alpha' })).status).toBe(409);
+    });
+
+    it('upserts on a declared unique column with on_conflict, and refuses any other column with 400', async () => {
+      const res = await json('POST', '/items/bulk?on_conflict=name', [
+        { name: 'Gamma', price: 7 },
+        { name: 'up-new', price: 8 },
+      ]);
+      expect(res.status).toBe(201);
+      expect(res.body.map((row: { price: number }) => row.price)).toEqual([7, 8]);
+      expect(res.body[0].id).toBe(3);
+      expect((await storedRow(env.knex, 'items', 3))?.category).toBe('garden');
+      expect((await json('POST', '/items/bulk?on_conflict=category', [{ name: 'x' }])).status).toBe(400);
+    });
+  });
+}
