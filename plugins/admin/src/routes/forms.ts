@@ -76,7 +76,10 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const named = form.label ?? id;
     const title = mode === 'create' ? `New ${one}` : `Edit ${one} ${named}`;
     const multipart = fields.some((f) => f.input === 'file');
-    const unlockAction = mode === 'update' && view.view.unlock ? `${base}/unlock/${encodeURIComponent(id!)}` : null;
+    const unlockAction =
+      mode === 'update' && view.view.unlock && (await lockedOut(view, id!))
+        ? `${base}/unlock/${encodeURIComponent(id!)}`
+        : null;
     const signOutAction =
       mode === 'update' && view.view.signOutEverywhere ? `${base}/sign-out/${encodeURIComponent(id!)}` : null;
     return html(
@@ -209,4 +212,13 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     );
   }
   return routes;
+}
+
+// Whether the row's account is locked, as the view's `isLocked` says (without one: always, so the button shows).
+async function lockedOut(view: ResolvedView, idText: string): Promise<boolean> {
+  const isLocked = view.view.isLocked;
+  if (!isLocked) return true;
+  const id = parseId(view, idText);
+  // An account's key is one column; a composite key names no account.
+  return (typeof id === 'string' || typeof id === 'number') && (await isLocked(id));
 }
