@@ -3,6 +3,7 @@ import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
+import { columnFilterConditions, filterControls, filterParams, parseColumnFilters } from '../list-filters';
 import { columnHeads, rowCells, showValue } from '../format-value';
 import { referenceLabels } from '../reference-labels';
 import { rowIdText } from '../ids';
@@ -58,8 +59,9 @@ export async function listLocals(
   principal: AdminPrincipal,
 ): Promise<Record<string, unknown>> {
   const query = parseAdminListQuery(req, view);
+  const filters = parseColumnFilters(req, view);
   const { data, total_count: total = 0 } = await view.repository.getMulti(ctx.knex, {
-    filters: searchFilters(query, view),
+    filters: { ...searchFilters(query, view), ...columnFilterConditions(filters) },
     offset: (query.page - 1) * query.rowsPerPage,
     limit: query.rowsPerPage,
     sortColumns: query.sort ?? view.info.idColumn,
@@ -76,6 +78,7 @@ export async function listLocals(
       'rows-per-page-select': String(query.rowsPerPage),
       ...(query.column ? { 'column-to-search': query.column } : {}),
       ...(query.search ? { search: query.search } : {}),
+      ...filterParams(filters),
       ...(sort ? { sort } : {}),
     }).toString();
   // A column's header sorts by it (descending when it already sorts ascending), keeping the search.
@@ -109,6 +112,8 @@ export async function listLocals(
     nextPartial: query.page < pages ? `${base}/get_model_list?${state(query.page + 1)}` : null,
     listState: state(query.page),
     sortLinks,
+    filters: filterControls(view, filters),
+    filtering: Object.keys(filterParams(filters)).length > 0,
   };
 }
 
