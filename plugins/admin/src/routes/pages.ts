@@ -4,6 +4,7 @@ import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
 import { columnFilterConditions, filterControls, filterParams, parseColumnFilters } from '../list-filters';
+import { activityChart } from '../activity-chart';
 import { columnHeads, rowCells, showValue } from '../format-value';
 import { referenceLabels } from '../reference-labels';
 import { rowIdText } from '../ids';
@@ -22,12 +23,19 @@ const LATEST_EVENTS = 10;
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
   const content = async () => {
     const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
+    // With the log on, each model's writes a day (one grouped query) and the latest events (one small indexed query).
+    const activity = ctx.events.enabled ? await ctx.events.activity(views.map((v) => v.name)) : null;
     const rows = await Promise.all(
-      views.map(async (v) => ({ name: v.name, label: v.labels.plural, count: await counts.of(v) })),
+      views.map(async (v) => ({
+        name: v.name,
+        label: v.labels.plural,
+        count: await counts.of(v),
+        chart: activity ? activityChart(v.name, v.labels.plural, activity.get(v.name)!) : null,
+      })),
     );
-    // The latest events, when the log is on: one small indexed query.
     const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
     return {
+      charts: activity !== null,
       rows,
       latest: latest.map((e) => ({
         at: showValue(e.at, AT),
