@@ -142,7 +142,6 @@ export function filterParams(filters: readonly ColumnFilter[]): Record<string, s
 export function filterControls(view: ResolvedView, filters: readonly ColumnFilter[]): Record<string, unknown>[] {
   return filters.map(({ column, kind, value, from, to }) => ({
     name: `f.${column.name}`,
-    id: `filter-${column.name}`,
     label: view.labels.columns.get(column.name) ?? column.name,
     kind,
     input: kind === 'date' ? 'date' : kind === 'number' ? 'number' : 'text',
