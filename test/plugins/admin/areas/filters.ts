@@ -72,6 +72,39 @@ export function filtersArea(harness: AdapterHarness, engine: Engine): void {
       expect(rowIds((await client.get(`/admin/gadgets/?f.uid=${uids[0].toUpperCase()}`)).text)).toEqual([uids[0]]);
     });
 
+    it("searches a foreign key's rows on the server (at most 20, one query), and its form select starts bounded", async () => {
+      const queries: string[] = [];
+      const listen = (query: { sql: string }) => void queries.push(query.sql);
+      env.db.knex.on('query', listen);
+      let found;
+      try {
+        found = await client.get('/admin/users/lookup/tier_id?q=PR', { accept: 'application/json' });
+      } finally {
+        env.db.knex.removeListener('query', listen);
+      }
+      expect(found.json).toEqual({ options: [{ value: String(tierIds[1]), label: 'pro' }] });
+      expect(queries.filter((sql) => /\btiers\b/.test(sql))).toHaveLength(1);
+      expect((await client.get(`/admin/users/lookup/tier_id?q=${tierIds[0]}`)).json.options).toContainEqual({
+        value: String(tierIds[0]),
+        label: 'free',
+      });
+      expect((await client.get(`/admin/users/lookup/tier_id?q=${'x'.repeat(51)}`)).status).toBe(422);
+      expect((await client.get('/admin/users/lookup/username?q=a')).status).toBe(404);
+      // 25 more tiers: the lookup and the form's select hold 20 (and the row's own tier).
+      await env.db
+        .knex('tiers')
+        .insert(Array.from({ length: 25 }, (_, i) => ({ name: `t-${String(i).padStart(2, '0')}` })));
+      expect((await client.get('/admin/users/lookup/tier_id?q=')).json.options).toHaveLength(20);
+      const last = await env.db.knex('tiers').where({ name: 't-24' }).first();
+      await env.db.knex('app_users').where({ username: 'bob' }).update({ tier_id: last.id });
+      const bob = await env.db.knex('app_users').where({ username: 'bob' }).first();
+      const form = (await client.get(`/admin/users/update/${bob.id}`)).text;
+      expect(form).toContain('data-lookup="/admin/users/lookup/tier_id"');
+      const select = /<select id="f-tier_id"[\s\S]*?<\/select>/.exec(form)![0];
+      expect(select.match(/<option/g)).toHaveLength(22);
+      expect(select).toContain(`<option value="${last.id}" selected>t-24</option>`);
+    });
+
     it('refuses an unknown, hidden or JSON column, a wrong part and a value the column cannot hold with 422', async () => {
       for (const query of [
         'f.nope=1',
