@@ -84,6 +84,8 @@ describe.each(ENGINES)('example app /admin with %s', (engine) => {
     });
     expect(created.status).toBe(303);
     const lok = await ex.db.knex('users').where({ username: 'lok' }).first();
+    // Not locked yet: no Unlock button (the account plugin's isLocked says so).
+    expect((await panel.get(`/admin/users/update/${lok.id}`)).text).not.toContain('/unlock/');
     let status = 0;
     for (let i = 0; i < 12 && status !== 429; i++)
       status = (await ex.client().login('lok', 'a wrong password here')).status;
@@ -98,6 +100,7 @@ describe.each(ENGINES)('example app /admin with %s', (engine) => {
     expect(unlocked.status).toBe(303);
     expect(unlocked.headers.get('location')).toBe(`/admin/users/update/${lok.id}`);
     expect((await ex.client().login('lok', 'lok has a long password')).status).toBe(200);
+    expect((await panel.get(`/admin/users/update/${lok.id}`)).text).not.toContain('/unlock/');
     const events = await ex.db.knex('admin_events').where({ event_type: 'unlock', model: 'users' }).select('record_id');
     expect(events.map((e) => String(e.record_id))).toEqual([String(lok.id)]);
   });

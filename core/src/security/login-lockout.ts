@@ -185,6 +185,13 @@ export class Lockout {
     return { count: Number(row?.failures ?? 0), retryAfter: Math.ceil((start + windowMs - now) / 1000) };
   }
 
+  /** Which of `keys` are locked at `now` (one query; a page of accounts asks once). */
+  async lockedKeys(keys: readonly string[], now: number): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.knex(this.table).whereIn('key', keys).where('locked_until', '>', now).select('key');
+    return new Set((rows as { key: string }[]).map((row) => row.key));
+  }
+
   /** A success clears the count. */
   async succeed(key: string): Promise<void> {
     await this.knex(this.table).where({ key }).delete();

@@ -84,6 +84,8 @@ export interface ExampleAdminOptions {
   hashPool?: HashPool;
   /** Lifts an API user's sign-in lockout (the account plugin's `unlock`): the users view's Unlock button. */
   unlockUser?: (id: string | number) => Promise<void>;
+  /** Whether an API user is locked out (the account plugin's `isLocked`): the Unlock button shows only then. */
+  isUserLocked?: (id: string | number) => Promise<boolean>;
   /** Ends an API user's sessions and tokens (the account plugin's `signOutEverywhere`): after a password set, delete or restore, and the users view's button. */
   signOutUser?: (id: string | number) => Promise<void>;
 }
@@ -123,6 +125,7 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         displayField: 'username',
         references: { tier_id: 'tiers' },
         unlock: options.unlockUser,
+        isLocked: options.isUserLocked,
         signOutEverywhere: options.signOutUser,
         // An address the admin types is not proven: the user verifies it again.
         verifiedEmail: { column: 'email', flag: 'is_verified' },

@@ -138,6 +138,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     bcryptRounds: options.bcryptRounds,
     tiers: limits.tiers,
     unlockUser: auth.unlock,
+    isUserLocked: auth.isLocked,
     signOutUser: auth.signOutEverywhere,
     hashPool,
   });

@@ -204,6 +204,12 @@ export class AccountCore {
     await this.lockout.succeed(`user:${userId}`);
   }
 
+  /** Whether a user's sign-in is locked out now (what `unlock` would lift). */
+  async isLocked(userId: string | number): Promise<boolean> {
+    const key = `user:${userId}`;
+    return (await this.lockout.lockedKeys([key], this.now())).has(key);
+  }
+
   /** Starts a session for a signed-in user, replacing the one the request came with. */
   async startSession(req: NeutralRequest, row: Row): Promise<{ cookies: CookieToSet[]; csrfToken: string }> {
     const sessions = this.requireSessions();

@@ -58,6 +58,8 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
   sudo: Sudo;
   /** Lifts the sign-in lockout of the user with this id (the admin's Unlock button on the users view). */
   unlock(userId: string | number): Promise<void>;
+  /** Whether the user with this id is locked out of sign-in now (the admin shows its Unlock button only then). */
+  isLocked(userId: string | number): Promise<boolean>;
   /** A dependency that answers 403 unless the caller elevated with `sudo.elevate` recently. */
   requireSudo(): Dependency<User>;
   /** A dependency that answers 403 unless the caller signed in within `freshSignInSeconds`. */
@@ -155,6 +157,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
     currentUser: currentUserFactory(core) as AccountPlugin<User>['currentUser'],
     principal: principalDependency(core),
     unlock: (userId) => core.unlock(userId),
+    isLocked: (userId) => core.isLocked(userId),
     sudo,
     requireSudo: requireSudo as () => Dependency<User>,
     requireFreshSignIn: freshSignInGate(core) as () => Dependency<User>,

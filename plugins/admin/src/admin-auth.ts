@@ -128,6 +128,13 @@ export class AdminAuth {
     await this.lockout.succeed(this.lockoutKey(username));
   }
 
+  /** The ones of `usernames` locked out of sign-in now (one query). */
+  async lockedOf(usernames: readonly string[]): Promise<Set<string>> {
+    const keys = new Map(usernames.map((name) => [this.lockoutKey(name), name]));
+    const locked = await this.lockout.lockedKeys([...keys.keys()], this.settings.now());
+    return new Set([...locked].map((key) => keys.get(key)!));
+  }
+
   // The lockout's key: a hash of the folded name, so unknown names lock exactly like real ones.
   private lockoutKey(username: string): string {
     return `admin:${hashSecret(foldUsername(username))}`;

@@ -23,6 +23,7 @@ import { bulkDeleteRoute } from './routes/bulk-delete';
 import { crudApiRoutes } from './routes/crud-api';
 import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
+import { lookupRoutes } from './routes/lookup';
 import { revertRoute } from './routes/revert';
 import { hasTrash, trashRoutes } from './routes/trash';
 import { accountActionRoute } from './routes/account-actions';
@@ -149,7 +150,7 @@ export function admin(options: AdminOptions): AdminPlugin {
   ];
   for (const view of views.values()) {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
-    routes.push(...formRoutes(ctx, view, counts));
+    routes.push(...formRoutes(ctx, view, counts), ...lookupRoutes(ctx, view));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
     if (hasTrash(view)) routes.push(...trashRoutes(ctx, view, counts));
     if (view.view.unlock)

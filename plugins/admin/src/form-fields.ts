@@ -15,6 +15,8 @@ export interface FormField {
   /** The current value as the input shows it (never a password). */
   value: string;
   checked?: boolean;
+  /** A foreign key's search route: its select's search box asks it for rows. */
+  lookup?: string;
   /** The content types a file input offers. */
   accept?: string;
 }

@@ -76,6 +76,12 @@ export interface ModelView {
    */
   unlock?: (id: string | number) => Promise<void>;
   /**
+   * Whether the row's account is locked out of sign-in now (the account plugin's
+   * `isLocked`): with it, the Unlock button shows only for a locked account; without it,
+   * on every row.
+   */
+  isLocked?: (id: string | number) => Promise<boolean>;
+  /**
    * Ends every session, access token and refresh token of the row's account (the account
    * plugin's `signOutEverywhere`). When given, it runs after the admin sets the row's
    * password, deletes it (soft or for good) or restores it from the trash, and the row's

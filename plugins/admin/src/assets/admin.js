@@ -70,3 +70,26 @@ function localTimes(root) {
 }
 localTimes(document);
 document.addEventListener('htmx:afterSettle', (event) => localTimes(event.target));
+
+// A foreign key's search box: as the admin types, the lookup route's rows (at most 20)
+// replace the select's options, keeping the chosen one and the empty choice.
+let lookupTimer;
+document.addEventListener('input', (event) => {
+  const box = event.target instanceof Element ? event.target.closest('input.lookup') : null;
+  if (!box) return;
+  window.clearTimeout(lookupTimer);
+  lookupTimer = window.setTimeout(async () => {
+    const select = document.getElementById(box.getAttribute('aria-controls'));
+    const response = await fetch(`${box.dataset.lookup}?q=${encodeURIComponent(box.value)}`, {
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' },
+    });
+    if (!response.ok || !select) return;
+    const { options } = await response.json();
+    const kept = [...select.options].filter((o) => o.selected || o.value === '');
+    select.replaceChildren(
+      ...kept,
+      ...options.filter((o) => !kept.some((k) => k.value === o.value)).map((o) => new window.Option(o.label, o.value)),
+    );
+  }, 250);
+});

@@ -17,6 +17,7 @@ import { autoValues } from '../model-declaration';
 import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import { requiredOnCreate } from '../required-fields';
+import { LOOKUP_LIMIT, findChoices, type Choice } from './lookup';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads } from '../uploads';
@@ -44,22 +45,24 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   const base = `${ctx.mount}/${view.name}`;
   const routes: RouteDescriptor[] = [];
 
-  const choices = async () => {
-    const lists = new Map<string, { value: string; label: string }[]>();
+  // A foreign key's select starts with the first rows by label and the row it holds now;
+  // its search box asks the lookup route for others (never the whole table).
+  const choices = async (values: Record<string, unknown>) => {
+    const lists = new Map<string, Choice[]>();
     for (const [column, target] of Object.entries(view.view.references ?? {})) {
       const other = ctx.views.get(target)!;
-      const rows = await ctx
-        .knex(other.info.table)
-        .select(other.info.idColumn, other.displayField)
-        .orderBy(other.displayField)
-        .limit(1000);
-      lists.set(
-        column,
-        rows.map((r: Record<string, unknown>) => ({
-          value: String(r[other.info.idColumn]),
-          label: String(r[other.displayField]),
-        })),
-      );
+      const list = await findChoices(ctx, other, '', LOOKUP_LIMIT);
+      // Only a value the key can hold is looked up (a re-shown form may echo any text).
+      const current = parseId(other, values[column] === undefined ? undefined : String(values[column]));
+      if (current !== undefined && !Array.isArray(current) && !list.some((c) => c.value === String(current))) {
+        const row = await ctx
+          .knex(other.info.table)
+          .where(other.info.idColumn, current as string)
+          .first(other.info.idColumn, other.displayField);
+        if (row)
+          list.unshift({ value: String(row[other.info.idColumn]), label: String(row[other.displayField] ?? '') });
+      }
+      lists.set(column, list);
     }
     return lists;
   };
@@ -68,15 +71,18 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const { mode, values, errors = {}, id } = form;
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
     const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, {
-      choices: await choices(),
+      choices: await choices(values),
       required,
-    });
+    }).map((f) => (view.view.references?.[f.name] ? { ...f, lookup: `${base}/lookup/${f.name}` } : f));
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const one = view.labels.singular.toLowerCase();
     const named = form.label ?? id;
     const title = mode === 'create' ? `New ${one}` : `Edit ${one} ${named}`;
     const multipart = fields.some((f) => f.input === 'file');
-    const unlockAction = mode === 'update' && view.view.unlock ? `${base}/unlock/${encodeURIComponent(id!)}` : null;
+    const unlockAction =
+      mode === 'update' && view.view.unlock && (await lockedOut(view, id!))
+        ? `${base}/unlock/${encodeURIComponent(id!)}`
+        : null;
     const signOutAction =
       mode === 'update' && view.view.signOutEverywhere ? `${base}/sign-out/${encodeURIComponent(id!)}` : null;
     return html(
@@ -209,4 +215,13 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     );
   }
   return routes;
+}
+
+// Whether the row's account is locked, as the view's `isLocked` says (without one: always, so the button shows).
+async function lockedOut(view: ResolvedView, idText: string): Promise<boolean> {
+  const isLocked = view.view.isLocked;
+  if (!isLocked) return true;
+  const id = parseId(view, idText);
+  // An account's key is one column; a composite key names no account.
+  return (typeof id === 'string' || typeof id === 'number') && (await isLocked(id));
 }

@@ -29,9 +29,11 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     form: { username?: string; errors?: Record<string, string> } = {},
   ) => {
     const users = await auth.users.list();
+    const locked = await auth.lockedOf(users.map((u) => u.username));
     const rows = await Promise.all(
       users.map(async (u) => ({
         ...u,
+        locked: locked.has(u.username),
         createdAt: u.createdAt.toISOString(),
         sessions: (await auth.sessions.list(u.id)).length,
       })),

@@ -3,6 +3,8 @@ import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
+import { columnFilterConditions, filterControls, filterParams, parseColumnFilters } from '../list-filters';
+import { activityChart } from '../activity-chart';
 import { columnHeads, rowCells, showValue } from '../format-value';
 import { referenceLabels } from '../reference-labels';
 import { rowIdText } from '../ids';
@@ -21,12 +23,19 @@ const LATEST_EVENTS = 10;
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
   const content = async () => {
     const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
+    // With the log on, each model's writes a day (one grouped query) and the latest events (one small indexed query).
+    const activity = ctx.events.enabled ? await ctx.events.activity(views.map((v) => v.name)) : null;
     const rows = await Promise.all(
-      views.map(async (v) => ({ name: v.name, label: v.labels.plural, count: await counts.of(v) })),
+      views.map(async (v) => ({
+        name: v.name,
+        label: v.labels.plural,
+        count: await counts.of(v),
+        chart: activity ? activityChart(v.name, v.labels.plural, activity.get(v.name)!) : null,
+      })),
     );
-    // The latest events, when the log is on: one small indexed query.
     const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
     return {
+      charts: activity !== null,
       rows,
       latest: latest.map((e) => ({
         at: showValue(e.at, AT),
@@ -58,8 +67,9 @@ export async function listLocals(
   principal: AdminPrincipal,
 ): Promise<Record<string, unknown>> {
   const query = parseAdminListQuery(req, view);
+  const filters = parseColumnFilters(req, view);
   const { data, total_count: total = 0 } = await view.repository.getMulti(ctx.knex, {
-    filters: searchFilters(query, view),
+    filters: { ...searchFilters(query, view), ...columnFilterConditions(filters) },
     offset: (query.page - 1) * query.rowsPerPage,
     limit: query.rowsPerPage,
     sortColumns: query.sort ?? view.info.idColumn,
@@ -76,6 +86,7 @@ export async function listLocals(
       'rows-per-page-select': String(query.rowsPerPage),
       ...(query.column ? { 'column-to-search': query.column } : {}),
       ...(query.search ? { search: query.search } : {}),
+      ...filterParams(filters),
       ...(sort ? { sort } : {}),
     }).toString();
   // A column's header sorts by it (descending when it already sorts ascending), keeping the search.
@@ -109,6 +120,8 @@ export async function listLocals(
     nextPartial: query.page < pages ? `${base}/get_model_list?${state(query.page + 1)}` : null,
     listState: state(query.page),
     sortLinks,
+    filters: filterControls(view, filters),
+    filtering: Object.keys(filterParams(filters)).length > 0,
   };
 }
 

@@ -101,12 +101,46 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect(row).not.toContain('{&quot;');
     });
 
-    it('shows the latest events on the dashboard', async () => {
-      const page = await client.get('/admin/');
+    it('shows the latest events on the dashboard, and a chart of writes a day per model in one grouped query', async () => {
+      // Besides today's create, update and delete of an item: two creates two days ago, one
+      // past the 30 days, and a sign-in, which no chart counts.
+      const at = (days: number) => Date.now() - days * 86_400_000;
+      const row = (type: string, days: number) => ({ event_type: type, model: 'items', created_at: at(days) });
+      const extra = [row('create', 2), row('create', 2), row('create', 40), row('sign_in', 2)];
+      await env.db.knex('admin_events').insert(extra);
+      const queries: string[] = [];
+      const listen = (query: { sql: string }) => void queries.push(query.sql);
+      env.db.knex.on('query', listen);
+      let page;
+      try {
+        page = await client.get('/admin/');
+      } finally {
+        env.db.knex.removeListener('query', listen);
+        await env.db.knex('admin_events').where('created_at', '<', at(1)).delete();
+      }
       expect(page.text).toContain('Latest events');
       expect(page.text).toMatch(
         /<tr><td><time datetime="[^"]+Z" title="[^"]+">[^<]+<\/time><\/td><td>(view|update|delete|create)<\/td><td>root<\/td><td>items<\/td>/,
       );
+      const onLog = queries.filter((sql) => /admin_events/.test(sql));
+      expect(onLog.filter((sql) => /group by/i.test(sql))).toHaveLength(1);
+      expect(onLog.length).toBeLessThanOrEqual(3);
+      const chart =
+        /<svg class="activity" role="img" aria-labelledby="activity-items-title activity-items-desc"[\s\S]*?<\/svg>/.exec(
+          page.text,
+        )?.[0];
+      expect(chart).toContain('<title id="activity-items-title">Items: changes a day over the last 30 days</title>');
+      expect(chart).toMatch(
+        /<desc id="activity-items-desc">3 created, \d+ updated, 1 deleted in all; the busiest day, [^,]+, had \d+\.<\/desc>/,
+      );
+      // A bar a day: 30 titles, two days ago with its two creates, today with each type (the earlier cases' writes).
+      expect(chart!.match(/<g><title>/g)).toHaveLength(30);
+      expect(chart).toMatch(/<g><title>[^<]+: 2 created, 0 updated, 0 deleted<\/title>/);
+      expect(chart).toMatch(
+        /<g><title>[^<]+: 1 created, [1-9]\d* updated, 1 deleted<\/title>(<rect[^>]*><\/rect>){4}<\/g><text/,
+      );
+      expect(page.text).toContain('aria-labelledby="activity-gadgets-title activity-gadgets-desc"');
+      expect(page.text).toContain('No creates, updates or deletes in these days.');
     });
 
     it('never logs a password or its hash', async () => {

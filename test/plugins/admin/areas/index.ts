@@ -6,6 +6,7 @@ import { bulkDeleteArea } from './bulk-delete';
 import { crudApiArea } from './crud-api';
 import { csrfArea } from './csrf';
 import { eventsArea } from './events';
+import { filtersArea } from './filters';
 import { formsArea } from './forms';
 import { labelsArea } from './labels';
 import { managementArea } from './management';
@@ -20,6 +21,7 @@ const areas = [
   signInArea,
   csrfArea,
   pagesArea,
+  filtersArea,
   formsArea,
   bulkDeleteArea,
   managementArea,

@@ -56,10 +56,15 @@ export function managementArea(harness: AdapterHarness, engine: Engine): void {
       for (let i = 0; i < 3; i++) expect((await env.client().login('forgetful', 'a wrong password')).status).toBe(401);
       expect((await env.client().login('forgetful', 'forgetful long password')).status).toBe(429);
       const [user] = await env.db.knex('admin_users').where({ username: 'forgetful' }).select('id');
+      // Only the locked user has an Unlock button.
+      const listed = (await client.get(`${base}/`)).text;
+      expect(listed).toContain(`action="${base}/${user.id}/unlock"`);
+      expect(listed.match(/\/unlock"/g)).toHaveLength(1);
       expect((await client.request('POST', `${base}/${user.id}/unlock`, { form: {} })).status).toBe(403);
       expect((await env.client().login('forgetful', 'forgetful long password')).status).toBe(429);
       expect((await client.postForm(`${base}/${user.id}/unlock`, {})).status).toBe(303);
       expect((await env.client().login('forgetful', 'forgetful long password')).status).toBe(303);
+      expect((await client.get(`${base}/`)).text).not.toContain('/unlock"');
     });
 
     it('answers 404 for an unknown user or session handle, and 403 without the CSRF token', async () => {

@@ -24,7 +24,14 @@ export function unlockArea(harness: AdapterHarness, engine: Engine): void {
       const { models } = adminOptions({} as TestDatabase);
       env = await startAdminApp(harness, engine, {
         eventIntegration: true,
-        models: { ...models, users: { ...models.users, unlock: (id) => lockout.succeed(`user:${id}`) } },
+        models: {
+          ...models,
+          users: {
+            ...models.users,
+            unlock: (id) => lockout.succeed(`user:${id}`),
+            isLocked: async (id) => (await lockout.lockedKeys([`user:${id}`], Date.now())).size > 0,
+          },
+        },
       });
       await loginFailureMigration(TABLE).up(env.db.knex);
       await loginLockoutsMigration(TABLE).up(env.db.knex);
@@ -36,6 +43,8 @@ export function unlockArea(harness: AdapterHarness, engine: Engine): void {
           .status,
       ).toBe(303);
       userId = (await env.db.knex('app_users').where({ username: 'locked' }).first()).id;
+      // Not locked yet: the view's isLocked says so, and the page has no button.
+      expect((await client.get(`/admin/users/update/${userId}`)).text).not.toContain('/unlock/');
       for (let i = 0; i < 2; i++) {
         await lockout.attempt(`user:${userId}`, Date.now());
         await lockout.fail(`user:${userId}`, Date.now());
@@ -46,7 +55,7 @@ export function unlockArea(harness: AdapterHarness, engine: Engine): void {
       await env?.close();
     });
 
-    it('shows an Unlock button on the update page of a view with unlock, and none on others', async () => {
+    it('shows an Unlock button on the update page of a locked account, and none on other views', async () => {
       expect((await client.get(`/admin/users/update/${userId}`)).text).toContain(
         `action="/admin/users/unlock/${userId}"`,
       );
@@ -66,6 +75,7 @@ export function unlockArea(harness: AdapterHarness, engine: Engine): void {
       expect(answer.status).toBe(303);
       expect(answer.headers.get('location')).toBe(`/admin/users/update/${userId}`);
       expect(await locked()).toBe(false);
+      expect((await client.get(`/admin/users/update/${userId}`)).text).not.toContain('/unlock/');
       const events = await env.db
         .knex('admin_events')
         .where({ event_type: 'unlock', model: 'users' })

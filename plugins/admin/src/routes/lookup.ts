@@ -1,0 +1,84 @@
+import { ValidationError, type Filters, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
+import type { AdminContext } from '../context';
+import { guarded } from '../guard';
+import { SEARCH_MAX } from '../list-query';
+import type { ResolvedView } from '../model-view';
+
+/** Most rows a lookup answers, and a form's select starts with. */
+export const LOOKUP_LIMIT = 20;
+
+/** A row a foreign key may point to, as a select shows it. */
+export interface Choice {
+  value: string;
+  label: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function one(req: NeutralRequest, name: string): string {
+  const value = req.query[name];
+  return (Array.isArray(value) ? value[value.length - 1] : value) ?? '';
+}
+
+/**
+ * Rows of `target` for a select: those whose label contains `text` (case-insensitive,
+ * taken literally) or whose key is `text`, ordered by label, at most `limit`, in one query.
+ */
+export async function findChoices(
+  ctx: AdminContext,
+  target: ResolvedView,
+  text: string,
+  limit: number,
+): Promise<Choice[]> {
+  const display = target.info.columns.get(target.displayField)!;
+  const key = target.info.columns.get(target.info.idColumn)!;
+  const words = text.trim();
+  const byLabel: Filters =
+    display.kind === 'string' ? { [`${display.name}__ilike`]: `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : {};
+  const keyFits =
+    key.kind === 'integer'
+      ? /^\d{1,15}$/.test(words)
+      : key.kind === 'string' && (target.formats.get(key.name) !== 'uuid' || UUID.test(words));
+  const filters: Filters =
+    words === ''
+      ? {}
+      : keyFits && key.name !== display.name
+        ? { _or: { ...byLabel, [key.name]: words } }
+        : keyFits && display.kind !== 'string'
+          ? { [key.name]: words }
+          : byLabel;
+  const { data } = await target.repository.getMulti(ctx.knex, {
+    filters,
+    limit,
+    sortColumns: target.displayField,
+    sortOrders: 'asc',
+    returnTotalCount: false,
+  });
+  return data.map((row) => ({ value: String(row[key.name]), label: String(row[display.name] ?? '') }));
+}
+
+/**
+ * `GET {mount}/{model}/lookup/{column}?q=text`: the rows a foreign-key column of the view
+ * may point to, for its searchable select, as JSON `{ options: [{ value, label }] }`: at
+ * most 20, never the whole table. A column without `references` is a 404; text over 50
+ * characters a 422.
+ */
+export function lookupRoutes(ctx: AdminContext, view: ResolvedView): RouteDescriptor[] {
+  return Object.entries(view.view.references ?? {}).map(([column, targetName]) =>
+    guarded(
+      ctx,
+      {
+        method: 'GET',
+        path: `${ctx.mount}/${view.name}/lookup/${column}`,
+        operation: `admin_${view.name}_lookup_${column}`,
+      },
+      async (req) => {
+        const text = one(req, 'q');
+        if (text.length > SEARCH_MAX)
+          throw ValidationError.of(['query', 'q'], `At most ${SEARCH_MAX} characters`, 'string_too_long');
+        const options = await findChoices(ctx, ctx.views.get(targetName)!, text, LOOKUP_LIMIT);
+        return { status: 200, headers: { 'Cache-Control': 'no-store' }, json: { options } };
+      },
+    ),
+  );
+}
