@@ -50,6 +50,9 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
       LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '0',
       // Two processes starting together on those stalled cores may take over 2 s to reach the cluster.
       REDIS_CONNECT_TIMEOUT_MS: '10000',
+      // As behind a real balancer: a stopping process still accepts what was already on its
+      // way to it (a connection in its backlog would otherwise be reset: a 502).
+      SHUTDOWN_PRE_STOP_DELAY_MS: '500',
       // One outbox for all: a link is minted by whichever process takes the request.
       MAIL_OUTBOX_DIR: mailbox.dir,
       PUBLIC_URL: PUBLIC,
