@@ -19,8 +19,19 @@ const STORED = /^\/static\/avatars\/[0-9a-f]{32}\.png$/;
 // STORAGE_URL=s3://bucket/prefix: avatars go to the bucket (nothing under DATA_DIR), are
 // served through the app's own route with the same headers, and a replaced or failed
 // upload leaves no object behind.
+// One S3 server for the file; each adapter and engine writes under a prefix of its own.
+let s3: TestS3Server;
+beforeAll(async () => {
+  s3 = await startS3Server();
+});
+afterAll(async () => {
+  await s3?.stop();
+});
+
 describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %s', (adapter, engine) => {
-  let s3: TestS3Server;
+  const prefix = `app-${adapter}-${engine}`;
+  /** The bucket's keys under this run's prefix. */
+  const keys = () => s3.keys().filter((key) => key.startsWith(`${prefix}/`));
   let ex: ExampleServer;
   let dataDir: string;
   let ann: Client;
@@ -37,14 +48,13 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
     const res = await fetch(`${ex.base}/api/v1/users/${ex.ids.ann}/avatar`, { method: 'POST', body: form, headers });
     return { status: res.status, body: (await res.json()) as any };
   };
-  const objectOf = (url: string) => `app/avatars/${url.split('/').pop()}`;
+  const objectOf = (url: string) => `${prefix}/avatars/${url.split('/').pop()}`;
 
   beforeAll(async () => {
-    s3 = await startS3Server();
     dataDir = mkdtempSync(join(tmpdir(), 'cs-avatars-s3-'));
     // Built from the settings the example reads, as main.ts does.
     const settings = readStorageSettings({
-      STORAGE_URL: `s3://${s3.bucket}/app`,
+      STORAGE_URL: `s3://${s3.bucket}/${prefix}`,
       STORAGE_S3_ENDPOINT: s3.endpoint,
       STORAGE_S3_REGION: s3.region,
       STORAGE_S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
@@ -69,7 +79,6 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
   });
   afterAll(async () => {
     await ex?.close();
-    await s3?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -78,7 +87,7 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
     const res = await upload(bytes);
     expect(res.status).toBe(200);
     expect(res.body.profile_image_url).toMatch(STORED);
-    expect(s3.keys()).toEqual([objectOf(res.body.profile_image_url)]);
+    expect(keys()).toEqual([objectOf(res.body.profile_image_url)]);
     expect(readdirSync(dataDir).filter((name) => name === 'avatars')).toEqual([]);
     const served = await fetch(`${ex.base}${res.body.profile_image_url}`);
     expect(served.status).toBe(200);
@@ -94,13 +103,13 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
     const res = await upload(padded(1000));
     expect(res.status).toBe(200);
     expect(res.body.profile_image_url).not.toBe(before);
-    expect(s3.keys()).toEqual([objectOf(res.body.profile_image_url)]);
+    expect(keys()).toEqual([objectOf(res.body.profile_image_url)]);
     expect((await fetch(`${ex.base}${before}`)).status).toBe(404);
   });
 
   it('leaves no object in the bucket when the row update fails after the object was written', async () => {
     const before = (await ex.db.knex('users').where({ id: ex.ids.ann }).first()).profile_image_url as string;
-    const keys = s3.keys();
+    const kept = keys();
     // The user is deleted between the object's write and the row's update: the update finds no row.
     afterPut = async () => {
       await ex.db.knex('users').where({ id: ex.ids.ann }).update({ is_deleted: true });
@@ -109,7 +118,7 @@ describe.each(ADAPTER_ENGINES)('example app avatars in an S3 bucket on %s with %
     await ex.db.knex('users').where({ id: ex.ids.ann }).update({ is_deleted: false });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
-    expect(s3.keys()).toEqual(keys);
+    expect(keys()).toEqual(kept);
     expect((await ex.db.knex('users').where({ id: ex.ids.ann }).first()).profile_image_url).toBe(before);
     expect((await fetch(`${ex.base}${before}`)).status).toBe(200);
   });

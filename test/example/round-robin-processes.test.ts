@@ -10,6 +10,9 @@ import { startRedisCluster, type TestRedisCluster } from '../fixtures/redis-clus
 import { RoundRobinProxy } from '../fixtures/round-robin-proxy';
 import { Client } from '../plugins/account/fixture';
 import { Client as AdminClient } from '../plugins/admin/fixture';
+import { startProvider, type ProviderProcess } from '../plugins/account/oauth/provider-process';
+import { PUBLIC, signIn } from '../plugins/account/oauth/sign-in-flow';
+import { outboxMailbox, tokenOf, type Received } from '../plugins/account/recovery/mailboxes';
 import { spawnApp, type AppProcess } from './spawn-app';
 
 const PASSWORD = 'three processes, one deployment';
@@ -20,13 +23,20 @@ const suite = ENGINES.includes('postgres') ? describe : describe.skip;
 suite('three example processes on PostgreSQL and Redis Cluster behind a round-robin proxy', () => {
   let cluster: TestRedisCluster;
   let db: TestDatabase;
+  let provider: ProviderProcess;
+  let mailbox: Awaited<ReturnType<typeof outboxMailbox>>;
   const apps: AppProcess[] = [];
   let proxy: RoundRobinProxy;
   const client = () => new Client(proxy.url);
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    [cluster, db] = await Promise.all([startRedisCluster(), openDatabase('postgres')]);
+    [cluster, db, provider, mailbox] = await Promise.all([
+      startRedisCluster(),
+      openDatabase('postgres'),
+      startProvider(),
+      outboxMailbox(),
+    ]);
     env = {
       DATABASE_URL: db.url!,
       REDIS_CLUSTER_NODES: cluster.nodesSetting,
@@ -38,10 +48,23 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
       // Three processes compiling TypeScript on a shared CI machine stall their loops: this
       // suite is about sharing state, not shedding (load-shedding.test.ts covers that).
       LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: '0',
+      // Two processes starting together on those stalled cores may take over 2 s to reach the cluster.
+      REDIS_CONNECT_TIMEOUT_MS: '10000',
+      // As behind a real balancer: a stopping process still accepts what was already on its
+      // way to it (a connection in its backlog would otherwise be reset: a 502).
+      SHUTDOWN_PRE_STOP_DELAY_MS: '500',
+      // One outbox for all: a link is minted by whichever process takes the request.
+      MAIL_OUTBOX_DIR: mailbox.dir,
+      PUBLIC_URL: PUBLIC,
+      OAUTH_OIDC_ISSUER: provider.issuer,
+      OAUTH_OIDC_CLIENT_ID: 'example',
+      OAUTH_OIDC_CLIENT_SECRET: 'example secret',
     };
-    // One after the other: the first migrates and keeps the generated secret key.
-    for (const adapter of ['koa', 'express', 'fastify'])
-      apps.push(await spawnApp({ ...env, ADAPTER: adapter }, 60_000));
+    // The first alone (it migrates and keeps the generated secret key), then the others together.
+    apps.push(await spawnApp({ ...env, ADAPTER: 'koa' }, 60_000));
+    apps.push(
+      ...(await Promise.all(['express', 'fastify'].map((adapter) => spawnApp({ ...env, ADAPTER: adapter }, 60_000)))),
+    );
     proxy = await RoundRobinProxy.start(apps.map((app) => app.url));
     expect(
       (
@@ -56,6 +79,8 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
     await Promise.all(apps.map((app) => app.stop()));
     await db?.destroy();
     await cluster?.stop();
+    await provider?.stop();
+    await mailbox?.close();
   });
 
   it('keeps nothing in the database that Redis holds: sessions and challenges are in the cluster', async () => {
@@ -86,6 +111,48 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
     const rotated = await client().request('POST', '/auth/refresh', { json: { refresh_token: refresh } });
     expect(rotated.status).toBe(200);
     expect((await client().request('POST', '/auth/refresh', { json: { refresh_token: refresh } })).status).toBe(401);
+  });
+
+  it('e-mail links minted on one process are used on another: verification, then a password reset', async () => {
+    expect(
+      (
+        await client().request('POST', '/auth/register', {
+          json: { username: 'letters', email: 'letters@example.com', password: PASSWORD },
+        })
+      ).status,
+    ).toBe(201);
+    // The mail is written after the answer, by the process that took the request.
+    const nextMail = async (count: number): Promise<Received> => {
+      for (let i = 0; i < 200; i++) {
+        const mails = await mailbox.to('letters@example.com');
+        if (mails.length >= count) return mails[count - 1];
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`no mail number ${count} for letters@example.com`);
+    };
+    const email = { json: { email: 'letters@example.com' } };
+    expect((await client().request('POST', '/auth/email/verify-request', email)).status).toBe(202);
+    const verify = { json: { token: tokenOf(await nextMail(1)) } };
+    expect((await client().request('POST', '/auth/email/verify-confirm', verify)).status).toBe(200);
+    expect((await client().request('POST', '/auth/email/verify-confirm', verify)).status).toBe(400);
+    expect((await client().request('POST', '/auth/password/reset-request', email)).status).toBe(202);
+    const reset = { json: { token: tokenOf(await nextMail(2)), new_password: 'a reset on another process' } };
+    expect((await client().request('POST', '/auth/password/reset-confirm', reset)).status).toBe(200);
+    expect((await client().login('letters', 'a reset on another process')).status).toBe(200);
+    expect((await client().login('letters', PASSWORD)).status).toBe(401);
+  });
+
+  it('an OpenID Connect sign-in started on one process is finished by its callback on the next', async () => {
+    const browser = client();
+    const claims = { sub: 'rr-1', email: 'odile@example.com', email_verified: true, preferred_username: 'odile' };
+    const { done, callback } = await signIn(browser, claims);
+    expect(done.status).toBe(307);
+    const me = await browser.get('/auth/me');
+    expect(me.body).toMatchObject({ transport: 'session' });
+    expect((await db.knex('users').where({ id: me.body.id }).first()).username).toBe('odile');
+    // The state was used up where the callback landed: replayed on the next process, it is refused.
+    const replay = await browser.request('GET', callback, { redirect: 'manual' });
+    expect(replay.headers.get('location')).toBe('/?error=invalid_state');
   });
 
   it('a two-factor challenge started on one process is finished on the next; a used code is refused on the third', async () => {
@@ -180,8 +247,9 @@ suite('three example processes on PostgreSQL and Redis Cluster behind a round-ro
       ].map(async (step) => {
         while (running) {
           await step().catch((error: unknown) => void bad.push(String(error)));
-          // Steady, not flat out: the replacements must start on the same two cores.
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          // Steady, not flat out: the replacements start on the same two cores, and every
+          // request the load makes is CPU a replacement's start-up waits for.
+          await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }),
     );

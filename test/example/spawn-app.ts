@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openDatabase, type TestDatabase } from '../fixtures/db';
 
-// Runs the example application as `npm start` does, in a process of its own, for the
-// tests that need several processes or the real entry point.
+// Runs the example application's entry point from source, as `npm start` does, in a
+// process of its own, for the tests that need several processes or the real entry point.
+// Node with tsx's loader rather than the tsx command: the command is a second process that
+// only relays signals, and costs each start about a second of CPU on a busy machine.
 const root = resolve(__dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
 
 /** A running example-app process. */
 export interface AppProcess {
@@ -30,10 +31,11 @@ export interface AppProcess {
  */
 export function spawnApp(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<AppProcess> {
   const dataDir = env.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'crudsmith-app-'));
-  const child = spawn(tsx, ['--tsconfig', 'tsconfig.json', 'examples/app/src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/app/src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,
+      TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'),
       PORT: '0',
       HOST: '127.0.0.1',
       BCRYPT_ROUNDS: '4',

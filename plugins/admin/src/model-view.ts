@@ -92,8 +92,11 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
       throw new AdminSchemaError(
         `Admin model '${name}': files column '${column}' is not a column of ${view.model.name}`,
       );
-    if (typeof view.files![column].store !== 'function')
-      throw new AdminSchemaError(`Admin model '${name}': files.${column} needs a store function`);
+    const file = view.files![column];
+    if ((typeof file.store === 'function') === (file.storage !== undefined))
+      throw new AdminSchemaError(
+        `Admin model '${name}': files.${column} needs a storage or a store function, not both`,
+      );
   }
   for (const column of [view.verifiedEmail?.column, view.verifiedEmail?.flag].filter(
     (c): c is string => c !== undefined,

@@ -7,6 +7,7 @@ import type {
   LockoutOptions,
   ModelClass,
   SchemaLike,
+  Storage,
   UploadedFile,
 } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
@@ -24,14 +25,25 @@ export interface PasswordTransformer {
   hash?: (plain: string) => Promise<string>;
 }
 
-/** A column filled by a file upload: the form has a file input, the column stores what `store` answers (a URL or path). */
+/**
+ * A column filled by a file upload: the form has a file input. Give `storage` (the column
+ * stores the key the admin wrote the file under) or `store` (the column stores what it answers).
+ */
 export interface FileField {
   /** Largest file in bytes; larger is a 413 (default 2 MiB). */
   maxBytes?: number;
   /** Accepted content types (default: any); another is a 400. */
   types?: readonly string[];
-  /** Keeps the file and answers what the column stores. */
-  store: (file: UploadedFile) => Promise<string>;
+  /**
+   * Where the files go (core's `localStorage`, `s3Storage`, or the app's own `Storage`): each
+   * under a new key `keyPrefix` + random name, which the column stores. An object whose row
+   * write fails is removed, and so is the one a new upload replaces.
+   */
+  storage?: Storage;
+  /** Put before every key in `storage` (default `admin/<view>/<column>/`). */
+  keyPrefix?: string;
+  /** Keeps the file and answers what the column stores (instead of `storage`). */
+  store?: (file: UploadedFile) => Promise<string>;
 }
 
 /** A model's page set in the admin. */

@@ -1,4 +1,5 @@
-import { BadRequestError, PayloadTooLargeError, type NeutralRequest } from '@crudsmith/core';
+import { randomBytes } from 'node:crypto';
+import { BadRequestError, PayloadTooLargeError, type NeutralRequest, type Storage } from '@crudsmith/core';
 import type { ResolvedView } from './model-view';
 
 /** Default largest upload of a file field: 2 MiB. */
@@ -11,21 +12,68 @@ export function formBodyLimit(view: ResolvedView): number | undefined {
   return files.reduce((sum, f) => sum + (f.maxBytes ?? FILE_MAX_BYTES), 0) + 256 * 1024;
 }
 
+/** The files a form stored: the column values, and how to undo or finish their writes. */
+export interface StoredUploads {
+  /** Column → what it stores (the key in the field's storage, or what its `store` answered). */
+  values: Record<string, string>;
+  /** Removes the objects this form wrote to a storage: their row write failed, so nothing refers to them. */
+  discard(): Promise<void>;
+  /** After the row's update: removes the storage objects the new uploads replaced (`before` is the row before it). */
+  dropReplaced(before: Record<string, unknown>): Promise<void>;
+}
+
 /**
- * The stored values of the files a form sent, one per file field: each checked for size
- * (413) and type (400) before its `store` runs. A field sent without a file leaves its
- * column as it is.
+ * Keeps the files a form sent, one per file field: each checked for size (413) and type
+ * (400) before it is written. A field sent without a file leaves its column as it is.
  */
-export async function storeUploads(view: ResolvedView, req: NeutralRequest): Promise<Record<string, string>> {
-  const stored: Record<string, string> = {};
-  for (const [column, field] of Object.entries(view.view.files ?? {})) {
-    const file = req.files.find((f) => f.field === column && f.size > 0);
-    if (!file) continue;
-    if (file.size > (field.maxBytes ?? FILE_MAX_BYTES))
-      throw new PayloadTooLargeError(`${column}: the file is larger than ${field.maxBytes ?? FILE_MAX_BYTES} bytes`);
-    if (field.types && !field.types.includes(file.contentType))
-      throw new BadRequestError(`${column}: a file of type ${field.types.join(', ')} is expected`);
-    stored[column] = await field.store(file);
+export async function storeUploads(view: ResolvedView, req: NeutralRequest): Promise<StoredUploads> {
+  const values: Record<string, string> = {};
+  const written: { column: string; storage: Storage; key: string }[] = [];
+  const discard = async () => {
+    // Best effort: a store that fails here must not hide the error that led to the removal.
+    await Promise.all(written.map(({ storage, key }) => storage.delete(key).catch(() => undefined)));
+  };
+  try {
+    for (const [column, field] of Object.entries(view.view.files ?? {})) {
+      const file = req.files.find((f) => f.field === column && f.size > 0);
+      if (!file) continue;
+      if (file.size > (field.maxBytes ?? FILE_MAX_BYTES))
+        throw new PayloadTooLargeError(`${column}: the file is larger than ${field.maxBytes ?? FILE_MAX_BYTES} bytes`);
+      if (field.types && !field.types.includes(file.contentType))
+        throw new BadRequestError(`${column}: a file of type ${field.types.join(', ')} is expected`);
+      if (field.storage) {
+        const key = `${keyPrefix(view, column)}${randomBytes(16).toString('hex')}${extension(file.filename)}`;
+        await field.storage.put(key, file.data, { contentType: file.contentType || 'application/octet-stream' });
+        written.push({ column, storage: field.storage, key });
+        values[column] = key;
+      } else values[column] = await field.store!(file);
+    }
+  } catch (error) {
+    await discard();
+    throw error;
   }
-  return stored;
+  return {
+    values,
+    discard,
+    async dropReplaced(before) {
+      const stale = written.flatMap(({ column, storage }) => {
+        const old = before[column];
+        return typeof old === 'string' && old.startsWith(keyPrefix(view, column)) && old !== values[column]
+          ? [{ storage, key: old }]
+          : [];
+      });
+      await Promise.all(stale.map(({ storage, key }) => storage.delete(key).catch(() => undefined)));
+    },
+  };
+}
+
+/** The prefix of a storage field's keys: its own, or `admin/<view>/<column>/`. */
+function keyPrefix(view: ResolvedView, column: string): string {
+  return view.view.files?.[column]?.keyPrefix ?? `admin/${view.name}/${column}/`;
+}
+
+/** The file name's extension when it is a plain one (`.pdf`), so a stored key keeps its kind; otherwise none. */
+function extension(filename: string): string {
+  const match = /\.[A-Za-z0-9]{1,16}$/.exec(filename);
+  return match ? match[0].toLowerCase() : '';
 }

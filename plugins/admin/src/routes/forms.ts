@@ -20,7 +20,7 @@ import { requiredOnCreate } from '../required-fields';
 import { LOOKUP_LIMIT, findChoices, type Choice } from './lookup';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
-import { formBodyLimit, storeUploads } from '../uploads';
+import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
 
 type Mode = 'create' | 'update';
 
@@ -107,7 +107,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     req: NeutralRequest,
     principal: AdminPrincipal,
     target: { mode: Mode; id?: string },
-    write: (values: Record<string, unknown>) => Promise<LoggedWrite | undefined>,
+    write: (values: Record<string, unknown>, uploads: StoredUploads) => Promise<LoggedWrite | undefined>,
   ) => {
     const { mode, id } = target;
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -115,6 +115,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const echo = Object.fromEntries(
       fields.filter((f) => f !== view.password?.field && typeof body[f] === 'string').map((f) => [f, body[f]]),
     );
+    let uploads: StoredUploads | undefined;
+    let written = false;
     try {
       let values = formValues(view, fields, body);
       const schema = mode === 'create' ? view.view.createSchema : view.view.updateSchema;
@@ -127,14 +129,18 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain),
         );
       }
-      Object.assign(values, await storeUploads(view, req), await autoValues(req, view.declaration.autoFields[mode]));
+      uploads = await storeUploads(view, req);
+      Object.assign(values, uploads.values, await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
-      const logged = await write(values);
+      const logged = await write(values, uploads);
+      written = true;
       counts.forget(view.name);
       await view.view.afterWrite?.(mode);
       if (logged) await ctx.events.record(req, principal, [{ type: mode, model: view.name, ...logged }]);
       return seeOther(req, `${base}/`);
     } catch (error) {
+      // No row refers to the files of a write that failed.
+      if (!written) await uploads?.discard();
       if (error instanceof ValidationError)
         return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id });
       const mapped = mapDatabaseError(error);
@@ -198,13 +204,14 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         },
         async (req, principal) => {
           const { id, row: before } = await load(req);
-          return submit(req, principal, { mode: 'update', id: req.params.id }, async (values) => {
+          return submit(req, principal, { mode: 'update', id: req.params.id }, async (values, uploads) => {
             if (Object.keys(values).length === 0) return undefined;
             // A new address is not proven yet, whoever typed it: its flag goes in the same write.
             const proof = view.view.verifiedEmail;
             if (proof && values[proof.column] !== undefined && values[proof.column] !== before[proof.column])
               values[proof.flag] = false;
             await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
+            await uploads.dropReplaced(before);
             // A password the admin set replaces every sign-in made with the old one.
             if (view.password && values[view.password.column] !== undefined) await signOutAll(view, [id]);
             const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
