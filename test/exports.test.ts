@@ -41,6 +41,7 @@ const entries: [string, object, string[]][] = [
       'UnsupportedMediaTypeError',
       'PreconditionFailedError',
       'PreconditionRequiredError',
+      'ExportFormatError',
       // decorators and the registry
       'Crud',
       'crud',
@@ -62,6 +63,12 @@ const entries: [string, object, string[]][] = [
       'CursorPaginatedRequestQuery',
       'parseListQuery',
       'validateBody',
+      'exportAnswer',
+      'DEFAULT_EXPORT_PAGE_SIZE',
+      'exportEncoder',
+      'csvCell',
+      'csvLine',
+      'EXPORT_FORMATS',
       // data access and migrations
       'CrudRepository',
       'modelInfo',

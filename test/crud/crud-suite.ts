@@ -12,6 +12,7 @@ import { describeConfig } from './suite-config';
 import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
+import { describeExport } from './suite-export';
 import { describeFilters } from './suite-filters';
 import { describeHiddenColumns } from './suite-hidden';
 import { describeBadInput } from './suite-input';
@@ -61,4 +62,5 @@ function describeAreas(env: CrudEnv): void {
   describeBadInput(env);
   describeBodyCost(env);
   describeConditional(env);
+  describeExport(env);
 }

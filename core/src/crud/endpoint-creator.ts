@@ -4,6 +4,8 @@ import type { Dependency, HttpMethod, NeutralRequest, NeutralResult } from '../h
 import type { RouteDescriptor, RouteDoc } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import { crudContext, type CrudContext } from './crud-context';
+import { exportHandler } from './export-handler';
+import { exportPageSize } from './export-stream';
 import * as operations from './operations';
 import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions, type OperationKey } from './options';
 import { queryParametersOf } from './paginated-query';
@@ -38,11 +40,17 @@ const METHODS: Record<OperationKey, HttpMethod> = {
   delete: 'DELETE',
   dbDelete: 'DELETE',
   restore: 'POST',
+  export: 'GET',
+};
+// Whoever may not delete a row may not bring it back; whoever may not list rows may not export them.
+const FALLBACK_DEPS: Partial<Record<OperationKey, `${OperationKey}Deps`>> = {
+  restore: 'deleteDeps',
+  export: 'readMultiDeps',
 };
 const WITH_ID: OperationKey[] = ['read', 'update', 'delete', 'dbDelete'];
 // The restore segment follows the id (`POST /items/{id}/restore`): it acts on that row.
 const ID_FIRST: OperationKey[] = ['restore'];
-const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['handler']> = {
+const HANDLERS: Record<OperationKey, (ctx: CrudContext, options: CrudOptions) => RouteDescriptor['handler']> = {
   create: operations.createHandler,
   read: operations.readHandler,
   readMulti: operations.readMultiHandler,
@@ -50,6 +58,7 @@ const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['hand
   delete: operations.deleteHandler,
   dbDelete: operations.dbDeleteHandler,
   restore: operations.restoreHandler,
+  export: (ctx, options) => exportHandler(ctx, exportPageSize(options.export)),
 };
 
 function keysOf(list: string[] | undefined, option: string): Set<string> | undefined {
@@ -99,6 +108,7 @@ export class EndpointCreator {
     if (!options.deleteSchema) this.included.delete('dbDelete');
     // Only a soft-deleting model has rows to restore.
     if (!this.ctx.repo.softDelete) this.included.delete('restore');
+    if (!options.export) this.included.delete('export');
     if (this.included.has('create') && !options.createSchema)
       throw new ConfigurationError('createSchema is required for the create endpoint');
     if (this.included.has('update') && !options.updateSchema)
@@ -118,14 +128,15 @@ export class EndpointCreator {
       ? [this.path, key, segment]
       : [this.path, segment, WITH_ID.includes(op) ? key : ''];
     const path = parts.filter(Boolean).join('/') || '/';
-    const deps = this.options[`${op}Deps` as const] ?? (op === 'restore' ? this.options.deleteDeps : undefined) ?? [];
+    const fallback = FALLBACK_DEPS[op];
+    const deps = this.options[`${op}Deps` as const] ?? (fallback ? this.options[fallback] : undefined) ?? [];
     const doc = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });
     const route: RouteDescriptor = {
       method: METHODS[op],
       path,
       operation: doc.operationId,
       dependencies: [...deps],
-      handler: HANDLERS[op](this.ctx),
+      handler: HANDLERS[op](this.ctx, this.options),
       doc,
     };
     if (op === 'readMulti') route.checkDatabase = fulltextCheck(this.ctx);

@@ -17,7 +17,8 @@ type Handler = (req: NeutralRequest) => Promise<NeutralResult>;
 
 const ok = (json: unknown, status = 200): NeutralResult => ({ status, json });
 
-function readOptions(ctx: CrudContext) {
+/** How the generated reads read rows: answered columns, joins and relationship counts. */
+export function readOptions(ctx: CrudContext) {
   return {
     schemaToSelect: ctx.selectSchema,
     joinsConfig: ctx.joins,

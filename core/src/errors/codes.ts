@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   bad_request: 400,
   /** A read meant for one row matched several. */
   multiple_rows: 400,
+  /** An export named a format it does not write, or a pagination key (it answers every row). */
+  export_format: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

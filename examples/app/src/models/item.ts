@@ -41,6 +41,8 @@ const datetime = { type: ['string', 'null'], format: 'date-time' };
   updateSchema: ItemUpdate,
   deleteSchema: ItemDelete,
   selectSchema: ItemRead,
+  // GET /items/export?format=csv|ndjson|json: every matching row, streamed.
+  export: true,
 })
 @SoftDelete({ isDeletedColumn: 'is_deleted', deletedAtColumn: 'deleted_at' })
 export class Item extends Model {
