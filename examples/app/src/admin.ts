@@ -112,6 +112,7 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         createSchema: ItemCreate,
         updateSchema: ItemUpdate,
         displayField: 'name',
+        export: true,
       },
       users: {
         model: User,

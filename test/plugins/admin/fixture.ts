@@ -158,6 +158,7 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
         createSchema: ItemCreate,
         updateSchema: ItemUpdate,
         displayField: 'name',
+        export: true,
       },
       gadgets: {
         model: Gadget,

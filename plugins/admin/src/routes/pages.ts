@@ -95,6 +95,7 @@ export async function listLocals(
       canUpdate: view.allowed.has('update'),
       canDelete: view.allowed.has('delete'),
       hasTrash: hasTrash(view),
+      canExport: Boolean(view.view.export),
     },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,

@@ -5,6 +5,7 @@ import type { Engine } from '../../../fixtures/db';
 import { bulkDeleteArea } from './bulk-delete';
 import { crudApiArea } from './crud-api';
 import { csrfArea } from './csrf';
+import { csvArea } from './csv';
 import { eventsArea } from './events';
 import { formsArea } from './forms';
 import { labelsArea } from './labels';
@@ -22,6 +23,7 @@ const areas = [
   pagesArea,
   formsArea,
   bulkDeleteArea,
+  csvArea,
   managementArea,
   crudApiArea,
   eventsArea,
