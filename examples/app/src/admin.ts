@@ -113,6 +113,7 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         updateSchema: ItemUpdate,
         displayField: 'name',
         export: true,
+        import: true,
       },
       users: {
         model: User,

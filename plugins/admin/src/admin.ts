@@ -21,6 +21,7 @@ import type { AdminOptions } from './options';
 import { authRoutes } from './routes/auth-routes';
 import { bulkDeleteRoute } from './routes/bulk-delete';
 import { csvExportRoute } from './routes/csv-export';
+import { csvImportRoute } from './routes/csv-import';
 import { crudApiRoutes } from './routes/crud-api';
 import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
@@ -151,6 +152,7 @@ export function admin(options: AdminOptions): AdminPlugin {
   for (const view of views.values()) {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
     if (view.allowed.has('view') && view.view.export) routes.push(csvExportRoute(ctx, view));
+    if (view.allowed.has('create') && view.view.import) routes.push(csvImportRoute(ctx, view, counts));
     routes.push(...formRoutes(ctx, view, counts));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
     if (hasTrash(view)) routes.push(...trashRoutes(ctx, view, counts));

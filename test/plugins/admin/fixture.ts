@@ -159,6 +159,7 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
         updateSchema: ItemUpdate,
         displayField: 'name',
         export: true,
+        import: { maxBytes: 4096 },
       },
       gadgets: {
         model: Gadget,

@@ -96,6 +96,7 @@ export async function listLocals(
       canDelete: view.allowed.has('delete'),
       hasTrash: hasTrash(view),
       canExport: Boolean(view.view.export),
+      canImport: Boolean(view.view.import) && view.allowed.has('create'),
     },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,

@@ -30,5 +30,37 @@ export function csvArea(harness: AdapterHarness, engine: Engine): void {
       const events = await env.db.knex('admin_events').where({ event_type: 'export' });
       expect(events).toHaveLength(1);
     });
+    const upload = (csv: string) => {
+      const form = new FormData();
+      form.append('csrf_token', client.csrf);
+      form.append('file', new Blob([csv], { type: 'text/csv' }), 'items.csv');
+      return client.request('POST', '/admin/items/import', { multipart: form });
+    };
+    const named = (prefix: string) => env.db.knex('items').where('name', 'like', `${prefix}%`).orderBy('id');
+
+    it('imports a valid file in one go: each row created, one import event', async () => {
+      await client.get('/admin/items/');
+      const answer = await upload('name,category,price,in_stock\r\nnew-1,"a, ""b""",3.5,true\r\nnew-2,,,false\r\n');
+      expect(answer.status).toBe(303);
+      const rows = await named('new-');
+      expect(
+        rows.map((r) => [r.name, r.category, r.price === null ? null : Number(r.price), Boolean(r.in_stock)]),
+      ).toEqual([
+        ['new-1', 'a, "b"', 3.5, true],
+        ['new-2', null, null, false],
+      ]);
+      expect(await env.db.knex('admin_events').where({ event_type: 'import' })).toHaveLength(1);
+    });
+
+    it('imports nothing when a line is bad, and names every bad line; bounds the upload (413)', async () => {
+      const answer = await upload('name,price\nbad-1,1\nbad-2,abc\nbad-3,2,9\n');
+      expect(answer.status).toBe(422);
+      expect(answer.text).toContain('Line 3: price: Enter a number');
+      expect(answer.text).toContain('Line 4: 3 fields, the header has 2');
+      expect(await named('bad-')).toEqual([]);
+      const unknown = await upload('name,colour\nx,red\n');
+      expect(unknown.text).toContain("Line 1: unknown column 'colour'");
+      expect((await upload(`name\n${'y'.repeat(5000)}\n`)).status).toBe(413);
+    });
   });
 }
