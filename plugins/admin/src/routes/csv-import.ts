@@ -1,6 +1,5 @@
 import {
   BadRequestError,
-  HttpError,
   PayloadTooLargeError,
   ValidationError,
   mapDatabaseError,
@@ -105,7 +104,8 @@ async function checkedRows(
   try {
     records = csvRecords(new TextDecoder('utf-8', { fatal: true }).decode(data));
   } catch (error) {
-    if (error instanceof HttpError) throw new ImportRefused([String(error.message)]);
+    if (error instanceof ValidationError && Array.isArray(error.detail))
+      throw new ImportRefused(error.detail.map((issue) => issue.msg));
     throw new ImportRefused(['The file is not UTF-8 text']);
   }
   const [head, ...body] = records;

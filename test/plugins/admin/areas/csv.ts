@@ -60,6 +60,7 @@ export function csvArea(harness: AdapterHarness, engine: Engine): void {
       expect(await named('bad-')).toEqual([]);
       const unknown = await upload('name,colour\nx,red\n');
       expect(unknown.text).toContain("Line 1: unknown column 'colour'");
+      expect((await upload('name\n"never closed\n')).text).toContain('Line 2: a quoted field is never closed');
       expect((await upload(`name\n${'y'.repeat(5000)}\n`)).status).toBe(413);
     });
   });
