@@ -8,7 +8,7 @@ import type { MountedServer } from '../adapters/conformance';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 import { createSchema, Item } from '../fixtures/models';
 
-const ROWS = 400;
+const ROWS = 800;
 const PAGE = 10;
 
 describe(`export on ${ENGINES[0]}: a client that disconnects`, () => {
@@ -18,8 +18,8 @@ describe(`export on ${ENGINES[0]}: a client that disconnects`, () => {
   beforeAll(async () => {
     db = await openDatabase(ENGINES[0]);
     await createSchema(db.knex);
-    // 400 rows of 4 KB: 1.6 MB, far more than the socket buffers hold.
-    const description = 'x'.repeat(4096);
+    // 800 rows of 16 KB: 12.8 MB, far more than the socket buffers (loopback's too) hold.
+    const description = 'x'.repeat(16_384);
     const rows = Array.from({ length: ROWS }, (_, i) => ({ name: `n${i}`, description, created_at: new Date() }));
     for (let i = 0; i < ROWS; i += 100) await db.knex('items').insert(rows.slice(i, i + 100));
     const router = crudRouter({
