@@ -45,6 +45,7 @@ const entries: [string, object, string[]][] = [
       'IdempotencyKeyReusedError',
       'TooManyItemsError',
       'TooManyAffectedError',
+      'ExportFormatError',
       // decorators and the registry
       'Crud',
       'crud',
@@ -70,6 +71,12 @@ const entries: [string, object, string[]][] = [
       'CursorPaginatedRequestQuery',
       'parseListQuery',
       'validateBody',
+      'exportAnswer',
+      'DEFAULT_EXPORT_PAGE_SIZE',
+      'exportEncoder',
+      'csvCell',
+      'csvLine',
+      'EXPORT_FORMATS',
       // data access and migrations
       'CrudRepository',
       'modelInfo',

@@ -25,6 +25,7 @@ export {
 export type { ErrorDetail, ValidationIssue } from './errors/http-error';
 export type { ErrorCode } from './errors/codes';
 export { TooManyItemsError, TooManyAffectedError } from './errors/bulk-errors';
+export { ExportFormatError } from './errors/export-errors';
 export { mapDatabaseError, DatabaseUnavailableError } from './errors/database-error';
 export { ConfigurationError, MissingFulltextIndexError } from './errors/configuration-error';
 
@@ -40,10 +41,15 @@ export type { CompileOptions } from './registry/registry';
 /** Generated CRUD endpoints, their options and the configs usable as dependencies. */
 export { EndpointCreator, crudRouter } from './crud/endpoint-creator';
 export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
-export type { CrudOptions, OperationKey } from './crud/options';
+export type { CrudOptions, OperationKey, ExportOptions } from './crud/options';
 export type { IdempotencyOptions } from './crud/idempotency';
 export { idempotencyMigrations, idempotencyTableMigration, IDEMPOTENCY_TABLE } from './data/idempotency-store';
 export type { BulkOptions, BulkOperation } from './crud/bulk-options';
+/** Streamed exports: the encoders, and the answer that streams a list's rows in keyset pages. */
+export { exportAnswer, DEFAULT_EXPORT_PAGE_SIZE } from './crud/export-stream';
+export type { ExportSource } from './crud/export-stream';
+export { exportEncoder, csvCell, csvLine, EXPORT_FORMATS } from './crud/export-format';
+export type { ExportEncoder, ExportFormat } from './crud/export-format';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { KnexTimeoutError } from 'knex';
 import {
+  ExportFormatError,
   BadRequestError,
   ConfigurationError,
   ConflictError,
@@ -109,6 +110,7 @@ describe('error codes', () => {
     new RateLimitError(),
     new ServiceUnavailableError(),
     new DatabaseUnavailableError(),
+    new ExportFormatError('x'),
   ];
 
   it('gives every HTTP error class its own code, answering the status the catalogue lists', () => {

@@ -14,6 +14,7 @@ import { describeConfig } from './suite-config';
 import { describeCustomRoutes } from './suite-custom';
 import { describeDependencies } from './suite-deps';
 import { describeEndpoints } from './suite-endpoints';
+import { describeExport } from './suite-export';
 import { describeFilters } from './suite-filters';
 import { describeHiddenColumns } from './suite-hidden';
 import { describeHttp } from './suite-http';
@@ -67,4 +68,5 @@ function describeAreas(env: CrudEnv): void {
   describeAccess(env);
   describeHttp(env);
   describeBulk(env);
+  describeExport(env);
 }

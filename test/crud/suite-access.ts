@@ -112,6 +112,7 @@ export function describeAccess(env: CrudEnv): void {
         updateSchema: ['title', 'owner_id', 'shared'],
         includeRelationships: ['folder'],
         filterConfig: { secret: null, title: null, 'folder.name': null },
+        export: true,
       });
       api = await env.serve(bootstrap({ routers: [router], principal }).routes);
     });
@@ -156,6 +157,18 @@ export function describeAccess(env: CrudEnv): void {
       const editor = await api.get('/notes?sort=-secret&title=n3', as('5:editor'));
       expect(editor.body.data).toEqual([]);
       expect((await api.get('/notes?sort=secret', as('5:editor'))).status).toBe(200);
+    });
+
+    it('exports what the list shows the caller: its rows, without unreadable fields; hidden keys are a 400', async () => {
+      expect((await api.get('/notes/export?format=ndjson')).status).toBe(401);
+      const mine = await api.get('/notes/export?format=ndjson&sort=id', as('1'));
+      const rows = (mine.body as string)
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(rows.map((row) => row.id)).toEqual([1, 2, 4]);
+      expect(rows.some((row) => 'secret' in row)).toBe(false);
+      expect((await api.get('/notes/export?sort=secret', as('1'))).status).toBe(400);
     });
 
     it('never leaks a related row the caller may not read, through a join or a dotted filter', async () => {

@@ -38,6 +38,21 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
     await db?.destroy();
   });
 
+  it('exports the filtered, sorted items as CSV and NDJSON', async () => {
+    const csv = await fetch(`${base}/items/export?format=csv&category=tools&sort=-price`);
+    expect(csv.headers.get('content-disposition')).toBe('attachment; filename="items.csv"');
+    const lines = (await csv.text()).split('\r\n');
+    expect(lines[0].split(',').slice(0, 2)).toEqual(['id', 'name']);
+    expect(lines.slice(1, 3).map((line) => line.split(',')[1])).toEqual(['Saw', 'Hammer']);
+    const ndjson = await fetch(`${base}/items/export?format=ndjson&name=Rake`);
+    expect(
+      (await ndjson.text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).name),
+    ).toEqual(['Rake']);
+  });
+
   it('creates with 201 and answers the item exactly as a later GET does', async () => {
     const created = await call('POST', '/items', { name: 'Drill', price: 99.95, description: 'cordless' });
     expect(created.status).toBe(201);

@@ -21,8 +21,8 @@ export interface Operation {
   parameters: Parameter[];
   /** The accepted body types and their schemas (none when the operation takes no body). */
   body?: { required: boolean; types: { type: string; schema: Schema }[] };
-  /** Each documented status (or `default`), with its JSON schema when it has one. */
-  responses: Record<string, { schema?: Schema }>;
+  /** Each documented status (or `default`), with its JSON schema when it has one, and its media types. */
+  responses: Record<string, { schema?: Schema; types?: string[] }>;
   /** Whether the operation lists a security requirement (a login). */
   secured: boolean;
   /** The whole document, for `$ref`s. */
@@ -59,7 +59,7 @@ export function operationsOf(label: string, document: Schema): Operation[] {
         responses: Object.fromEntries(
           Object.entries<Schema>(op.responses ?? {}).map(([status, response]) => [
             status,
-            { schema: response.content?.['application/json']?.schema },
+            { schema: response.content?.['application/json']?.schema, types: Object.keys(response.content ?? {}) },
           ]),
         ),
         secured: Array.isArray(op.security) && op.security.length > 0,

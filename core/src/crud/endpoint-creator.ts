@@ -6,6 +6,8 @@ import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import { bulkConfig } from './bulk-options';
 import { bulkRoutes } from './bulk-routes';
 import { crudContext, type CrudContext } from './crud-context';
+import { exportHandler } from './export-handler';
+import { exportPageSize } from './export-stream';
 import * as operations from './operations';
 import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions, type OperationKey } from './options';
 import { queryParametersOf } from './paginated-query';
@@ -46,6 +48,12 @@ const METHODS: Record<OperationKey, HttpMethod> = {
   delete: 'DELETE',
   dbDelete: 'DELETE',
   restore: 'POST',
+  export: 'GET',
+};
+// Whoever may not delete a row may not bring it back; whoever may not list rows may not export them.
+const FALLBACK_DEPS: Partial<Record<OperationKey, `${OperationKey}Deps`>> = {
+  restore: 'deleteDeps',
+  export: 'readMultiDeps',
 };
 // The policy's name of each generated operation.
 const ACCESS_OF: Record<OperationKey, AccessOperation> = {
@@ -56,11 +64,13 @@ const ACCESS_OF: Record<OperationKey, AccessOperation> = {
   delete: 'delete',
   dbDelete: 'hardDelete',
   restore: 'restore',
+  // An export answers what the list would, every page of it.
+  export: 'list',
 };
 const WITH_ID: OperationKey[] = ['read', 'update', 'delete', 'dbDelete'];
 // The restore segment follows the id (`POST /items/{id}/restore`): it acts on that row.
 const ID_FIRST: OperationKey[] = ['restore'];
-const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['handler']> = {
+const HANDLERS: Record<OperationKey, (ctx: CrudContext, options: CrudOptions) => RouteDescriptor['handler']> = {
   create: operations.createHandler,
   read: operations.readHandler,
   readMulti: operations.readMultiHandler,
@@ -68,6 +78,7 @@ const HANDLERS: Record<OperationKey, (ctx: CrudContext) => RouteDescriptor['hand
   delete: operations.deleteHandler,
   dbDelete: operations.dbDeleteHandler,
   restore: operations.restoreHandler,
+  export: (ctx, options) => exportHandler(ctx, exportPageSize(options.export)),
 };
 
 function keysOf(list: string[] | undefined, option: string): Set<string> | undefined {
@@ -117,6 +128,7 @@ export class EndpointCreator {
     if (!options.deleteSchema) this.included.delete('dbDelete');
     // Only a soft-deleting model has rows to restore.
     if (!this.ctx.repo.softDelete) this.included.delete('restore');
+    if (!options.export) this.included.delete('export');
     if (this.included.has('create') && !options.createSchema)
       throw new ConfigurationError('createSchema is required for the create endpoint');
     if (this.included.has('update') && !options.updateSchema)
@@ -141,7 +153,8 @@ export class EndpointCreator {
       ? [this.path, key, segment]
       : [this.path, segment, WITH_ID.includes(op) ? key : ''];
     const path = parts.filter(Boolean).join('/') || '/';
-    const deps = this.options[`${op}Deps` as const] ?? (op === 'restore' ? this.options.deleteDeps : undefined) ?? [];
+    const fallback = FALLBACK_DEPS[op];
+    const deps = this.options[`${op}Deps` as const] ?? (fallback ? this.options[fallback] : undefined) ?? [];
     const doc = {
       ...routeDoc(this.ctx, op, { name: this.docName, tags: this.tags }),
       ...accessDoc(this.ctx.repo.policy, ACCESS_OF[op]),
@@ -151,7 +164,7 @@ export class EndpointCreator {
       path,
       operation: doc.operationId,
       dependencies: [...deps],
-      handler: HANDLERS[op](this.ctx),
+      handler: HANDLERS[op](this.ctx, this.options),
       doc,
     };
     if (op === 'readMulti') route.checkDatabase = fulltextCheck(this.ctx);

@@ -13,7 +13,16 @@ import type { AccessPolicy } from '../access/policy';
 import type { IdempotencyOptions } from './idempotency';
 
 /** The generated operations. */
-export const OPERATION_KEYS = ['create', 'read', 'readMulti', 'update', 'delete', 'dbDelete', 'restore'] as const;
+export const OPERATION_KEYS = [
+  'create',
+  'read',
+  'readMulti',
+  'update',
+  'delete',
+  'dbDelete',
+  'restore',
+  'export',
+] as const;
 export type OperationKey = (typeof OPERATION_KEYS)[number];
 
 /** FastCRUD's snake_case spellings, accepted beside the camelCase keys. */
@@ -40,7 +49,14 @@ export const DEFAULT_ENDPOINT_NAMES: Record<OperationKey, string> = {
   delete: '',
   dbDelete: 'db_delete',
   restore: 'restore',
+  export: 'export',
 };
+
+/** How `GET {path}/export` reads the rows it streams. */
+export interface ExportOptions {
+  /** Rows read per keyset page, 1 to 1000 (default 500): what the server holds at a time. */
+  pageSize?: number;
+}
 
 /** Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase). */
 export interface CrudOptions<M extends ModelClass = ModelClass> {
@@ -94,6 +110,13 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    * may not delete a row may not bring it back either.
    */
   restoreDeps?: Dependency[];
+  /** Dependencies of the export endpoint; without them it runs `readMultiDeps`, as it reads the same rows. */
+  exportDeps?: Dependency[];
+  /**
+   * Adds `GET {path}/export?format=csv|ndjson|json`: every row the list answers for the
+   * same filters and sort, streamed (off unless given).
+   */
+  export?: boolean | ExportOptions;
   /** Largest `limit` / `itemsPerPage` (default 1000). */
   maxLimit?: number;
   /** Rows answered without pagination parameters (default 100). */

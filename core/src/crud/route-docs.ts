@@ -5,6 +5,7 @@ import type { CrudContext } from './crud-context';
 import type { OperationKey } from './options';
 import { keyParams } from './path-key';
 import { UPDATE_TYPES } from './media-type';
+import { EXPORT_FORMATS } from './export-format';
 
 // OpenAPI information of each generated route, published later by the docs plugin.
 
@@ -76,6 +77,9 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
   }
   return params;
 }
+
+// An export answers every row: the list's window keys are no parameters of it.
+const WINDOW_KEYS = new Set(['offset', 'limit', 'page', 'itemsPerPage', 'cursor']);
 
 // A read answers its tag and a 304 when the client's `If-None-Match` lists it.
 const ETAG = {
@@ -196,6 +200,23 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
                 properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
               },
             ],
+          },
+        },
+        ...errors(422),
+      };
+      break;
+    case 'export':
+      doc.parameters = [
+        query('format', { type: 'string', enum: [...EXPORT_FORMATS], default: 'csv' }),
+        ...listParameters(ctx).filter((param) => !WINDOW_KEYS.has(param.name as string)),
+      ];
+      doc.responses = {
+        '200': {
+          description: 'Every matching row, streamed as an attachment: CSV (RFC 4180), NDJSON, or a JSON array',
+          content: {
+            'text/csv': { type: 'string', description: 'A header row, then one record per row' },
+            'application/x-ndjson': { type: 'string', description: 'One JSON object per line' },
+            'application/json': { type: 'array', items: item },
           },
         },
         ...errors(422),

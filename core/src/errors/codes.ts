@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   multiple_rows: 400,
   /** A bulk update or delete would touch more rows than `Prefer: max-affected` (or the router) allows. */
   too_many_affected: 400,
+  /** An export named a format it does not write, or a pagination key (it answers every row). */
+  export_format: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

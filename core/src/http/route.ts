@@ -13,7 +13,13 @@ export interface RouteDoc {
   /** JSON schemas of the responses, by status code; `headers` as OpenAPI header objects by name. */
   responses?: Record<
     string,
-    { description: string; schema?: Record<string, unknown>; headers?: Record<string, Record<string, unknown>> }
+    {
+      description: string;
+      schema?: Record<string, unknown>;
+      headers?: Record<string, Record<string, unknown>>;
+      /** Schemas by media type, for an answer that is not JSON alone (`schema` is then unused). */
+      content?: Record<string, Record<string, unknown>>;
+    }
   >;
   /** False when the request may come without a body (default true when there is a `requestBody`). */
   requestBodyRequired?: boolean;

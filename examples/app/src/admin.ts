@@ -114,6 +114,8 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         createSchema: ItemCreate,
         updateSchema: ItemUpdate,
         displayField: 'name',
+        export: true,
+        import: true,
       },
       users: {
         model: User,

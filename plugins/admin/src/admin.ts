@@ -20,6 +20,8 @@ import { checkReferences, resolveView, type ResolvedView } from './model-view';
 import type { AdminOptions } from './options';
 import { authRoutes } from './routes/auth-routes';
 import { bulkDeleteRoute } from './routes/bulk-delete';
+import { csvExportRoute } from './routes/csv-export';
+import { csvImportRoute } from './routes/csv-import';
 import { crudApiRoutes } from './routes/crud-api';
 import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
@@ -150,6 +152,8 @@ export function admin(options: AdminOptions): AdminPlugin {
   ];
   for (const view of views.values()) {
     if (view.allowed.has('view')) routes.push(...listRoutes(ctx, view));
+    if (view.allowed.has('view') && view.view.export) routes.push(csvExportRoute(ctx, view));
+    if (view.allowed.has('create') && view.view.import) routes.push(csvImportRoute(ctx, view, counts));
     routes.push(...formRoutes(ctx, view, counts), ...lookupRoutes(ctx, view));
     if (view.allowed.has('delete')) routes.push(bulkDeleteRoute(ctx, view, counts));
     if (hasTrash(view)) routes.push(...trashRoutes(ctx, view, counts));

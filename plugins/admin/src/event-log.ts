@@ -16,6 +16,8 @@ export const EVENT_TYPES = [
   'sign_out_everywhere',
   'restore',
   'purge',
+  'export',
+  'import',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

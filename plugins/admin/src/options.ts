@@ -112,6 +112,14 @@ export interface ModelView {
    * (one that reads the API's session, which an admin request does not carry). Never form fields.
    */
   autoFields?: { create?: Record<string, Dependency<unknown>>; update?: Record<string, Dependency<unknown>> };
+  /** The list gets an Export button: its rows for the current search and sort, as CSV (off unless true). */
+  export?: boolean;
+  /**
+   * The list gets an Import form (with the `create` action): a CSV file whose header names
+   * create fields, every row validated as the create form's, written all or nothing.
+   * `maxBytes` bounds the upload (default 1 MiB; 413 beyond).
+   */
+  import?: boolean | { maxBytes?: number };
   /** Runs after a create, update or delete was written (the example drops every process's rate-limit caches). */
   afterWrite?: (action: 'create' | 'update' | 'delete') => void | Promise<void>;
 }

@@ -19,7 +19,8 @@ export type TemplateName =
   | 'management-users'
   | 'management-sessions'
   | 'events'
-  | 'trash';
+  | 'trash'
+  | 'import-errors';
 
 /**
  * Renders a template with `locals`. Each is compiled once, on first use. pug escapes every

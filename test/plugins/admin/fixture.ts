@@ -158,6 +158,8 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
         createSchema: ItemCreate,
         updateSchema: ItemUpdate,
         displayField: 'name',
+        export: true,
+        import: { maxBytes: 4096 },
       },
       gadgets: {
         model: Gadget,

@@ -45,6 +45,8 @@ const datetime = { type: ['string', 'null'], format: 'date-time' };
   idempotency: true,
   // POST /items/bulk, PATCH /items/bulk, DELETE /items/bulk and PUT /items/{id}.
   bulk: true,
+  // GET /items/export?format=csv|ndjson|json: every matching row, streamed.
+  export: true,
 })
 @SoftDelete({ isDeletedColumn: 'is_deleted', deletedAtColumn: 'deleted_at' })
 export class Item extends Model {

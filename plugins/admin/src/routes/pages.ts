@@ -106,6 +106,8 @@ export async function listLocals(
       canUpdate: view.allowed.has('update'),
       canDelete: view.allowed.has('delete'),
       hasTrash: hasTrash(view),
+      canExport: Boolean(view.view.export),
+      canImport: Boolean(view.view.import) && view.allowed.has('create'),
     },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,

@@ -128,7 +128,11 @@ function responses(
     result[status] = {
       description: response.description,
       ...(response.headers ? { headers: response.headers } : {}),
-      ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+      ...(response.content
+        ? { content: Object.fromEntries(Object.entries(response.content).map(([type, schema]) => [type, { schema }])) }
+        : response.schema
+          ? { content: { 'application/json': { schema: response.schema } } }
+          : {}),
     };
   }
   if (Object.keys(result).length === 0) result.default = { description: "The operation's answer" };

@@ -5,6 +5,7 @@ import type { Engine } from '../../../fixtures/db';
 import { bulkDeleteArea } from './bulk-delete';
 import { crudApiArea } from './crud-api';
 import { csrfArea } from './csrf';
+import { csvArea } from './csv';
 import { eventsArea } from './events';
 import { filtersArea } from './filters';
 import { formsArea } from './forms';
@@ -24,6 +25,7 @@ const areas = [
   filtersArea,
   formsArea,
   bulkDeleteArea,
+  csvArea,
   managementArea,
   crudApiArea,
   eventsArea,
