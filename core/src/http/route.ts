@@ -26,6 +26,8 @@ export interface RouteDoc {
   security?: Record<string, string[]>[];
   /** The OpenAPI security scheme objects `security` names, for the document's components. */
   securitySchemes?: Record<string, Record<string, unknown>>;
+  /** OpenAPI `x-` extensions of the operation, for tools such as the typed-client generator. */
+  extensions?: Record<`x-${string}`, unknown>;
 }
 
 /** A framework-neutral route: what an adapter mounts. */

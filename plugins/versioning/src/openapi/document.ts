@@ -54,6 +54,7 @@ export function buildOpenApiDocument(input: VersionDocInput): OpenApiDocument {
       ...(doc.requestBody ? { requestBody: requestBody(doc) } : {}),
       responses: responses(route, { doc, secured: Boolean(security?.length), docs }),
       ...(security ? { security } : {}),
+      ...doc.extensions,
     };
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
