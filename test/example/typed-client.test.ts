@@ -42,7 +42,7 @@ describe.each(ADAPTERS)('typed client on %s', (adapter) => {
     const dir = mkdtempSync(join(tmpdir(), 'crudsmith-client-'));
     for (const version of ['v1', 'v2']) {
       const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body;
-      expect(generateModule(doc, `/api/${version}/openapi.json`)).toBe(readFileSync(committed(version), 'utf8'));
+      expect(generateModule(doc)).toBe(readFileSync(committed(version), 'utf8'));
       if (version === 'v2') {
         writeFileSync(join(dir, 'v2.json'), JSON.stringify(doc));
         const args = ['generate', '--input', join(dir, 'v2.json'), '--out', join(dir, 'v2.ts')];
@@ -55,7 +55,8 @@ describe.each(ADAPTERS)('typed client on %s', (adapter) => {
 });
 
 describe('typed client consumer', () => {
-  it('compiles with strict tsc, every misuse an error', () => {
+  // tsc checks the client's sources and the lib declarations (skipLibCheck off): seconds, more on a busy machine.
+  it('compiles with strict tsc, every misuse an error', { timeout: 120_000 }, () => {
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     const run = spawnSync(process.execPath, [tsc, '-p', join(__dirname, 'typed-client/tsconfig.json')], {
       encoding: 'utf8',

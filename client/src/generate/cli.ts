@@ -28,8 +28,7 @@ export async function runCli(argv: string[], log: (line: string) => void = conso
     log(USAGE);
     return 2;
   }
-  const source = /^https?:\/\//.test(input) ? input : input.split(/[\\/]/).at(-1)!;
-  const text = generateModule(await load(input), source);
+  const text = generateModule(await load(input));
   if (rest.includes('--check')) {
     const current = await readFile(out, 'utf8').catch(() => undefined);
     if (current === text) return 0;
