@@ -23,7 +23,7 @@ describe.each(ADAPTERS)('typed client on %s', (adapter) => {
   });
   afterAll(() => ex?.close());
 
-  it('lists with filters, paginates, creates, updates, and refreshes a bearer token once', async () => {
+  it('lists with filters, paginates, creates, updates, refreshes a bearer token once, and re-mints a session CSRF token once', async () => {
     const seen = await journey(ex.base, { username: 'clara', password: PASSWORD });
     expect(seen).toMatchObject({
       listed: ['widget', 'gizmo'],
@@ -34,6 +34,8 @@ describe.each(ADAPTERS)('typed client on %s', (adapter) => {
       me: { transport: 'bearer' },
       refreshed: true,
       refreshedOnce: true,
+      sessionMe: { transport: 'session' },
+      signedOut: true,
     });
     expect(seen.validationIssues).toBeGreaterThan(0);
   });

@@ -2,7 +2,7 @@
 // example, and `misuses` (never called) holds lines that must not compile. The test
 // compiles this file with plain tsc (strict, skipLibCheck off): an `@ts-expect-error` that
 // no longer errors fails it.
-import { bearerAuth, NotFoundError, ValidationError } from '@crudsmith/client';
+import { bearerAuth, NotFoundError, sessionAuth, UnauthorizedError, ValidationError } from '@crudsmith/client';
 import { createClient as createV1 } from '../../../examples/app/client/v1';
 import { createClient as createV2 } from '../../../examples/app/client/v2';
 
@@ -17,6 +17,8 @@ export interface JourneyResult {
   me: unknown;
   refreshed: boolean;
   refreshedOnce: boolean;
+  sessionMe: unknown;
+  signedOut: boolean;
 }
 
 /** List with filters, paginate, create, update, and a bearer sign-in that refreshes once. */
@@ -54,6 +56,18 @@ export async function journey(baseUrl: string, user: { username: string; passwor
   auth.setTokens({ ...first, access_token: 'stale' });
   refreshes = 0;
   const [me] = await Promise.all([signed.account.me(), signed.account.me()]);
+
+  // The session transport: a refused CSRF token is re-minted once, so sign-out goes through.
+  const session = sessionAuth();
+  const browser = createV2({ baseUrl, auth: session });
+  await browser.account.signIn(user);
+  session.setCsrfToken('stale');
+  const sessionMe = await browser.account.me();
+  await browser.account.signOut();
+  const signedOut = await browser.account.me().then(
+    () => false,
+    (error: unknown) => error instanceof UnauthorizedError,
+  );
   return {
     listed: cheap.data.map((row) => row.name),
     total: cheap.total_count,
@@ -64,6 +78,8 @@ export async function journey(baseUrl: string, user: { username: string; passwor
     me,
     refreshed: auth.current!.refresh_token !== first.refresh_token,
     refreshedOnce: refreshes === 1,
+    sessionMe,
+    signedOut,
   };
 }
 
