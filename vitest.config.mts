@@ -24,7 +24,7 @@ function sourceAliases(): { find: RegExp; replacement: string }[] {
 // engine, without the browser walks, the Redis-store suites, outages or second processes.
 // `system` is the rest: the example app, packaging, fuzz, the docs, and the files `unit`
 // leaves out. `npm test` runs both (scripts/test.mjs), `npm run test:unit` the first.
-const unitDirs = ['test/core', 'test/crud', 'test/adapters', 'test/plugins'];
+const unitDirs = ['test/core', 'test/crud', 'test/adapters', 'test/plugins', 'test/client'];
 const systemDirs = ['test/example', 'test/packaging', 'test/fuzz', 'test/docs'];
 const slow = ['browser', 'redis', 'outage', '-processes'].map((word) => `**/*${word}*.test.ts`);
 

@@ -12,6 +12,8 @@ import * as rateLimit from '@crudsmith/rate-limit';
 import * as rateLimitRedis from '@crudsmith/rate-limit/redis';
 import * as versioning from '@crudsmith/versioning';
 import * as adminEntry from '@crudsmith/admin';
+import * as client from '@crudsmith/client';
+import * as clientGenerate from '@crudsmith/client/generate';
 
 // Each package entry's public surface is a contract: adding or removing an export is a
 // deliberate change of its list here (and of the packaging test, which loads the builds).
@@ -207,6 +209,37 @@ const entries: [string, object, string[]][] = [
     versioning,
     ['versioning', 'parseDeprecation', 'deprecationHeaders', 'buildOpenApiDocument'],
   ],
+  [
+    '@crudsmith/client',
+    client,
+    [
+      'HttpClient',
+      'BearerAuth',
+      'SessionAuth',
+      'bearerAuth',
+      'sessionAuth',
+      'AccountClient',
+      'resource',
+      'listQuery',
+      'ApiError',
+      'BadRequestError',
+      'UnauthorizedError',
+      'ForbiddenError',
+      'NotFoundError',
+      'ConflictError',
+      'PreconditionFailedError',
+      'PayloadTooLargeError',
+      'ValidationError',
+      'PreconditionRequiredError',
+      'RateLimitError',
+      'ServiceUnavailableError',
+      'ServerError',
+      'TimeoutError',
+      'errorFor',
+      'retryAfterSeconds',
+    ],
+  ],
+  ['@crudsmith/client/generate', clientGenerate, ['generateModule', 'runCli']],
   [
     '@crudsmith/admin',
     adminEntry,

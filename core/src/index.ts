@@ -44,7 +44,7 @@ export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey, ExportOptions } from './crud/options';
 export type { IdempotencyOptions } from './crud/idempotency';
 export { idempotencyMigrations, idempotencyTableMigration, IDEMPOTENCY_TABLE } from './data/idempotency-store';
-export type { BulkOptions, BulkOperation } from './crud/bulk-options';
+export type { BulkOptions, BulkOperation } from './crud/options';
 /** Streamed exports: the encoders, and the answer that streams a list's rows in keyset pages. */
 export { exportAnswer, DEFAULT_EXPORT_PAGE_SIZE } from './crud/export-stream';
 export type { ExportSource } from './crud/export-stream';

@@ -112,10 +112,12 @@ async function compile(folder: string): Promise<string[]> {
  * app.ts, with `"type": "module"`, compiled with skipLibCheck off and only the types its
  * imports reach. Answers its folder.
  */
-function esmConsumer(name: string, resolution: Record<string, string>): string {
+function esmConsumer(name: string, resolution: Record<string, string>, source?: string): string {
   const folder = join(project, name);
   mkdirSync(folder);
-  copyFileSync(join(repoRoot, 'test', 'packaging', 'consumers', `${name}.ts`), join(folder, 'app.ts'));
+  if (source === undefined)
+    copyFileSync(join(repoRoot, 'test', 'packaging', 'consumers', `${name}.ts`), join(folder, 'app.ts'));
+  else writeFileSync(join(folder, 'app.ts'), source);
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ type: 'module' }));
   const compilerOptions = {
     target: 'ES2022',
@@ -589,5 +591,38 @@ describe('consumers compiled with plain tsc and run with plain node', { timeout:
       channel: 'crudsmith:rate-limit:invalidate',
       hit: 'StoreUnavailableError',
     });
+  });
+
+  it('@crudsmith/client: its bin generates a module from a served document, and an ES module (nodenext) uses it', async () => {
+    if (!existsSync(join(project, 'express-esm', 'dist', 'app.js'))) {
+      esmConsumer('express-esm', { module: 'esnext', moduleResolution: 'bundler' });
+      await compile('express-esm');
+    }
+    const url = await start('express-esm', 'dist/app.js', { DATABASE_FILE: 'client.sqlite3' });
+    // The generated module exists only here, so the consumer is written here, not in consumers/.
+    const folder = esmConsumer(
+      'client-esm',
+      { module: 'nodenext' },
+      [
+        "import { NotFoundError } from '@crudsmith/client';",
+        "import { createClient } from './v2.js';",
+        'const client = createClient({ baseUrl: process.env.API_URL! });',
+        "await client.items.create({ name: 'Anvil', price: 3 });",
+        "const listed = await client.items.list({ filters: { name: 'Anvil' } });",
+        'const missing = await client.items.get(999_999).then(() => false, (error: unknown) => error instanceof NotFoundError);',
+        'console.log(JSON.stringify({ names: listed.data.map((row) => row.name), missing }));',
+      ].join('\n'),
+    );
+    const bin = join(project, 'node_modules', '.bin', 'crudsmith-client');
+    const args = ['generate', '--input', `${url}/api/v2/openapi.json`, '--out', join(folder, 'v2.ts')];
+    await run(process.execPath, [bin, ...args], { cwd: project });
+    await run(process.execPath, [bin, ...args, '--check'], { cwd: project });
+    const files = await compile('client-esm');
+    expect(foreignFiles(files, ['@crudsmith/core', 'knex', 'objection'])).toEqual([]);
+    const { stdout } = await run(process.execPath, ['dist/app.js'], {
+      cwd: folder,
+      env: cleanEnv({ API_URL: url }),
+    });
+    expect(JSON.parse(stdout)).toEqual({ names: ['Anvil'], missing: true });
   });
 });

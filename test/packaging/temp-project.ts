@@ -41,6 +41,7 @@ export interface Manifest {
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  bin?: Record<string, string>;
 }
 
 interface LockEntry {
@@ -265,6 +266,8 @@ export async function installProject(
       peerDependencies: m.peerDependencies,
       peerDependenciesMeta: m.peerDependenciesMeta,
       engines: m.engines,
+      // npm ci links node_modules/.bin from the lockfile's entries, not from the tarballs.
+      bin: m.bin,
     };
   }
   Object.assign(packages, lockClosure(roots, packed));

@@ -1,23 +1,7 @@
 import { ConfigurationError } from '../errors/configuration-error';
 import { isComposite } from '../data/row-key';
 import type { CrudContext } from './crud-context';
-
-/** The bulk operations a router may offer. */
-export const BULK_OPERATIONS = ['create', 'update', 'delete', 'upsert'] as const;
-/** One bulk operation: `POST /bulk`, `PATCH /bulk`, `DELETE /bulk`, or `PUT /{id}` with `?on_conflict=`. */
-export type BulkOperation = (typeof BULK_OPERATIONS)[number];
-
-/** The `bulk` option of a router. */
-export interface BulkOptions {
-  /** The operations offered (default all four). */
-  operations?: BulkOperation[];
-  /** Largest array `POST /bulk` takes (default 1000); a longer one is a 413. */
-  maxItems?: number;
-  /** Most rows one bulk update or delete may touch; a request's `Prefer: max-affected` may lower it. */
-  maxAffected?: number;
-  /** The unique columns `?on_conflict=` may name (the primary key always may). */
-  conflictColumns?: string[];
-}
+import { BULK_OPERATIONS, type BulkOperation, type BulkOptions } from './options';
 
 /** The bulk settings of a router, checked once. */
 export interface BulkConfig {

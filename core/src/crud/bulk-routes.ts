@@ -1,7 +1,8 @@
 import type { Dependency, HttpMethod } from '../http/neutral';
 import type { RouteDescriptor, RouteDoc } from '../http/route';
 import { rowJsonSchema, schemaToJsonSchema } from '../schema/json-schema';
-import type { BulkConfig, BulkOperation } from './bulk-options';
+import type { BulkConfig } from './bulk-options';
+import type { BulkOperation } from './options';
 import { bulkCreateHandler, bulkDeleteHandler, bulkUpdateHandler, upsertHandler } from './bulk-operations';
 import type { CrudContext } from './crud-context';
 import type { CrudOptions } from './options';

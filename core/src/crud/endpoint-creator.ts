@@ -155,10 +155,9 @@ export class EndpointCreator {
     const path = parts.filter(Boolean).join('/') || '/';
     const fallback = FALLBACK_DEPS[op];
     const deps = this.options[`${op}Deps` as const] ?? (fallback ? this.options[fallback] : undefined) ?? [];
-    const doc = {
-      ...routeDoc(this.ctx, op, { name: this.docName, tags: this.tags }),
-      ...accessDoc(this.ctx.repo.policy, ACCESS_OF[op]),
-    };
+    const base = routeDoc(this.ctx, op, { name: this.docName, tags: this.tags });
+    const access = accessDoc(this.ctx.repo.policy, ACCESS_OF[op]);
+    const doc = { ...base, ...access, extensions: { ...base.extensions, ...access.extensions } };
     const route: RouteDescriptor = {
       method: METHODS[op],
       path,

@@ -6,7 +6,6 @@ import type { ModelClass } from '../model/model-info';
 import type { CustomFilter } from '../data/operators';
 import type { CrudRepository } from '../data/repository';
 import type { SchemaLike } from '../schema/fields';
-import type { BulkOptions } from './bulk-options';
 import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } from './field-injection';
 import type { FilterConfig, FilterValue } from './filter-config';
 import type { AccessPolicy } from '../access/policy';
@@ -158,4 +157,21 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    * upsert), `PATCH /bulk`, `DELETE /bulk` and `PUT /{id}`; `true` for all of them.
    */
   bulk?: boolean | BulkOptions;
+}
+
+/** The bulk operations a router may offer. */
+export const BULK_OPERATIONS = ['create', 'update', 'delete', 'upsert'] as const;
+/** One bulk operation: `POST /bulk`, `PATCH /bulk`, `DELETE /bulk`, or `PUT /{id}` with `?on_conflict=`. */
+export type BulkOperation = (typeof BULK_OPERATIONS)[number];
+
+/** The `bulk` option of a router. */
+export interface BulkOptions {
+  /** The operations offered (default all four). */
+  operations?: BulkOperation[];
+  /** Largest array `POST /bulk` takes (default 1000); a longer one is a 413. */
+  maxItems?: number;
+  /** Most rows one bulk update or delete may touch; a request's `Prefer: max-affected` may lower it. */
+  maxAffected?: number;
+  /** The unique columns `?on_conflict=` may name (the primary key always may). */
+  conflictColumns?: string[];
 }

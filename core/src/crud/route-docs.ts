@@ -58,11 +58,15 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
     query('limit', int(1, ctx.limits.maxLimit)),
     query('page', int(1)),
     query('itemsPerPage', int(1, ctx.limits.maxLimit)),
-    query(
-      'sort',
-      { type: 'string' },
-      `Comma-separated columns among ${[...ctx.sortable].join(', ')}; a leading - sorts descending`,
-    ),
+    // The typed-client generator reads the sortable columns from the extension, not from the prose.
+    {
+      ...query(
+        'sort',
+        { type: 'string' },
+        `Comma-separated columns among ${[...ctx.sortable].join(', ')}; a leading - sorts descending`,
+      ),
+      'x-crudsmith-sort': [...ctx.sortable],
+    },
     query('cursor', { type: 'string' }, 'Keyset pagination: empty for the first page, then next_cursor'),
   ];
   for (const filter of ctx.filters) {
@@ -73,6 +77,7 @@ function listParameters(ctx: CrudContext): Record<string, unknown>[] {
     params.push({
       ...query(filter.key, list ? { type: 'array', items: item } : item),
       ...(list ? { style: 'form', explode: false } : {}),
+      'x-crudsmith-filter': { field: filter.field, op: filter.op },
     });
   }
   return params;
@@ -155,7 +160,13 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
   const operationId = `${base.name}_${op.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
   const item = withCounts(rowJsonSchema(ctx.info, ctx.selectSchema), ctx.relationshipCounts);
   const nullable = { oneOf: [item, { type: 'null' }] };
-  const doc: RouteDoc = { operationId, tags: base.tags, summary: `${op} ${base.name}` };
+  const doc: RouteDoc = {
+    operationId,
+    tags: base.tags,
+    summary: `${op} ${base.name}`,
+    // Which generated operation of which resource this is, for the typed-client generator.
+    extensions: { 'x-crudsmith-crud': { resource: base.name, operation: op } },
+  };
   switch (op) {
     case 'create':
       doc.parameters = [PREFER, ...idempotencyParameters(ctx)];

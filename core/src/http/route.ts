@@ -37,7 +37,7 @@ export interface RouteDoc {
    * login requirement, as it does a route with a login dependency.
    */
   requiresPrincipal?: boolean;
-  /** OpenAPI specification extensions of the operation (`x-crudsmith-permissions`). */
+  /** OpenAPI `x-` extensions of the operation (`x-crudsmith-permissions`; the typed-client generator reads `x-crudsmith-crud`). */
   extensions?: Record<`x-${string}`, unknown>;
 }
 

@@ -1,0 +1,84 @@
+import type { CallOptions, HttpClient } from './http';
+import { listQuery } from './query';
+import type {
+  CursorQuery,
+  KeysetPage,
+  ListPage,
+  NumberedPage,
+  OffsetQuery,
+  PageQuery,
+  PaginateQuery,
+  ResourceSpec,
+  WriteOptions,
+} from './types';
+
+/** Every operation of a generated resource; a generated module picks the ones its document has. */
+export interface ResourceMethods<S extends ResourceSpec> {
+  create(body: S['create'], options?: CallOptions): Promise<S['created']>;
+  get(id: S['id'], options?: CallOptions): Promise<S['row']>;
+  list(query: PageQuery<S>, options?: CallOptions): Promise<NumberedPage<S['row']>>;
+  list(query: CursorQuery<S>, options?: CallOptions): Promise<KeysetPage<S['row']>>;
+  list(query?: OffsetQuery<S>, options?: CallOptions): Promise<ListPage<S['row']>>;
+  /** Every keyset page in turn, from the first until `next_cursor` is null. */
+  paginate(query?: PaginateQuery<S>, options?: CallOptions): AsyncIterableIterator<KeysetPage<S['row']>>;
+  update(id: S['id'], body: S['update'], options?: CallOptions & WriteOptions): Promise<S['updated']>;
+  delete(id: S['id'], options?: CallOptions & WriteOptions): Promise<S['deleted']>;
+  restore(id: S['id'], options?: CallOptions & WriteOptions): Promise<S['row']>;
+  hardDelete(id: S['id'], options?: CallOptions & WriteOptions): Promise<S['deleted']>;
+}
+
+/** The paths of a resource's operations, `{name}` for path parameters. */
+export interface ResourcePaths {
+  create?: string;
+  list?: string;
+  get?: string;
+  update?: string;
+  delete?: string;
+  restore?: string;
+  hardDelete?: string;
+}
+
+/** Fills a path's `{name}` parameters from a scalar id or an object of them. */
+function fill(path: string, id: ResourceSpec['id']): string {
+  return path.replace(/\{([^}]+)\}/g, (_all, name: string) =>
+    encodeURIComponent(String(typeof id === 'object' ? id[name] : id)),
+  );
+}
+
+function writeHeaders(options: (CallOptions & WriteOptions) | undefined): CallOptions {
+  const { ifMatch, ...rest } = options ?? {};
+  return ifMatch === undefined ? rest : { ...rest, headers: { ...rest.headers, 'if-match': ifMatch } };
+}
+
+/** A resource's client: the methods of `paths`, typed by `S`, the others absent. */
+export function resource<S extends ResourceSpec, K extends keyof ResourcePaths>(
+  http: HttpClient,
+  paths: Required<Pick<ResourcePaths, K>>,
+): Pick<ResourceMethods<S>, K | (K extends 'list' ? 'paginate' : never)> {
+  const at = paths as ResourcePaths;
+  const list = (query: Parameters<typeof listQuery>[0] = {}, options?: CallOptions) =>
+    http.request({ method: 'GET', path: at.list!, query: listQuery(query), ...options });
+  const methods: ResourceMethods<S> = {
+    create: (body, options) => http.request({ method: 'POST', path: at.create!, json: body, ...options }),
+    get: (id, options) => http.request({ method: 'GET', path: fill(at.get!, id), ...options }),
+    list: list as ResourceMethods<S>['list'],
+    async *paginate(query, options) {
+      let cursor: string | null = null;
+      do {
+        const page = (await list({ ...query, cursor }, options)) as KeysetPage<S['row']>;
+        yield page;
+        cursor = page.next_cursor;
+      } while (cursor !== null);
+    },
+    update: (id, body, options) =>
+      http.request({ method: 'PATCH', path: fill(at.update!, id), json: body, ...writeHeaders(options) }),
+    delete: (id, options) => http.request({ method: 'DELETE', path: fill(at.delete!, id), ...writeHeaders(options) }),
+    restore: (id, options) => http.request({ method: 'POST', path: fill(at.restore!, id), ...writeHeaders(options) }),
+    hardDelete: (id, options) =>
+      http.request({ method: 'DELETE', path: fill(at.hardDelete!, id), ...writeHeaders(options) }),
+  };
+  const picked = Object.fromEntries(
+    Object.entries(methods).filter(([name]) => name in at || (name === 'paginate' && 'list' in at)),
+  );
+  return picked as Pick<ResourceMethods<S>, K | (K extends 'list' ? 'paginate' : never)>;
+}

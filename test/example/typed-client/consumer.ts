@@ -1,0 +1,108 @@
+// A consumer of the example's generated v1 and v2 clients: `journey` runs against a served
+// example, and `misuses` (never called) holds lines that must not compile. The test
+// compiles this file with plain tsc (strict, skipLibCheck off): an `@ts-expect-error` that
+// no longer errors fails it.
+import { bearerAuth, NotFoundError, sessionAuth, UnauthorizedError, ValidationError } from '@crudsmith/client';
+import { createClient as createV1 } from '../../../examples/app/client/v1';
+import { createClient as createV2 } from '../../../examples/app/client/v2';
+
+/** What the journey saw, for the test's assertions. */
+export interface JourneyResult {
+  listed: (string | null | undefined)[];
+  total: number;
+  pageSizes: number[];
+  updatedPrice: number | null | undefined;
+  notFound: boolean;
+  validationIssues: number;
+  me: unknown;
+  refreshed: boolean;
+  refreshedOnce: boolean;
+  sessionMe: unknown;
+  signedOut: boolean;
+}
+
+/** List with filters, paginate, create, update, and a bearer sign-in that refreshes once. */
+export async function journey(baseUrl: string, user: { username: string; password: string }): Promise<JourneyResult> {
+  const v1 = createV1({ baseUrl });
+  const v2 = createV2({ baseUrl });
+  const category = `client-${Math.random().toString(36).slice(2, 8)}`;
+  const widget = await v1.items.create({ name: 'widget', category, price: 12.5 });
+  await v1.items.create({ name: 'gadget', category, price: 30 });
+  await v2.items.create({ name: 'gizmo', category, price: 8 });
+
+  const cheap = await v1.items.list({ filters: { category, price__lte: 20 }, sort: ['-price', 'name'] });
+  const pageSizes: number[] = [];
+  for await (const page of v2.items.paginate({ filters: { category }, sort: 'name', limit: 2 }))
+    pageSizes.push(page.data.length);
+
+  await v2.items.update(widget.id, { price: 15 });
+  const updated = await v2.items.get(widget.id);
+
+  const notFound = await v2.items.get(2_000_000_000).then(
+    () => false,
+    (error: unknown) => error instanceof NotFoundError && error.status === 404,
+  );
+  const validationIssues = await v2.items.list({ limit: 0 }).then(
+    () => 0,
+    (error: unknown) => (error instanceof ValidationError ? error.issues.length : -1),
+  );
+
+  let refreshes = 0;
+  const auth = bearerAuth({ onTokens: (tokens) => (refreshes += tokens ? 1 : 0) });
+  const signed = createV2({ baseUrl, auth });
+  await signed.account.token(user);
+  const first = auth.current!;
+  // A stale access token: the next requests meet a 401, refresh once together, and go again.
+  auth.setTokens({ ...first, access_token: 'stale' });
+  refreshes = 0;
+  const [me] = await Promise.all([signed.account.me(), signed.account.me()]);
+
+  // The session transport: a refused CSRF token is re-minted once, so sign-out goes through.
+  const session = sessionAuth();
+  const browser = createV2({ baseUrl, auth: session });
+  await browser.account.signIn(user);
+  session.setCsrfToken('stale');
+  const sessionMe = await browser.account.me();
+  await browser.account.signOut();
+  const signedOut = await browser.account.me().then(
+    () => false,
+    (error: unknown) => error instanceof UnauthorizedError,
+  );
+  return {
+    listed: cheap.data.map((row) => row.name),
+    total: cheap.total_count,
+    pageSizes,
+    updatedPrice: updated.price,
+    notFound,
+    validationIssues,
+    me,
+    refreshed: auth.current!.refresh_token !== first.refresh_token,
+    refreshedOnce: refreshes === 1,
+    sessionMe,
+    signedOut,
+  };
+}
+
+/** Never called: each misuse below must fail to compile. */
+export async function misuses(): Promise<void> {
+  const v1 = createV1({ baseUrl: 'http://localhost' });
+  const v2 = createV2({ baseUrl: 'http://localhost' });
+  // @ts-expect-error an undeclared filter key
+  await v1.items.list({ filters: { colour: 'red' } });
+  // @ts-expect-error an operator the column does not allow (text matching on a number)
+  await v1.items.list({ filters: { price__like: '1%' } });
+  // @ts-expect-error a wrong value type
+  await v2.items.list({ filters: { price__gte: '10' } });
+  // @ts-expect-error a list operator takes an array
+  await v2.items.list({ filters: { id__in: 3 } });
+  // @ts-expect-error an unknown sort field
+  await v2.items.list({ sort: '-colour' });
+  // @ts-expect-error two pagination forms mixed
+  await v2.items.list({ page: 2, offset: 10 });
+  // @ts-expect-error a body field the create schema lacks
+  await v2.items.create({ name: 'x', colour: 'red' });
+  // @ts-expect-error a body field of the wrong type
+  await v2.items.update(1, { price: 'cheap' });
+  // @ts-expect-error posts have no get in the document
+  await v2.posts.get(1);
+}
