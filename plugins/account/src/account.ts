@@ -89,9 +89,11 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
   settled(): Promise<void>;
 }
 
-// The security requirement of a documented route, to give routes of the same kind.
+// The security requirement of a documented route, to give routes of the same kind, less its
+// API key alternatives: the role and key routes need the person, never a key.
 function securityOf(doc: RouteDocPart | undefined): RouteDocPart {
-  return { security: doc?.security, securitySchemes: doc?.securitySchemes };
+  const inPerson = doc?.security?.filter((r) => !Object.keys(r).some((name) => name.startsWith('accountApiKey')));
+  return { security: inPerson, securitySchemes: doc?.securitySchemes };
 }
 
 /**

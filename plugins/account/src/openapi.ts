@@ -105,6 +105,21 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
         description: 'The HttpOnly refresh cookie /token sets',
       };
   }
+  if (core.apiKeys) {
+    const format = `${core.apiKeys.prefix}_<lookup>_<secret>`;
+    schemes.accountApiKey = {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+      description: `An API key of POST /api-keys (${format}): its owner's permissions narrowed to its scopes`,
+    };
+    schemes.accountApiKeyBearer = {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: format,
+      description: 'An API key sent as a bearer token instead of in X-API-Key',
+    };
+  }
   const secured = (requirements: Record<string, string[]>[]): RouteDocPart => {
     const names = new Set(requirements.flatMap((r) => Object.keys(r)));
     return {
@@ -116,6 +131,11 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
   const sessionOnly = (unsafe: boolean) => secured([session(unsafe)]);
   const anyCredential = (unsafe: boolean) =>
     secured([...(core.sessions ? [session(unsafe)] : []), ...(core.bearer ? [{ accountBearer: [] }] : [])]);
+  // What a route that also takes an API key accepts: any credential, or a key in either header.
+  const orApiKey = (unsafe: boolean) => {
+    const part = anyCredential(unsafe);
+    return core.apiKeys ? secured([...part.security!, { accountApiKey: [] }, { accountApiKeyBearer: [] }]) : part;
+  };
 
   const notAuthenticated = error(
     'No valid session cookie or bearer token',
@@ -213,7 +233,7 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
       },
     },
     me: {
-      ...anyCredential(false),
+      ...orApiKey(false),
       responses: {
         '200': ok(
           'The signed-in principal',
@@ -221,7 +241,7 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
             {
               id: column(users.columns.id),
               scopes: { type: 'array', items: text() },
-              transport: { enum: ['session', 'bearer'] },
+              transport: { enum: ['session', 'bearer', ...(core.apiKeys ? ['api-key'] : [])] },
             },
             ['id', 'scopes', 'transport'],
           ),

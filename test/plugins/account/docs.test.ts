@@ -147,6 +147,17 @@ describe('account route docs', () => {
         const me = routes.find((r) => r.operation === 'account_me')!.doc!;
         expect(me.securitySchemes!.accountBearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
       }
+      // With API keys, /me alone of the account's routes takes one (in X-API-Key or as a bearer token).
+      const keyed = routes.filter((r) => r.doc!.security?.some((s) => 'accountApiKey' in s)).map((r) => r.operation);
+      expect(keyed).toEqual(options.apiKeys ? ['account_me'] : []);
+      if (options.apiKeys) {
+        const me = routes.find((r) => r.operation === 'account_me')!.doc!;
+        expect(me.security).toEqual(expect.arrayContaining([{ accountApiKey: [] }, { accountApiKeyBearer: [] }]));
+        expect(me.securitySchemes).toMatchObject({
+          accountApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          accountApiKeyBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'csk_<lookup>_<secret>' },
+        });
+      }
     });
   });
 });
