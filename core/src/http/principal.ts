@@ -15,6 +15,11 @@ export interface Principal {
   /** Permission strings (`notes:update`) the caller holds, narrowed by an API key's scopes. */
   permissions?: readonly string[];
   transport: 'session' | 'bearer' | string;
+  /**
+   * What a rate limiter counts this caller's requests under instead of `id`: an API key
+   * sets its own (`api-key:<key id>`), so each of a user's keys has its own budget.
+   */
+  rateLimitKey?: string;
 }
 
 const RESOLVER = 'crudsmith.principal';

@@ -29,7 +29,7 @@ import { signInStep } from './mfa/sign-in';
 import { accessMigration } from './access/access-tables';
 import { roleRoutes } from './access/role-routes';
 import type { Roles } from './access/roles';
-import { apiKeyMigration } from './api-keys/api-keys';
+import { apiKeyMigration, apiKeyTierMigration } from './api-keys/api-keys';
 import { apiKeyRoutes } from './api-keys/api-key-routes';
 import { accessDocs } from './access/access-docs';
 
@@ -175,6 +175,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
         ...oauth.migrations,
         '0012_access': accessMigration(tables),
         '0013_api_keys': apiKeyMigration(tables.apiKeys),
+        '0014_api_key_tiers': apiKeyTierMigration(tables.apiKeys),
       },
     },
     createUser: (input, flags, options) => createUser(core, input, flags, options?.client) as Promise<User>,

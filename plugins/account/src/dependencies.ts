@@ -101,9 +101,12 @@ export function principalDependency(core: AccountCore): Dependency<Principal | n
     const id = users.idOf(credential.row);
     const access = await core.roles.rolesOf(id);
     const key = credential.apiKey;
+    const ownerTier = tier === null || tier === undefined ? null : Number(tier);
     return {
       id,
-      tierId: tier === null || tier === undefined ? null : Number(tier),
+      // A key with its own tier is limited by it, and every key is counted on its own.
+      tierId: key?.tierId ?? ownerTier,
+      ...(key ? { rateLimitKey: `api-key:${key.id}` } : {}),
       isSuperuser: !key && users.flag(credential.row, users.columns.isSuperuser),
       scopes: credential.scopes,
       roles: access.roles,

@@ -55,8 +55,8 @@ export function rateLimitStateOf(req: NeutralRequest): RateLimitState | undefine
 }
 
 /**
- * The limiter as a core dependency: identifies the caller (principal id,
- * or client address when anonymous), finds the tier's most specific limit covering the
+ * The limiter as a core dependency: identifies the caller (principal `rateLimitKey`, else
+ * its id, or client address when anonymous), finds the tier's most specific limit covering the
  * path in the cache,
  * counts the request in the store (its one round trip), and throws a 429 with
  * `Retry-After` when the count exceeds the limit. Resolved once per request, so a route
@@ -69,7 +69,8 @@ export function createLimiter(ctx: LimiterContext): Dependency<RateLimitState | 
     const { path, pattern } = (req.state[MATCHED] as MatchedPath | undefined) ?? matchedPath(req);
     const sanitized = sanitizePath(path);
     const principal = await principalOf(req);
-    const userId = principal ? String(principal.id) : req.clientAddress;
+    // A caller with its own budget (an API key) is counted apart from its owner's other credentials.
+    const userId = principal ? (principal.rateLimitKey ?? String(principal.id)) : req.clientAddress;
     const tierId = principal?.tierId;
     const policy =
       tierId === null || tierId === undefined

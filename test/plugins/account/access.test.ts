@@ -139,6 +139,28 @@ for (const engine of ENGINES) {
       expect(JSON.stringify(events)).not.toContain(secret);
     });
 
+    it("a key is limited apart from its owner's other keys, at its own tier if a superuser set one, else the owner's", async () => {
+      expect((await bob.post('/auth/api-keys', { name: 'mine', tier_id: 2 })).body.detail[0]).toMatchObject({
+        loc: ['body', 'tier_id'],
+        type: 'tier_not_allowed',
+      });
+      expect((await boss.post('/auth/api-keys', { name: 'x', tier_id: 'gold' })).status).toBe(422);
+      await env.db.knex('users').where({ id: bobId }).update({ tier_id: 3 });
+      const one = (await bob.post('/auth/api-keys', { name: 'one' })).body;
+      const two = (await bob.post('/auth/api-keys', { name: 'two' })).body;
+      const own = await boss.post('/auth/api-keys', { name: 'batch', tier_id: 9 });
+      expect(own.body).toMatchObject({ tier_id: 9 });
+      expect(one).toMatchObject({ tier_id: null });
+      const anon = env.client();
+      const principal = async (key: string) => (await anon.get('/api/principal', { 'x-api-key': key })).body;
+      expect(await principal(one.key)).toMatchObject({ id: bobId, tierId: 3, rateLimitKey: `api-key:${one.id}` });
+      expect(await principal(two.key)).toMatchObject({ tierId: 3, rateLimitKey: `api-key:${two.id}` });
+      expect(await principal(own.body.key)).toMatchObject({ tierId: 9, rateLimitKey: `api-key:${own.body.id}` });
+      // In person, the owner is counted on their id, as before.
+      expect((await bob.get('/api/principal')).body).not.toHaveProperty('rateLimitKey');
+      await env.db.knex('users').where({ id: bobId }).update({ tier_id: null });
+    });
+
     it('unknown, malformed and expired keys are 401; last use is written at most once a minute', async () => {
       const anon = env.client();
       const { key, id } = (await bob.post('/auth/api-keys', { name: 'short', scopes: [], expires_in_days: 1 })).body;

@@ -121,6 +121,34 @@ describe('the rate-limit plugin through bootstrap', () => {
     expect((kit.store as RecordingStore).keys).toContain('ratelimit:8:api_v1_items:60');
   });
 
+  it("keys a principal with a rateLimitKey (an API key) on it, apart from its owner's other requests, at its own tier", async () => {
+    const pro = await kit.limits.tiers.createTier({ name: 'pro' });
+    await kit.limits.tiers.createRateLimit('pro', { name: 'items', path: '/api/v1/items', limit: 5, period: 600 });
+    // One user (id 7): in person with no tier, and by two keys, one of them in the pro tier.
+    users.person = user(7, null);
+    users.plain = { ...user(7, null), transport: 'api-key', rateLimitKey: 'api-key:1' };
+    users.pro = { ...user(7, pro.id), transport: 'api-key', rateLimitKey: 'api-key:2' };
+    kit.clock.ms = 100_000;
+    for (let i = 0; i < 3; i++) expect((await kit.get('/api/v1/items', { user: 'person' })).status).toBe(200);
+    expect((await kit.get('/api/v1/items', { user: 'person' })).status).toBe(429);
+    // Each key has its own budget: the owner's spent one does not count against it.
+    expect((await kit.get('/api/v1/items', { user: 'plain' })).headers).toMatchObject({
+      'X-RateLimit-Limit': '3',
+      'X-RateLimit-Remaining': '2',
+    });
+    expect((await kit.get('/api/v1/items', { user: 'pro' })).headers).toMatchObject({
+      'X-RateLimit-Limit': '5',
+      'X-RateLimit-Remaining': '4',
+    });
+    expect((kit.store as RecordingStore).keys).toEqual(
+      expect.arrayContaining([
+        'ratelimit:7:api_v1_items:60',
+        'ratelimit:api-key:1:api_v1_items:60',
+        'ratelimit:api-key:2:api_v1_items:0',
+      ]),
+    );
+  });
+
   it('applies a tier limit to the paths beneath its path, as `paths` guards them; the most specific limit wins', async () => {
     const pro = await kit.limits.tiers.createTier({ name: 'pro' });
     await kit.limits.tiers.createRateLimit('pro', { name: 'api', path: '/api', limit: 9, period: 60 });

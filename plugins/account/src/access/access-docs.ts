@@ -10,11 +10,12 @@ const key = object(
     name: text(),
     prefix: text({ description: 'The key start, `csk_<lookup>`, to tell keys apart' }),
     scopes: strings,
+    tier_id: { type: ['integer', 'null'], description: "The key's own rate-limit tier; null: its owner's" },
     created_at: text({ format: 'date-time' }),
     expires_at: nullableTime,
     last_used_at: nullableTime,
   },
-  ['id', 'name', 'prefix', 'scopes', 'created_at', 'expires_at', 'last_used_at'],
+  ['id', 'name', 'prefix', 'scopes', 'tier_id', 'created_at', 'expires_at', 'last_used_at'],
 );
 const unauthenticated = error('No valid credential', 'Not authenticated');
 const superuserOnly = error('Not a superuser signed in in person (an API key is refused)', 'Superuser required');
@@ -67,6 +68,11 @@ export function accessDocs(read: RouteDocPart, write: RouteDocPart): Record<stri
           name: text({ maxLength: 100 }),
           scopes: { ...strings, description: 'Permissions the key carries; each one the owner holds' },
           expires_in_days: { type: 'integer', minimum: 1, maximum: 3650 },
+          tier_id: {
+            type: ['integer', 'null'],
+            minimum: 1,
+            description: "Superuser only: the key's own rate-limit tier (default: its owner's)",
+          },
         },
         ['name'],
         { additionalProperties: false },
@@ -81,7 +87,9 @@ export function accessDocs(read: RouteDocPart, write: RouteDocPart): Record<stri
         ),
         '401': unauthenticated,
         '403': personOnly,
-        '422': validation('a missing name, a scope the owner does not hold, or a bad expiry'),
+        '422': validation(
+          'a missing name, a scope the owner does not hold, a bad expiry, or a tier set by a non-superuser',
+        ),
       },
     },
     api_key_list: {

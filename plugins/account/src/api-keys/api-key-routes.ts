@@ -52,6 +52,7 @@ export function apiKeyRoutes(core: AccountCore, keys: ApiKeys): RouteDescriptor[
             userId: owner(credential),
             name: input.name,
             scopes: input.scopes,
+            tierId: input.tierId,
             tokenVersion: users.tokenVersionOf(credential.row),
             expiresAt: input.days === null ? null : now + input.days * DAY_MS,
           },
@@ -104,20 +105,22 @@ function keyJson(key: ApiKey): Record<string, unknown> {
     name: key.name,
     prefix: key.prefix,
     scopes: key.scopes,
+    tier_id: key.tierId,
     created_at: iso(key.createdAt),
     expires_at: iso(key.expiresAt),
     last_used_at: iso(key.lastUsedAt),
   };
 }
 
-// `scopes` must be permissions the owner holds (a superuser may name any): a key never widens access.
+// `scopes` must be permissions the owner holds (a superuser may name any): a key never widens
+// access. Only a superuser sets a key's tier: anyone else would pick their own rate limit.
 async function readKeyInput(
   core: AccountCore,
   credential: Credential,
   body: Record<string, unknown>,
-): Promise<{ name: string; scopes: string[]; days: number | null }> {
+): Promise<{ name: string; scopes: string[]; days: number | null; tierId: number | null }> {
   const issues: ValidationIssue[] = [];
-  const { name, expires_in_days: days } = body;
+  const { name, expires_in_days: days, tier_id: tierId } = body;
   if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100)
     issues.push({ loc: ['body', 'name'], msg: 'A name of 1 to 100 characters is required', type: 'string_type' });
   if (days !== undefined && days !== null && !(Number.isInteger(days) && Number(days) >= 1 && Number(days) <= MAX_DAYS))
@@ -126,13 +129,18 @@ async function readKeyInput(
       msg: `Input should be a whole number of days from 1 to ${MAX_DAYS}`,
       type: 'int_range',
     });
-  const extra = Object.keys(body).filter((k) => !['name', 'scopes', 'expires_in_days'].includes(k));
+  if (tierId !== undefined && tierId !== null && !(Number.isInteger(tierId) && Number(tierId) >= 1))
+    issues.push({ loc: ['body', 'tier_id'], msg: 'Input should be a tier id (a positive integer)', type: 'int_type' });
+  const extra = Object.keys(body).filter((k) => !['name', 'scopes', 'expires_in_days', 'tier_id'].includes(k));
   for (const key of extra)
     issues.push({ loc: ['body', key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
   if (issues.length > 0) throw new ValidationError(issues);
   const scopes = checkPermissions(body.scopes ?? [], ['body', 'scopes']);
   const { users } = core;
-  if (!users.flag(credential.row, users.columns.isSuperuser)) {
+  const superuser = users.flag(credential.row, users.columns.isSuperuser);
+  if (!superuser && tierId !== undefined && tierId !== null)
+    throw ValidationError.of(['body', 'tier_id'], "Only a superuser sets a key's tier", 'tier_not_allowed');
+  if (!superuser) {
     const held = (await core.roles.rolesOf(users.idOf(credential.row))).permissions;
     const beyond = scopes.filter((s) => !held.includes(s));
     if (beyond.length > 0)
@@ -142,5 +150,10 @@ async function readKeyInput(
         'scope_not_held',
       );
   }
-  return { name: String(name).trim(), scopes, days: days === undefined || days === null ? null : Number(days) };
+  return {
+    name: String(name).trim(),
+    scopes,
+    days: days === undefined || days === null ? null : Number(days),
+    tierId: tierId === undefined || tierId === null ? null : Number(tierId),
+  };
 }

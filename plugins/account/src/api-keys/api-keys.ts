@@ -10,6 +10,8 @@ export interface ApiKey {
   /** `<prefix>_<lookup>`: what a list shows to tell keys apart. */
   prefix: string;
   scopes: string[];
+  /** The key's own rate-limit tier, or null for its owner's. */
+  tierId: number | null;
   /** The owner's token version when the key was made: a password change or sign-out everywhere ends it. */
   tokenVersion: number;
   createdAt: number;
@@ -44,6 +46,22 @@ export function apiKeyMigration(table: string): Migration {
   };
 }
 
+/** A key's own rate-limit tier (null: its owner's); no foreign key, as the tiers are another plugin's. */
+export function apiKeyTierMigration(table: string): Migration {
+  return {
+    async up(knex) {
+      await knex.schema.alterTable(table, (t) => {
+        t.integer('tier_id').nullable();
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable(table, (t) => {
+        t.dropColumn('tier_id');
+      });
+    },
+  };
+}
+
 /**
  * Scoped API keys: `<prefix>_<lookup>_<secret>`, where the lookup (64 random bits, hex)
  * finds the row with one indexed read and the secret (256 random bits) is kept only as
@@ -67,7 +85,14 @@ export class ApiKeys {
 
   /** Makes a key; answers it (the only time the secret exists outside the caller) and its record. */
   async create(
-    grant: { userId: string; name: string; scopes: string[]; tokenVersion: number; expiresAt: number | null },
+    grant: {
+      userId: string;
+      name: string;
+      scopes: string[];
+      tierId: number | null;
+      tokenVersion: number;
+      expiresAt: number | null;
+    },
     now: number,
   ): Promise<{ key: string; record: ApiKey }> {
     const lookup = randomBytes(8).toString('hex');
@@ -78,6 +103,7 @@ export class ApiKeys {
       user_id: grant.userId,
       name: grant.name,
       scopes: JSON.stringify(grant.scopes),
+      tier_id: grant.tierId,
       token_version: grant.tokenVersion,
       created_at: now,
       expires_at: grant.expiresAt,
@@ -133,6 +159,7 @@ export class ApiKeys {
       name: String(row.name),
       prefix: `${this.prefix}_${String(row.lookup)}`,
       scopes: JSON.parse(String(row.scopes)) as string[],
+      tierId: number(row.tier_id),
       tokenVersion: Number(row.token_version),
       createdAt: Number(row.created_at),
       expiresAt: number(row.expires_at),
