@@ -220,6 +220,7 @@ const entries: [string, object, string[]][] = [
       'sessionAuth',
       'AccountClient',
       'resource',
+      'operation',
       'listQuery',
       'ApiError',
       'BadRequestError',

@@ -52,6 +52,11 @@ export class HttpClient {
 
   /** Sends the request and answers its parsed JSON body (null when empty); a non-2xx answer throws its typed error. */
   async request<T>(spec: RequestSpec): Promise<T> {
+    return (await readBody(await this.response(spec))) as T;
+  }
+
+  /** Sends the request and answers the 2xx `Response` unread (for streams and text); a non-2xx answer throws its typed error. */
+  async response(spec: RequestSpec): Promise<Response> {
     const retries = this.options.retry === false ? 0 : (this.options.retry?.retries ?? 2);
     const maxDelay = (this.options.retry !== false && this.options.retry?.maxDelaySeconds) || 30;
     let recovered = false;
@@ -60,7 +65,7 @@ export class HttpClient {
       await this.auth?.apply(spec.method, headers);
       const response = await this.send(spec, headers);
       this.auth?.receive?.(response);
-      if (response.ok) return (await readBody(response)) as T;
+      if (response.ok) return response;
       if (!recovered && this.auth?.recover) {
         const body = await readBody(response.clone());
         if (await this.auth.recover(response.status, body, spec.method, headers)) {

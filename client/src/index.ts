@@ -7,6 +7,8 @@ export { AccountClient } from './account';
 export type { MfaChallenge, SignInResult } from './account';
 export { resource } from './resource';
 export type { ResourceMethods, ResourcePaths } from './resource';
+export { operation } from './operation';
+export type { OperationSpec, OperationArgs, OperationOptions } from './operation';
 export { listQuery } from './query';
 export type {
   ResourceSpec,
@@ -19,6 +21,9 @@ export type {
   NumberedPage,
   KeysetPage,
   WriteOptions,
+  CreateOptions,
+  ExportQuery,
+  Prefer,
 } from './types';
 export {
   ApiError,

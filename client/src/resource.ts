@@ -1,7 +1,10 @@
 import type { CallOptions, HttpClient } from './http';
+import { fillPath as fill, writeHeaders } from './operation';
 import { listQuery } from './query';
 import type {
+  CreateOptions,
   CursorQuery,
+  ExportQuery,
   KeysetPage,
   ListPage,
   NumberedPage,
@@ -14,7 +17,7 @@ import type {
 
 /** Every operation of a generated resource; a generated module picks the ones its document has. */
 export interface ResourceMethods<S extends ResourceSpec> {
-  create(body: S['create'], options?: CallOptions): Promise<S['created']>;
+  create(body: S['create'], options?: CallOptions & CreateOptions): Promise<S['created']>;
   get(id: S['id'], options?: CallOptions): Promise<S['row']>;
   list(query: PageQuery<S>, options?: CallOptions): Promise<NumberedPage<S['row']>>;
   list(query: CursorQuery<S>, options?: CallOptions): Promise<KeysetPage<S['row']>>;
@@ -25,6 +28,8 @@ export interface ResourceMethods<S extends ResourceSpec> {
   delete(id: S['id'], options?: CallOptions & WriteOptions): Promise<S['deleted']>;
   restore(id: S['id'], options?: CallOptions & WriteOptions): Promise<S['row']>;
   hardDelete(id: S['id'], options?: CallOptions & WriteOptions): Promise<S['deleted']>;
+  /** The export's `Response`, unread: `.text()` for the whole file, `.body` for the stream. */
+  export(query?: ExportQuery<S>, options?: CallOptions): Promise<Response>;
 }
 
 /** The paths of a resource's operations, `{name}` for path parameters. */
@@ -36,18 +41,7 @@ export interface ResourcePaths {
   delete?: string;
   restore?: string;
   hardDelete?: string;
-}
-
-/** Fills a path's `{name}` parameters from a scalar id or an object of them. */
-function fill(path: string, id: ResourceSpec['id']): string {
-  return path.replace(/\{([^}]+)\}/g, (_all, name: string) =>
-    encodeURIComponent(String(typeof id === 'object' ? id[name] : id)),
-  );
-}
-
-function writeHeaders(options: (CallOptions & WriteOptions) | undefined): CallOptions {
-  const { ifMatch, ...rest } = options ?? {};
-  return ifMatch === undefined ? rest : { ...rest, headers: { ...rest.headers, 'if-match': ifMatch } };
+  export?: string;
 }
 
 /** A resource's client: the methods of `paths`, typed by `S`, the others absent. */
@@ -59,7 +53,7 @@ export function resource<S extends ResourceSpec, K extends keyof ResourcePaths>(
   const list = (query: Parameters<typeof listQuery>[0] = {}, options?: CallOptions) =>
     http.request({ method: 'GET', path: at.list!, query: listQuery(query), ...options });
   const methods: ResourceMethods<S> = {
-    create: (body, options) => http.request({ method: 'POST', path: at.create!, json: body, ...options }),
+    create: (body, options) => http.request({ method: 'POST', path: at.create!, json: body, ...writeHeaders(options) }),
     get: (id, options) => http.request({ method: 'GET', path: fill(at.get!, id), ...options }),
     list: list as ResourceMethods<S>['list'],
     async *paginate(query, options) {
@@ -76,6 +70,12 @@ export function resource<S extends ResourceSpec, K extends keyof ResourcePaths>(
     restore: (id, options) => http.request({ method: 'POST', path: fill(at.restore!, id), ...writeHeaders(options) }),
     hardDelete: (id, options) =>
       http.request({ method: 'DELETE', path: fill(at.hardDelete!, id), ...writeHeaders(options) }),
+    export: (query = {}, options) => {
+      const { format, ...list } = query;
+      const search = listQuery(list);
+      if (format !== undefined) search.set('format', format);
+      return http.response({ method: 'GET', path: at.export!, query: search, ...options });
+    },
   };
   const picked = Object.fromEntries(
     Object.entries(methods).filter(([name]) => name in at || (name === 'paginate' && 'list' in at)),

@@ -80,4 +80,22 @@ export interface KeysetPage<T> {
 export interface WriteOptions {
   /** The ETag read before: the write happens only while the row still has it (412 otherwise). */
   ifMatch?: string;
+  /** `return=minimal`: the server answers 204 and the call null. */
+  prefer?: Prefer;
+}
+
+/** The `Prefer` header of the writes. */
+export type Prefer = 'return=minimal' | 'return=representation';
+
+/** Options of a create. */
+export interface CreateOptions {
+  /** Sent as `Idempotency-Key`: a retried create with the same key answers the first result. */
+  idempotencyKey?: string;
+  /** `return=minimal`: the server answers 204 and the call null. */
+  prefer?: Prefer;
+}
+
+/** What `export` takes: the list's filters and sort, and the format (csv by default). */
+export interface ExportQuery<S extends ResourceSpec> extends ListBase<S> {
+  format?: 'csv' | 'ndjson' | 'json';
 }

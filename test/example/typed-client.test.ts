@@ -38,6 +38,8 @@ describe.each(ADAPTERS)('typed client on %s', (adapter) => {
       refreshedOnce: true,
       sessionMe: { transport: 'session' },
       signedOut: true,
+      usersMe: 'clara',
+      exported: 4,
     });
     expect(seen.validationIssues).toBeGreaterThan(0);
   });

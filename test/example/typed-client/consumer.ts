@@ -19,6 +19,8 @@ export interface JourneyResult {
   refreshedOnce: boolean;
   sessionMe: unknown;
   signedOut: boolean;
+  usersMe: string;
+  exported: number;
 }
 
 /** List with filters, paginate, create, update, and a bearer sign-in that refreshes once. */
@@ -26,7 +28,7 @@ export async function journey(baseUrl: string, user: { username: string; passwor
   const v1 = createV1({ baseUrl });
   const v2 = createV2({ baseUrl });
   const category = `client-${Math.random().toString(36).slice(2, 8)}`;
-  const widget = await v1.items.create({ name: 'widget', category, price: 12.5 });
+  const widget = await v1.items.create({ name: 'widget', category, price: 12.5 }, { idempotencyKey: category });
   await v1.items.create({ name: 'gadget', category, price: 30 });
   await v2.items.create({ name: 'gizmo', category, price: 8 });
 
@@ -56,6 +58,9 @@ export async function journey(baseUrl: string, user: { username: string; passwor
   auth.setTokens({ ...first, access_token: 'stale' });
   refreshes = 0;
   const [me] = await Promise.all([signed.account.me(), signed.account.me()]);
+  // A custom route of the document, typed from its schemas.
+  const usersMe = await signed.users.me();
+  const exported = await v1.items.export({ filters: { category }, sort: 'name', format: 'csv' });
 
   // The session transport: a refused CSRF token is re-minted once, so sign-out goes through.
   const session = sessionAuth();
@@ -80,6 +85,8 @@ export async function journey(baseUrl: string, user: { username: string; passwor
     refreshedOnce: refreshes === 1,
     sessionMe,
     signedOut,
+    usersMe: usersMe.username,
+    exported: (await exported.text()).trim().split('\n').length,
   };
 }
 
@@ -105,4 +112,10 @@ export async function misuses(): Promise<void> {
   await v2.items.update(1, { price: 'cheap' });
   // @ts-expect-error posts have no get in the document
   await v2.posts.get(1);
+  // @ts-expect-error a custom route's path parameter is typed (tier_name is a string)
+  await v1.tiers.read({ tier_name: 3 });
+  // @ts-expect-error a custom route's answer is typed: users have no price
+  console.log((await v2.users.me()).price);
+  // @ts-expect-error a custom route's body field the schema lacks
+  await v2.items.upsert({ id: 1 }, { colour: 'red' });
 }
