@@ -141,8 +141,8 @@ async function measureEngine(engine: Engine, rows: PeerRow[]): Promise<void> {
         servers[side] = server;
       }),
     );
-    // The peers have no keyset pages.
-    const common = ops.filter((op) => !op.keyset);
+    // The peers have no keyset pages, conditional reads, bulk create or export.
+    const common = ops.filter((op) => !op.keyset && op.peers !== false);
     for (const side of PEER_SIDES)
       await warmUpAll(
         servers[side],

@@ -1,23 +1,42 @@
+import type { Readable } from 'node:stream';
+import { itemTag, tagMatches } from './item-tag';
+
 // What both hand-written floors (floor.ts, natural.ts) share: the answer they give, and
 // the body, id and window checks a person writes for this one table.
 
-/** What a floor handler answers: a status and a JSON value. */
+/**
+ * What a floor handler answers: a status and a JSON value (none for a 304), or a stream
+ * of another type; a read names its row's entity tag.
+ */
 export interface Answer {
   status: number;
-  json: unknown;
+  json?: unknown;
+  etag?: string;
+  stream?: { type: string; filename: string; body: Readable };
 }
 
 export type Row = Record<string, any>;
 
 /** The four endpoints of a floor, as each framework's app (floor-apps.ts) calls them. */
 export interface FloorHandlers {
-  read(idText: string): Promise<Answer>;
+  /** The item with its ETag; 304 without a body when `ifNoneMatch` lists the tag. */
+  read(idText: string, ifNoneMatch?: string): Promise<Answer>;
   /** `?category=&price__gte=&sort=-price&offset=&limit=`: a page and the total count. */
   list(query: Record<string, unknown>): Promise<Answer>;
   create(body: unknown): Promise<Answer>;
   update(idText: string, body: unknown): Promise<Answer>;
+  /** `POST /items/bulk`: every item of the array in one transaction (natural floor only). */
+  bulkCreate?(body: unknown): Promise<Answer>;
+  /** `GET /items/export?format=ndjson&category=`: every matching row, streamed (natural floor only). */
+  export?(query: Record<string, unknown>): Promise<Answer>;
 }
 type Issue = { loc: string[]; msg: string; type: string };
+
+/** A read's answer: the row with its tag, or 304 without a body when the client holds that tag. */
+export function readAnswer(row: Row, ifNoneMatch: string | undefined): Answer {
+  const etag = itemTag(row.id as number, row.updated_at as Date | null);
+  return tagMatches(ifNoneMatch, etag) ? { status: 304, etag } : { status: 200, json: row, etag };
+}
 
 export const notFound: Answer = { status: 404, json: { detail: 'Item not found' } };
 export const invalid = (issues: Issue[]): Answer => ({ status: 422, json: { detail: issues } });

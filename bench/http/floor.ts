@@ -8,6 +8,7 @@ import {
   itemValues,
   listQuery,
   notFound,
+  readAnswer,
   type Answer,
   type FloorHandlers,
   type Row,
@@ -30,7 +31,7 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
   const returned = [...READ_FIELDS];
 
   return {
-    async read(idText: string): Promise<Answer> {
+    async read(idText: string, ifNoneMatch?: string): Promise<Answer> {
       const id = idOf(idText);
       if (id === undefined) return notFound;
       const row = await knex
@@ -40,7 +41,7 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
         .where('items.id', id)
         .orderBy('items.id', 'asc')
         .first();
-      return row ? { status: 200, json: map(row) } : notFound;
+      return row ? readAnswer(map(row), ifNoneMatch) : notFound;
     },
 
     /** `?category=&price__gte=&sort=-price&offset=&limit=`: a page and the total count. */

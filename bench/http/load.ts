@@ -4,10 +4,12 @@ import autocannon from 'autocannon';
 
 type Method = 'GET' | 'POST' | 'PATCH';
 
-/** One kind of request; `next` gives each request's path and body (and method, when it varies). */
+/** One kind of request; `next` gives each request's path and body (and method and headers, when they vary). */
 export interface RequestKind {
   method: Method;
-  next(): { path: string; body?: unknown; method?: Method };
+  next(): { path: string; body?: unknown; method?: Method; headers?: Record<string, string> };
+  /** The status every answer must have when not a 2xx (a conditional read's 304). */
+  status?: number;
 }
 
 /** What one load run measured. */
@@ -49,9 +51,10 @@ export async function load(
       {
         method: kind.method,
         setupRequest(request: any) {
-          const { path, body, method } = kind.next();
+          const { path, body, method, headers } = kind.next();
           request.path = path;
           if (method) request.method = method;
+          if (headers) request.headers = { ...request.headers, ...headers };
           if (body !== undefined) {
             request.body = JSON.stringify(body);
             request.headers = { ...request.headers, 'content-type': 'application/json' };
@@ -61,9 +64,17 @@ export async function load(
       },
     ],
   });
-  if (result.errors > 0 || result.non2xx > 0 || result.timeouts > 0) {
+  const statuses = (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {};
+  const unexpected =
+    kind.status === undefined
+      ? result.non2xx
+      : Object.entries(statuses).reduce(
+          (sum, [code, { count }]) => sum + (code === String(kind.status) ? 0 : count),
+          0,
+        );
+  if (result.errors > 0 || unexpected > 0 || result.timeouts > 0) {
     throw new Error(
-      `${kind.method} on port ${port}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`,
+      `${kind.method} on port ${port}: ${result.errors} errors, ${result.timeouts} timeouts, ${unexpected} answers other than ${kind.status ?? '2xx'}`,
     );
   }
   const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;

@@ -2,7 +2,17 @@ import type { Knex } from 'knex';
 import type { Engine } from '../lib/db';
 import { rowMapper } from '../lib/items';
 import { READ_FIELDS } from './crudsmith-apps';
-import { idOf, invalid, itemValues, listQuery, notFound, type FloorHandlers, type Row } from './floor-input';
+import { bulkCreate, exportRows } from './natural-batch';
+import {
+  idOf,
+  invalid,
+  itemValues,
+  listQuery,
+  notFound,
+  readAnswer,
+  type FloorHandlers,
+  type Row,
+} from './floor-input';
 
 // The natural floor: the four endpoints as a competent person writes them with knex for
 // this one table, without looking at the SQL crudsmith sends. One statement per write
@@ -17,11 +27,11 @@ export function naturalHandlers(knex: Knex, engine: Engine): FloorHandlers {
   const columns = [...READ_FIELDS];
 
   return {
-    async read(idText) {
+    async read(idText, ifNoneMatch) {
       const id = idOf(idText);
       if (id === undefined) return notFound;
       const row = await knex('items').select(columns).where({ id, is_deleted: false }).first();
-      return row ? { status: 200, json: map(row) } : notFound;
+      return row ? readAnswer(map(row), ifNoneMatch) : notFound;
     },
 
     async list(query) {
@@ -76,5 +86,8 @@ export function naturalHandlers(knex: Knex, engine: Engine): FloorHandlers {
         .update({ ...values, updated_at: new Date() });
       return changed > 0 ? { status: 200, json: null } : notFound;
     },
+
+    bulkCreate: (body) => bulkCreate(knex, map, body),
+    export: async (query) => exportRows(knex, map, query),
   };
 }

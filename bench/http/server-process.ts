@@ -40,7 +40,9 @@ knex.on('query-response', () => (lastActivity = performance.now()));
 // awaited in knex's pool, and no query for a while.
 const QUIET_MS = 10;
 const pool = (knex.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool;
-// A peer on a client of its own (Nest's TypeORM) is busy while any request is open.
+// A server is busy while any request is open: a peer on a client of its own (Nest's
+// TypeORM) sends nothing through knex, and a streamed export holds no connection between
+// its pages.
 let open = 0;
 function whenIdle(): void {
   const busy = pool.numUsed() + pool.numPendingAcquires() + open > 0;
@@ -78,12 +80,7 @@ async function startPeer(peer: Peer): Promise<Listening> {
   const app = (await import(join(__dirname, '..', 'peers', 'dist', 'nest-app.js'))) as {
     startNest(...args: unknown[]): Promise<Listening>;
   };
-  const listening = await app.startNest(config.engine, config.connection, sent);
-  listening.server.prependListener('request', (_req, res) => {
-    open++;
-    res.once('close', () => open--);
-  });
-  return listening;
+  return app.startNest(config.engine, config.connection, sent);
 }
 
 const start = config.limited
@@ -98,6 +95,10 @@ const start = config.limited
         );
 start
   .then(({ server }) => {
+    server.prependListener('request', (_req, res) => {
+      open++;
+      res.once('close', () => open--);
+    });
     // Checked once the app is up, so every module it loads is in: a server that ran a
     // package's src/ would measure the sources, so it stops the suite instead.
     assertBuiltPackages(
