@@ -152,6 +152,73 @@ export interface ItemsSpec {
   sort: ItemsSort;
 }
 
+/** A row of notes, as the API answers it. */
+export type NotesRow = {
+  id: number;
+  title: string;
+  body: string;
+  shared: boolean;
+  owner_id: number;
+  reviewer_comment?: string | null;
+  created_at: string;
+};
+
+/** The body that creates one of notes. */
+export type NotesCreate = {
+  title: string;
+  body: string;
+  shared?: boolean | null;
+  reviewer_comment?: string | null;
+};
+
+/** The body that updates one of notes: every field optional. */
+export type NotesUpdate = {
+  title?: string | null;
+  body?: string | null;
+  shared?: boolean | null;
+  reviewer_comment?: string | null;
+};
+
+/** The filters notes declares, each with its value type. */
+export type NotesFilters = {
+  shared?: boolean;
+  owner_id?: number;
+  title__ilike?: string;
+  reviewer_comment?: string;
+};
+
+/** The columns notes sorts on (`-column` sorts descending). */
+export type NotesSort = "id" | "title" | "body" | "shared" | "owner_id" | "reviewer_comment" | "created_at";
+
+/** Everything the client knows of notes. */
+export interface NotesSpec {
+  id: number;
+  row: NotesRow;
+  create: NotesCreate;
+  update: NotesUpdate;
+  created: NotesRow;
+  updated: null | {
+    id: number;
+    title: string;
+    body: string;
+    shared: boolean;
+    owner_id: number;
+    reviewer_comment?: string | null;
+    created_at: string;
+  };
+  deleted: null | {
+    id: number;
+    title: string;
+    body: string;
+    shared: boolean;
+    owner_id: number;
+    reviewer_comment?: string | null;
+    created_at: string;
+  };
+  filters: NotesFilters;
+  sort: NotesSort;
+}
+
 /** A row of posts, as the API answers it. */
 export type PostsRow = {
   id: number;
@@ -198,6 +265,7 @@ export function createClient(options: ClientOptions) {
     http,
     account: new AccountClient(http, "/auth"),
     items: resource<ItemsSpec, 'create' | 'list' | 'get' | 'update' | 'delete' | 'restore' | 'hardDelete'>(http, { create: "/api/v1/items", list: "/api/v1/items", get: "/api/v1/items/{id}", update: "/api/v1/items/{id}", delete: "/api/v1/items/{id}", restore: "/api/v1/items/{id}/restore", hardDelete: "/api/v1/items/db_delete/{id}" }),
+    notes: resource<NotesSpec, 'create' | 'list' | 'get' | 'update' | 'delete' | 'restore' | 'hardDelete'>(http, { create: "/api/v1/notes/", list: "/api/v1/notes/", get: "/api/v1/notes/{id}", update: "/api/v1/notes/{id}", delete: "/api/v1/notes/{id}", restore: "/api/v1/notes/{id}/restore", hardDelete: "/api/v1/notes/db_delete/{id}" }),
     posts: resource<PostsSpec, 'create' | 'list'>(http, { create: "/api/v1/posts/", list: "/api/v1/posts/" }),
   };
 }
