@@ -80,4 +80,16 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
     const write = await ex.client().request('POST', NOTES, { headers: key, json: { title: 't', body: 'b' } });
     expect(write.status).toBe(403);
   });
+
+  it('posts: the author or an editor updates, the author or an admin deletes; 403 others, 401 anonymous', async () => {
+    const post = async (title: string) => (await send(ann, 'POST', '/api/v1/posts/', { title, text: 'x' })).body.id;
+    const [first, second] = [await post('one'), await post('two')];
+    expect((await ex.client().request('PATCH', `/api/v1/posts/${first}`, { json: { title: 'a' } })).status).toBe(401);
+    expect((await send(ben, 'PATCH', `/api/v1/posts/${first}`, { title: 'b' })).status).toBe(403);
+    expect((await send(eve, 'PATCH', `/api/v1/posts/${first}`, { title: 'edited' })).status).toBe(200);
+    expect((await send(eve, 'DELETE', `/api/v1/posts/${first}`, undefined)).status).toBe(403);
+    expect((await send(ex.admin, 'DELETE', `/api/v1/posts/${first}`, undefined)).status).toBe(200);
+    expect((await send(ann, 'DELETE', `/api/v1/posts/${second}`, undefined)).status).toBe(200);
+    expect(Number((await ex.db.knex('posts').count({ n: '*' }).first())!.n)).toBe(0);
+  });
 });

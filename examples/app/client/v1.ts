@@ -235,7 +235,10 @@ export type PostsCreate = {
 };
 
 /** The body that updates one of posts: every field optional. */
-export type PostsUpdate = never;
+export type PostsUpdate = {
+  title?: string | null;
+  text?: string | null;
+};
 
 /** The filters posts declares, each with its value type. */
 export type PostsFilters = {
@@ -247,13 +250,25 @@ export type PostsSort = "id" | "title" | "text" | "author_id" | "created_at";
 
 /** Everything the client knows of posts. */
 export interface PostsSpec {
-  id: never;
+  id: number;
   row: PostsRow;
   create: PostsCreate;
   update: PostsUpdate;
   created: PostsRow;
-  updated: never;
-  deleted: never;
+  updated: null | {
+    id: number;
+    title: string;
+    text: string;
+    author_id: number;
+    created_at: string;
+  };
+  deleted: null | {
+    id: number;
+    title: string;
+    text: string;
+    author_id: number;
+    created_at: string;
+  };
   filters: PostsFilters;
   sort: PostsSort;
 }
@@ -266,7 +281,7 @@ export function createClient(options: ClientOptions) {
     account: new AccountClient(http, "/auth"),
     items: resource<ItemsSpec, 'create' | 'list' | 'get' | 'update' | 'delete' | 'restore' | 'hardDelete'>(http, { create: "/api/v1/items", list: "/api/v1/items", get: "/api/v1/items/{id}", update: "/api/v1/items/{id}", delete: "/api/v1/items/{id}", restore: "/api/v1/items/{id}/restore", hardDelete: "/api/v1/items/db_delete/{id}" }),
     notes: resource<NotesSpec, 'create' | 'list' | 'get' | 'update' | 'delete' | 'restore' | 'hardDelete'>(http, { create: "/api/v1/notes/", list: "/api/v1/notes/", get: "/api/v1/notes/{id}", update: "/api/v1/notes/{id}", delete: "/api/v1/notes/{id}", restore: "/api/v1/notes/{id}/restore", hardDelete: "/api/v1/notes/db_delete/{id}" }),
-    posts: resource<PostsSpec, 'create' | 'list'>(http, { create: "/api/v1/posts/", list: "/api/v1/posts/" }),
+    posts: resource<PostsSpec, 'create' | 'list' | 'update' | 'delete'>(http, { create: "/api/v1/posts/", list: "/api/v1/posts/", update: "/api/v1/posts/{id}", delete: "/api/v1/posts/{id}" }),
   };
 }
 

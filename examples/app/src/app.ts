@@ -161,7 +161,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
       v1: [
         ...items,
         withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)),
-        posts,
+        postRoutes(knex, auth, cursorKey, { writes: true }),
         noteRoutes(knex, auth, cursorKey),
         withTierDocs(tierRoutes(knex, limits.tiers, auth)),
         [sudoRoute(auth)],
