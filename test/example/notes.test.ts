@@ -16,9 +16,17 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
 
   beforeAll(async () => {
     ex = await startExample(engine, { users: ['ann', 'ben', 'eve'], build: { rateLimit: { defaultLimit: 100_000 } } });
-    await ex.app.auth.roles.setRoles(ex.ids.ann!, ['viewer']);
-    await ex.app.auth.roles.setRoles(ex.ids.eve!, ['editor']);
+    // Roles are set over HTTP by a superuser (the first superuser holds `admin`).
+    for (const [name, role] of [
+      ['ann', 'viewer'],
+      ['eve', 'editor'],
+    ] as const) {
+      const set = await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids[name]}/roles`, { roles: [role] });
+      expect(set.body).toEqual({ id: ex.ids[name], roles: [role] });
+    }
     [ann, ben, eve] = await Promise.all(['ann', 'ben', 'eve'].map((name) => ex.signedIn(name)));
+    expect((await ex.admin.get('/api/v1/users/me')).body.roles).toEqual(['admin']);
+    expect((await send(ben, 'PUT', `/api/v1/users/${ex.ids.ben}/roles`, { roles: ['admin'] })).status).toBe(403);
     for (const [key, who, shared] of [
       ['annPrivate', ann, false],
       ['annShared', ann, true],
