@@ -152,6 +152,73 @@ export interface ItemsSpec {
   sort: ItemsSort;
 }
 
+/** A row of notes, as the API answers it. */
+export type NotesRow = {
+  id: number;
+  title: string;
+  body: string;
+  shared: boolean;
+  owner_id: number;
+  reviewer_comment?: string | null;
+  created_at: string;
+};
+
+/** The body that creates one of notes. */
+export type NotesCreate = {
+  title: string;
+  body: string;
+  shared?: boolean | null;
+  reviewer_comment?: string | null;
+};
+
+/** The body that updates one of notes: every field optional. */
+export type NotesUpdate = {
+  title?: string | null;
+  body?: string | null;
+  shared?: boolean | null;
+  reviewer_comment?: string | null;
+};
+
+/** The filters notes declares, each with its value type. */
+export type NotesFilters = {
+  shared?: boolean;
+  owner_id?: number;
+  title__ilike?: string;
+  reviewer_comment?: string;
+};
+
+/** The columns notes sorts on (`-column` sorts descending). */
+export type NotesSort = "id" | "title" | "body" | "shared" | "owner_id" | "reviewer_comment" | "created_at";
+
+/** Everything the client knows of notes. */
+export interface NotesSpec {
+  id: number;
+  row: NotesRow;
+  create: NotesCreate;
+  update: NotesUpdate;
+  created: NotesRow;
+  updated: null | {
+    id: number;
+    title: string;
+    body: string;
+    shared: boolean;
+    owner_id: number;
+    reviewer_comment?: string | null;
+    created_at: string;
+  };
+  deleted: null | {
+    id: number;
+    title: string;
+    body: string;
+    shared: boolean;
+    owner_id: number;
+    reviewer_comment?: string | null;
+    created_at: string;
+  };
+  filters: NotesFilters;
+  sort: NotesSort;
+}
+
 /** A row of posts, as the API answers it. */
 export type PostsRow = {
   id: number;
@@ -168,7 +235,10 @@ export type PostsCreate = {
 };
 
 /** The body that updates one of posts: every field optional. */
-export type PostsUpdate = never;
+export type PostsUpdate = {
+  title?: string | null;
+  text?: string | null;
+};
 
 /** The filters posts declares, each with its value type. */
 export type PostsFilters = {
@@ -180,13 +250,25 @@ export type PostsSort = "id" | "title" | "text" | "author_id" | "created_at";
 
 /** Everything the client knows of posts. */
 export interface PostsSpec {
-  id: never;
+  id: number;
   row: PostsRow;
   create: PostsCreate;
   update: PostsUpdate;
   created: PostsRow;
-  updated: never;
-  deleted: never;
+  updated: null | {
+    id: number;
+    title: string;
+    text: string;
+    author_id: number;
+    created_at: string;
+  };
+  deleted: null | {
+    id: number;
+    title: string;
+    text: string;
+    author_id: number;
+    created_at: string;
+  };
   filters: PostsFilters;
   sort: PostsSort;
 }
@@ -403,6 +485,7 @@ export interface UsersMeOp {
     email: string;
     profile_image_url: string;
     tier_id: number | null;
+    roles: string[];
   };
 }
 
@@ -418,6 +501,20 @@ export interface UsersReadOp {
     email: string;
     profile_image_url: string;
     tier_id: number | null;
+  };
+}
+
+/** users_roles: PUT /api/v1/users/{user_id}/roles. */
+export interface UsersRolesOp {
+  params: {
+    user_id: number;
+  };
+  body: {
+    roles: string[];
+  };
+  answer: {
+    id: number;
+    roles: string[];
   };
 }
 
@@ -484,7 +581,8 @@ export function createClient(options: ClientOptions) {
       bulkUpdate: operation<ItemsBulkUpdateOp>(http, 'PATCH', "/api/v1/items/bulk", { body: true }),
       upsert: operation<ItemsUpsertOp>(http, 'PUT', "/api/v1/items/{id}", { params: true, body: true }),
     },
-    posts: resource<PostsSpec, 'create' | 'list'>(http, { create: "/api/v1/posts/", list: "/api/v1/posts/" }),
+    notes: resource<NotesSpec, 'create' | 'list' | 'get' | 'update' | 'delete' | 'restore' | 'hardDelete'>(http, { create: "/api/v1/notes/", list: "/api/v1/notes/", get: "/api/v1/notes/{id}", update: "/api/v1/notes/{id}", delete: "/api/v1/notes/{id}", restore: "/api/v1/notes/{id}/restore", hardDelete: "/api/v1/notes/db_delete/{id}" }),
+    posts: resource<PostsSpec, 'create' | 'list' | 'update' | 'delete'>(http, { create: "/api/v1/posts/", list: "/api/v1/posts/", update: "/api/v1/posts/{id}", delete: "/api/v1/posts/{id}" }),
     tiers: {
       create: operation<TiersCreateOp>(http, 'POST', "/api/v1/tiers", { body: true }),
       list: operation<TiersListOp>(http, 'GET', "/api/v1/tiers"),
@@ -499,6 +597,7 @@ export function createClient(options: ClientOptions) {
       list: operation<UsersListOp>(http, 'GET', "/api/v1/users/"),
       me: operation<UsersMeOp>(http, 'GET', "/api/v1/users/me"),
       read: operation<UsersReadOp>(http, 'GET', "/api/v1/users/{user_id}", { params: true }),
+      roles: operation<UsersRolesOp>(http, 'PUT', "/api/v1/users/{user_id}/roles", { params: true, body: true }),
       sudo: operation<UsersSudoOp>(http, 'POST', "/api/v1/sudo", { body: true }),
       update: operation<UsersUpdateOp>(http, 'PATCH', "/api/v1/users/{user_id}", { params: true, body: true }),
       updateTier: operation<UsersUpdateTierOp>(http, 'PUT', "/api/v1/users/{user_id}/tier", { params: true, body: true }),

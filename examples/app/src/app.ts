@@ -27,6 +27,7 @@ import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
 import { User } from './models/user';
 import { postRoutes } from './routes/posts';
+import { noteRoutes } from './routes/notes';
 import { userRoutes } from './routes/users';
 import { userRoutesV2 } from './routes/users-v2';
 import { withUserDocs } from './routes/user-docs';
@@ -115,6 +116,9 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     path: '/auth',
     session: { managementRoutes: true, store: options.sessionStore },
     bearer: { refresh: 'body' },
+    // Roles (viewer, editor, admin: roles.ts) at /auth/roles, and API keys for scripts at /auth/api-keys.
+    roleRoutes: true,
+    apiKeys: true,
     secureCookies: options.secureCookies,
     password: { bcryptRounds: options.bcryptRounds },
     registerRateLimit: { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 },
@@ -157,7 +161,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
       v1: [
         ...items,
         withUserDocs('v1', userRoutes(knex, auth, avatars, registerLimit)),
-        posts,
+        postRoutes(knex, auth, cursorKey, { writes: true }),
+        noteRoutes(knex, auth, cursorKey),
         withTierDocs(tierRoutes(knex, limits.tiers, auth)),
         [sudoRoute(auth)],
       ],

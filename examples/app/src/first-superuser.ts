@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { randomToken } from '@crudsmith/core';
 import type { AccountPlugin } from '@crudsmith/account';
 import { userRepository } from './routes/user-access';
+import { ensureRoles } from './roles';
 
 /** Who the first superuser is (ADMIN_USERNAME, ADMIN_EMAIL, ADMIN_PASSWORD). */
 export interface FirstSuperuser {
@@ -11,7 +12,7 @@ export interface FirstSuperuser {
 }
 
 /**
- * Creates the first superuser when none exists. Without ADMIN_PASSWORD a random one is
+ * Creates the example's roles, and the first superuser, holding `admin`, when none exists. Without ADMIN_PASSWORD a random one is
  * generated and printed once: it is stored only as a hash.
  */
 export async function ensureFirstSuperuser(
@@ -20,6 +21,7 @@ export async function ensureFirstSuperuser(
   admin: FirstSuperuser,
   log: (line: string) => void = console.log,
 ): Promise<void> {
+  await ensureRoles(auth);
   // Soft-deleted users count: a superuser someone deleted is not brought back at the next
   // start, and a deleted user's name stays taken.
   if (await userRepository.exists(knex, { is_superuser: true }, { includeDeleted: true })) return;
@@ -30,10 +32,11 @@ export async function ensureFirstSuperuser(
     return;
   }
   const password = admin.password ?? randomToken(18);
-  await auth.createUser(
+  const created = await auth.createUser(
     { username: admin.username, email: admin.email, password, name: 'Administrator' },
     { superuser: true },
   );
+  await auth.roles.assign(created.id, 'admin');
   if (admin.password) log(`Created the first superuser ${admin.username} (password from ADMIN_PASSWORD).`);
   else
     log(

@@ -5,3 +5,4 @@
  */
 export const ITEM_DESCRIPTION_MAX = 2000;
 export const POST_TEXT_MAX = 10_000;
+export const NOTE_BODY_MAX = 10_000;

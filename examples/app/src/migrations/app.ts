@@ -3,6 +3,7 @@ import { postsMigration } from './posts';
 import { settingsMigration, usersMigration } from './users';
 import { usersVerifiedMigration } from './users-verified';
 import { itemsFulltextMigration } from './items-fulltext';
+import { notesMigration } from './notes';
 
 /** The example application's own tables; users reference the rate-limit plugin's tiers. */
 export const appMigrations: MigrationSet = {
@@ -34,5 +35,6 @@ export const appMigrations: MigrationSet = {
     '0004_posts': postsMigration,
     '0005_users_is_verified': usersVerifiedMigration,
     '0006_items_fulltext': itemsFulltextMigration,
+    '0007_notes': notesMigration,
   },
 };

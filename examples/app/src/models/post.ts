@@ -1,11 +1,17 @@
 import { Model } from 'objection';
-import { IsDateString, IsInt, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsDateString, IsInt, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { POST_TEXT_MAX } from '../text-limits';
 
 /** `POST /api/vN/posts/` body: `author_id` is an auto field (the signed-in user), never sent. */
 export class PostCreate {
   @IsString() @MinLength(1) @MaxLength(100) title!: string;
   @IsString() @MinLength(1) @MaxLength(POST_TEXT_MAX) text!: string;
+}
+
+/** `PATCH /api/v1/posts/{id}` body. */
+export class PostUpdate {
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(100) title?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(POST_TEXT_MAX) text?: string;
 }
 
 /** What the posts routes answer. */

@@ -7,6 +7,7 @@ import {
   type RouteDoc,
 } from '@crudsmith/core';
 import { UserCreate, UserCreateV2, UserUpdate } from '../models/user';
+import { UserRolesSet } from './user-roles';
 
 // The OpenAPI information of the users routes of each version (bodies from the
 // class-validator classes, the UserRead / UserReadV2 shapes, the errors each answers),
@@ -70,6 +71,20 @@ const ok = (status: number, description: string, schema: JsonSchema): Responses 
   [String(status)]: { description, schema },
 });
 
+const ROLES: JsonSchema = { type: 'array', items: { type: 'string' } };
+const USER_ROLES: JsonSchema = {
+  type: 'object',
+  required: ['id', 'roles'],
+  properties: { id: { type: 'integer' }, roles: ROLES },
+  additionalProperties: false,
+};
+// v1's /me answers the caller's roles beside the user.
+const withRoles = (user: JsonSchema): JsonSchema => ({
+  ...user,
+  required: [...(user.required as string[]), 'roles'],
+  properties: { ...(user.properties as Record<string, JsonSchema>), roles: ROLES },
+});
+
 /** Adds each users route's body, parameters and responses to its doc (`version` picks the shapes). */
 export function withUserDocs(version: 'v1' | 'v2', routes: RouteDescriptor[]): RouteDescriptor[] {
   const user = version === 'v1' ? USER_READ : USER_READ_V2;
@@ -99,7 +114,12 @@ export function withUserDocs(version: 'v1' | 'v2', routes: RouteDescriptor[]): R
         ...error(422),
       },
     },
-    me: { responses: ok(200, 'The signed-in user', user) },
+    me: { responses: ok(200, 'The signed-in user', version === 'v1' ? withRoles(user) : user) },
+    roles: {
+      parameters: USER_ID,
+      requestBody: schemaToJsonSchema(UserRolesSet),
+      responses: { ...ok(200, 'The roles the user now holds', USER_ROLES), ...error(404, 422) },
+    },
     read: { parameters: USER_ID, responses: { ...ok(200, 'The user', user), ...error(404) } },
     update: {
       parameters: USER_ID,

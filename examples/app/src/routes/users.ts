@@ -3,6 +3,7 @@ import { validateBody, type Dependency, type RouteDescriptor } from '@crudsmith/
 import type { AccountPlugin } from '@crudsmith/account';
 import { toUserRead, UserCreate } from '../models/user';
 import type { AvatarStore } from '../avatars';
+import { userRoleRoutes } from './user-roles';
 import { userAccess, userAvatarRoute, userDeleteRoutes, userRouteMaker } from './user-access';
 
 /**
@@ -32,10 +33,7 @@ export function userRoutes(
       json: (await users.list(req, { count: false })).rows.map(toUserRead),
     })),
 
-    route('GET /me me', [users.signedIn], async (req) => ({
-      status: 200,
-      json: toUserRead((await req.resolve(users.signedIn))!),
-    })),
+    ...userRoleRoutes(route, users, auth),
 
     route('GET /:user_id read', [], async (req) => ({ status: 200, json: toUserRead(await users.find(req)) })),
 

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../plugins/account/fixture';
+import { ENGINES } from '../fixtures/db';
+import { send, startExample, type ExampleServer } from './example-server';
+
+const NOTES = '/api/v1/notes/';
+
+// The example's notes under their access policy: owners, shared notes, an editor's
+// review, an admin's hard delete, and an API key with `notes:read` only.
+describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
+  let ex: ExampleServer;
+  let ann: Client; // viewer
+  let ben: Client; // no role
+  let eve: Client; // editor
+  const ids: Record<string, number> = {};
+
+  beforeAll(async () => {
+    ex = await startExample(engine, { users: ['ann', 'ben', 'eve'], build: { rateLimit: { defaultLimit: 100_000 } } });
+    // Roles are set over HTTP by a superuser (the first superuser holds `admin`).
+    for (const [name, role] of [
+      ['ann', 'viewer'],
+      ['eve', 'editor'],
+    ] as const) {
+      const set = await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids[name]}/roles`, { roles: [role] });
+      expect(set.body).toEqual({ id: ex.ids[name], roles: [role] });
+    }
+    [ann, ben, eve] = await Promise.all(['ann', 'ben', 'eve'].map((name) => ex.signedIn(name)));
+    expect((await ex.admin.get('/api/v1/users/me')).body.roles).toEqual(['admin']);
+    expect((await send(ben, 'PUT', `/api/v1/users/${ex.ids.ben}/roles`, { roles: ['admin'] })).status).toBe(403);
+    for (const [key, who, shared] of [
+      ['annPrivate', ann, false],
+      ['annShared', ann, true],
+      ['benPrivate', ben, false],
+    ] as const) {
+      const created = await send(who, 'POST', NOTES, { title: key, body: 'text', shared });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body.owner_id).toBe(ex.ids[who === ann ? 'ann' : 'ben']);
+      ids[key] = created.body.id;
+    }
+  });
+  afterAll(async () => {
+    await ex?.close();
+  });
+
+  it('lists and counts only what the caller may see; 401 anonymous', async () => {
+    expect((await ex.client().get(NOTES)).status).toBe(401);
+    const benList = await ben.get(`${NOTES}?sort=title`);
+    expect(benList.body.total_count).toBe(2);
+    expect(benList.body.data.map((n: { title: string }) => n.title)).toEqual(['annShared', 'benPrivate']);
+    expect((await ben.get(`${NOTES}${ids.annPrivate}`)).status).toBe(404);
+    expect((await eve.get(NOTES)).body.total_count).toBe(3);
+    // Only editors filter on the comment: for anyone else it is a hidden field.
+    expect((await ben.get(`${NOTES}?reviewer_comment=x`)).status).toBe(400);
+    expect((await eve.get(`${NOTES}?reviewer_comment=x`)).body.total_count).toBe(0);
+  });
+
+  it('an editor alone writes reviewer_comment, shown to the owner and editors only', async () => {
+    const refused = await send(ann, 'PATCH', `${NOTES}${ids.annShared}`, { reviewer_comment: 'mine' });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['body', 'reviewer_comment']);
+    const reviewed = await send(eve, 'PATCH', `${NOTES}${ids.annShared}`, { reviewer_comment: 'good' });
+    expect(reviewed.status).toBe(200);
+    expect((await ann.get(`${NOTES}${ids.annShared}`)).body.reviewer_comment).toBe('good');
+    const seenByBen = await ben.get(`${NOTES}${ids.annShared}`);
+    expect(seenByBen.status).toBe(200);
+    expect(seenByBen.body).not.toHaveProperty('reviewer_comment');
+    // Ben reads Ann's shared note but changes and deletes only his own.
+    expect((await send(ben, 'PATCH', `${NOTES}${ids.annShared}`, { title: 'x' })).status).toBe(403);
+    expect((await send(ben, 'DELETE', `${NOTES}${ids.annShared}`, undefined)).status).toBe(403);
+  });
+
+  it('the owner soft-deletes and restores; only an admin deletes for good', async () => {
+    const note = ids.benPrivate;
+    expect((await send(ben, 'DELETE', `${NOTES}${note}`, undefined)).status).toBe(200);
+    expect((await send(ben, 'POST', `${NOTES}${note}/restore`, undefined)).status).toBe(200);
+    expect((await send(ben, 'DELETE', `${NOTES}db_delete/${note}`, undefined)).status).toBe(403);
+    expect((await send(ex.admin, 'DELETE', `${NOTES}db_delete/${note}`, undefined)).status).toBe(200);
+    expect(await ex.db.knex('notes').where({ id: note }).first()).toBeUndefined();
+  });
+
+  it('an API key with notes:read reads but does not write', async () => {
+    const made = await send(ann, 'POST', '/auth/api-keys', { name: 'script', scopes: ['notes:read'] });
+    expect(made.status).toBe(201);
+    const key = { 'x-api-key': made.body.key };
+    const listed = await ex.client().request('GET', NOTES, { headers: key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.total_count).toBe(2);
+    const write = await ex.client().request('POST', NOTES, { headers: key, json: { title: 't', body: 'b' } });
+    expect(write.status).toBe(403);
+  });
+
+  it('posts: the author or an editor updates, the author or an admin deletes; 403 others, 401 anonymous', async () => {
+    const post = async (title: string) => (await send(ann, 'POST', '/api/v1/posts/', { title, text: 'x' })).body.id;
+    const [first, second] = [await post('one'), await post('two')];
+    expect((await ex.client().request('PATCH', `/api/v1/posts/${first}`, { json: { title: 'a' } })).status).toBe(401);
+    expect((await send(ben, 'PATCH', `/api/v1/posts/${first}`, { title: 'b' })).status).toBe(403);
+    expect((await send(eve, 'PATCH', `/api/v1/posts/${first}`, { title: 'edited' })).status).toBe(200);
+    expect((await send(eve, 'DELETE', `/api/v1/posts/${first}`, undefined)).status).toBe(403);
+    expect((await send(ex.admin, 'DELETE', `/api/v1/posts/${first}`, undefined)).status).toBe(200);
+    expect((await send(ann, 'DELETE', `/api/v1/posts/${second}`, undefined)).status).toBe(200);
+    expect(Number((await ex.db.knex('posts').count({ n: '*' }).first())!.n)).toBe(0);
+  });
+});
