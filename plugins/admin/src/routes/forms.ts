@@ -9,6 +9,7 @@ import {
 } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
+import { childLists, type ChildList } from '../child-rows';
 import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
 import { guarded } from '../guard';
@@ -38,6 +39,8 @@ interface FormState {
   id?: string;
   /** The row's display value (its displayField), naming it in the title. */
   label?: string;
+  /** The rows of other views that refer to this one (update pages only). */
+  children?: ChildList[];
 }
 
 /** The create and update forms of a view and their submissions (`create` and `update` actions). */
@@ -98,6 +101,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         multipart,
         unlockAction,
         signOutAction,
+        children: form.children ?? [],
       }),
     );
   };
@@ -191,6 +195,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
             values: row,
             id: req.params.id,
             label: String(row[view.displayField] ?? req.params.id),
+            children: await childLists(ctx, view, row),
           });
         },
       ),
