@@ -91,6 +91,16 @@ export class Tier extends Model {
     type: 'object',
     properties: { id: { type: 'integer' }, name: { type: 'string', maxLength: 20 } },
   };
+  // Its users: an edit page of a tier lists them.
+  static override get relationMappings() {
+    return {
+      users: {
+        relation: Model.HasManyRelation,
+        modelClass: AppUser,
+        join: { from: 'tiers.id', to: 'app_users.tier_id' },
+      },
+    };
+  }
 }
 
 export const appMigrations: MigrationSet = {

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import {
   DuplicateValueError,
   NotFoundError,
@@ -9,6 +10,7 @@ import {
 } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, type AdminContext } from '../context';
+import { childLists, type ChildList } from '../child-rows';
 import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
 import { guarded } from '../guard';
@@ -18,6 +20,7 @@ import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import { requiredOnCreate } from '../required-fields';
 import { LOOKUP_LIMIT, findChoices, type Choice } from './lookup';
+import { linkedChoices, manyLinks, parseLinkSet, writeLinkSet } from '../many-to-many';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
@@ -30,6 +33,12 @@ interface LoggedWrite {
   details: unknown;
 }
 
+/** What a form's write answers: the row (created, or as it was before an update) and what the event log keeps. */
+interface Written {
+  row: Record<string, unknown>;
+  logged?: LoggedWrite;
+}
+
 /** What a form page shows: its mode, the values, the messages by field (`_form` for the form), the row's id. */
 interface FormState {
   mode: Mode;
@@ -38,12 +47,17 @@ interface FormState {
   id?: string;
   /** The row's display value (its displayField), naming it in the title. */
   label?: string;
+  /** The rows of other views that refer to this one (update pages only). */
+  children?: ChildList[];
+  /** The row as stored (update pages): its many-to-many fields show its links. */
+  row?: Record<string, unknown>;
 }
 
 /** The create and update forms of a view and their submissions (`create` and `update` actions). */
 export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const base = `${ctx.mount}/${view.name}`;
   const routes: RouteDescriptor[] = [];
+  const links = manyLinks(ctx, view);
 
   // A foreign key's select starts with the first rows by label and the row it holds now;
   // its search box asks the lookup route for others (never the whole table).
@@ -74,6 +88,23 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       choices: await choices(values),
       required,
     }).map((f) => (view.view.references?.[f.name] ? { ...f, lookup: `${base}/lookup/${f.name}` } : f));
+    // A many-to-many field: the rows linked now, chosen, then the first others by label; its search asks for more.
+    for (const link of links) {
+      const linked = form.row ? await linkedChoices(ctx.knex, link, form.row[link.ownerKey]) : [];
+      const first = await findChoices(ctx, link.target, '', LOOKUP_LIMIT);
+      fields.push({
+        name: link.name,
+        label: link.target.labels.plural,
+        input: 'multiselect',
+        required: false,
+        value: '',
+        options: [
+          ...linked.map((c) => ({ ...c, selected: true })),
+          ...first.filter((c) => !linked.some((l) => l.value === c.value)),
+        ],
+        lookup: `${base}/lookup/${link.name}`,
+      });
+    }
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const one = view.labels.singular.toLowerCase();
     const named = form.label ?? id;
@@ -98,6 +129,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         multipart,
         unlockAction,
         signOutAction,
+        children: form.children ?? [],
       }),
     );
   };
@@ -106,10 +138,10 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   const submit = async (
     req: NeutralRequest,
     principal: AdminPrincipal,
-    target: { mode: Mode; id?: string },
-    write: (values: Record<string, unknown>, uploads: StoredUploads) => Promise<LoggedWrite | undefined>,
+    target: { mode: Mode; id?: string; row?: Record<string, unknown> },
+    write: (db: Knex, values: Record<string, unknown>, uploads: StoredUploads) => Promise<Written>,
   ) => {
-    const { mode, id } = target;
+    const { mode, id, row } = target;
     const body = (req.body ?? {}) as Record<string, unknown>;
     const fields = mode === 'create' ? view.createFields : view.updateFields;
     const echo = Object.fromEntries(
@@ -129,10 +161,20 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           password.hash ? password.hash(plain) : ctx.auth.passwords.hash(plain),
         );
       }
-      uploads = await storeUploads(view, req);
-      Object.assign(values, uploads.values, await autoValues(req, view.declaration.autoFields[mode]));
+      const stored = await storeUploads(view, req);
+      uploads = stored;
+      Object.assign(values, stored.values, await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
-      const logged = await write(values, uploads);
+      // Many-to-many choices are checked before the write, and written in its transaction.
+      const sets = links.map((link) => ({ link, keys: parseLinkSet(link, body) })).filter((s) => s.keys !== undefined);
+      const { logged } =
+        sets.length === 0
+          ? await write(ctx.knex, values, stored)
+          : await ctx.knex.transaction(async (trx) => {
+              const done = await write(trx, values, stored);
+              for (const { link, keys } of sets) await writeLinkSet(trx, link, done.row[link.ownerKey], keys!);
+              return done;
+            });
       written = true;
       counts.forget(view.name);
       await view.view.afterWrite?.(mode);
@@ -142,7 +184,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       // No row refers to the files of a write that failed.
       if (!written) await uploads?.discard();
       if (error instanceof ValidationError)
-        return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id });
+        return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id, row });
       const mapped = mapDatabaseError(error);
       if (mapped instanceof DuplicateValueError)
         return page(principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
@@ -166,9 +208,12 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           bodyLimit: formBodyLimit(view),
         },
         (req, principal) =>
-          submit(req, principal, { mode: 'create' }, async (values) => {
-            const created = await view.repository.create(ctx.knex, values);
-            return { recordId: recordIdOf(view, created)!, details: { record: scrub(created, view.hidden) } };
+          submit(req, principal, { mode: 'create' }, async (db, values) => {
+            const created = await view.repository.create(db, values);
+            return {
+              row: created,
+              logged: { recordId: recordIdOf(view, created)!, details: { record: scrub(created, view.hidden) } },
+            };
           }),
       ),
     );
@@ -191,6 +236,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
             values: row,
             id: req.params.id,
             label: String(row[view.displayField] ?? req.params.id),
+            children: await childLists(ctx, view, row),
+            row,
           });
         },
       ),
@@ -204,18 +251,22 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         },
         async (req, principal) => {
           const { id, row: before } = await load(req);
-          return submit(req, principal, { mode: 'update', id: req.params.id }, async (values, uploads) => {
-            if (Object.keys(values).length === 0) return undefined;
+          const target = { mode: 'update' as const, id: req.params.id, row: before };
+          return submit(req, principal, target, async (db, values, uploads) => {
+            if (Object.keys(values).length === 0) return { row: before };
             // A new address is not proven yet, whoever typed it: its flag goes in the same write.
             const proof = view.view.verifiedEmail;
             if (proof && values[proof.column] !== undefined && values[proof.column] !== before[proof.column])
               values[proof.flag] = false;
-            await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
+            await view.repository.update(db, values, { filters: idFilters(view, id) });
             await uploads.dropReplaced(before);
             // A password the admin set replaces every sign-in made with the old one.
             if (view.password && values[view.password.column] !== undefined) await signOutAll(view, [id]);
-            const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
-            return { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } };
+            const after = (await view.repository.get(db, idFilters(view, id))) ?? {};
+            return {
+              row: before,
+              logged: { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } },
+            };
           });
         },
       ),

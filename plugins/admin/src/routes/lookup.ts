@@ -2,6 +2,7 @@ import { ValidationError, type Filters, type NeutralRequest, type RouteDescripto
 import type { AdminContext } from '../context';
 import { guarded } from '../guard';
 import { SEARCH_MAX } from '../list-query';
+import { manyLinks } from '../many-to-many';
 import type { ResolvedView } from '../model-view';
 
 /** Most rows a lookup answers, and a form's select starts with. */
@@ -59,12 +60,16 @@ export async function findChoices(
 
 /**
  * `GET {mount}/{model}/lookup/{column}?q=text`: the rows a foreign-key column of the view
- * may point to, for its searchable select, as JSON `{ options: [{ value, label }] }`: at
+ * (or a many-to-many relation's field) may point to, for its searchable select, as JSON `{ options: [{ value, label }] }`: at
  * most 20, never the whole table. A column without `references` is a 404; text over 50
  * characters a 422.
  */
 export function lookupRoutes(ctx: AdminContext, view: ResolvedView): RouteDescriptor[] {
-  return Object.entries(view.view.references ?? {}).map(([column, targetName]) =>
+  const columns = [
+    ...Object.entries(view.view.references ?? {}),
+    ...manyLinks(ctx, view).map((link): [string, string] => [link.name, link.target.name]),
+  ];
+  return columns.map(([column, targetName]) =>
     guarded(
       ctx,
       {

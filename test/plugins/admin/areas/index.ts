@@ -14,6 +14,7 @@ import { managementArea } from './management';
 import { modelDeclarationArea } from './model-declaration';
 import { pagesArea } from './pages';
 import { prefixArea } from './prefix';
+import { relationsArea } from './relations';
 import { signInArea } from './sign-in';
 import { trashArea } from './trash';
 import { unlockArea } from './unlock';
@@ -34,6 +35,7 @@ const areas = [
   prefixArea,
   modelDeclarationArea,
   labelsArea,
+  relationsArea,
 ];
 
 /** Runs every admin area over `harness`, once per engine in `engines`. */

@@ -1,0 +1,186 @@
+import { Model } from 'objection';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MigrationSet } from '@crudsmith/core';
+import type { AdapterHarness } from '../../../adapters/conformance';
+import type { Engine, TestDatabase } from '../../../fixtures/db';
+import { adminOptions, startAdminApp, Tier, type AdminEnv, type Client } from '../fixture';
+
+class Badge extends Model {
+  static override tableName = 'badges';
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, title: { type: 'string', maxLength: 20 } },
+  };
+}
+
+// A tier with badges: a many-to-many relation through tier_badges.
+class BadgedTier extends Tier {
+  static override get relationMappings() {
+    return {
+      ...super.relationMappings,
+      badges: {
+        relation: Model.ManyToManyRelation,
+        modelClass: Badge,
+        join: {
+          from: 'tiers.id',
+          through: { from: 'tier_badges.tier_id', to: 'tier_badges.badge_id' },
+          to: 'badges.id',
+        },
+      },
+    };
+  }
+}
+
+const badgeMigrations: MigrationSet = {
+  name: 'admin-test-badges',
+  migrations: {
+    '0001_badges': {
+      async up(knex) {
+        await knex.schema.createTable('badges', (t) => {
+          t.increments('id');
+          t.string('title', 20).notNullable();
+        });
+        await knex.schema.createTable('tier_badges', (t) => {
+          t.integer('tier_id').unsigned().notNullable().references('id').inTable('tiers');
+          t.integer('badge_id').unsigned().notNullable().references('id').inTable('badges');
+          t.primary(['tier_id', 'badge_id']);
+        });
+      },
+      async down(knex) {
+        await knex.schema.dropTable('tier_badges');
+        await knex.schema.dropTable('badges');
+      },
+    },
+  },
+};
+
+/** A row's edit page lists the rows of other views that refer to it, bounded, with links. */
+export function relationsArea(harness: AdapterHarness, engine: Engine): void {
+  describe(`admin relations on ${harness.name} / ${engine}`, () => {
+    let env: AdminEnv;
+    let client: Client;
+    let tier: number;
+    let badges: Record<string, number>;
+    beforeAll(async () => {
+      // The models only: the options' knex is the app's own.
+      const base = adminOptions({} as TestDatabase).models;
+      env = await startAdminApp(
+        harness,
+        engine,
+        {
+          models: {
+            ...base,
+            users: { ...base.users, displayField: 'username' },
+            tiers: { ...base.tiers, model: BadgedTier, allowedActions: ['view', 'create', 'update'] },
+            badges: {
+              model: Badge,
+              allowedActions: ['view'],
+              createSchema: ['title'],
+              updateSchema: ['title'],
+              displayField: 'title',
+            },
+          },
+        },
+        { migrations: [badgeMigrations] },
+      );
+      await env.db.knex('badges').insert(['alpha', 'beta', 'gamma'].map((title) => ({ title })));
+      badges = Object.fromEntries(
+        (await env.db.knex('badges').select('id', 'title')).map((b) => [b.title, Number(b.id)]),
+      );
+      await env.db.knex('tiers').insert([{ name: 'gold' }, { name: 'empty' }]);
+      tier = (await env.db.knex('tiers').where({ name: 'gold' }).first()).id;
+      await env.db.knex('app_users').insert(
+        Array.from({ length: 22 }, (_, i) => ({
+          username: `u-${String(i).padStart(2, '0')}`,
+          hashed_password: 'x',
+          tier_id: tier,
+        })),
+      );
+      client = await env.signedIn();
+    });
+    afterAll(async () => env?.close());
+
+    it("lists a row's one-to-many children on its edit page: at most 20 by label, linked, in one query", async () => {
+      const queries: string[] = [];
+      const listen = (query: { sql: string }) => void queries.push(query.sql);
+      env.db.knex.on('query', listen);
+      const page = await client.get(`/admin/tiers/update/${tier}`);
+      env.db.knex.off('query', listen);
+      expect(page.status).toBe(200);
+      const [first] = await env.db.knex('app_users').where({ username: 'u-00' }).select('id');
+      expect(page.text).toContain(
+        `<section class="children"><h2>Users</h2><ul><li><a href="/admin/users/update/${first.id}">`,
+      );
+      expect(page.text.match(/<li><a href="\/admin\/users\/update\/\d+">/g)).toHaveLength(20);
+      expect(page.text).toContain('u-19');
+      expect(page.text).not.toContain('u-20');
+      expect(page.text).toContain('<p class="more">Only the first 20 are listed.</p>');
+      expect(queries.filter((sql) => /\bapp_users\b/.test(sql))).toHaveLength(1);
+      const [empty] = await env.db.knex('tiers').where({ name: 'empty' }).select('id');
+      expect((await client.get(`/admin/tiers/update/${empty.id}`)).text).toContain(
+        '<h2>Users</h2><p class="empty">None</p>',
+      );
+    });
+
+    const linked = async () =>
+      (await env.db.knex('tier_badges').where({ tier_id: tier }).orderBy('badge_id').select('badge_id')).map((r) =>
+        Number(r.badge_id),
+      );
+
+    it('edits a many-to-many set with a searchable multi-select, in the transaction of the row', async () => {
+      await env.db.knex('tier_badges').insert({ tier_id: tier, badge_id: badges.alpha });
+      const queries: string[] = [];
+      const listen = (query: { sql: string }) => void queries.push(query.sql);
+      env.db.knex.on('query', listen);
+      const page = await client.get(`/admin/tiers/update/${tier}`);
+      env.db.knex.off('query', listen);
+      // The linked rows and the first others: two queries, each bounded.
+      const onBadges = queries.filter((sql) => /\bbadges\b/.test(sql));
+      expect(onBadges).toHaveLength(2);
+      for (const sql of onBadges) expect(sql).toMatch(/\blimit\b/i);
+      expect(page.text).toContain(
+        `<input class="lookup" type="search" data-lookup="/admin/tiers/lookup/badges" aria-label="Search Badges" aria-controls="f-badges"`,
+      );
+      expect(page.text).toContain(
+        `<select id="f-badges" name="badges" multiple size="3"><option value="${badges.alpha}" selected>alpha</option><option value="${badges.beta}">beta</option>`,
+      );
+      const found = await client.get('/admin/tiers/lookup/badges?q=gam');
+      expect(found.json).toEqual({ options: [{ value: String(badges.gamma), label: 'gamma' }] });
+      // alpha removed, beta and gamma added, the name changed with them.
+      const answer = await client.postForm(`/admin/tiers/form_update/${tier}`, {
+        name: 'platinum',
+        badges: ['', String(badges.beta), String(badges.gamma)],
+      });
+      expect(answer.status).toBe(303);
+      expect(await linked()).toEqual([badges.beta, badges.gamma]);
+      expect((await env.db.knex('tiers').where({ id: tier }).first()).name).toBe('platinum');
+    });
+
+    it('refuses a forged choice with 422, writing neither the row nor the links', async () => {
+      const before = await linked();
+      for (const forged of ['424242', 'not-a-key']) {
+        const answer = await client.postForm(`/admin/tiers/form_update/${tier}`, {
+          name: 'forged',
+          badges: [String(badges.alpha), forged],
+        });
+        expect(answer.status).toBe(422);
+        expect(answer.text).toContain('Choose from the list');
+      }
+      expect(await linked()).toEqual(before);
+      expect((await env.db.knex('tiers').where({ id: tier }).first()).name).toBe('platinum');
+      // The empty choice alone clears the set.
+      expect((await client.postForm(`/admin/tiers/form_update/${tier}`, { badges: '' })).status).toBe(303);
+      expect(await linked()).toEqual([]);
+      // A new row gets its links with it.
+      expect(
+        (await client.postForm('/admin/tiers/form_create', { name: 'silver', badges: String(badges.beta) })).status,
+      ).toBe(303);
+      const silver = await env.db.knex('tiers').where({ name: 'silver' }).first();
+      expect(
+        (await env.db.knex('tier_badges').where({ tier_id: silver.id }).select('badge_id')).map((r) =>
+          Number(r.badge_id),
+        ),
+      ).toEqual([badges.beta]);
+    });
+  });
+}
