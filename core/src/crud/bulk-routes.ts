@@ -132,7 +132,8 @@ export function bulkRoutes(
       responses: {
         '200': { description: 'Replaced', schema: answered },
         '201': { description: 'Created', schema: answered },
-        ...errors(409, 422),
+        // A key no row can have (past the column's range, say) is not found, as on the other id routes.
+        ...errors(404, 409, 422),
       },
     },
   );
