@@ -44,22 +44,24 @@ describe.each(ADAPTERS)('typed client on %s', (adapter) => {
     expect(seen.validationIssues).toBeGreaterThan(0);
   });
 
-  it.runIf(adapter === 'koa')('generates each version byte for byte as committed, and --check agrees', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'crudsmith-client-'));
-    for (const version of ['v1', 'v2']) {
-      const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body;
-      // UPDATE_CLIENTS=1 writes the example's clients anew after a change of its API.
-      if (process.env.UPDATE_CLIENTS === '1') writeFileSync(committed(version), generateModule(doc));
-      expect(generateModule(doc)).toBe(readFileSync(committed(version), 'utf8'));
-      if (version === 'v2') {
-        writeFileSync(join(dir, 'v2.json'), JSON.stringify(doc));
-        const args = ['generate', '--input', join(dir, 'v2.json'), '--out', join(dir, 'v2.ts')];
-        expect(await runCli([...args, '--check'], () => {})).toBe(1);
-        expect(await runCli(args)).toBe(0);
-        expect(await runCli([...args, '--check'])).toBe(0);
+  // The documents do not depend on the adapter: checked once, on Koa (and never counted as skipped elsewhere).
+  if (adapter === 'koa')
+    it('generates each version byte for byte as committed, and --check agrees', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'crudsmith-client-'));
+      for (const version of ['v1', 'v2']) {
+        const doc = (await ex.client().get(`/api/${version}/openapi.json`)).body;
+        // UPDATE_CLIENTS=1 writes the example's clients anew after a change of its API.
+        if (process.env.UPDATE_CLIENTS === '1') writeFileSync(committed(version), generateModule(doc));
+        expect(generateModule(doc)).toBe(readFileSync(committed(version), 'utf8'));
+        if (version === 'v2') {
+          writeFileSync(join(dir, 'v2.json'), JSON.stringify(doc));
+          const args = ['generate', '--input', join(dir, 'v2.json'), '--out', join(dir, 'v2.ts')];
+          expect(await runCli([...args, '--check'], () => {})).toBe(1);
+          expect(await runCli(args)).toBe(0);
+          expect(await runCli([...args, '--check'])).toBe(0);
+        }
       }
-    }
-  });
+    });
 });
 
 describe('typed client consumer', () => {
