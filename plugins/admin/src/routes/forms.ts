@@ -24,6 +24,7 @@ import { linkedChoices, manyLinks, parseLinkSet, writeLinkSet } from '../many-to
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
+import { conflictsOf, rowState, stateColumn, type Conflict } from '../row-state';
 
 type Mode = 'create' | 'update';
 
@@ -49,9 +50,14 @@ interface FormState {
   label?: string;
   /** The rows of other views that refer to this one (update pages only). */
   children?: ChildList[];
-  /** The row as stored (update pages): its many-to-many fields show its links. */
+  /** The row as stored (update pages): its many-to-many fields show its links, and its state rides along. */
   row?: Record<string, unknown>;
+  /** Fields someone else saved since this editor opened the row: theirs beside these. */
+  conflicts?: Conflict[];
 }
+
+/** Someone else saved the row after this editor opened it. */
+class RowChangedError extends Error {}
 
 /** The create and update forms of a view and their submissions (`create` and `update` actions). */
 export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
@@ -130,6 +136,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         unlockAction,
         signOutAction,
         children: form.children ?? [],
+        state: mode === 'update' && form.row ? rowState(form.row) : null,
+        conflicts: form.conflicts ?? [],
       }),
     );
   };
@@ -185,6 +193,16 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       if (!written) await uploads?.discard();
       if (error instanceof ValidationError)
         return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id, row });
+      // Their change stays: the form comes back with this editor's values, theirs beside
+      // them, and the row's new state, so saving again overwrites knowingly.
+      if (mode === 'update' && (error instanceof RowChangedError || error instanceof NotFoundError)) {
+        const saved = await view.repository.get(ctx.knex, idFilters(view, parseId(view, id)!));
+        if (!saved) throw new NotFoundError('Item not found');
+        const conflicts = conflictsOf(view, fields, echo, saved);
+        const message =
+          'Someone else saved this row after you opened it; nothing was written. Save again to keep your values.';
+        return page(principal, 409, { mode, values: echo, errors: { _form: message }, id, row: saved, conflicts });
+      }
       const mapped = mapDatabaseError(error);
       if (mapped instanceof DuplicateValueError)
         return page(principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
@@ -252,13 +270,18 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         async (req, principal) => {
           const { id, row: before } = await load(req);
           const target = { mode: 'update' as const, id: req.params.id, row: before };
+          const sent = (req.body as Record<string, unknown> | undefined)?._state;
           return submit(req, principal, target, async (db, values, uploads) => {
+            if (typeof sent === 'string' && sent !== rowState(before)) throw new RowChangedError();
             if (Object.keys(values).length === 0) return { row: before };
             // A new address is not proven yet, whoever typed it: its flag goes in the same write.
             const proof = view.view.verifiedEmail;
             if (proof && values[proof.column] !== undefined && values[proof.column] !== before[proof.column])
               values[proof.flag] = false;
-            await view.repository.update(db, values, { filters: idFilters(view, id) });
+            // The row read above must still be the one written: a change in between is a conflict.
+            const column = stateColumn(view);
+            const unchanged = column && column in before ? { [column]: before[column] } : undefined;
+            await view.repository.update(db, values, { filters: idFilters(view, id), unchanged });
             await uploads.dropReplaced(before);
             // A password the admin set replaces every sign-in made with the old one.
             if (view.password && values[view.password.column] !== undefined) await signOutAll(view, [id]);

@@ -96,6 +96,29 @@ export function formsArea(harness: AdapterHarness, engine: Engine): void {
       expect(row.updated_at).toBeTruthy();
     });
 
+    it('shows both values and writes nothing when someone else saved the row after the form was opened', async () => {
+      const [id] = (await env.db.knex('items').where({ name: 'item-02' }).select('id')).map((r) => r.id);
+      const stateOf = (text: string) => /name="_state" value="([^"]+)"/.exec(text)?.[1];
+      const opened = stateOf((await client.get(`/admin/items/update/${id}`)).text);
+      expect(opened).toBeTruthy();
+      // Another editor, who opened the same page, saves first.
+      expect((await client.postForm(`/admin/items/form_update/${id}`, { price: '50', _state: opened! })).status).toBe(
+        303,
+      );
+      const stale = await client.postForm(`/admin/items/form_update/${id}`, { price: '60', _state: opened! });
+      expect(stale.status).toBe(409);
+      expect(stale.text).toContain('Someone else saved this row after you opened it');
+      expect(stale.text).toMatch(/<th scope="row">Price<\/th><td>60<\/td><td>50<\/td>/);
+      expect(Number((await env.db.knex('items').where({ id }).first()).price)).toBe(50);
+      // The page it answers carries the row's new state: saving again keeps this editor's value.
+      const again = await client.postForm(`/admin/items/form_update/${id}`, {
+        price: '60',
+        _state: stateOf(stale.text)!,
+      });
+      expect(again.status).toBe(303);
+      expect(Number((await env.db.knex('items').where({ id }).first()).price)).toBe(60);
+    });
+
     it('answers 404 for a missing id on the form and its submission', async () => {
       expect((await client.get('/admin/items/update/424242')).status).toBe(404);
       expect((await client.postForm('/admin/items/form_update/424242', { name: 'ghost' })).status).toBe(404);
