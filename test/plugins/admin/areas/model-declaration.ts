@@ -10,7 +10,12 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
     let env: AdminEnv;
     let client: Client;
     beforeAll(async () => {
-      env = await startAdminApp(harness, engine, { models: { orders: ordersView } }, { migrations: [orderMigrations] });
+      env = await startAdminApp(
+        harness,
+        engine,
+        { models: { orders: ordersView }, eventIntegration: true },
+        { migrations: [orderMigrations] },
+      );
       client = await env.signedIn();
     });
     afterAll(async () => env?.close());
@@ -41,6 +46,13 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
       expect(await env.db.knex('orders').where({ id: row.id }).first()).toMatchObject({
         quantity: 3,
         created_by: 'admin:root',
+        updated_by: 'admin:root',
+      });
+      // Reverting that update writes back the quantity, not the auto field: it is stamped anew.
+      const [update] = await env.db.knex('admin_events').where({ event_type: 'update', model: 'orders' });
+      expect((await client.postForm(`/admin/management/events/${update.id}/revert`, {})).status).toBe(303);
+      expect(await env.db.knex('orders').where({ id: row.id }).first()).toMatchObject({
+        quantity: 2,
         updated_by: 'admin:root',
       });
       const api = await client.request('POST', '/admin/crud/orders', {
