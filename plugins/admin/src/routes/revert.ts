@@ -30,8 +30,8 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
         throw new BadRequestError('Only an update of a model the admin may update can be reverted');
       const id = parseId(view, event.recordId ?? '');
       if (id === undefined) throw new NotFoundError('Item not found');
-      const { create, update } = view.declaration.autoFields;
-      const serverSet = (field: string) => field === STAMP || field in create || field in update;
+      const auto = view.declaration.autoFields;
+      const serverSet = (field: string) => field === STAMP || Object.values(auto).some((fields) => field in fields);
       const values: Record<string, unknown> = {};
       for (const [field, change] of Object.entries(changes)) {
         const column = view.info.columns.get(field);
@@ -43,7 +43,7 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
       }
       if (Object.keys(values).length === 0)
         throw new BadRequestError('This update changed nothing that can be written back');
-      Object.assign(values, await autoValues(req, update));
+      Object.assign(values, await autoValues(req, auto.update));
       const before = await view.repository.get(ctx.knex, idFilters(view, id));
       if (!before) throw new NotFoundError('Item not found');
       await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });

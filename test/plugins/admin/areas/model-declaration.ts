@@ -75,6 +75,14 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
       expect(await env.db.knex('orders').where({ product: 'stool' })).toMatchObject([
         { quantity: 4, created_by: 'admin:root' },
       ]);
+      // A soft delete from the list writes the delete auto fields.
+      const { id: stool } = await env.db.knex('orders').where({ product: 'stool' }).first();
+      const deleted = await client.request('DELETE', '/admin/orders/bulk-delete', {
+        json: { ids: [stool] },
+        headers: { 'x-csrf-token': client.csrf, accept: 'text/html' },
+      });
+      expect(deleted.status).toBe(200);
+      expect(await env.db.knex('orders').where({ id: stool }).first()).toMatchObject({ deleted_by: 'admin:root' });
     });
 
     it("honours the model's declared filters and sorting on {mount}/crud/{model}, as the API does", async () => {
