@@ -183,8 +183,19 @@ describe('README and guide code blocks', () => {
     }
   });
 
-  it('finds the guides of docs/', () => {
-    expect(guides()).toContain('docs/filters.md');
+  it('finds the guides of docs/, one per task a user has', () => {
+    const tasks = [
+      'existing-app',
+      'declaring',
+      'filters',
+      'relationships',
+      'server-side-fields',
+      'dependencies',
+      'pagination',
+      'wire-format',
+      'production',
+    ];
+    expect(guides()).toEqual(expect.arrayContaining(tasks.map((task) => `docs/${task}.md`)));
   });
 
   it('type-checks every block that is not marked as a fragment', () => {

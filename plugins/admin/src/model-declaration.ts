@@ -9,10 +9,11 @@ import {
 import type { Knex } from 'knex';
 import type { ModelView } from './options';
 
-/** Server-side values of admin writes: column → dependency, per write. */
+/** Server-side values of admin writes: column → dependency, per write (`delete`: a soft delete's). */
 export interface AutoFields {
   create: Record<string, Dependency<unknown>>;
   update: Record<string, Dependency<unknown>>;
+  delete: Record<string, Dependency<unknown>>;
 }
 
 /** What the admin takes from a model's own `@Crud` and `@Filter`, with the view's overrides. */
@@ -39,6 +40,7 @@ export function modelDeclaration(view: ModelView, knex: Knex): ModelDeclaration 
     autoFields: {
       create: { ...autoOf(options?.createConfig), ...view.autoFields?.create },
       update: { ...autoOf(options?.updateConfig), ...view.autoFields?.update },
+      delete: { ...autoOf(options?.deleteConfig), ...view.autoFields?.delete },
     },
   };
 }

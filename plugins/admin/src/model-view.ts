@@ -119,7 +119,7 @@ export function resolveView(name: string, view: ModelView, knex: Knex): Resolved
       );
   }
   const declaration = modelDeclaration(view, knex);
-  for (const column of [...Object.keys(declaration.autoFields.create), ...Object.keys(declaration.autoFields.update)]) {
+  for (const column of Object.values(declaration.autoFields).flatMap((fields) => Object.keys(fields))) {
     if (!info.columns.has(column))
       throw new AdminSchemaError(`Admin model '${name}': auto field '${column}' is not a column of ${view.model.name}`);
   }

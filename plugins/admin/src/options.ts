@@ -106,12 +106,17 @@ export interface ModelView {
    */
   verifiedEmail?: { column: string; flag: string };
   /**
-   * Server-side values of the admin's creates and updates, column → dependency resolved on
-   * the admin's request (`adminUserOf(req)` names the admin). They are added to the model's
-   * own `@Crud` `createConfig`/`updateConfig` auto fields, replacing one of the same column
-   * (one that reads the API's session, which an admin request does not carry). Never form fields.
+   * Server-side values of the admin's creates, updates and soft deletes, column → dependency
+   * resolved on the admin's request (`adminUserOf(req)` names the admin). They are added to
+   * the model's own `@Crud` `createConfig`/`updateConfig`/`deleteConfig` auto fields,
+   * replacing one of the same column (one that reads the API's session, which an admin
+   * request does not carry). Never form fields.
    */
-  autoFields?: { create?: Record<string, Dependency<unknown>>; update?: Record<string, Dependency<unknown>> };
+  autoFields?: {
+    create?: Record<string, Dependency<unknown>>;
+    update?: Record<string, Dependency<unknown>>;
+    delete?: Record<string, Dependency<unknown>>;
+  };
   /** The list gets an Export button: its rows for the current search and sort, as CSV (off unless true). */
   export?: boolean;
   /**

@@ -1,5 +1,5 @@
 // A model as an existing app declares it for its API: @Crud with auto fields that stamp
-// who wrote a row, @Filter on its columns, and NOT NULL columns with database defaults
+// who wrote (and soft-deleted) a row, @Filter on its columns, and NOT NULL columns with database defaults
 // that the create schema leaves optional.
 import { Model } from 'objection';
 import { IsInt, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -26,6 +26,7 @@ const writer = (req: Parameters<typeof adminUserOf>[0]) => `admin:${adminUserOf(
   updateSchema: OrderUpdate,
   createConfig: { autoFields: { created_by: writer } },
   updateConfig: { autoFields: { updated_by: writer } },
+  deleteConfig: { autoFields: { deleted_by: writer } },
 })
 export class Order extends Model {
   static override tableName = 'orders';
@@ -39,6 +40,8 @@ export class Order extends Model {
       note: { type: ['string', 'null'], maxLength: 200 },
       created_by: { type: ['string', 'null'], maxLength: 40 },
       updated_by: { type: ['string', 'null'], maxLength: 40 },
+      deleted_by: { type: ['string', 'null'], maxLength: 40 },
+      is_deleted: { type: 'boolean' },
       created_at: { type: 'string', format: 'date-time' },
     },
   };
@@ -60,6 +63,8 @@ export const orderMigrations: MigrationSet = {
           t.string('note', 200).nullable();
           t.string('created_by', 40).nullable();
           t.string('updated_by', 40).nullable();
+          t.string('deleted_by', 40).nullable();
+          t.boolean('is_deleted').notNullable().defaultTo(false);
           t.datetime('created_at', { precision: 3 }).notNullable();
         });
       },

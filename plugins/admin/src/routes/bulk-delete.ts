@@ -9,6 +9,7 @@ import type { AdminContext } from '../context';
 import { guarded } from '../guard';
 import { scrub } from '../event-log';
 import { idFilters, parseIds, recordIdOf } from '../ids';
+import { autoValues } from '../model-declaration';
 import { signOutAll, type ResolvedView } from '../model-view';
 import { html } from '../page';
 import type { RowCounts } from '../row-counts';
@@ -19,7 +20,7 @@ import { listLocals } from './pages';
  * `DELETE {mount}/{model}/bulk-delete` with JSON `{ids: [...]}` (`delete` action): every id
  * of the key's type (422 otherwise), none is a 400; all rows go in one transaction or none
  * (a missing one is a 404, a database error a 400); soft-deleted when the model has the
- * flag, as the API's DELETE does. Answers the refreshed list partial, on the page the
+ * flag, with its delete auto fields, as the API's DELETE does. Answers the refreshed list partial, on the page the
  * query names.
  */
 export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor {
@@ -38,6 +39,8 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
       }
       if (!Array.isArray(body.ids)) throw ValidationError.of(['body', 'ids'], 'ids must be a list', 'list_type');
       const ids = parseIds(view, body.ids);
+      // A soft delete writes the model's delete auto fields (`deleted_by`), as the API's DELETE does.
+      const values = await autoValues(req, view.declaration.autoFields.delete);
       let removedRows: Record<string, unknown>[] = [];
       try {
         await ctx.knex.transaction(async (trx) => {
@@ -48,7 +51,7 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
             for (const id of ids) {
               if (ctx.events.enabled) removedRows.push(...(await view.repository.select(trx, idFilters(view, id))));
               removed += await view.repository
-                .delete(trx, idFilters(view, id))
+                .delete(trx, idFilters(view, id), { values })
                 .catch((error: unknown) => (error instanceof NotFoundError ? 0 : Promise.reject(error)));
             }
             if (removed !== ids.length)
@@ -60,7 +63,7 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
           const removed = await view.repository.delete(
             trx,
             { [`${view.info.idColumn}__in`]: ids },
-            { allowMultiple: true },
+            { allowMultiple: true, values },
           );
           if (removed !== ids.length)
             throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);

@@ -71,6 +71,7 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     filterConfig: adminFilters(declared),
     createConfig: { autoFields: autoFields.create },
     updateConfig: { autoFields: autoFields.update },
+    deleteConfig: { autoFields: autoFields.delete },
     path: `${ctx.mount}/crud/${view.name}`,
     includedMethods: actions.flatMap((a) => OPERATIONS[a]),
   });

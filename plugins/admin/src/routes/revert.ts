@@ -3,6 +3,7 @@ import type { AdminContext } from '../context';
 import { diff } from '../event-log';
 import { guarded } from '../guard';
 import { idFilters, parseId, recordIdOf } from '../ids';
+import { autoValues } from '../model-declaration';
 import { seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 
@@ -11,8 +12,9 @@ const STAMP = 'updated_at';
 /**
  * `POST {mount}/management/events/{id}/revert`: writes back the values an update event
  * replaced (only the columns it changed, never a password field or hash, and not the
- * update time, which the write stamps anew). The revert is itself an update event, naming
- * the event it reverts.
+ * update time, which the write stamps anew). The revert is an admin update like any
+ * other: the model's auto fields are not written back but set anew (`updated_by` names
+ * who reverted), and it is itself an update event, naming the event it reverts.
  */
 export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescriptor {
   return guarded(
@@ -28,10 +30,12 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
         throw new BadRequestError('Only an update of a model the admin may update can be reverted');
       const id = parseId(view, event.recordId ?? '');
       if (id === undefined) throw new NotFoundError('Item not found');
+      const auto = view.declaration.autoFields;
+      const serverSet = (field: string) => field === STAMP || Object.values(auto).some((fields) => field in fields);
       const values: Record<string, unknown> = {};
       for (const [field, change] of Object.entries(changes)) {
         const column = view.info.columns.get(field);
-        if (!column || view.hidden.has(field) || field === STAMP || view.info.idColumns.includes(field)) continue;
+        if (!column || view.hidden.has(field) || serverSet(field) || view.info.idColumns.includes(field)) continue;
         values[field] =
           (column.kind === 'datetime' || column.kind === 'date') && typeof change.before === 'string'
             ? new Date(change.before)
@@ -39,6 +43,7 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
       }
       if (Object.keys(values).length === 0)
         throw new BadRequestError('This update changed nothing that can be written back');
+      Object.assign(values, await autoValues(req, auto.update));
       const before = await view.repository.get(ctx.knex, idFilters(view, id));
       if (!before) throw new NotFoundError('Item not found');
       await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });

@@ -10,7 +10,12 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
     let env: AdminEnv;
     let client: Client;
     beforeAll(async () => {
-      env = await startAdminApp(harness, engine, { models: { orders: ordersView } }, { migrations: [orderMigrations] });
+      env = await startAdminApp(
+        harness,
+        engine,
+        { models: { orders: { ...ordersView, import: true } }, eventIntegration: true },
+        { migrations: [orderMigrations] },
+      );
       client = await env.signedIn();
     });
     afterAll(async () => env?.close());
@@ -43,6 +48,13 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
         created_by: 'admin:root',
         updated_by: 'admin:root',
       });
+      // Reverting that update writes back the quantity, not the auto field: it is stamped anew.
+      const [update] = await env.db.knex('admin_events').where({ event_type: 'update', model: 'orders' });
+      expect((await client.postForm(`/admin/management/events/${update.id}/revert`, {})).status).toBe(303);
+      expect(await env.db.knex('orders').where({ id: row.id }).first()).toMatchObject({
+        quantity: 2,
+        updated_by: 'admin:root',
+      });
       const api = await client.request('POST', '/admin/crud/orders', {
         json: { product: 'chair' },
         headers: { 'x-csrf-token': client.csrf },
@@ -51,6 +63,26 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
       expect(await env.db.knex('orders').where({ product: 'chair' }).first()).toMatchObject({
         created_by: 'admin:root',
       });
+      // A CSV import creates its rows as the form does; a column for an auto field is refused.
+      const upload = (csv: string) => {
+        const form = new FormData();
+        form.append('csrf_token', client.csrf);
+        form.append('file', new Blob([csv], { type: 'text/csv' }), 'orders.csv');
+        return client.request('POST', '/admin/orders/import', { multipart: form });
+      };
+      expect((await upload('product,created_by\r\nstool,mallory\r\n')).status).toBe(422);
+      expect((await upload('product,quantity\r\nstool,4\r\n')).status).toBe(303);
+      expect(await env.db.knex('orders').where({ product: 'stool' })).toMatchObject([
+        { quantity: 4, created_by: 'admin:root' },
+      ]);
+      // A soft delete from the list writes the delete auto fields.
+      const { id: stool } = await env.db.knex('orders').where({ product: 'stool' }).first();
+      const deleted = await client.request('DELETE', '/admin/orders/bulk-delete', {
+        json: { ids: [stool] },
+        headers: { 'x-csrf-token': client.csrf, accept: 'text/html' },
+      });
+      expect(deleted.status).toBe(200);
+      expect(await env.db.knex('orders').where({ id: stool }).first()).toMatchObject({ deleted_by: 'admin:root' });
     });
 
     it("honours the model's declared filters and sorting on {mount}/crud/{model}, as the API does", async () => {
