@@ -104,6 +104,27 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
     expect(byCategory.body.data.map((item: { name: string }) => item.name)).toEqual(['Rake']);
   });
 
+  // Each engine used to answer these its own way: a 500 for a lone `*` on MariaDB, year
+  // 0050 read back as 1950 there, a price rounded on the server engines but not on SQLite.
+  it('answers alike on every engine: match of operators alone, years before 1000, prices finer than cents', async () => {
+    const star = await call('GET', '/items?name__match=*');
+    expect(star.status).toBe(engine === 'sqlite' ? 400 : 200);
+    if (engine !== 'sqlite') expect(star.body.data).toEqual([]);
+    const early = await call('POST', '/items', { name: 'Old', last_sold: '0050-01-02T03:04:05Z' });
+    expect(early.status).toBe(422);
+    expect(early.body.detail[0].loc).toEqual(['body', 'last_sold']);
+    const fine = await call('POST', '/items', { name: 'Fine', price: 1.005 });
+    expect(fine.status).toBe(422);
+    expect(fine.body.detail[0].loc).toEqual(['body', 'price']);
+    expect((await call('GET', '/items?name=Old')).body.data).toEqual([]);
+    expect((await call('GET', '/items?name=Fine')).body.data).toEqual([]);
+    // The document states the scale, so a client knows before it sends.
+    const doc = await call('GET', '/openapi.json');
+    const create = doc.body.paths['/api/v1/items'].post.requestBody.content['application/json'].schema;
+    const schema = create.$ref ? doc.body.components.schemas[create.$ref.split('/').pop()] : create;
+    expect(schema.properties.price.multipleOf).toBe(0.01);
+  });
+
   it('soft-deletes, then db_delete removes for good', async () => {
     const { body } = await call('POST', '/items', { name: 'Temp' });
     expect(await call('DELETE', `/items/${body.id}`)).toEqual({ status: 200, body: null });

@@ -103,6 +103,7 @@ export interface ModelView {
   /**
    * The address column and the flag that says it was proven (`{ column: 'email', flag:
    * 'is_verified' }`): an admin's change of the address clears the flag in the same write.
+   * The JSON API (`{mount}/crud/{model}`) then offers no update, which would skip that step.
    */
   verifiedEmail?: { column: string; flag: string };
   /**

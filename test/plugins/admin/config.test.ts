@@ -49,6 +49,15 @@ describe('admin() at startup', () => {
     ]);
   });
 
+  it('offers no JSON update for a view whose address change clears a proof flag (verifiedEmail)', () => {
+    // Here `category` stands for the address and `in_stock` for its flag: the generated
+    // route would write a new value and leave the flag as it was.
+    const plugin = build({ items: { ...items, verifiedEmail: { column: 'category', flag: 'in_stock' } } });
+    const api = plugin.routes!.filter((r) => r.path.startsWith('/admin/crud/items')).map((r) => r.method);
+    expect(api.sort()).toEqual(['DELETE', 'GET', 'GET', 'POST']);
+    expect(plugin.routes!.map((r) => `${r.method} ${r.path}`)).toContain('POST /admin/items/form_update/:id');
+  });
+
   it('refuses a schema field that is not a column of the model (AdminSchemaError)', () => {
     expect(() => build({ items: { ...items, createSchema: ['name', 'colour'] } })).toThrow(AdminSchemaError);
     expect(() => build({ items: { ...items, createSchema: ['name', 'colour'] } })).toThrow(/colour/);

@@ -43,9 +43,10 @@ export function accountTokenMigration(table: string): Migration {
 
 /**
  * A fingerprint of the parts of an account a token depends on (the password hash for a
- * reset, the address for a verification or a change). A token is honoured only while the
- * account still has the fingerprint it was issued with: a reset token dies when the
- * password changes, a change token when the address does.
+ * reset, the address for a verification, the address and token version for a change). A
+ * token is honoured only while the account still has the fingerprint it was issued with:
+ * a reset token dies when the password changes, a change token when the address does or
+ * the account is signed out everywhere.
  */
 export function stateFingerprint(parts: unknown[]): string {
   return hashSecret(JSON.stringify(parts));

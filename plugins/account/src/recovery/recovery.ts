@@ -85,7 +85,9 @@ export class Recovery {
     const factor = row[this.column] ?? null;
     if (purpose === 'verify') return stateFingerprint([purpose, factor, users.flag(row, users.columns.isVerified)]);
     if (purpose === 'reset') return stateFingerprint([purpose, factor, row[users.columns.passwordHash] ?? null]);
-    return stateFingerprint([purpose, row[users.columns.email!] ?? null]);
+    // A change also dies with the token version: a new password, a sign-out everywhere or a
+    // provider link taking the account over ends the link its former holder sent themselves.
+    return stateFingerprint([purpose, row[users.columns.email!] ?? null, users.tokenVersionOf(row)]);
   }
 
   /** The account a live token of `purpose` belongs to, while it still fits the account's state; else null. */

@@ -41,12 +41,15 @@ function shownColumns(view: ResolvedView): string[] | undefined {
  * format) under the admin session and its CSRF header, limited to the view's allowed
  * actions. A view that hashes a password or adjusts values before writing (passwordTransformer,
  * beforeWrite) offers no create or update here: the generated routes would skip that step.
+ * Nor does one with `verifiedEmail` offer an update: a changed address would keep its proof.
  * Its writes are in the event log as the form writes are: a create with the record, an
  * update with its before/after diff, a delete with the row as it was.
  */
 export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const transforms = Boolean(view.password || view.view.beforeWrite);
-  const actions = [...view.allowed].filter((a) => !(transforms && (a === 'create' || a === 'update')));
+  const actions = [...view.allowed].filter(
+    (a) => !(transforms && (a === 'create' || a === 'update')) && !(view.view.verifiedEmail && a === 'update'),
+  );
   const { options: declared, autoFields } = view.declaration;
   // The model's own declaration (filters, sorting limits, joins, cursor key) as the API
   // serves it; its dependencies guard the API's callers, the admin session guards these.

@@ -138,5 +138,26 @@ export function changeTests(suite: RecoveryEnv): void {
         (await suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token: two } })).status,
       ).toBe(400);
     });
+
+    // Whoever held the account before (a thief, or someone who registered the owner's
+    // address first) must not keep a link that moves its mail to them once the owner
+    // takes it back by a new password, a sign-out everywhere or a provider link.
+    it('kills a pending change link when the password changes or the account is signed out everywhere', async () => {
+      const { id, c } = await signedIn('cyd');
+      const confirm = (token: string) =>
+        suite.env.client().request('POST', '/auth/email/change-confirm', { json: { token } });
+      await c.post('/auth/email/change-request', { new_email: 'cyd.thief@example.com', password: PASSWORD });
+      const stolen = tokenOf((await suite.mailsTo('cyd.thief@example.com'))[0]);
+      expect(
+        (await c.post('/auth/change-password', { current_password: PASSWORD, new_password: 'cyd took it back' }))
+          .status,
+      ).toBe(200);
+      expect((await confirm(stolen)).status).toBe(400);
+      await c.post('/auth/email/change-request', { new_email: 'cyd.other@example.com', password: 'cyd took it back' });
+      const other = tokenOf((await suite.mailsTo('cyd.other@example.com'))[0]);
+      await suite.env.auth.signOutEverywhere(id);
+      expect((await confirm(other)).status).toBe(400);
+      expect((await suite.env.db.knex('users').where('id', id).first()).email).toBe('cyd@example.com');
+    });
   });
 }
