@@ -9,17 +9,17 @@ import {
   type NeutralRequest,
 } from '@crudsmith/core';
 import { KnexSessionStore, SessionManager, type Session } from '@crudsmith/core/session';
-import { AccessTokens, deriveKey, type AccessClaims } from './access-token';
+import { AccessTokens, deriveKey, type AccessClaims } from './bearer/access-token';
 import { clearCookie, cookie } from './cookies';
 import { Lockout } from '@crudsmith/core';
 import type { AccountOptions, AccountUser, BearerTransportOptions } from './options';
 import { HashPool } from '@crudsmith/core';
 import { Passwords } from './password';
-import { RefreshTokens } from './refresh-tokens';
+import { RefreshTokens } from './bearer/refresh-tokens';
 import { hashSecret } from '@crudsmith/core';
-import { Roles } from './access/roles';
-import { ApiKeys, type ApiKey } from './api-keys/api-keys';
-import { apiKeyCredential, presentedKey } from './api-keys/api-key-credential';
+import { Roles } from './roles';
+import { ApiKeys, type ApiKey } from './api-key-store';
+import { apiKeyCredential, presentedKey } from './api-key-credential';
 import { UserTable, foldIdentifier, normalizeIdentifier, resolveColumns } from './users';
 
 type Row = Record<string, unknown>;

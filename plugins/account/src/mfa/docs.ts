@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@crudsmith/core';
 import { RETRY_AFTER, MESSAGE, error, object, ok, text, validation, type RouteDocPart } from '../openapi';
-import { BAD_CHALLENGE, NOT_A_SETUP } from './sign-in';
+import { BAD_CHALLENGE, NOT_A_SETUP } from '../sign-in';
 import { MFA_ALREADY_ENABLED, MFA_NOT_ENABLED, WRONG_CODE } from './two-factor';
 
 const CODE = text({

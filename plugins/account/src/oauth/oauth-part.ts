@@ -5,7 +5,7 @@ import { oauthRoutes } from './oauth-routes';
 import { OAuthStore, oauthMigration } from './oauth-store';
 import { OidcProvider } from './oidc-provider';
 import { CHALLENGE_ANSWER } from '../mfa/docs';
-import type { FinishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../sign-in';
 
 const CODES = [
   'invalid_state',

@@ -2,10 +2,10 @@ import { ForbiddenError, UnauthorizedError, ValidationError, type RouteDescripto
 import type { AccountCore } from '../account-core';
 import { bodyObject, stringFields } from '../body';
 import { clearCookie } from '../cookies';
-import type { FinishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../sign-in';
 import { crossSiteCheck } from '../origin-check';
-import { revokeRefreshCookie } from './session-routes';
-import { route } from './route';
+import { revokeRefreshCookie } from '../session/session-routes';
+import { route } from '../route';
 
 /** `/token` and `/refresh` of the bearer transport, and `/logout` for a bearer-only app in cookie mode. */
 export function bearerRoutes(

@@ -1,6 +1,6 @@
 import type { NeutralRequest } from '@crudsmith/core';
-import type { AccountCore, CredentialResult } from '../account-core';
-import type { ApiKeys } from './api-keys';
+import type { AccountCore, CredentialResult } from './account-core';
+import type { ApiKeys } from './api-key-store';
 
 /** The API key a request presents: in `X-API-Key`, or as a bearer token with the keys' prefix; null when none. */
 export function presentedKey(keys: ApiKeys, req: NeutralRequest): string | null {

@@ -9,9 +9,9 @@ import {
 } from '@crudsmith/core';
 import type { AccountCore, Credential } from '../account-core';
 import { stringFields } from '../body';
-import type { FinishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../sign-in';
 import { crossSiteCheck } from '../origin-check';
-import { route } from './route';
+import { route } from '../route';
 
 /**
  * The session credential for session routes: 401 without a live session, 403 when an

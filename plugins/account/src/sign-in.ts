@@ -1,8 +1,8 @@
 import { BadRequestError, type NeutralRequest, type NeutralResult } from '@crudsmith/core';
-import type { AccountCore } from '../account-core';
-import type { SignInIntent } from './challenges';
-import { newTotpSecret } from './totp';
-import type { TwoFactor } from './two-factor';
+import type { AccountCore } from './account-core';
+import type { SignInIntent } from './mfa/challenges';
+import { newTotpSecret } from './mfa/totp';
+import type { TwoFactor } from './mfa/two-factor';
 
 type Row = Record<string, unknown>;
 
