@@ -11,7 +11,7 @@ import { credentialDependency } from '../dependencies';
 import { assertFreshSignIn } from '../fresh-sign-in';
 import { crossSiteCheck } from '../origin-check';
 import { route } from '../route';
-import { setupChallengeDetails, verifyChallenge } from '../sign-in';
+import { setupChallengeDetails, verifyChallenge } from './challenge-steps';
 import { MFA_ALREADY_ENABLED, type TwoFactor } from './two-factor';
 
 /** The two-factor routes: the account's own settings under `/mfa`, and the challenge step of a sign-in. */
