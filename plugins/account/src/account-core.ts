@@ -13,35 +13,14 @@ import { HashPool } from '@crudsmith/core';
 import { Passwords } from './password';
 import { hashSecret } from '@crudsmith/core';
 import { Roles } from './roles';
-import { ApiKeys, type ApiKey } from './api-key-store';
+import { ApiKeys } from './api-key-store';
 import { apiKeyCredential, presentedKey } from './api-key-credential';
+import type { Credential, CredentialResult } from './credential';
 import { UserTable, foldIdentifier, normalizeIdentifier, resolveColumns } from './users';
 
 type Row = Record<string, unknown>;
 
-/** Who is calling and how, once the credential was checked. */
-export interface Credential {
-  /** The full user row (password hash included): internal, never answered. */
-  row: Row;
-  transport: 'session' | 'bearer' | 'api-key';
-  scopes: string[];
-  /** The key the caller authenticated with (transport `api-key`): its scopes narrow the owner's permissions. */
-  apiKey?: ApiKey;
-  session: Session | null;
-  /** The access token's claims (bearer transport): sudo reads its `sudo_until`, in seconds. */
-  claims: { sudo_until?: number } | null;
-  /** When the user last entered a password, ms. */
-  authTime: number;
-  /** Whether the request may use the credential for an unsafe verb (CSRF passed or not needed). */
-  csrfOk: boolean;
-}
-
-/** The credential, or why there is none that counts. */
-export interface CredentialResult {
-  credential: Credential | null;
-  /** A bearer token was presented and is not valid: 401 even where sign-in is optional. */
-  invalidToken: boolean;
-}
+export type { Credential, CredentialResult } from './credential';
 
 export const LOGIN_FAILED = 'Incorrect username or password';
 
@@ -251,7 +230,7 @@ export class AccountCore<B extends BearerSide = BearerSide> {
   // session cookie. The user row is loaded fresh on every request, so a change to a user applies from their next request.
   private async readCredential(req: NeutralRequest): Promise<CredentialResult> {
     const key = this.apiKeys ? presentedKey(this.apiKeys, req) : null;
-    if (key !== null) return apiKeyCredential(this, key);
+    if (key !== null) return apiKeyCredential(this, this.apiKeys!, key);
     if (req.headers.authorization !== undefined && this.bearer) return this.bearer.read(req);
     return { credential: this.session ? await req.resolve(this.session.credential) : null, invalidToken: false };
   }
