@@ -133,6 +133,12 @@ describe("the account plugin's floors", () => {
     expect(wrong).toEqual([]);
   });
 
+  it('builds the plugin without assigning into the shared core or the docs', () => {
+    const source = readFileSync(join(accountSrc, 'account.ts'), 'utf8');
+    expect(source).not.toMatch(/\b(core|docs|baseDocs)(\.\w+|\[[^\]]+\])+\s*(=[^=>]|\+=)|Object\.assign\(/);
+    expect(source).toMatch(/mergeParts\(/);
+  });
+
   it('keeps the options floor to what options.ts names', () => {
     const reached = new Set<string>();
     const visit = (file: string) => {
