@@ -94,6 +94,8 @@ export interface AccountTransports<B extends BearerSide = BearerSide> {
 /**
  * What every part of the account plugin shares: the user table, passwords, lockout, the
  * secret, the clock, roles and API keys, and the one credential check over the transports.
+ * `B` is the bearer transport's own class where it is known (`account()`, `bearer/`), so the
+ * bearer routes reach its refresh tokens without the core naming them.
  */
 export class AccountCore<B extends BearerSide = BearerSide> {
   readonly users: UserTable;
