@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 // direction; these cases prove it does, and that no circle crept in sideways.
 const root = resolve(__dirname, '../..');
 const coreSrc = join(root, 'core/src');
+const accountSrc = join(root, 'plugins/account/src');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -17,10 +18,10 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Each core file's relative imports (type imports included), resolved to files. */
-function importGraph(): Map<string, string[]> {
+/** Each file's relative imports (type imports included), resolved to files. */
+function importGraph(src = coreSrc): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(coreSrc)) {
+  for (const file of sourceFiles(src)) {
     const targets: string[] = [];
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from|import) '(\.[^']*)'/g)) {
       const base = resolve(dirname(file), spec);
@@ -82,5 +83,70 @@ describe("core's floors", () => {
     expect(await lintAs('plugins/admin/src/probe.ts', "export * from '@crudsmith/account';\n")).toHaveLength(1);
     expect(await lintAs('adapters/koa/src/probe.ts', "export * from '@crudsmith/rate-limit';\n")).toHaveLength(1);
     expect(await lintAs('plugins/admin/src/probe.ts', "export { bootstrap } from '@crudsmith/core';\n")).toEqual([]);
+  });
+});
+
+// The account plugin's floors, bottom to top: the options it is configured with (options.ts
+// and the feature option files it names), the shared floor (the other files at the root:
+// the core, credentials, docs, sign-in step, part shape), the feature folders (each imports
+// the floors below and itself, never another feature), and the entries that build it.
+const accountEntries = ['account.ts', 'index.ts', 'redis.ts'];
+const accountDeclarations = [
+  'options.ts',
+  'account-user.ts',
+  'mfa/mfa-options.ts',
+  'mfa/challenges.ts',
+  'oauth/oauth-options.ts',
+  'recovery/recovery-options.ts',
+  'recovery/mail/templates.ts',
+  'recovery/mail/transport.ts',
+];
+
+/** A file's floor (0 options, 1 shared, 2 features, 3 entries) and its feature folder. */
+function accountFloor(file: string): { floor: number; feature: string } {
+  const path = relative(accountSrc, file);
+  const feature = path.includes('/') ? path.split('/')[0] : '';
+  if (accountDeclarations.includes(path)) return { floor: 0, feature };
+  if (accountEntries.includes(path)) return { floor: 3, feature };
+  return { floor: feature ? 2 : 1, feature };
+}
+
+describe("the account plugin's floors", () => {
+  const graph = importGraph(accountSrc);
+
+  it('has no import circle, type imports included', () => {
+    const circle = firstCircle(graph);
+    expect(circle?.map((file) => relative(accountSrc, file))).toBeUndefined();
+  });
+
+  it('imports only down a floor, and no feature folder imports another', () => {
+    const wrong: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = accountFloor(file);
+      for (const target of targets) {
+        const to = accountFloor(target);
+        const down =
+          to.floor < from.floor || (to.floor === from.floor && (from.floor !== 2 || to.feature === from.feature));
+        if (!down) wrong.push(`${relative(accountSrc, file)} -> ${relative(accountSrc, target)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('builds the plugin without assigning into the shared core or the docs', () => {
+    const source = readFileSync(join(accountSrc, 'account.ts'), 'utf8');
+    expect(source).not.toMatch(/\b(core|docs|baseDocs)(\.\w+|\[[^\]]+\])+\s*(=[^=>]|\+=)|Object\.assign\(/);
+    expect(source).toMatch(/mergeParts\(/);
+  });
+
+  it('keeps the options floor to what options.ts names', () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of graph.get(file) ?? []) visit(next);
+    };
+    visit(join(accountSrc, 'options.ts'));
+    expect([...reached].map((file) => relative(accountSrc, file)).sort()).toEqual([...accountDeclarations].sort());
   });
 });

@@ -1,37 +1,35 @@
 import {
   ConfigurationError,
+  loginFailureMigration,
+  loginLockoutsMigration,
   type Dependency,
-  type MigrationSet,
   type Plugin,
   type Principal,
   type RouteDescriptor,
+  type MigrationSet,
 } from '@crudsmith/core';
-import { sessionTableMigration, type SessionManager } from '@crudsmith/core/session';
+import type { SessionManager } from '@crudsmith/core/session';
 import { AccountCore } from './account-core';
+import { commonRoutes } from './common-routes';
 import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';
-import { loginFailureMigration, loginLockoutsMigration } from '@crudsmith/core';
-import type { AccountOptions, AccountUser } from './options';
-import { refreshTokenMigration } from './refresh-tokens';
-import { createUser, type NewUser } from './registration';
-import { bearerRoutes } from './routes/bearer-routes';
-import { commonRoutes } from './routes/common-routes';
-import { jsonBodiesOnly } from './json-only';
-import { accountDocs, withAccountDocs, type RouteDocPart } from './openapi';
-import { sessionRoutes } from './routes/session-routes';
-import { recoveryPart } from './recovery/recovery-part';
-import { oauthPart } from './oauth/oauth-part';
-import { createSudo, type Sudo } from './sudo';
 import { freshSignInGate } from './fresh-sign-in';
-import { mfaDocs } from './mfa/docs';
-import { mfaRoutes } from './mfa/routes';
-import { TwoFactor } from './mfa/two-factor';
-import { signInStep } from './mfa/sign-in';
-import { accessMigration } from './access/access-tables';
-import { roleRoutes } from './access/role-routes';
-import type { Roles } from './access/roles';
-import { apiKeyMigration, apiKeyTierMigration } from './api-keys/api-keys';
-import { apiKeyRoutes } from './api-keys/api-key-routes';
+import { accountDocs, withAccountDocs, type RouteDocPart } from './openapi';
+import type { AccountOptions, AccountUser } from './options';
+import { mergeParts, type AccountPart } from './part';
+import { createUser, type NewUser } from './registration';
+import type { Roles } from './roles';
+import { signInStep } from './sign-in';
+import { createSudo, type Sudo } from './sudo';
 import { accessDocs } from './access/access-docs';
+import { accessPart } from './access/access-part';
+import { apiKeysPart } from './api-keys/api-keys-part';
+import { bearerPart } from './bearer/bearer-part';
+import { bearerTransport } from './bearer/bearer-transport';
+import { mfaPart } from './mfa/mfa-part';
+import { oauthPart } from './oauth/oauth-part';
+import { recoveryPart } from './recovery/recovery-part';
+import { sessionPart } from './session/session-part';
+import { sessionTransport } from './session/session-transport';
 
 /**
  * The account plugin: a Plugin for bootstrap, plus the routers and dependencies an app uses.
@@ -109,52 +107,57 @@ function securityOf(doc: RouteDocPart | undefined): RouteDocPart {
  * const deps = [auth.currentUser({ superuser: true })];
  */
 export function account<User extends object = AccountUser>(options: AccountOptions): AccountPlugin<User> {
-  const core = new AccountCore(options);
-  if (!core.sessions && !core.bearer)
+  const core = new AccountCore(options, {
+    session: sessionTransport(options.session),
+    ...bearerTransport(options.bearer),
+  });
+  if (!core.session && !core.bearer)
     throw new ConfigurationError('account: enable the session transport, the bearer transport, or both');
   const prefix = (options.path ?? '').replace(/\/+$/, '');
   const at = (routes: RouteDescriptor[]) => routes.map((r) => ({ ...r, path: `${prefix}${r.path}` }));
   const registerFields = options.registerFields ?? (core.users.info.columns.has('name') ? ['name'] : []);
 
-  const twoFactor = options.mfa ? new TwoFactor(core, options.mfa === true ? {} : options.mfa) : null;
-  // Every sign-in ends here: with two-factor, at its challenge.
-  const finishSignIn = signInStep(core, twoFactor);
   const baseDocs = accountDocs(core, registerFields);
-  // With two-factor: its routes' docs, and /login and /token whose answer may be a challenge.
-  const docs = twoFactor ? { ...baseDocs, ...mfaDocs(baseDocs) } : baseDocs;
-  // The e-mail (or phone) factor: its routes when `recovery` is set, its token table always.
-  const recovery = recoveryPart(core, core.tables.tokens, baseDocs.change_password);
-  // OpenID Connect sign-in: its routes with `oauthProviders` (session transport only), its tables always.
-  const oauth = oauthPart(core, finishSignIn, prefix);
-  const mfa = twoFactor ? jsonBodiesOnly(withAccountDocs(mfaRoutes(core, twoFactor), docs)) : [];
-  const access = [
-    ...(options.roleRoutes ? roleRoutes(core) : []),
-    ...(core.apiKeys ? apiKeyRoutes(core, core.apiKeys) : []),
-  ];
-  const common = [
-    ...withAccountDocs(commonRoutes(core, registerFields), docs),
-    ...mfa,
-    ...recovery.routes,
-    ...jsonBodiesOnly(
-      withAccountDocs(access, accessDocs(securityOf(baseDocs.me), securityOf(baseDocs.change_password))),
-    ),
-  ];
-  const session = core.sessions
-    ? [...withAccountDocs(sessionRoutes(core, finishSignIn, options.trustedOrigins ?? []), docs), ...oauth.routes]
-    : [];
-  // A bearer-only app in cookie mode gets its own /logout; with sessions, /logout is the session's.
-  const bearer = core.bearer ? withAccountDocs(bearerRoutes(core, finishSignIn, { logout: !core.sessions }), docs) : [];
-  const { tables } = core;
-  const { sudo, requireSudo } = createSudo(core, twoFactor);
+  // Two-factor first: its docs of /login and /token (whose answer may be a challenge) are laid over the base docs.
+  const mfa = mfaPart(core, options.mfa, baseDocs);
+  const docs = { ...baseDocs, ...mfa.docs };
+  // Every sign-in ends here: with two-factor, at its challenge.
+  const finishSignIn = signInStep(core, mfa.secondFactor);
+  const shared: AccountPart = {
+    routes: withAccountDocs(commonRoutes(core, registerFields), docs),
+    migrations: {
+      '0003_login_failures': loginFailureMigration(core.tables.loginFailures),
+      '0004_login_lockouts': loginLockoutsMigration(core.tables.loginFailures),
+    },
+  };
+  const access = accessDocs(securityOf(baseDocs.me), securityOf(baseDocs.change_password));
+  const parts = {
+    session: sessionPart(core, finishSignIn, docs),
+    bearer: bearerPart(core, finishSignIn, docs),
+    shared,
+    mfa,
+    // The e-mail (or phone) factor: its routes when `recovery` is set, its token table always.
+    recovery: recoveryPart(core, core.tables.tokens, baseDocs.change_password),
+    // OpenID Connect sign-in: its routes with `oauthProviders` (session transport only), its tables always.
+    oauth: oauthPart(core, finishSignIn, prefix),
+    access: accessPart(core, access),
+    apiKeys: apiKeysPart(core, access),
+  };
+  // Mounted with any transport, then each transport's own; every part's tables, in migration order.
+  const common = mergeParts([parts.shared, parts.mfa, parts.recovery, parts.access, parts.apiKeys]).routes;
+  const session = mergeParts([parts.session, parts.oauth]).routes;
+  const bearer = parts.bearer.routes;
+  const all = mergeParts(Object.values(parts));
+  const { sudo, requireSudo } = createSudo(core, mfa.secondFactor);
   const router = at([...common, ...session, ...bearer]);
 
   return {
     name: 'account',
     routes: options.mount === false ? [] : router,
     router,
-    sessionRouter: core.sessions ? at([...common, ...session]) : [],
+    sessionRouter: core.session ? at([...common, ...session]) : [],
     bearerRouter: core.bearer ? at([...common, ...bearer]) : [],
-    sessionManager: core.sessions,
+    sessionManager: core.session?.manager ?? null,
     // The rows are the app's users, so they are typed as the app says (see AccountPlugin).
     currentUser: currentUserFactory(core) as AccountPlugin<User>['currentUser'],
     principal: principalDependency(core),
@@ -163,21 +166,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
     sudo,
     requireSudo: requireSudo as () => Dependency<User>,
     requireFreshSignIn: freshSignInGate(core) as () => Dependency<User>,
-    migrations: {
-      name: 'account',
-      migrations: {
-        '0001_sessions': sessionTableMigration(tables.sessions),
-        '0002_refresh_tokens': refreshTokenMigration(tables.refreshTokens),
-        '0003_login_failures': loginFailureMigration(tables.loginFailures),
-        '0004_login_lockouts': loginLockoutsMigration(tables.loginFailures),
-        ...twoFactor?.migrations(),
-        ...recovery.migrations,
-        ...oauth.migrations,
-        '0012_access': accessMigration(tables),
-        '0013_api_keys': apiKeyMigration(tables.apiKeys),
-        '0014_api_key_tiers': apiKeyTierMigration(tables.apiKeys),
-      },
-    },
+    migrations: { name: 'account', migrations: all.migrations },
     createUser: (input, flags, options) => createUser(core, input, flags, options?.client) as Promise<User>,
     async signOutEverywhere(userId) {
       await core.signOutEverywhere(userId);
@@ -185,13 +174,13 @@ export function account<User extends object = AccountUser>(options: AccountOptio
     },
     roles: core.roles,
     hashPassword: (password) => core.passwords.hash(password),
-    settled: () => recovery.settled(),
+    settled: () => all.settled(),
     async init() {
       await core.ready();
-      await core.sessions?.prune();
+      await core.session?.manager.prune();
     },
     async close() {
-      await recovery.close();
+      await all.close();
       if (core.ownsPool) await core.passwords.pool.close();
     },
   };

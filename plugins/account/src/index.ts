@@ -18,8 +18,8 @@ export type { Sudo, SudoGrant } from './sudo';
 export type { NewUser } from './registration';
 
 /** Roles and permissions (`auth.roles`), and the API keys a user makes for scripts. */
-export type { Roles, Role, Access } from './access/roles';
-export type { ApiKey } from './api-keys/api-keys';
+export type { Roles, Role, Access } from './roles';
+export type { ApiKey } from './api-key-store';
 export type { HashingOptions } from '@crudsmith/core';
 
 /** Password primitives, for apps that hash elsewhere (an admin user, a seed). */

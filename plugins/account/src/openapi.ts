@@ -58,6 +58,20 @@ export const object = (
 ): JsonSchema => ({ type: 'object', properties, required, ...extra });
 export const text = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
 
+/** The challenge object a sign-in answers for an account with two-factor (or one that must enroll). */
+export const CHALLENGE_ANSWER: JsonSchema = object(
+  {
+    mfa_required: { const: true },
+    challenge: text({ description: 'Pass it to /mfa/verify with a code; it dies after 5 wrong codes' }),
+    expires_in: { type: 'integer', description: 'Seconds the challenge lives' },
+    setup: {
+      const: true,
+      description: 'Present when the account must enroll first: /mfa/challenge answers its secret',
+    },
+  },
+  ['mfa_required', 'challenge', 'expires_in'],
+);
+
 /** The docs of every account route, by operation (without the `account_` prefix). */
 export function accountDocs(core: AccountCore, registerFields: string[]): Record<string, RouteDocPart> {
   const { users, passwords } = core;
@@ -75,11 +89,11 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
 
   // Security schemes: what each route's `security` names, carried with it for the document's components.
   const schemes: Record<string, Record<string, unknown>> = {};
-  if (core.sessions) {
+  if (core.session) {
     schemes.accountSession = {
       type: 'apiKey',
       in: 'cookie',
-      name: core.sessions.cookieName,
+      name: core.session.manager.cookieName,
       description: 'The HttpOnly session cookie /login sets',
     };
     schemes.accountCsrf = {
@@ -127,10 +141,13 @@ export function accountDocs(core: AccountCore, registerFields: string[]): Record
       securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => names.has(name))),
     };
   };
-  const session = (unsafe: boolean) => ({ accountSession: [], ...(unsafe && core.csrf ? { accountCsrf: [] } : {}) });
+  const session = (unsafe: boolean) => ({
+    accountSession: [],
+    ...(unsafe && core.session?.csrf ? { accountCsrf: [] } : {}),
+  });
   const sessionOnly = (unsafe: boolean) => secured([session(unsafe)]);
   const anyCredential = (unsafe: boolean) =>
-    secured([...(core.sessions ? [session(unsafe)] : []), ...(core.bearer ? [{ accountBearer: [] }] : [])]);
+    secured([...(core.session ? [session(unsafe)] : []), ...(core.bearer ? [{ accountBearer: [] }] : [])]);
   // What a route that also takes an API key accepts: any credential, or a key in either header.
   const orApiKey = (unsafe: boolean) => {
     const part = anyCredential(unsafe);

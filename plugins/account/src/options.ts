@@ -4,6 +4,7 @@ import type { SessionStore } from '@crudsmith/core/session';
 import type { RecoveryOptions } from './recovery/recovery-options';
 import type { OidcProviderOptions } from './oauth/oauth-options';
 import type { MfaOptions } from './mfa/mfa-options';
+import type { AccountUser } from './account-user';
 import type { HashPool, HashingOptions, LockoutOptions } from '@crudsmith/core';
 
 /** Which columns of the app's user model hold what the account plugin needs. */
@@ -165,4 +166,4 @@ export interface ApiKeyEvent {
 }
 
 /** A user row as the plugin hands it out: every column except the password hash. */
-export type AccountUser = Record<string, unknown> & { id: string | number };
+export type { AccountUser };

@@ -3,8 +3,8 @@
 // entry's declarations never need ioredis, and an app keeping sessions in the database
 // compiles without it.
 
-export { RedisSessionStore } from './redis-session-store';
-export type { RedisSessionStoreOptions } from './redis-session-store';
+export { RedisSessionStore } from './session/redis-session-store';
+export type { RedisSessionStoreOptions } from './session/redis-session-store';
 export { RedisChallengeStore } from './mfa/redis-challenge-store';
 export type { RedisChallengeStoreOptions } from './mfa/redis-challenge-store';
 export type { RedisClient } from './bounded-redis';

@@ -2,7 +2,7 @@ import { ForbiddenError, UnauthorizedError, type Dependency, type NeutralRequest
 import type { AccountCore, Credential } from './account-core';
 import { credentialDependency } from './dependencies';
 import { assertFreshSignIn } from './fresh-sign-in';
-import type { TwoFactor } from './mfa/two-factor';
+import type { SecondFactor } from './sign-in';
 import type { AccountUser } from './options';
 
 /** What `sudo.elevate` answers: until when, and for a bearer caller the token that carries it. */
@@ -27,7 +27,7 @@ export interface Sudo {
 
 export function createSudo(
   core: AccountCore,
-  mfa: TwoFactor | null,
+  mfa: SecondFactor | null,
 ): { sudo: Sudo; requireSudo: () => Dependency<AccountUser> } {
   const authenticated = credentialDependency(core, { optional: false });
   const sudo: Sudo = {
@@ -44,10 +44,11 @@ export function createSudo(
       const until = core.now() + core.sudoMs;
       if (credential.session) {
         credential.session.data.sudo_until = until;
-        if (!(await core.requireSessions().save(credential.session))) throw new UnauthorizedError('Not authenticated');
+        if (!(await core.requireSession().manager.save(credential.session)))
+          throw new UnauthorizedError('Not authenticated');
         return { expiresAt: new Date(until) };
       }
-      const accessToken = await core.accessToken(credential.row, {
+      const accessToken = await core.requireBearer().accessToken(credential.row, {
         scope: credential.scopes.join(' '),
         authTime: credential.authTime,
         sudoUntil: until,

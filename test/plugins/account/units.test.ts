@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BCRYPT_MAX_BYTES, bcryptInput, normalizePassword } from '@crudsmith/account';
 import { lockSeconds } from '../../../core/src/security/login-lockout';
-import { AccessTokens } from '../../../plugins/account/src/access-token';
+import { AccessTokens } from '../../../plugins/account/src/bearer/access-token';
 import { Passwords } from '../../../plugins/account/src/password';
 
 describe('bcryptInput (passwords over 72 bytes are pre-hashed, never truncated)', () => {

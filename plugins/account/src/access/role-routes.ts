@@ -2,8 +2,8 @@ import { NotFoundError, ValidationError, type RouteDescriptor } from '@crudsmith
 import type { AccountCore } from '../account-core';
 import { bodyObject } from '../body';
 import { currentUserFactory } from '../dependencies';
-import { route } from '../routes/route';
-import { checkPermissions, checkRoleName } from './roles';
+import { route } from '../route';
+import { checkPermissions, checkRoleName } from '../roles';
 
 /** The superuser-only role routes: list and create roles, set a user's roles. */
 export function roleRoutes(core: AccountCore): RouteDescriptor[] {

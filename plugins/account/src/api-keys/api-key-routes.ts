@@ -2,10 +2,10 @@ import { NotFoundError, ValidationError, type RouteDescriptor, type ValidationIs
 import type { AccountCore, Credential } from '../account-core';
 import { bodyObject } from '../body';
 import { credentialDependency } from '../dependencies';
-import { route } from '../routes/route';
-import { checkPermissions } from '../access/roles';
+import { route } from '../route';
+import { checkPermissions } from '../roles';
 import type { ApiKeyEvent } from '../options';
-import type { ApiKey, ApiKeys } from './api-keys';
+import type { ApiKey, ApiKeys } from '../api-key-store';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 3650;

@@ -1,6 +1,16 @@
 import type { JsonSchema } from '@crudsmith/core';
-import { RETRY_AFTER, MESSAGE, error, object, ok, text, validation, type RouteDocPart } from '../openapi';
-import { BAD_CHALLENGE, NOT_A_SETUP } from './sign-in';
+import {
+  CHALLENGE_ANSWER,
+  RETRY_AFTER,
+  MESSAGE,
+  error,
+  object,
+  ok,
+  text,
+  validation,
+  type RouteDocPart,
+} from '../openapi';
+import { BAD_CHALLENGE, NOT_A_SETUP } from './challenge-steps';
 import { MFA_ALREADY_ENABLED, MFA_NOT_ENABLED, WRONG_CODE } from './two-factor';
 
 const CODE = text({
@@ -18,20 +28,6 @@ const RECOVERY_CODES: JsonSchema = {
 const SETUP: JsonSchema = object(
   { secret: text({ description: 'Base32 TOTP secret (SHA-1, 6 digits, 30 s)' }), otpauth_uri: text({ format: 'uri' }) },
   ['secret', 'otpauth_uri'],
-);
-
-/** The challenge object a sign-in answers for an account with two-factor (or one that must enroll). */
-export const CHALLENGE_ANSWER: JsonSchema = object(
-  {
-    mfa_required: { const: true },
-    challenge: text({ description: 'Pass it to /mfa/verify with a code; it dies after 5 wrong codes' }),
-    expires_in: { type: 'integer', description: 'Seconds the challenge lives' },
-    setup: {
-      const: true,
-      description: 'Present when the account must enroll first: /mfa/challenge answers its secret',
-    },
-  },
-  ['mfa_required', 'challenge', 'expires_in'],
 );
 
 /**

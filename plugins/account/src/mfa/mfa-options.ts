@@ -1,5 +1,5 @@
 import type { ChallengeStore } from './challenges';
-import type { AccountUser } from '../options';
+import type { AccountUser } from '../account-user';
 
 /** Two-factor authentication: TOTP authenticator apps, with single-use recovery codes. */
 export interface MfaOptions {

@@ -10,8 +10,8 @@ import { stringFields } from '../body';
 import { credentialDependency } from '../dependencies';
 import { assertFreshSignIn } from '../fresh-sign-in';
 import { crossSiteCheck } from '../origin-check';
-import { route } from '../routes/route';
-import { setupChallengeDetails, verifyChallenge } from './sign-in';
+import { route } from '../route';
+import { setupChallengeDetails, verifyChallenge } from './challenge-steps';
 import { MFA_ALREADY_ENABLED, type TwoFactor } from './two-factor';
 
 /** The two-factor routes: the account's own settings under `/mfa`, and the challenge step of a sign-in. */

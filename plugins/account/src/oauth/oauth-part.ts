@@ -1,11 +1,11 @@
-import { ConfigurationError, ERROR_SCHEMA, type Migration, type RouteDescriptor } from '@crudsmith/core';
+import { ConfigurationError, ERROR_SCHEMA } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
-import { object, ok, text, type RouteDocPart, withAccountDocs } from '../openapi';
+import { CHALLENGE_ANSWER, object, ok, text, type RouteDocPart, withAccountDocs } from '../openapi';
 import { oauthRoutes } from './oauth-routes';
 import { OAuthStore, oauthMigration } from './oauth-store';
 import { OidcProvider } from './oidc-provider';
-import { CHALLENGE_ANSWER } from '../mfa/docs';
-import type { FinishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../sign-in';
+import type { AccountPart } from '../part';
 
 const CODES = [
   'invalid_state',
@@ -23,17 +23,13 @@ const CODES = [
  * OpenID Connect sign-in's part of the plugin: the routes when `oauthProviders` is set,
  * its tables always (so adding a provider later needs no migration of its own).
  */
-export function oauthPart(
-  core: AccountCore,
-  finishSignIn: FinishSignIn,
-  prefix: string,
-): { routes: RouteDescriptor[]; migrations: Record<string, Migration> } {
+export function oauthPart(core: AccountCore, finishSignIn: FinishSignIn, prefix: string): AccountPart {
   const { options } = core;
   const tables = { flows: core.tables.oauthFlows, identities: core.tables.identities };
   const migrations = { '0011_oauth': oauthMigration(tables) };
   const configured = Object.entries(options.oauthProviders ?? {});
   if (configured.length === 0) return { routes: [], migrations };
-  if (!core.sessions) throw new ConfigurationError('account: OAuth providers need the session transport');
+  if (!core.session) throw new ConfigurationError('account: OAuth providers need the session transport');
   if (!options.redirectBaseUrl || !URL.canParse(options.redirectBaseUrl))
     throw new ConfigurationError(
       'account: OAuth providers need redirectBaseUrl, the public base URL the provider sends the browser back to',

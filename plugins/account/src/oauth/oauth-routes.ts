@@ -10,13 +10,13 @@ import {
 import * as oidc from 'openid-client';
 import type { AccountCore } from '../account-core';
 import { clearCookie, cookie } from '../cookies';
-import { signInRedirect, type FinishSignIn } from '../mfa/sign-in';
+import { signInRedirect, type FinishSignIn } from '../sign-in';
 import { accountFor } from './oauth-accounts';
 import { OAuthFlowError } from './oauth-options';
 import type { OAuthStore } from './oauth-store';
 import type { OidcProvider } from './oidc-provider';
 import { safeRedirect } from '../redirect-target';
-import { route } from '../routes/route';
+import { route } from '../route';
 
 /** How the OAuth routes are set up: providers by name, the answer mode, the paths, the flow's lifetime. */
 export interface OAuthRouteSettings {

@@ -13,7 +13,7 @@ import type { Recovery } from './recovery';
 import { emailField } from './recovery-input';
 import { foldIdentifier } from '../users';
 import { TOKEN_REFUSED, accepted, confirmed, tokenField } from './email-routes';
-import { route } from '../routes/route';
+import { route } from '../route';
 
 /**
  * `/email/change-request` (signed in, with the current password) and

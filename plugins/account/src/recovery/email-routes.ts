@@ -11,7 +11,7 @@ import { safeRedirect } from '../redirect-target';
 import type { Recovery } from './recovery';
 import { emailField, phoneField } from './recovery-input';
 import { contextWords } from '../registration';
-import { route } from '../routes/route';
+import { route } from '../route';
 
 type Row = Record<string, unknown>;
 

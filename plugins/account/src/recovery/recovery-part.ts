@@ -1,29 +1,21 @@
-import type { Migration, RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
 import { accountTokenMigration } from './account-tokens';
 import { jsonBodiesOnly } from '../json-only';
 import { Recovery } from './recovery';
 import { type RouteDocPart, withAccountDocs } from '../openapi';
+import type { AccountPart } from '../part';
 import { emailChangeRoutes } from './email-change-routes';
 import { emailRoutes } from './email-routes';
 import { recoveryDocs } from './recovery-docs';
-
-/** What the recovery factor adds to the plugin: its routes, its table, and a way to wait for its deliveries. */
-export interface RecoveryPart {
-  routes: RouteDescriptor[];
-  migrations: Record<string, Migration>;
-  settled(): Promise<void>;
-  close(): Promise<void>;
-}
 
 /**
  * The e-mail (or phone) factor's part of the plugin: nothing but the token table when
  * `recovery` is not configured (so turning it on later needs no migration of its own).
  */
-export function recoveryPart(core: AccountCore, table: string, signedIn: RouteDocPart): RecoveryPart {
+export function recoveryPart(core: AccountCore, table: string, signedIn: RouteDocPart): AccountPart {
   const migrations = { '0010_account_tokens': accountTokenMigration(table) };
   const options = core.options.recovery;
-  if (!options) return { routes: [], migrations, settled: async () => {}, close: async () => {} };
+  if (!options) return { routes: [], migrations };
   const recovery = new Recovery(core, options, table);
   const email = core.users.columns.email;
   const routes = [

@@ -1,15 +1,15 @@
 import { ForbiddenError, UnauthorizedError, ValidationError, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountCore } from '../account-core';
+import type { BearerTransport } from './bearer-transport';
 import { bodyObject, stringFields } from '../body';
 import { clearCookie } from '../cookies';
-import type { FinishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../sign-in';
 import { crossSiteCheck } from '../origin-check';
-import { revokeRefreshCookie } from './session-routes';
-import { route } from './route';
+import { route } from '../route';
 
 /** `/token` and `/refresh` of the bearer transport, and `/logout` for a bearer-only app in cookie mode. */
 export function bearerRoutes(
-  core: AccountCore,
+  core: AccountCore<BearerTransport>,
   finishSignIn: FinishSignIn,
   options: { logout: boolean },
 ): RouteDescriptor[] {
@@ -59,21 +59,21 @@ export function bearerRoutes(
           if (typeof given !== 'string')
             throw ValidationError.of(['body', 'refresh_token'], 'Input should be a valid string', 'string_type');
           const now = core.now();
-          const rotated = await core.refreshTokens.rotate(given, now);
+          const rotated = await bearer.refreshTokens.rotate(given, now);
           if (!rotated.ok)
             throw refreshFailed(
               rotated.reused ? 'Refresh token reused; its whole family is revoked' : 'Invalid or expired refresh token',
             );
           const row = await core.users.findById(rotated.record.userId);
           if (!row || core.users.tokenVersionOf(row) !== rotated.record.tokenVersion) {
-            await core.refreshTokens.revokeFamily(rotated.record.familyId, now);
+            await bearer.refreshTokens.revokeFamily(rotated.record.familyId, now);
             throw refreshFailed('Invalid or expired refresh token');
           }
-          const access = await core.accessToken(row, {
+          const access = await bearer.accessToken(row, {
             scope: rotated.record.scope,
             authTime: rotated.record.authTime,
           });
-          const { json, cookies } = core.tokenAnswer(access, rotated.token);
+          const { json, cookies } = bearer.tokenAnswer(access, rotated.token);
           return { status: 200, cookies, headers: { 'Cache-Control': 'no-store' }, json };
         },
       ),
@@ -90,7 +90,7 @@ export function bearerRoutes(
           summary: 'Revoke the refresh cookie and clear it',
         },
         async (req) => {
-          await revokeRefreshCookie(core, req.cookies);
+          await bearer.revokeRefreshCookie(req.cookies);
           return {
             status: 200,
             cookies: [clearCookie(bearer.refreshCookie, { secure: core.secure, httpOnly: true })],

@@ -9,9 +9,9 @@ import {
 } from '@crudsmith/core';
 import type { AccountCore, Credential } from '../account-core';
 import { stringFields } from '../body';
-import type { FinishSignIn } from '../mfa/sign-in';
+import type { FinishSignIn } from '../sign-in';
 import { crossSiteCheck } from '../origin-check';
-import { route } from './route';
+import { route } from '../route';
 
 /**
  * The session credential for session routes: 401 without a live session, 403 when an
@@ -19,7 +19,7 @@ import { route } from './route';
  */
 function sessionOnly(core: AccountCore, options: { csrf: boolean }): Dependency<Credential> {
   return async (req) => {
-    const credential = await req.resolve(core.sessionCredential);
+    const credential = await req.resolve(core.requireSession().credential);
     if (!credential) throw new UnauthorizedError('Not authenticated');
     if (options.csrf && !credential.csrfOk) throw new ForbiddenError('CSRF token missing or invalid');
     return credential;
@@ -32,7 +32,8 @@ export function sessionRoutes(
   finishSignIn: FinishSignIn,
   trustedOrigins: string[],
 ): RouteDescriptor[] {
-  const sessions = core.requireSessions();
+  const transport = core.requireSession();
+  const sessions = transport.manager;
   const session = sessionOnly(core, { csrf: true });
   const sessionNoCsrf = sessionOnly(core, { csrf: false });
   const crossSite = crossSiteCheck(trustedOrigins, core.secure);
@@ -66,12 +67,12 @@ export function sessionRoutes(
       async (req) => {
         const credential = await req.resolve(session);
         await sessions.revoke(credential.session!);
-        await revokeRefreshCookie(core, req.cookies);
-        return { status: 200, cookies: core.signOutCookies(), json: { message: 'Signed out' } };
+        await core.bearer?.revokeRefreshCookie(req.cookies);
+        return { status: 200, cookies: transport.signOutCookies(), json: { message: 'Signed out' } };
       },
     ),
   ];
-  if (!core.managementRoutes) return routes;
+  if (!transport.managementRoutes) return routes;
 
   return [
     ...routes,
@@ -113,7 +114,7 @@ export function sessionRoutes(
         // Found only among the caller's own sessions: another user's handle is a 404 as well.
         if (!(await sessions.revokeByHandle(current.userId, req.params.id, { current })))
           throw new NotFoundError('Session not found');
-        const cookies = req.params.id === current.handle ? core.signOutCookies() : [];
+        const cookies = req.params.id === current.handle ? transport.signOutCookies() : [];
         return { status: 200, cookies, json: { message: 'Session revoked' } };
       },
     ),
@@ -132,9 +133,9 @@ export function sessionRoutes(
         const userId = core.users.idOf(credential.row);
         const revoked = await sessions.revokeAll(userId, { keep, current: credential.session });
         // Signed out everywhere means bearer credentials too: refresh tokens and (token_version) access tokens.
-        await core.refreshTokens.revokeUser(String(userId), core.now());
+        await core.revokeRefreshTokensOf(userId);
         await core.users.bumpTokenVersion(userId);
-        return { status: 200, cookies: keep ? [] : core.signOutCookies(), json: { revoked } };
+        return { status: 200, cookies: keep ? [] : transport.signOutCookies(), json: { revoked } };
       },
     ),
 
@@ -147,23 +148,15 @@ export function sessionRoutes(
         dependencies: [sessionNoCsrf],
       },
       async (req) => {
-        if (!core.csrf) throw new BadRequestError('CSRF protection is disabled');
+        if (!transport.csrf) throw new BadRequestError('CSRF protection is disabled');
         const credential = await req.resolve(sessionNoCsrf);
         const current = credential.session!;
         const token = randomToken(32);
         current.data.csrf = token;
         // Revoked meanwhile: nothing is written, and the caller is not signed in.
         if (!(await sessions.save(current))) throw new UnauthorizedError('Not authenticated');
-        return { status: 200, cookies: [core.csrfCookieFor(token, current)], json: { csrf_token: token } };
+        return { status: 200, cookies: [transport.csrfCookieFor(token, current)], json: { csrf_token: token } };
       },
     ),
   ];
-}
-
-/** Revokes the refresh-token family named by the request's refresh cookie, if any. */
-export async function revokeRefreshCookie(core: AccountCore, cookies: Record<string, string>): Promise<void> {
-  const token = core.bearer?.refresh === 'cookie' ? cookies[core.bearer.refreshCookie] : undefined;
-  if (!token) return;
-  const family = await core.refreshTokens.familyOf(token);
-  if (family) await core.refreshTokens.revokeFamily(family, core.now());
 }

@@ -7,11 +7,11 @@ import {
   type RouteDescriptor,
   type ValidationIssue,
 } from '@crudsmith/core';
-import type { AccountCore, Credential } from '../account-core';
-import { bodyObject, stringFields } from '../body';
-import { credentialDependency } from '../dependencies';
-import { assertFreshSignIn } from '../fresh-sign-in';
-import { contextWords, createUser } from '../registration';
+import type { AccountCore, Credential } from './account-core';
+import { bodyObject, stringFields } from './body';
+import { credentialDependency } from './dependencies';
+import { assertFreshSignIn } from './fresh-sign-in';
+import { contextWords, createUser } from './registration';
 import { route } from './route';
 
 /** `/register`, `/me`, `/set-password`, `/change-password`: mounted with any transport. */

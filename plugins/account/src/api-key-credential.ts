@@ -1,6 +1,14 @@
 import type { NeutralRequest } from '@crudsmith/core';
-import type { AccountCore, CredentialResult } from '../account-core';
-import type { ApiKeys } from './api-keys';
+import type { CredentialResult } from './credential';
+import type { UserTable } from './users';
+import type { ApiKeys } from './api-key-store';
+
+/** What reading a key needs of the core (which calls it). */
+interface KeyContext {
+  users: UserTable;
+  now: () => number;
+  scopesOf(row: Record<string, unknown>): string[];
+}
 
 /** The API key a request presents: in `X-API-Key`, or as a bearer token with the keys' prefix; null when none. */
 export function presentedKey(keys: ApiKeys, req: NeutralRequest): string | null {
@@ -15,9 +23,8 @@ export function presentedKey(keys: ApiKeys, req: NeutralRequest): string | null 
  * made before the owner's last password change (or sign-out everywhere), or of a deleted
  * owner, is dead: 401 like an unknown one. Scopes are the owner's narrowed to the key's.
  */
-export async function apiKeyCredential(core: AccountCore, presented: string): Promise<CredentialResult> {
+export async function apiKeyCredential(core: KeyContext, keys: ApiKeys, presented: string): Promise<CredentialResult> {
   const now = core.now();
-  const keys = core.apiKeys!;
   const key = await keys.find(presented, now);
   const row = key ? await core.users.findById(key.userId) : null;
   if (!key || !row || core.users.tokenVersionOf(row) !== key.tokenVersion)

@@ -1,5 +1,5 @@
 import type { SessionChanges, SessionRecord, SessionStore } from '@crudsmith/core/session';
-import { boundedRedis, commandTimeout, type RedisClient } from './bounded-redis';
+import { boundedRedis, commandTimeout, type RedisClient } from '../bounded-redis';
 
 /** Options of the Redis session store. */
 export interface RedisSessionStoreOptions {
