@@ -57,7 +57,15 @@ export type { FilterValue } from './crud/filter-config';
 export { policyOf } from './access/effective';
 export type { EffectivePolicy } from './access/effective';
 export { ACCESS_OPERATIONS } from './access/policy';
-export type { AccessPolicy, AccessOperation, OperationRule, RowRule, FieldRule, FieldSet } from './access/policy';
+export type {
+  AccessPolicy,
+  AccessOperation,
+  OperationRule,
+  RowRule,
+  FieldRule,
+  FieldSet,
+  RowFieldRule,
+} from './access/policy';
 export { CreateConfig, UpdateConfig, DeleteConfig } from './crud/field-injection';
 export type { FieldInjectionInit } from './crud/field-injection';
 export { PaginatedRequestQuery, CursorPaginatedRequestQuery } from './crud/paginated-query';

@@ -57,11 +57,15 @@ describe('policyOf and the startup check', () => {
 
   it('fails at startup naming unknown columns of row rules and field sets, and unknown operations', () => {
     const bad: AccessPolicy = {
-      read: { rows: { colour: 'red', _or: { size__gt: 1, name: 'x' } }, fields: { except: ['weight'] } },
+      read: {
+        rows: { colour: 'red', _or: { size__gt: 1, name: 'x' } },
+        fields: { except: ['weight'] },
+        rowFields: { height: () => true },
+      },
     };
     expect(() => new CrudRepository(Item, { access: bad })).toThrow(
       new ConfigurationError(
-        'Access policy of Item names unknown column(s): read.rows: colour, read.rows: size, read.fields: weight',
+        'Access policy of Item names unknown column(s): read.rows: colour, read.rows: size, read.fields: weight, read.rowFields: height',
       ),
     );
     expect(() =>

@@ -24,14 +24,23 @@ class Folder extends Model {
 }
 
 const isEditor = (p: Principal) => p.roles?.includes('editor') ?? false;
+// `remark` shows to editors on every note, to anyone else on their own notes only.
+const remarkShown = {
+  remark: (p: Principal) => isEditor(p) || ((row: { owner_id?: unknown }) => row.owner_id === p.id),
+};
 
 @Access({
   default: {},
   list: {
     rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } },
     fields: (p) => (isEditor(p) ? { except: [] } : { except: ['secret'] }),
+    rowFields: remarkShown,
   },
-  read: { rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } }, fields: { except: ['secret'] } },
+  read: {
+    rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } },
+    fields: { except: ['secret'] },
+    rowFields: remarkShown,
+  },
   update: {
     rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.owner_id`, p.id)),
     fields: { except: ['owner_id'] },
@@ -49,6 +58,7 @@ class Note extends Model {
       shared: { type: 'boolean' },
       folder_id: { type: 'integer' },
       secret: { type: 'string' },
+      remark: { type: 'string' },
     },
   };
   static override get relationMappings() {
@@ -93,16 +103,17 @@ export function describeAccess(env: CrudEnv): void {
         t.boolean('shared').notNullable().defaultTo(false);
         t.integer('folder_id');
         t.string('secret', 20);
+        t.string('remark', 20);
       });
       await knex('ac_folders').insert([
         { id: 1, name: 'a', owner_id: 1, code: 'c1' },
         { id: 2, name: 'b', owner_id: 2, code: 'c2' },
       ]);
       await knex('ac_notes').insert([
-        { id: 1, title: 'n1', owner_id: 1, shared: false, folder_id: 1, secret: 's1' },
-        { id: 2, title: 'n2', owner_id: 2, shared: true, folder_id: 2, secret: 's2' },
-        { id: 3, title: 'n3', owner_id: 2, shared: false, folder_id: 2, secret: 's3' },
-        { id: 4, title: 'n4', owner_id: 1, shared: false, folder_id: 2, secret: 's4' },
+        { id: 1, title: 'n1', owner_id: 1, shared: false, folder_id: 1, secret: 's1', remark: 'r1' },
+        { id: 2, title: 'n2', owner_id: 2, shared: true, folder_id: 2, secret: 's2', remark: 'r2' },
+        { id: 3, title: 'n3', owner_id: 2, shared: false, folder_id: 2, secret: 's3', remark: 'r3' },
+        { id: 4, title: 'n4', owner_id: 1, shared: false, folder_id: 2, secret: 's4', remark: 'r4' },
       ]);
       const router = crudRouter({
         session: knex,
@@ -111,7 +122,7 @@ export function describeAccess(env: CrudEnv): void {
         createSchema: ['title', 'shared'],
         updateSchema: ['title', 'owner_id', 'shared'],
         includeRelationships: ['folder'],
-        filterConfig: { secret: null, title: null, 'folder.name': null },
+        filterConfig: { secret: null, title: null, remark: null, 'folder.name': null },
         export: true,
       });
       api = await env.serve(bootstrap({ routers: [router], principal }).routes);
@@ -157,6 +168,26 @@ export function describeAccess(env: CrudEnv): void {
       const editor = await api.get('/notes?sort=-secret&title=n3', as('5:editor'));
       expect(editor.body.data).toEqual([]);
       expect((await api.get('/notes?sort=secret', as('5:editor'))).status).toBe(200);
+    });
+
+    it('shows a per-row field only on the rows its rule allows, and refuses filtering or sorting on it', async () => {
+      const list = await api.get('/notes?sort=id', as('1'));
+      expect(list.body.data.map((n: { remark?: string }) => n.remark ?? null)).toEqual(['r1', null, 'r4']);
+      expect(list.body.data[1]).not.toHaveProperty('remark');
+      expect((await api.get('/notes/1', as('1'))).body.remark).toBe('r1');
+      expect((await api.get('/notes/2', as('1'))).body).not.toHaveProperty('remark');
+      // Neither a filter, a sort nor a cursor page ordered by it reveals the hidden values.
+      expect((await api.get('/notes?remark=r2', as('1'))).status).toBe(400);
+      expect((await api.get('/notes?sort=remark&limit=1&cursor=', as('1'))).status).toBe(400);
+      const editor = await api.get('/notes?remark=r2', as('5:editor'));
+      expect(editor.body.data.map((n: { remark: string }) => n.remark)).toEqual(['r2']);
+      const exported = await api.get('/notes/export?format=csv&sort=-id', as('1'));
+      expect((exported.body as string).split('\r\n').slice(0, 4)).toEqual([
+        'id,title,owner_id,shared,folder_id,remark,folder',
+        '4,n4,1,false,2,r4,',
+        '2,n2,2,true,2,,',
+        '1,n1,1,false,1,r1,"{""id"":1,""name"":""a"",""owner_id"":1}"',
+      ]);
     });
 
     it('exports what the list shows the caller: its rows, without unreadable fields; hidden keys are a 400', async () => {
