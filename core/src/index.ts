@@ -49,7 +49,7 @@ export type { BulkOptions, BulkOperation } from './crud/options';
 /** Streamed exports: the encoders, and the answer that streams a list's rows in keyset pages. */
 export { exportAnswer, DEFAULT_EXPORT_PAGE_SIZE } from './crud/export-stream';
 export type { ExportSource } from './crud/export-stream';
-export { exportEncoder, csvCell, csvLine, EXPORT_FORMATS } from './crud/export-format';
+export { exportEncoder, csvCell, csvCellText, csvLine, EXPORT_FORMATS } from './crud/export-format';
 export type { ExportEncoder, ExportFormat } from './crud/export-format';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
