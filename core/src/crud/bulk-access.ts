@@ -43,17 +43,9 @@ export function refuseFilterKeys(access: BulkAccess, filter: Row): void {
   refuseHiddenKeys(access.ctx, access.principal, { query: filter as Query, sortColumns: [] });
 }
 
-/** The filters narrowed to the rows the caller may read and the operation's own rule reaches. */
-export function scopedFilters(access: BulkAccess, op: AccessOperation, filters: Filters): Filters {
-  const { ctx, principal } = access;
-  if (principal === undefined) return filters;
-  const policy = ctx.repo.policy;
-  return withRows(filters, rowCondition(policy?.read, principal), rowCondition(policy?.[op], principal));
-}
-
 /**
  * In the write's transaction: 403 (which rolls it back) unless every row whose `column`
- * holds one of the values is inside the scope (as `scopedFilters` narrows it). No scope:
+ * holds one of the values is inside the scope (as `changeScope` narrows it). No scope:
  * nothing to check.
  */
 export async function requireInScope(
@@ -79,10 +71,14 @@ export function createdScope(access: BulkAccess): ((filters: Filters) => Filters
   return rows && ((filters) => withRows(filters, rows));
 }
 
-/** The scope of rows the caller may change with `op` (read rule and its own); undefined when none applies. */
+/** The scope of rows the caller may change with `op` (read rule and its own); undefined when no row rule applies. */
 export function changeScope(access: BulkAccess, op: AccessOperation): ((filters: Filters) => Filters) | undefined {
-  if (access.principal === undefined) return undefined;
-  return (filters) => scopedFilters(access, op, filters);
+  const { ctx, principal } = access;
+  if (principal === undefined) return undefined;
+  const read = rowCondition(ctx.repo.policy?.read, principal);
+  const own = rowCondition(ctx.repo.policy?.[op], principal);
+  if (!read && !own) return undefined;
+  return (filters) => withRows(filters, read, own);
 }
 
 /**
@@ -92,10 +88,11 @@ export function changeScope(access: BulkAccess, op: AccessOperation): ((filters:
 export async function requireUpdatable(access: BulkAccess, trx: Knex, key: Filters): Promise<void> {
   const { ctx, principal } = access;
   if (principal === undefined) return;
-  const read = withRows(key, rowCondition(ctx.repo.policy?.read, principal));
-  if ((await ctx.repo.count(trx, read, { includeDeleted: true })) === 0) throw new NotFoundError();
-  if ((await ctx.repo.count(trx, scopedFilters(access, 'update', key), { includeDeleted: true })) === 0)
-    throw new ForbiddenError();
+  const read = rowCondition(ctx.repo.policy?.read, principal);
+  if (read && (await ctx.repo.count(trx, withRows(key, read), { includeDeleted: true })) === 0)
+    throw new NotFoundError();
+  const scope = changeScope(access, 'update');
+  if (scope && (await ctx.repo.count(trx, scope(key), { includeDeleted: true })) === 0) throw new ForbiddenError();
 }
 
 /** The answered rows without the fields the read rule hides from the caller. */
