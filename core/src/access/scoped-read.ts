@@ -21,7 +21,8 @@ import {
 export interface ScopedRead {
   filters: Filters;
   hidden: ReadonlySet<string>;
-  masks: readonly RowMask[];
+  /** Fields shown on some rows only (none when absent). */
+  masks?: readonly RowMask[];
   related: RelatedAccess;
 }
 
@@ -68,10 +69,11 @@ export function stripHidden(
   const nested = joined.joins
     .map((join) => ({ join, hidden: access.related.hidden(join.link.info) }))
     .filter(({ hidden }) => hidden.size > 0);
-  if (access.hidden.size === 0 && access.masks.length === 0 && nested.length === 0) return rows;
+  const masks = access.masks ?? [];
+  if (access.hidden.size === 0 && masks.length === 0 && nested.length === 0) return rows;
   for (const row of rows) {
     // Each mask judges the row as read, before any field of it is removed.
-    const masked = access.masks.filter((mask) => !mask.shows(row));
+    const masked = masks.filter((mask) => !mask.shows(row));
     for (const { field } of masked) delete row[field];
     for (const field of access.hidden) delete row[field];
     for (const { join, hidden } of nested) {
