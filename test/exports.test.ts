@@ -77,6 +77,7 @@ const entries: [string, object, string[]][] = [
       'DEFAULT_EXPORT_PAGE_SIZE',
       'exportEncoder',
       'csvCell',
+      'csvCellText',
       'csvLine',
       'EXPORT_FORMATS',
       // data access and migrations

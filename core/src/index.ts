@@ -43,12 +43,13 @@ export { EndpointCreator, crudRouter } from './crud/endpoint-creator';
 export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey, ExportOptions } from './crud/options';
 export type { IdempotencyOptions } from './crud/idempotency';
+export type { IdempotencyRedis } from './data/redis-idempotency-store';
 export { idempotencyMigrations, idempotencyTableMigration, IDEMPOTENCY_TABLE } from './data/idempotency-store';
 export type { BulkOptions, BulkOperation } from './crud/options';
 /** Streamed exports: the encoders, and the answer that streams a list's rows in keyset pages. */
 export { exportAnswer, DEFAULT_EXPORT_PAGE_SIZE } from './crud/export-stream';
 export type { ExportSource } from './crud/export-stream';
-export { exportEncoder, csvCell, csvLine, EXPORT_FORMATS } from './crud/export-format';
+export { exportEncoder, csvCell, csvCellText, csvLine, EXPORT_FORMATS } from './crud/export-format';
 export type { ExportEncoder, ExportFormat } from './crud/export-format';
 export { FilterConfig } from './crud/filter-config';
 export type { FilterValue } from './crud/filter-config';
@@ -57,7 +58,15 @@ export type { FilterValue } from './crud/filter-config';
 export { policyOf } from './access/effective';
 export type { EffectivePolicy } from './access/effective';
 export { ACCESS_OPERATIONS } from './access/policy';
-export type { AccessPolicy, AccessOperation, OperationRule, RowRule, FieldRule, FieldSet } from './access/policy';
+export type {
+  AccessPolicy,
+  AccessOperation,
+  OperationRule,
+  RowRule,
+  FieldRule,
+  FieldSet,
+  RowFieldRule,
+} from './access/policy';
 export { CreateConfig, UpdateConfig, DeleteConfig } from './crud/field-injection';
 export type { FieldInjectionInit } from './crud/field-injection';
 export { PaginatedRequestQuery, CursorPaginatedRequestQuery } from './crud/paginated-query';

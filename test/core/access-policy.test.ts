@@ -57,11 +57,15 @@ describe('policyOf and the startup check', () => {
 
   it('fails at startup naming unknown columns of row rules and field sets, and unknown operations', () => {
     const bad: AccessPolicy = {
-      read: { rows: { colour: 'red', _or: { size__gt: 1, name: 'x' } }, fields: { except: ['weight'] } },
+      read: {
+        rows: { colour: 'red', _or: { size__gt: 1, name: 'x' } },
+        fields: { except: ['weight'] },
+        rowFields: { height: () => true },
+      },
     };
     expect(() => new CrudRepository(Item, { access: bad })).toThrow(
       new ConfigurationError(
-        'Access policy of Item names unknown column(s): read.rows: colour, read.rows: size, read.fields: weight',
+        'Access policy of Item names unknown column(s): read.rows: colour, read.rows: size, read.fields: weight, read.rowFields: height',
       ),
     );
     expect(() =>
@@ -69,15 +73,22 @@ describe('policyOf and the startup check', () => {
     ).toThrow(/Access policy of Item: unknown operation\(s\) browse/);
   });
 
-  it('refuses at startup the bulk operations and the export of a model with a policy, which would pass it by', () => {
-    const guarded = {
+  it('documents the bulk routes of a model with a policy by the rules of the operations they generalise', () => {
+    const router = crudRouter({
       session: () => undefined as never,
       model: Item,
       createSchema: ItemCreate,
       updateSchema: ItemUpdate,
-      access: { list: { roles: ['x'] } },
-    };
-    expect(() => crudRouter({ ...guarded, bulk: true })).toThrow(/bulk: model Item .* has an access policy/);
+      access: { create: { roles: ['maker'] }, update: { permissions: ['items:update'] } },
+      bulk: true,
+    });
+    const doc = (operation: string) => router.routes.find((route) => route.operation.endsWith(operation))!.doc!;
+    expect(doc('bulk_create').extensions).toEqual({ 'x-crudsmith-permissions': [], 'x-crudsmith-roles': ['maker'] });
+    expect(doc('upsert')).toMatchObject({
+      requiresPrincipal: true,
+      extensions: { 'x-crudsmith-permissions': ['items:update'], 'x-crudsmith-roles': ['maker'] },
+    });
+    expect(doc('bulk_delete').requiresPrincipal).toBeUndefined();
   });
 });
 

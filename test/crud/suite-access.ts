@@ -24,19 +24,29 @@ class Folder extends Model {
 }
 
 const isEditor = (p: Principal) => p.roles?.includes('editor') ?? false;
+// `remark` shows to editors on every note, to anyone else on their own notes only.
+const remarkShown = {
+  remark: (p: Principal) => isEditor(p) || ((row: { owner_id?: unknown }) => row.owner_id === p.id),
+};
 
 @Access({
   default: {},
   list: {
     rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } },
     fields: (p) => (isEditor(p) ? { except: [] } : { except: ['secret'] }),
+    rowFields: remarkShown,
   },
-  read: { rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } }, fields: { except: ['secret'] } },
+  read: {
+    rows: { _or: { shared: true, owner_id: (p: Principal) => p.id } },
+    fields: { except: ['secret'] },
+    rowFields: remarkShown,
+  },
   update: {
     rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.owner_id`, p.id)),
     fields: { except: ['owner_id'] },
   },
   delete: { roles: ['admin'] },
+  create: { rows: { shared: false } },
 })
 class Note extends Model {
   static override tableName = 'ac_notes';
@@ -49,6 +59,7 @@ class Note extends Model {
       shared: { type: 'boolean' },
       folder_id: { type: 'integer' },
       secret: { type: 'string' },
+      remark: { type: 'string' },
     },
   };
   static override get relationMappings() {
@@ -93,16 +104,18 @@ export function describeAccess(env: CrudEnv): void {
         t.boolean('shared').notNullable().defaultTo(false);
         t.integer('folder_id');
         t.string('secret', 20);
+        t.string('remark', 20);
       });
       await knex('ac_folders').insert([
         { id: 1, name: 'a', owner_id: 1, code: 'c1' },
         { id: 2, name: 'b', owner_id: 2, code: 'c2' },
       ]);
+      // Without ids, so the engine's sequence hands out the next ones (1 to 4 here) to the bulk creates.
       await knex('ac_notes').insert([
-        { id: 1, title: 'n1', owner_id: 1, shared: false, folder_id: 1, secret: 's1' },
-        { id: 2, title: 'n2', owner_id: 2, shared: true, folder_id: 2, secret: 's2' },
-        { id: 3, title: 'n3', owner_id: 2, shared: false, folder_id: 2, secret: 's3' },
-        { id: 4, title: 'n4', owner_id: 1, shared: false, folder_id: 2, secret: 's4' },
+        { title: 'n1', owner_id: 1, shared: false, folder_id: 1, secret: 's1', remark: 'r1' },
+        { title: 'n2', owner_id: 2, shared: true, folder_id: 2, secret: 's2', remark: 'r2' },
+        { title: 'n3', owner_id: 2, shared: false, folder_id: 2, secret: 's3', remark: 'r3' },
+        { title: 'n4', owner_id: 1, shared: false, folder_id: 2, secret: 's4', remark: 'r4' },
       ]);
       const router = crudRouter({
         session: knex,
@@ -111,8 +124,9 @@ export function describeAccess(env: CrudEnv): void {
         createSchema: ['title', 'shared'],
         updateSchema: ['title', 'owner_id', 'shared'],
         includeRelationships: ['folder'],
-        filterConfig: { secret: null, title: null, 'folder.name': null },
+        filterConfig: { secret: null, title: null, remark: null, shared: null, 'folder.name': null },
         export: true,
+        bulk: true,
       });
       api = await env.serve(bootstrap({ routers: [router], principal }).routes);
     });
@@ -159,6 +173,26 @@ export function describeAccess(env: CrudEnv): void {
       expect((await api.get('/notes?sort=secret', as('5:editor'))).status).toBe(200);
     });
 
+    it('shows a per-row field only on the rows its rule allows, and refuses filtering or sorting on it', async () => {
+      const list = await api.get('/notes?sort=id', as('1'));
+      expect(list.body.data.map((n: { remark?: string }) => n.remark ?? null)).toEqual(['r1', null, 'r4']);
+      expect(list.body.data[1]).not.toHaveProperty('remark');
+      expect((await api.get('/notes/1', as('1'))).body.remark).toBe('r1');
+      expect((await api.get('/notes/2', as('1'))).body).not.toHaveProperty('remark');
+      // Neither a filter, a sort nor a cursor page ordered by it reveals the hidden values.
+      expect((await api.get('/notes?remark=r2', as('1'))).status).toBe(400);
+      expect((await api.get('/notes?sort=remark&limit=1&cursor=', as('1'))).status).toBe(400);
+      const editor = await api.get('/notes?remark=r2', as('5:editor'));
+      expect(editor.body.data.map((n: { remark: string }) => n.remark)).toEqual(['r2']);
+      const exported = await api.get('/notes/export?format=csv&sort=-id', as('1'));
+      expect((exported.body as string).split('\r\n').slice(0, 4)).toEqual([
+        'id,title,owner_id,shared,folder_id,remark,folder',
+        '4,n4,1,false,2,r4,',
+        '2,n2,2,true,2,,',
+        '1,n1,1,false,1,r1,"{""id"":1,""name"":""a"",""owner_id"":1}"',
+      ]);
+    });
+
     it('exports what the list shows the caller: its rows, without unreadable fields; hidden keys are a 400', async () => {
       expect((await api.get('/notes/export?format=ndjson')).status).toBe(401);
       const mine = await api.get('/notes/export?format=ndjson&sort=id', as('1'));
@@ -180,6 +214,40 @@ export function describeAccess(env: CrudEnv): void {
       ]);
       expect(ids((await api.get('/notes?folder.name=b', as('1'))).body)).toEqual([]);
       expect(ids((await api.get('/notes?folder.name=b&sort=id', as('root'))).body)).toEqual([2, 3, 4]);
+    });
+
+    it('bulk writes obey the rules of the operations they generalise, in their one statement', async () => {
+      const send = (method: string, path: string, body: unknown, user: string) =>
+        api.send(method, path, {
+          body: JSON.stringify(body),
+          headers: { 'content-type': 'application/json', ...as(user) },
+        });
+      const titles = async () => (await env.knex('ac_notes').orderBy('id').select('title')).map((r) => r.title);
+      const before = await titles();
+      // Update: only the rows the caller reads and may change (note 3 is out of its reach).
+      const updated = await api.patch('/notes/bulk', { filter: { shared: false }, set: { title: 'b' } }, as('1'));
+      expect([updated.status, updated.body]).toEqual([200, { count: 2 }]);
+      expect(await titles()).toEqual(['b', before[1], before[2], 'b']);
+      const unwritable = await api.patch('/notes/bulk', { filter: { shared: false }, set: { owner_id: 1 } }, as('1'));
+      expect([unwritable.status, unwritable.body.detail?.[0]?.loc]).toEqual([422, ['body', 'set', 'owner_id']]);
+      for (const filter of [{ secret: 's1' }, { remark: 'r2' }])
+        expect((await api.patch('/notes/bulk', { filter, set: { title: 'x' } }, as('1'))).status).toBe(400);
+      // Create: every row must meet the create rule, or none is written (403).
+      expect((await api.post('/notes/bulk', [{ title: 'c1' }, { title: 'c2', shared: true }], as('1'))).status).toBe(
+        403,
+      );
+      expect((await api.post('/notes/bulk', [{ title: 'c1' }], as('1'))).status).toBe(201);
+      expect(await titles()).toHaveLength(5);
+      // Upsert: 403 on a row readable but not writable, 404 on one out of sight; a new row meets the create rule.
+      expect((await send('PUT', '/notes/2', { title: 'x' }, '1')).status).toBe(403);
+      expect((await send('PUT', '/notes/3', { title: 'x' }, '1')).status).toBe(404);
+      expect((await send('PUT', '/notes/1', { title: 'p1' }, '1')).status).toBe(200);
+      expect((await send('PUT', '/notes/99', { title: 'x', shared: true }, '1')).status).toBe(403);
+      // Delete: who may (admins), and only the rows they read: note 3 stays.
+      expect((await send('DELETE', '/notes/bulk', { ids: [2, 3] }, '1')).status).toBe(403);
+      const removed = await send('DELETE', '/notes/bulk', { ids: [2, 3] }, '7:admin');
+      expect([removed.status, removed.body]).toEqual([200, { count: 1 }]);
+      expect(await titles()).toEqual(['p1', before[2], 'b', 'c1']);
     });
   });
 }

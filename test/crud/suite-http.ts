@@ -95,6 +95,10 @@ export function describeHttp(env: CrudEnv): void {
       expect(other.status).toBe(422);
       expect(other.body.detail[0].type).toBe('idempotency_key_reused');
       expect(await count('twice')).toBe(0);
+      // The same body with another Prefer asks for another answer: a 422 too.
+      expect((await api.post('/idem', { name: 'once', price: 1 }, { ...key, prefer: 'return=minimal' })).status).toBe(
+        422,
+      );
       // A first request that failed wrote nothing and left the key free.
       const failed = { 'idempotency-key': `failed-${env.engine}` };
       expect((await api.post('/idem', { name: 5 }, failed)).status).toBe(422);

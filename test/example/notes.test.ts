@@ -61,9 +61,19 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
     const reviewed = await send(eve, 'PATCH', `${NOTES}${ids.annShared}`, { reviewer_comment: 'good' });
     expect(reviewed.status).toBe(200);
     expect((await ann.get(`${NOTES}${ids.annShared}`)).body.reviewer_comment).toBe('good');
+    const annList = await ann.get(`${NOTES}?sort=title`);
+    expect(annList.body.data.find((n: { id: number }) => n.id === ids.annShared).reviewer_comment).toBe('good');
     const seenByBen = await ben.get(`${NOTES}${ids.annShared}`);
     expect(seenByBen.status).toBe(200);
     expect(seenByBen.body).not.toHaveProperty('reviewer_comment');
+    // Ben lists Ann's shared note without the comment, and cannot find or order by it.
+    const benList = await ben.get(`${NOTES}?sort=title`);
+    expect(benList.body.data.find((n: { id: number }) => n.id === ids.annShared)).not.toHaveProperty(
+      'reviewer_comment',
+    );
+    expect((await ben.get(`${NOTES}?sort=reviewer_comment`)).status).toBe(400);
+    expect((await ann.get(`${NOTES}?reviewer_comment=good`)).status).toBe(400);
+    expect((await eve.get(`${NOTES}?reviewer_comment=good`)).body.total_count).toBe(1);
     // Ben reads Ann's shared note but changes and deletes only his own.
     expect((await send(ben, 'PATCH', `${NOTES}${ids.annShared}`, { title: 'x' })).status).toBe(403);
     expect((await send(ben, 'DELETE', `${NOTES}${ids.annShared}`, undefined)).status).toBe(403);

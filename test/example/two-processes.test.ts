@@ -1,8 +1,9 @@
 // Two example-app processes sharing one PostgreSQL database and one Redis
 // (REDIS_URL: sessions in Redis) behave as one. A is Koa (koa-session carries the
 // session), B is Express (the neutral cookie path): the same sessions and tokens work on
-// both, and a sign-out, a password change or a revocation on one is refused on the other
-// at once. SECRET_KEY is unset, so both also share the key kept in the database.
+// both, and a sign-out, a password change or a revocation (of a session or an API key) on
+// one is refused on the other at once; a role change made on one is obeyed by the other
+// within a second. SECRET_KEY is unset, so both also share the key kept in the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, type TestDatabase } from '../fixtures/db';
 import { Client } from '../plugins/account/fixture';
@@ -164,5 +165,43 @@ suite('two example-app processes sharing PostgreSQL and Redis', () => {
       ),
     );
     expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+  });
+
+  it('a role change made on A is obeyed by B within the one-second bound; a key revoked on A is refused on B at once', async () => {
+    const admin = await new Client(a.url).request('POST', '/auth/token', {
+      form: { username: 'admin', password: 'admin-test-password-1' },
+    });
+    expect(admin.status).toBe(200);
+    const asAdmin = { authorization: `Bearer ${admin.body.access_token}` };
+    const asTwin = { authorization: `Bearer ${(await token(a.url)).access_token}` };
+    const id = (await new Client(a.url).get('/api/v1/users/me', asTwin)).body.id;
+    const setRoles = async (roles: string[]) => {
+      const res = await new Client(a.url).request('PUT', `/api/v1/users/${id}/roles`, {
+        headers: asAdmin,
+        json: { roles },
+      });
+      expect(res.status).toBe(200);
+      // Each process re-reads the change counter before its first use after a second has passed.
+      await new Promise((done) => setTimeout(done, 1100));
+    };
+    const notesOnB = (headers: Record<string, string>) => new Client(b.url).get('/api/v1/notes/', headers);
+    await setRoles(['viewer']);
+    // A key scoped to notes:read, made on A; B reads the owner's role and caches it.
+    const made = await new Client(a.url).request('POST', '/auth/api-keys', {
+      headers: asTwin,
+      json: { name: 'reader', scopes: ['notes:read'] },
+    });
+    expect(made.status).toBe(201);
+    const key = { 'x-api-key': made.body.key };
+    expect((await notesOnB(key)).status).toBe(200);
+    expect((await new Client(b.url).get('/api/v1/users/me', asTwin)).body.roles).toEqual(['viewer']);
+    // The role taken away on A: B, which cached it, refuses the key's reads once the bound has passed.
+    await setRoles([]);
+    expect((await notesOnB(key)).status).toBe(403);
+    expect((await new Client(b.url).get('/api/v1/users/me', asTwin)).body.roles).toEqual([]);
+    // Revoked on A: no longer a caller on B at all (401, where its narrowed rights were a 403).
+    const revoked = await new Client(a.url).request('DELETE', `/auth/api-keys/${made.body.id}`, { headers: asTwin });
+    expect(revoked.status).toBe(204);
+    expect((await notesOnB(key)).status).toBe(401);
   });
 });

@@ -1,11 +1,11 @@
 // Every Redis use on a real Redis Cluster (three masters, three replicas, started here on
-// ports of its own): sessions, two-factor challenges, rate-limit counters and the tier
-// cache's pub/sub. No command may span two slots (CROSSSLOT), and a master killed under
+// ports of its own): sessions, two-factor challenges, rate-limit counters, the tier
+// cache's pub/sub and idempotency keys. No command may span two slots (CROSSSLOT), and a master killed under
 // load is replaced by its replica without losing a session or holding a request.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from 'ioredis';
-import { ServiceUnavailableError } from '@crudsmith/core';
+import { crudRouter, ServiceUnavailableError } from '@crudsmith/core';
 import { createRequest } from '@crudsmith/core/adapter';
 import { SessionManager } from '@crudsmith/core/session';
 import { RedisChallengeStore, RedisSessionStore } from '@crudsmith/account/redis';
@@ -16,6 +16,9 @@ import { startRedisCluster, type TestRedisCluster } from '../fixtures/redis-clus
 import { TcpProxy } from '../fixtures/tcp-proxy';
 import { challengeContract } from './account/challenge-contract';
 import { eventually, uniquePrefix } from './rate-limit/redis-fixture';
+import { openDatabase } from '../fixtures/db';
+import { createSchema } from '../fixtures/models';
+import { itemOptions } from '../crud/kit';
 
 let cluster: TestRedisCluster;
 let redis: Cluster;
@@ -113,6 +116,40 @@ describe('RedisChallengeStore on Redis Cluster', () => {
     store = new RedisChallengeStore(redis, { prefix: uniquePrefix() });
   });
   challengeContract(() => store);
+});
+
+describe('idempotency keys on Redis Cluster', () => {
+  it('lets one request of each pair with one key create its row, the keys spread over slots', async () => {
+    const db = await openDatabase('sqlite');
+    try {
+      await createSchema(db.knex);
+      const prefix = uniquePrefix();
+      const options = itemOptions(db.knex, { idempotency: { redis, redisPrefix: prefix } });
+      const create = crudRouter(options).routes.find((route) => route.operation === 'items_create')!;
+      const post = (name: string) =>
+        create.handler(
+          createRequest({
+            method: 'POST',
+            path: '/items',
+            query: {},
+            headers: { 'content-type': 'application/json', 'idempotency-key': name },
+            cookies: {},
+            body: { name },
+            clientAddress: '::1',
+          }),
+        );
+      const names = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+      // Each pair: one creates, the other replays its answer or finds the first still running (409).
+      const answers = await Promise.allSettled(names.flatMap((name) => [post(name), post(name)]));
+      expect(answers.filter((answer) => answer.status === 'fulfilled').length).toBeGreaterThanOrEqual(names.length);
+      expect(Number((await db.knex('items').whereIn('name', names).count({ n: '*' }))[0].n)).toBe(names.length);
+      expect(await keysOf(redis, prefix)).toHaveLength(names.length);
+      const perMaster = await Promise.all(redis.nodes('master').map((node) => node.keys(`${prefix}*`)));
+      expect(perMaster.filter((keys) => keys.length > 0).length).toBeGreaterThan(1);
+    } finally {
+      await db.destroy();
+    }
+  });
 });
 
 describe('rate-limit counters and tier changes on Redis Cluster', () => {

@@ -40,6 +40,7 @@ export function checkPolicy(info: ModelInfo, policy: AccessPolicy): void {
       const fields = 'except' in rule.fields ? rule.fields.except : rule.fields;
       for (const field of fields as readonly string[]) check(field, `${op}.fields`);
     }
+    for (const field of Object.keys(rule.rowFields ?? {})) check(field, `${op}.rowFields`);
   }
   if (unknown.size > 0)
     throw new ConfigurationError(`Access policy of ${name} names unknown column(s): ${[...unknown].join(', ')}`);

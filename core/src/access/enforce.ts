@@ -76,6 +76,54 @@ export function excludedFields(
   return new Set([...info.columns.keys()].filter((column) => !allowed.has(column)));
 }
 
+/** A field shown only on the rows `shows` holds of. */
+export interface RowMask {
+  field: string;
+  shows(row: Readonly<Record<string, unknown>>): boolean;
+}
+
+/**
+ * The rule's fields hidden from this caller on every row: those its field set leaves
+ * out and those its per-row rules show on none.
+ */
+export function hiddenFields(
+  info: ModelInfo,
+  rule: OperationRule | undefined,
+  principal: Principal | null,
+): ReadonlySet<string> {
+  const excluded = excludedFields(info, rule, principal);
+  if (!rule?.rowFields || principal?.isSuperuser) return excluded;
+  const never = Object.entries(rule.rowFields)
+    .filter(([, grant]) => !principal || grant(principal) === false)
+    .map(([field]) => field);
+  return never.length === 0 ? excluded : new Set([...excluded, ...never]);
+}
+
+/** The rule's per-row fields as they apply to this caller: one mask per field it sees on some rows only. */
+export function rowMasks(rule: OperationRule | undefined, principal: Principal | null): readonly RowMask[] {
+  if (!rule?.rowFields || !principal || principal.isSuperuser) return [];
+  const masks: RowMask[] = [];
+  for (const [field, grant] of Object.entries(rule.rowFields)) {
+    const shows = grant(principal);
+    if (typeof shows === 'function') masks.push({ field, shows });
+  }
+  return masks;
+}
+
+/**
+ * The fields this caller does not see on every row: hidden ones and those shown on some
+ * rows only. Filtering or sorting on one, or answering it in joined data, would reveal it.
+ */
+export function unseenFields(
+  info: ModelInfo,
+  rule: OperationRule | undefined,
+  principal: Principal | null,
+): ReadonlySet<string> {
+  const masks = rowMasks(rule, principal);
+  const hidden = hiddenFields(info, rule, principal);
+  return masks.length === 0 ? hidden : new Set([...hidden, ...masks.map((mask) => mask.field)]);
+}
+
 /** 422 naming each field of the values the caller may not write; nothing is written. */
 export function refuseUnwritable(values: Record<string, unknown>, unwritable: ReadonlySet<string>): void {
   if (unwritable.size === 0) return;
@@ -103,7 +151,7 @@ export function relatedAccess(principal: Principal | null): RelatedAccess {
       return rowCondition(rule, principal);
     },
     hidden(info) {
-      return excludedFields(info, policyOf(info.model)?.read, principal);
+      return unseenFields(info, policyOf(info.model)?.read, principal);
     },
   };
 }

@@ -26,6 +26,13 @@ export type FieldSet = readonly string[] | { readonly except: readonly string[] 
 /** Which fields: a set, or a function of the principal answering one. */
 export type FieldRule = FieldSet | ((principal: Principal) => FieldSet);
 
+/**
+ * A field shown on some rows only, decided per caller: `true` on every row, `false` on
+ * none, or a predicate of the row as stored (its hidden columns included), such as
+ * `(p) => isEditor(p) || ((note) => note.owner_id === p.id)`.
+ */
+export type RowFieldRule = (principal: Principal) => boolean | ((row: Readonly<Record<string, unknown>>) => boolean);
+
 /** The rule of one operation. */
 export interface OperationRule {
   /** Roles of which the caller needs one. */
@@ -38,6 +45,12 @@ export interface OperationRule {
   rows?: RowRule;
   /** Read and list: the fields answered. Create and update: the fields a body may set. */
   fields?: FieldRule;
+  /**
+   * Read and list: fields answered only on the rows their rule allows (of those `fields`
+   * lets through). A caller who does not see such a field on every row may neither
+   * filter nor sort on it, and joined data leaves it out.
+   */
+  rowFields?: Readonly<Record<string, RowFieldRule>>;
 }
 
 /**

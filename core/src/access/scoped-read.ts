@@ -3,12 +3,26 @@ import type { ResolvedJoin } from '../data/joins';
 import type { ModelInfo } from '../model/model-info';
 import type { Principal } from '../http/principal';
 import type { EffectivePolicy } from './effective';
-import { authorize, excludedFields, relatedAccess, rowCondition, withRows, type RelatedAccess } from './enforce';
+import {
+  authorize,
+  hiddenFields,
+  relatedAccess,
+  rowCondition,
+  rowMasks,
+  withRows,
+  type RelatedAccess,
+  type RowMask,
+} from './enforce';
 
-/** A read (or a write's answer) under a policy: its filters, the fields left out, related models' rules. */
+/**
+ * A read (or a write's answer) under a policy: its filters, the fields left out of every
+ * row and of some rows, related models' rules.
+ */
 export interface ScopedRead {
   filters: Filters;
   hidden: ReadonlySet<string>;
+  /** Fields shown on some rows only (none when absent). */
+  masks?: readonly RowMask[];
   related: RelatedAccess;
 }
 
@@ -22,7 +36,8 @@ export function scopedRead(
   authorize(rule, target.principal);
   return {
     filters: withRows(target.filters, rowCondition(rule, target.principal)),
-    hidden: excludedFields(target.info, rule, target.principal),
+    hidden: hiddenFields(target.info, rule, target.principal),
+    masks: rowMasks(rule, target.principal),
     related: relatedAccess(target.principal),
   };
 }
@@ -33,11 +48,17 @@ export function answerAccess(
   info: ModelInfo,
   principal: Principal | null,
 ): Omit<ScopedRead, 'filters'> {
-  return { hidden: excludedFields(info, policy?.read, principal), related: relatedAccess(principal) };
+  const rule = policy?.read;
+  return {
+    hidden: hiddenFields(info, rule, principal),
+    masks: rowMasks(rule, principal),
+    related: relatedAccess(principal),
+  };
 }
 
 /**
- * Removes the hidden fields from answered rows, and related models' hidden fields from
+ * Removes the hidden fields from answered rows, each per-row field from the rows its rule
+ * does not show it on, and related models' hidden fields from
  * joined rows: nested under the join's key, or flattened as `<prefix><field>`.
  */
 export function stripHidden(
@@ -48,8 +69,12 @@ export function stripHidden(
   const nested = joined.joins
     .map((join) => ({ join, hidden: access.related.hidden(join.link.info) }))
     .filter(({ hidden }) => hidden.size > 0);
-  if (access.hidden.size === 0 && nested.length === 0) return rows;
+  const masks = access.masks ?? [];
+  if (access.hidden.size === 0 && masks.length === 0 && nested.length === 0) return rows;
   for (const row of rows) {
+    // Each mask judges the row as read, before any field of it is removed.
+    const masked = masks.filter((mask) => !mask.shows(row));
+    for (const { field } of masked) delete row[field];
     for (const field of access.hidden) delete row[field];
     for (const { join, hidden } of nested) {
       if (!join.many && joined.nest === false) {

@@ -1,4 +1,4 @@
-import { authorize, excludedFields, relatedAccess } from '../access/enforce';
+import { authorize, relatedAccess, unseenFields } from '../access/enforce';
 import type { AccessOperation } from '../access/policy';
 import { BadRequestError } from '../errors/http-error';
 import type { NeutralRequest } from '../http/neutral';
@@ -27,8 +27,8 @@ export async function callerOf(
 }
 
 /**
- * A list may neither filter nor sort on a field the caller may not read (its own model's
- * or a related one's): a 400, as for a key the endpoint does not declare, so the rows a
+ * A list may neither filter nor sort on a field the caller may not read on every row (its
+ * own model's or a related one's): a 400, as for a key the endpoint does not declare, so the rows a
  * filter keeps or the order of a page never reveal it.
  */
 export function refuseHiddenKeys(
@@ -36,7 +36,7 @@ export function refuseHiddenKeys(
   principal: Principal | null,
   list: { query: Query; sortColumns: readonly string[] },
 ): void {
-  const own = excludedFields(ctx.info, ctx.repo.policy?.list, principal);
+  const own = unseenFields(ctx.info, ctx.repo.policy?.list, principal);
   const related = relatedAccess(principal);
   for (const column of list.sortColumns) {
     if (own.has(column)) {

@@ -11,6 +11,18 @@ import { sessionOf, type CrudContext } from './crud-context';
 import { scopeFilters } from './filter-config';
 import { readOptions } from './operations';
 import { pathKeyFilters } from './path-key';
+import {
+  answeredRows,
+  bulkAccess,
+  changeScope,
+  createdScope,
+  refuseBodyFields,
+  refuseFilterKeys,
+  requireInScope,
+  requireUpdatable,
+  type BulkAccess,
+} from './bulk-access';
+import { ForbiddenError } from '../errors/http-error';
 
 // The bulk handlers: each validates the whole request before any statement, then writes in
 // one transaction, so a request either changes every row it names or none.
@@ -69,12 +81,15 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
   const forbidden = ctx.createConfig.forbidden;
   return async (req) => {
     const conflict = conflictOf(req, bulk);
+    const ops = conflict ? (['create', 'update'] as const) : (['create'] as const);
+    const access = await bulkAccess(ctx, req, [...ops]);
     const items = itemsOf(req.body, bulk.maxItems);
     const bodies = await eachItem(items, (item) => validItem(ctx.createSchema!, item, forbidden));
     if (conflict) await eachItem(bodies, (body) => requireField(body, conflict));
     const db = await sessionOf(ctx, req);
     const upsert = conflict ? await upsertValues(ctx, req, db, updateDeps) : undefined;
     const auto = upsert?.auto ?? (await ctx.createConfig.values(req));
+    await eachItem(bodies, (body) => refuseBodyFields(access, [...ops], { ...body, ...auto }));
     const values = await insertValues(
       ctx.info,
       await eachItem(bodies, (body) => ({ ...ctx.repo.createValues(db, { ...body, ...auto }), ...upsert?.stamp })),
@@ -84,7 +99,9 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
       db.transaction(async (trx) => {
         if (conflict) {
           const merge = new Set(bodies.flatMap((body) => [...upsert!.merge(body)]));
+          const made = await newValues(access, trx, conflict, values);
           const returned = await upsertMany(trx, ctx.info, values, { conflict, merge, columns: shape.returning });
+          await requireInScope(access, trx, createdScope(access), { column: conflict, values: made });
           if (!shape.row) return values.map(() => null);
           return (
             returned ??
@@ -97,12 +114,31 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
           );
         }
         const written = await insertMany(trx, ctx.info, values, shape.returning);
+        await requireInScope(access, trx, createdScope(access), { column: ctx.info.idColumn, values: written.keys });
         if (!shape.row) return values.map(() => null);
         return written.rows ?? readBack(ctx, trx, ctx.info.idColumn, written.keys);
       }),
     );
-    return { status: 201, json: rows };
+    return { status: 201, json: answeredRows(access, rows) };
   };
+}
+
+/**
+ * Under a policy, before an upsert by `conflict`: 403 unless the caller may update every
+ * stored row it would reach; answers the values no row holds yet (the rows it creates).
+ */
+async function newValues(access: BulkAccess, trx: Knex, conflict: string, values: Row[]): Promise<unknown[]> {
+  const scope = changeScope(access, 'update');
+  if (!scope) return [];
+  const given = values.map((row) => row[conflict]);
+  await requireInScope(access, trx, scope, { column: conflict, values: given });
+  const stored = new Set<string>();
+  for (let start = 0; start < given.length; start += 1000) {
+    const filters = { [`${conflict}__in`]: given.slice(start, start + 1000) };
+    for (const row of await access.ctx.repo.select(trx, filters, { schemaToSelect: [conflict], includeDeleted: true }))
+      stored.add(String(row[conflict]));
+  }
+  return given.filter((value) => !stored.has(String(value)));
 }
 
 function requireField(body: Row, column: string): void {
@@ -122,6 +158,7 @@ export function upsertHandler(ctx: CrudContext, updateDeps: Dependency[]): Handl
   const { deletedFlag } = ctx.repo.readContext;
   const probe = [id, ...(deletedFlag ? [deletedFlag] : [])];
   return async (req) => {
+    const access = await bulkAccess(ctx, req, ['create', 'update']);
     const key = pathKeyFilters(ctx.info, req);
     const body = await validItem(ctx.createSchema!, req.body, forbidden);
     if (body[id] !== undefined && String(body[id]) !== String(key[id]))
@@ -131,7 +168,9 @@ export function upsertHandler(ctx: CrudContext, updateDeps: Dependency[]): Handl
     const [values] = await insertValues(ctx.info, [
       { ...ctx.repo.createValues(db, { ...body, ...upsert.auto, ...key }), ...upsert.stamp },
     ]);
+    refuseBodyFields(access, ['create', 'update'], { ...body, ...upsert.auto });
     const merge = upsert.merge(body);
+    const scope = changeScope(access, 'update');
     const [status, row] = await ctx.repo.guard(db, () =>
       db.transaction(async (trx) => {
         const [stored] = await ctx.repo.select(trx, key, { schemaToSelect: probe, includeDeleted: true });
@@ -139,18 +178,24 @@ export function upsertHandler(ctx: CrudContext, updateDeps: Dependency[]): Handl
           throw new ConflictError('The item is deleted: restore it before replacing it');
         let rows: Row[] | undefined;
         if (stored) {
+          await requireUpdatable(access, trx, key);
           const set = Object.fromEntries(
             Object.entries(values).filter(([column]) => column !== id && merge.has(column)),
           );
-          const target = { db: trx, ctx: ctx.repo.readContext, filters: key };
+          // The row rules are in the UPDATE's WHERE too: the row cannot leave the scope after the check.
+          const target = { db: trx, ctx: ctx.repo.readContext, filters: scope ? scope(key) : key };
           if (shape.returning && returnsRows(trx)) rows = await updateReturning(target, set, shape.returning);
-          else await updateWhere(target, set, true);
-        } else rows = (await insertMany(trx, ctx.info, [values], shape.returning)).rows;
+          else if ((await updateWhere(target, set, true)) === 0) throw new ForbiddenError();
+          if (rows?.length === 0) throw new ForbiddenError();
+        } else {
+          rows = (await insertMany(trx, ctx.info, [values], shape.returning)).rows;
+          await requireInScope(access, trx, createdScope(access), { column: id, values: [key[id]] });
+        }
         const answer = !shape.row ? null : (rows?.[0] ?? (await readBack(ctx, trx, id, [key[id]]))[0]);
         return [stored ? 200 : 201, answer] as const;
       }),
     );
-    return { status, json: row };
+    return { status, json: row && answeredRows(access, [row])[0] };
   };
 }
 
@@ -180,20 +225,24 @@ async function writeFiltered(
 export function bulkUpdateHandler(ctx: CrudContext, bulk: BulkConfig): Handler {
   const forbidden = ctx.updateConfig.forbidden;
   return async (req) => {
+    const access = await bulkAccess(ctx, req, ['update']);
     const filter = objectAt(req.body, 'filter')!;
     const set = objectAt(req.body, 'set')!;
     let body: Row;
+    const auto = await ctx.updateConfig.values(req);
     try {
       body = await validItem(ctx.updateSchema!, set, forbidden);
+      refuseBodyFields(access, ['update'], { ...body, ...auto });
     } catch (error) {
       throw new ValidationError(nestIssues(error, ['set']));
     }
+    refuseFilterKeys(access, filter);
     const filters = await bodyFilters(ctx, req, filter);
-    const auto = await ctx.updateConfig.values(req);
     const db = await sessionOf(ctx, req);
+    const scope = changeScope(access, 'update');
     return writeFiltered(ctx, req, {
       db,
-      filters,
+      filters: scope ? scope(filters) : filters,
       values: (trx) => ctx.repo.updateValues(trx, { ...body, ...auto }),
       maxAffected: bulk.maxAffected,
     });
@@ -203,13 +252,16 @@ export function bulkUpdateHandler(ctx: CrudContext, bulk: BulkConfig): Handler {
 /** DELETE /bulk: `{ ids }` or `{ filter }`; soft-deletes (or deletes) every live row it names in one statement. */
 export function bulkDeleteHandler(ctx: CrudContext, bulk: BulkConfig): Handler {
   return async (req) => {
+    const access = await bulkAccess(ctx, req, ['delete']);
     const filter = objectAt(req.body, 'filter', false);
     const ids = (req.body as Row)?.ids;
     if ((filter === undefined) === (ids === undefined))
       throw ValidationError.of(['body'], 'Give either ids or filter', 'value_error');
     let filters: Row;
-    if (filter) filters = await bodyFilters(ctx, req, filter);
-    else {
+    if (filter) {
+      refuseFilterKeys(access, filter);
+      filters = await bodyFilters(ctx, req, filter);
+    } else {
       if (!Array.isArray(ids) || ids.length === 0)
         throw ValidationError.of(['body', 'ids'], 'Input should be a non-empty array', 'list_type');
       if (ids.length > bulk.maxItems) itemsOf(ids, bulk.maxItems);
@@ -217,9 +269,10 @@ export function bulkDeleteHandler(ctx: CrudContext, bulk: BulkConfig): Handler {
     }
     const auto = await ctx.deleteConfig.values(req);
     const db = await sessionOf(ctx, req);
+    const scope = changeScope(access, 'delete');
     return writeFiltered(ctx, req, {
       db,
-      filters,
+      filters: scope ? scope(filters) : filters,
       values: (trx) => ctx.repo.softDeleteValues(trx, auto),
       maxAffected: bulk.maxAffected,
     });

@@ -32,8 +32,6 @@ export function bulkConfig(ctx: CrudContext, option: boolean | BulkOptions | und
       throw new ConfigurationError(`bulk.${name} must be a positive integer, got ${value}`);
   }
   if (isComposite(ctx.info)) throw new ConfigurationError(`bulk: model ${model} has a composite primary key`);
-  // Bulk writes do not apply an access policy's row and field rules yet: refused rather than open.
-  if (ctx.guarded) throw new ConfigurationError(`bulk: model ${model} (or a model it relates to) has an access policy`);
   if ((operations.has('create') || operations.has('upsert')) && !ctx.createSchema)
     throw new ConfigurationError('bulk: createSchema is required for bulk create and upsert');
   if ((operations.has('update') || operations.has('upsert')) && !ctx.updateSchema)

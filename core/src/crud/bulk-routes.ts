@@ -8,9 +8,19 @@ import type { CrudContext } from './crud-context';
 import type { CrudOptions } from './options';
 import { keyPath } from './path-key';
 import { errors, idParameters, withCounts } from './route-docs';
+import { accessDoc } from '../access/access-doc';
+import type { AccessOperation } from '../access/policy';
 
 // The routes of the bulk operations: `POST|PATCH|DELETE {path}/bulk` and `PUT {path}/{id}`.
-// Each runs the dependencies of the single-row operation it generalises.
+// Each runs the dependencies of the single-row operation it generalises, and obeys its
+// access rule (an upsert both the create's and the update's).
+
+const ACCESS_OF: Record<BulkOperation, AccessOperation[]> = {
+  create: ['create'],
+  update: ['update'],
+  delete: ['delete'],
+  upsert: ['create', 'update'],
+};
 
 const COUNT = { type: 'object', required: ['count'], properties: { count: { type: 'integer', minimum: 0 } } };
 const PREFER = {
@@ -48,13 +58,22 @@ export function bulkRoutes(
     const { method, path, deps, handler } = route;
     if (!bulk.operations.has(op)) return;
     const operationId = `${base.name}_${op === 'upsert' ? 'upsert' : `bulk_${op}`}`;
+    const access = ACCESS_OF[op].map((rule) => accessDoc(ctx.repo.policy, rule));
+    const listed = (key: `x-${string}`) => [
+      ...new Set(access.flatMap((part) => (part.extensions?.[key] as string[] | undefined) ?? [])),
+    ];
+    const ruled = access.some((part) => part.requiresPrincipal);
+    const extensions = {
+      'x-crudsmith-permissions': listed('x-crudsmith-permissions'),
+      'x-crudsmith-roles': listed('x-crudsmith-roles'),
+    };
     routes.push({
       method,
       path,
       operation: operationId,
       dependencies: [...new Set(deps)],
       handler,
-      doc: { operationId, tags: base.tags, ...doc },
+      doc: { operationId, tags: base.tags, ...doc, ...(ruled ? { requiresPrincipal: true, extensions } : {}) },
     });
   };
   const conflictNote = bulk.operations.has('upsert')

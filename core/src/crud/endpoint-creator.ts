@@ -194,7 +194,8 @@ export class EndpointCreator {
   get router(): CrudRouter {
     const routes = orderBySpecificity(this.routeList);
     assertNoRouteClash(routes);
-    const migrations = this.ctx.idempotency ? [idempotencyMigrations(this.ctx.idempotency.store.table)] : undefined;
+    const table = this.ctx.idempotency?.store.table;
+    const migrations = table ? [idempotencyMigrations(table)] : undefined;
     return { path: this.path, tags: this.tags, routes, ...(migrations ? { migrations } : {}) };
   }
 

@@ -15,13 +15,16 @@ export interface ExportEncoder {
 
 // A spreadsheet runs a cell that starts with one of these as a formula (`=HYPERLINK(...)`,
 // `@SUM(...)`, `-2+3`); a leading quote makes it text again. Tab and CR open the same
-// hole in some spreadsheets.
-const FORMULA_START = /^[=+\-@\t\r]/;
+// hole in some spreadsheets. Text that already starts with quotes before such a character
+// gets one more, so reading a file back removes exactly the one the export added.
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+const NEUTRALISED = /^'+[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /**
  * One CSV cell (RFC 4180): empty for null, ISO 8601 for a date, JSON for an object;
- * text that a spreadsheet would run as a formula gets a leading `'`; a cell holding a
+ * text that a spreadsheet would run as a formula (or such text behind quotes) gets a
+ * leading `'` (`csvCellText` takes it off again); a cell holding a
  * comma, quote, CR or LF is quoted, its quotes doubled. Numbers stay numbers, negative too.
  */
 export function csvCell(value: unknown): string {
@@ -31,6 +34,14 @@ export function csvCell(value: unknown): string {
     value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   if (typeof value === 'string' && FORMULA_START.test(text)) text = `'${text}`;
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/**
+ * The text of a cell as `csvCell` wrote it (already unquoted by the CSV reader): without
+ * the quote that neutralised a formula, so an exported file imports back as it was.
+ */
+export function csvCellText(cell: string): string {
+  return NEUTRALISED.test(cell) ? cell.slice(1) : cell;
 }
 
 /** One CSV record: the cells joined by commas, ended by CRLF. */

@@ -9,7 +9,7 @@ import { requestFilters } from './filter-config';
 import { checkSortable, PAGINATION_KEYS } from './list-query';
 import { single, type Query } from './query-values';
 import { parseSortParam } from '../data/sort';
-import { excludedFields } from '../access/enforce';
+import { hiddenFields } from '../access/enforce';
 import { callerOf, refuseHiddenKeys } from './access-guard';
 
 /**
@@ -32,7 +32,7 @@ export function exportHandler(ctx: CrudContext, pageSize: number): (req: Neutral
     const filters = await requestFilters(ctx.filters, req, ctx.info);
     const read = readOptions(ctx);
     const db = await sessionOf(ctx, req);
-    const hidden = excludedFields(ctx.info, ctx.repo.policy?.list, principal ?? null);
+    const hidden = hiddenFields(ctx.info, ctx.repo.policy?.list, principal ?? null);
     const shown = principal === undefined ? columns : columns.filter((column) => !hidden.has(column));
     const source = { repo: ctx.repo, db, filters, sortColumns, sortOrders, read, pageSize, columns: shown, principal };
     return exportAnswer(source, encoder, ctx.info.table);

@@ -53,8 +53,10 @@ export async function exportAnswer(
       principal: source.principal,
     });
   const first = await page(null);
-  // The header follows the rows (joins and counts add keys); without rows, the answered columns.
-  const columns = first.data.length > 0 ? Object.keys(first.data[0]) : source.columns;
+  // The header follows the rows (joins and counts add keys), then any answered column the
+  // first row leaves out (a field its access rule shows on other rows only).
+  const keys = first.data.length > 0 ? Object.keys(first.data[0]) : [];
+  const columns = [...keys, ...source.columns.filter((column) => !keys.includes(column))];
   let written = 0;
   const encode = (rows: Row[]) => rows.map((row) => encoder.row(row, columns, written++ === 0)).join('');
   let next = first.next_cursor;

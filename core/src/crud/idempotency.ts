@@ -4,12 +4,14 @@ import { ConfigurationError } from '../errors/configuration-error';
 import { BadRequestError, IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../errors/http-error';
 import type { NeutralRequest, NeutralResult } from '../http/neutral';
 import { principalOf } from '../http/principal';
-import { KnexIdempotencyStore } from '../data/idempotency-store';
+import { KnexIdempotencyStore, type IdempotencyStore } from '../data/idempotency-store';
+import { RedisIdempotencyStore, type IdempotencyRedis } from '../data/redis-idempotency-store';
 
 // `Idempotency-Key` on a create. The first request with a key claims it (the insert of
-// the key's row, which a second insert of the same key cannot pass), runs, and stores its
-// answer; a repeat with the same body gets that answer again and writes nothing, one with
-// another body is a 422, and one while the first still runs is a 409. A first request that
+// the key's row, or Redis's SET NX, which a second claim of the same key cannot pass),
+// runs, and stores its answer; a repeat with the same body (and route and Prefer) gets that
+// answer again and writes nothing, one with another is a 422, and one while the first
+// still runs is a 409. A first request that
 // fails wrote nothing: its key is released, and a retry runs afresh.
 
 /** Options of idempotent creates. */
@@ -20,11 +22,18 @@ export interface IdempotencyOptions {
   table?: string;
   /** The database of the key table (default the router's session). */
   knex?: Knex;
+  /**
+   * Keeps the keys in Redis instead of a table: an ioredis `Redis` or `Cluster` client
+   * (one without an offline queue fails fast while Redis is down: a 503).
+   */
+  redis?: IdempotencyRedis;
+  /** Prefix of the Redis keys (default `cs:idempotency:`). */
+  redisPrefix?: string;
 }
 
 /** The resolved settings of one router's idempotent creates. */
 export interface Idempotency {
-  store: KnexIdempotencyStore;
+  store: IdempotencyStore;
   ttlMs: number;
   knex?: Knex;
 }
@@ -42,7 +51,12 @@ export function idempotencyOf(option: boolean | IdempotencyOptions | undefined):
   const ttl = options.ttlSeconds ?? DAY_SECONDS;
   if (!Number.isSafeInteger(ttl) || ttl < 1)
     throw new ConfigurationError(`idempotency.ttlSeconds must be a positive integer, got ${ttl}`);
-  return { store: new KnexIdempotencyStore(options.table), ttlMs: ttl * 1000, knex: options.knex };
+  if (options.redis && (options.table || options.knex))
+    throw new ConfigurationError('idempotency: give either redis or a table (table, knex), not both');
+  const store = options.redis
+    ? new RedisIdempotencyStore(options.redis, options.redisPrefix)
+    : new KnexIdempotencyStore(options.table);
+  return { store, ttlMs: ttl * 1000, knex: options.knex };
 }
 
 let lastSweep = 0;
@@ -61,7 +75,10 @@ export async function idempotent(
   const { store } = settings;
   const principal = await principalOf(req);
   const scope = sha256(JSON.stringify([principal ? String(principal.id) : null, req.method, req.path, key]));
-  const fingerprint = sha256(canonical(req.body ?? null));
+  // The answer depends on the route and on Prefer (return=minimal answers no body) as well
+  // as on the body: a repeat that differs in any of them is another request.
+  const prefer = (req.headers['prefer'] ?? '').toLowerCase().replace(/\s+/g, '');
+  const fingerprint = sha256(canonical([req.method, req.path, prefer, req.body ?? null]));
   const now = Date.now();
   const claim = { scope, fingerprint, now, ttlMs: settings.ttlMs };
   if (now - lastSweep > SWEEP_EVERY_MS) {

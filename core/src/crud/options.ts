@@ -134,7 +134,8 @@ export interface CrudOptions<M extends ModelClass = ModelClass> extends RouterRe
   /**
    * Honour `Idempotency-Key` on create: a repeat of a key answers the first request's
    * answer again and writes nothing. Keys live in a table (`idempotencyMigrations()`, which
-   * the router carries for `bootstrap`) for 24 hours unless `ttlSeconds` says otherwise.
+   * the router carries for `bootstrap`) or in Redis (`redis`) for 24 hours unless
+   * `ttlSeconds` says otherwise.
    */
   idempotency?: boolean | IdempotencyOptions;
   /**

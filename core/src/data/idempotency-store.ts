@@ -22,6 +22,29 @@ export interface IdempotencyRecord {
   expiresAt: number;
 }
 
+/** A request's claim of its key: the key's scope, the request's fingerprint, and how long the key lives. */
+export interface IdempotencyClaim {
+  scope: string;
+  fingerprint: string;
+  now: number;
+  ttlMs: number;
+}
+
+/**
+ * Where idempotency keys are kept, shared by every process: a SQL table or Redis. `db` is
+ * the router's database (a Redis store does not use it).
+ */
+export interface IdempotencyStore {
+  /** The key table, when the store needs one migrated. */
+  readonly table?: string;
+  /** Records the key as running; false when the key already has a record (atomically: one claim wins). */
+  claim(db: Knex, claim: IdempotencyClaim): Promise<boolean>;
+  find(db: Knex, scope: string): Promise<IdempotencyRecord | undefined>;
+  finish(db: Knex, scope: string, status: number, response: string): Promise<void>;
+  release(db: Knex, scope: string, expiredBy?: number): Promise<void>;
+  sweep(db: Knex, now: number): Promise<void>;
+}
+
 /** The migration that creates the idempotency key table. */
 export function idempotencyTableMigration(table = IDEMPOTENCY_TABLE): Migration {
   return {
@@ -49,11 +72,11 @@ export function idempotencyMigrations(table = IDEMPOTENCY_TABLE, name?: string):
 }
 
 /** Idempotency keys in a SQL table (PostgreSQL, MariaDB/MySQL, SQLite). */
-export class KnexIdempotencyStore {
+export class KnexIdempotencyStore implements IdempotencyStore {
   constructor(readonly table = IDEMPOTENCY_TABLE) {}
 
   /** Inserts the key's row as running; false when the key already has one. */
-  async claim(db: Knex, claim: { scope: string; fingerprint: string; now: number; ttlMs: number }): Promise<boolean> {
+  async claim(db: Knex, claim: IdempotencyClaim): Promise<boolean> {
     const { scope, fingerprint, now, ttlMs } = claim;
     try {
       await db(this.table).insert({ scope, fingerprint, status: null, created_at: now, expires_at: now + ttlMs });

@@ -389,8 +389,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
     };
   }
 
-  /** A write's answer without the fields the read rule hides from the caller. */
-  private stripAnswer(answer: Row | Row[], principal: Principal | null, options: ReadOptions = {}): Row | Row[] {
+  /** A write's answer without the fields the read rule hides from the caller (bulk writes answer through it). */
+  stripAnswer(answer: Row | Row[], principal: Principal | null, options: ReadOptions = {}): Row | Row[] {
     const rows = Array.isArray(answer) ? answer : [answer];
     stripHidden(rows, answerAccess(this.policy, this.info, principal), this.joined(options));
     return answer;

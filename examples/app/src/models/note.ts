@@ -1,6 +1,6 @@
 import { Model } from 'objection';
 import { IsBoolean, IsDateString, IsInt, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { Access, type FieldSet, type Principal, type RowRule } from '@crudsmith/core';
+import { Access, type FieldSet, type Principal, type RowFieldRule, type RowRule } from '@crudsmith/core';
 import { NOTE_BODY_MAX } from '../text-limits';
 
 /** Whether the caller holds a permission (an API key holds only its scopes of its owner's). */
@@ -21,9 +21,10 @@ const mineOrShared: RowRule = (qb, p, table) => {
 const editable: RowRule = (qb, p, table) => {
   if (!isEditor(p)) void qb.where(`${table}.owner_id`, p.id);
 };
-// A list shows the comment to editors only (so only they filter or sort on it); a read by id
-// shows it to the owner too (routes/notes.ts hides it there from everyone else).
-const listed = (p: Principal): FieldSet => (isEditor(p) ? { except: [] } : { except: ['reviewer_comment'] });
+// Reads and lists show the comment to editors on every note, to anyone else on their own notes
+// only (so only editors filter or sort on it).
+const commentShown: RowFieldRule = (p) => isEditor(p) || ((note) => note.owner_id === p.id);
+const shown = { reviewer_comment: commentShown };
 // owner_id is the caller's at creation (an auto field; a body naming it is refused) and never changes.
 const created = (p: Principal): FieldSet => (isEditor(p) ? { except: [] } : { except: ['reviewer_comment'] });
 const updated = (p: Principal): FieldSet =>
@@ -68,8 +69,8 @@ const datetime = { type: ['string', 'null'], format: 'date-time' };
  */
 @Access({
   default: { when: canRead },
-  list: { when: canRead, rows: mineOrShared, fields: listed },
-  read: { when: canRead, rows: mineOrShared },
+  list: { when: canRead, rows: mineOrShared, rowFields: shown },
+  read: { when: canRead, rows: mineOrShared, rowFields: shown },
   create: { when: canWrite, fields: created },
   update: { when: canWrite, rows: editable, fields: updated },
   delete: { when: canWrite, rows: mine },

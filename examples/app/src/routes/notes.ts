@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { CreateConfig, crudRouter, type CrudOptions, type Dependency, type RouteDescriptor } from '@crudsmith/core';
 import type { AccountPlugin } from '@crudsmith/account';
-import { Note, NoteCreate, NoteDelete, NoteRead, NoteUpdate, isEditor } from '../models/note';
+import { Note, NoteCreate, NoteDelete, NoteRead, NoteUpdate } from '../models/note';
 
 /**
  * `/notes/`: the generated CRUD routes under the notes' access policy (models/note.ts).
- * `owner_id` is an auto field (the caller); a read by id shows `reviewer_comment` to the
+ * `owner_id` is an auto field (the caller); reads and lists show `reviewer_comment` to the
  * note's owner and to editors only.
  */
 export function noteRoutes(knex: Knex, auth: AccountPlugin, cursorKey?: CrudOptions['cursorKey']): RouteDescriptor[] {
@@ -27,23 +27,8 @@ export function noteRoutes(knex: Knex, auth: AccountPlugin, cursorKey?: CrudOpti
     cursorKey,
   });
   return router.routes.map((route) => ({
-    ...(route.operation.endsWith('_read') ? hideForeignComment(route, auth) : route),
+    ...route,
     // The list and create are at `/notes/` (as the API writes them), the rest under it.
     path: route.path.startsWith('/') ? `/notes${route.path}` : `/notes/${route.path}`,
   }));
-}
-
-/** The read by id, without `reviewer_comment` for a caller neither owning the note nor editing. */
-function hideForeignComment(route: RouteDescriptor, auth: AccountPlugin): RouteDescriptor {
-  return {
-    ...route,
-    async handler(req) {
-      const result = await route.handler(req);
-      const note = result.json as Partial<NoteRead> | undefined;
-      const caller = await req.resolve(auth.principal);
-      if (result.status !== 200 || !note || !caller || isEditor(caller) || note.owner_id === caller.id) return result;
-      const { reviewer_comment: _hidden, ...shown } = note;
-      return { ...result, json: shown };
-    },
-  };
 }

@@ -1,5 +1,6 @@
 import {
   BadRequestError,
+  csvCellText,
   PayloadTooLargeError,
   ValidationError,
   mapDatabaseError,
@@ -17,6 +18,9 @@ import type { ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+
+// A date-time with its zone, as the export writes one (`2026-01-02T03:04:05.678Z`).
+const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Largest CSV upload, in bytes, when the view names no other (a bigger one is a 413). */
 export const IMPORT_MAX_BYTES = 1024 * 1024;
@@ -39,7 +43,8 @@ export function importMaxBytes(view: ResolvedView): number {
 /**
  * `POST {mount}/{model}/import` (`create` action, the view's `import` option): a CSV file
  * (multipart field `file`, the form's CSRF token beside it) whose header names create
- * fields, each record validated as the create form's values are. Every row is written in
+ * fields (and maybe the list's others, which an export writes and the database sets),
+ * each record validated as the create form's values are. Every row is written in
  * one transaction, or none: any invalid record, or one the database refuses, answers 422
  * with every problem by line number. One `import` event records how many rows came in.
  */
@@ -112,7 +117,11 @@ async function checkedRows(
   if (!head || body.length === 0) throw new ImportRefused(['The file has no rows under its header line']);
   // Only the create form's fields: never the password, a file, or a server-side column.
   const allowed = view.createFields.filter((f) => f !== view.password?.field && !view.view.files?.[f]);
-  const unknown = head.cells.filter((name) => !allowed.includes(name));
+  // The export's other columns (the key, times the server sets) are left for the database
+  // to set, so a file the export wrote imports as it is.
+  const exported = new Set(view.listColumns.map((column) => column.name));
+  const unknown = head.cells.filter((name) => !allowed.includes(name) && !exported.has(name));
+  const taken = head.cells.filter((name) => allowed.includes(name));
   if (unknown.length > 0)
     throw new ImportRefused([
       `Line 1: unknown column ${unknown.map((n) => `'${n.slice(0, 64)}'`).join(', ')} (columns: ${allowed.join(', ')})`,
@@ -127,7 +136,7 @@ async function checkedRows(
     }
     const posted = Object.fromEntries(head.cells.map((name, i) => [name, cellValue(view, name, record.cells[i])]));
     try {
-      let values = formValues(view, head.cells, posted);
+      let values = formValues(view, taken, posted);
       const schema = view.view.createSchema;
       if (!Array.isArray(schema)) values = await validateBody(schema, values);
       values = { ...values, ...auto };
@@ -146,8 +155,14 @@ async function checkedRows(
   return rows;
 }
 
-// A multi-value column comes as the export writes it, a JSON list; anything else as typed.
-function cellValue(view: ResolvedView, name: string, cell: string): unknown {
+// A cell as the export writes it: a multi-value column as a JSON list, a date-time in UTC
+// ISO 8601 (read as the form's input), text without the quote that neutralised a formula.
+function cellValue(view: ResolvedView, name: string, raw: string): unknown {
+  const cell = csvCellText(raw);
+  if (view.info.columns.get(name)?.kind === 'datetime' && ZONED.test(cell)) {
+    const at = new Date(cell);
+    if (!Number.isNaN(at.getTime())) return at.toISOString().slice(0, 23);
+  }
   if (view.arrays.has(name) && cell.startsWith('[')) {
     try {
       const list: unknown = JSON.parse(cell);
