@@ -31,10 +31,10 @@ describe.each(ENGINES)('example app /admin with %s', (engine) => {
   });
   afterAll(async () => ex?.close());
 
-  it('shows items, users, posts, tiers and rate limits on the dashboard', async () => {
+  it('shows items, users, posts, tags, tiers and rate limits on the dashboard', async () => {
     const page = await panel.get('/admin/');
     expect(page.status).toBe(200);
-    for (const model of ['items', 'users', 'posts', 'tiers', 'rate_limits'])
+    for (const model of ['items', 'users', 'posts', 'tags', 'tiers', 'rate_limits'])
       expect(page.text).toContain(`href="/admin/${model}/"`);
   });
 
@@ -242,6 +242,37 @@ describe.each(ENGINES)('example app /admin with %s', (engine) => {
     const row = await ex.db.knex('users').where({ id }).first();
     expect(row.email).toBe('eve@elsewhere.example');
     expect(Boolean(row.is_verified)).toBe(false);
+  });
+
+  it("edits a post's tags as a multi-select, and the API lists the posts carrying a tag", async () => {
+    for (const name of ['news', 'howto', 'later'])
+      expect((await panel.postForm('/admin/tags/form_create', { name })).status).toBe(303);
+    const tag = Object.fromEntries(
+      (await ex.db.knex('tags').select('id', 'name')).map((t) => [t.name as string, String(t.id)]),
+    );
+    const author = await ex.db.knex('users').where({ username: 'admin' }).first();
+    const [first] = await Promise.all(
+      ['Tagged', 'Untagged'].map(async (title) => {
+        await ex.db.knex('posts').insert({ title, text: 'x', author_id: author.id, created_at: new Date() });
+        return String((await ex.db.knex('posts').where({ title }).first()).id);
+      }),
+    );
+    const form = await panel.get(`/admin/posts/update/${first}`);
+    expect(form.text).toContain('<select id="f-tags" name="tags" multiple');
+    expect(form.text).toContain('data-lookup="/admin/posts/lookup/tags"');
+    const saved = await panel.postForm(`/admin/posts/form_update/${first}`, { tags: ['', tag.news, tag.howto] });
+    expect(saved.status).toBe(303);
+    expect((await panel.get(`/admin/posts/update/${first}`)).text).toContain(
+      `<option value="${tag.howto}" selected>howto</option><option value="${tag.news}" selected>news</option>`,
+    );
+    expect((await panel.postForm(`/admin/posts/form_update/${first}`, { tags: tag.news })).status).toBe(303);
+    const links = await ex.db.knex('post_tags').where({ post_id: first }).select('tag_id');
+    expect(links.map((l) => String(l.tag_id))).toEqual([tag.news]);
+    // The API's dotted filter goes through post_tags: the tagged post, once.
+    const listed = await ex.client().get('/api/v1/posts/?tags.name=news');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((p: { id: number }) => String(p.id))).toEqual([first]);
+    expect((await ex.client().get('/api/v2/posts/?tags.name=howto')).body.total_count).toBe(0);
   });
 
   it('stores a rate-limit path sanitized, as the API does', async () => {

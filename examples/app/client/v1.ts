@@ -243,6 +243,7 @@ export type PostsUpdate = {
 /** The filters posts declares, each with its value type. */
 export type PostsFilters = {
   author_id?: number;
+  "tags.name"?: string;
 };
 
 /** The columns posts sorts on (`-column` sorts descending). */

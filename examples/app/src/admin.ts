@@ -6,6 +6,7 @@ import { admin, type AdminPlugin } from '@crudsmith/admin';
 import { RateLimit, Tier, sanitizePath, type TierService } from '@crudsmith/rate-limit';
 import { Item, ItemCreate, ItemUpdate } from './models/item';
 import { Post } from './models/post';
+import { Tag, TagWrite } from './models/tag';
 import { User } from './models/user';
 import { POST_TEXT_MAX } from './text-limits';
 
@@ -91,8 +92,8 @@ export interface ExampleAdminOptions {
 }
 
 /**
- * `/admin` over items, users (password hashed, tier as a select), posts, tiers and rate
- * limits. Rate-limit paths are stored sanitized and every tier or limit change reaches
+ * `/admin` over items, users (password hashed, tier as a select), posts (tags as a
+ * multi-select), tags, tiers and rate limits. Rate-limit paths are stored sanitized and every tier or limit change reaches
  * the limiter's caches in every process, as through the API.
  */
 export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlugin {
@@ -137,7 +138,16 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         allowedActions: ['view', 'create', 'update', 'delete'],
         createSchema: AdminPostCreate,
         updateSchema: AdminPostUpdate,
+        displayField: 'title',
         references: { author_id: 'users' },
+        // The post's `tags` relation is a searchable multi-select, written with the post.
+      },
+      tags: {
+        model: Tag,
+        allowedActions: ['view', 'create', 'update', 'delete'],
+        createSchema: TagWrite,
+        updateSchema: TagWrite,
+        displayField: 'name',
       },
       tiers: {
         model: Tier,

@@ -135,7 +135,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     },
   });
   const limits = exampleRateLimit(knex, options.rateLimit);
-  // /admin over items, users, posts, tiers and rate limits, with its own admin users and sessions.
+  // /admin over items, users, posts, tags, tiers and rate limits, with its own admin users and sessions.
   const panel = exampleAdmin(knex, {
     secretKey,
     secureCookies: options.secureCookies,

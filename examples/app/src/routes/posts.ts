@@ -27,7 +27,7 @@ const POST_WRITES: AccessPolicy = { update: { rows: authorOr('editor') }, delete
  * POST needs a signed-in user (session with CSRF, or bearer), whose id the `author_id`
  * auto field writes; a body naming `author_id` is refused (422). The list is the
  * generated read-many (`{data, total_count}`, pages, keyset cursors signed with
- * `cursorKey`, `author_id` filter). Paths are relative to the version prefix, and end
+ * `cursorKey`, `author_id` and `tags.name` filters). Paths are relative to the version prefix, and end
  * with `/` as the API has always written them.
  */
 export function postRoutes(
@@ -50,7 +50,8 @@ export function postRoutes(
     access: options.writes ? POST_WRITES : undefined,
     createConfig: new CreateConfig({ autoFields: { author_id: authorId } }),
     createDeps: [signedIn],
-    filterConfig: { author_id: null },
+    // `?tags.name=news`: the posts carrying that tag, each once (an EXISTS through post_tags).
+    filterConfig: { author_id: null, 'tags.name': null },
     cursorKey,
   });
   // The list and create are at `/posts/` (as the API has always written them), the rest under it.

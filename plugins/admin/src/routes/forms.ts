@@ -38,6 +38,13 @@ interface LoggedWrite {
 interface Written {
   row: Record<string, unknown>;
   logged?: LoggedWrite;
+  /**
+   * What follows the write once it is committed: work on other connections or outside the
+   * database (a sign-out everywhere, dropping a replaced file). Inside the transaction it
+   * would wait for SQLite's one connection, which the transaction holds, and would act on
+   * a write that could still roll back.
+   */
+  committed?: () => Promise<void>;
 }
 
 /** What a form page shows: its mode, the values, the messages by field (`_form` for the form), the row's id. */
@@ -175,7 +182,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       // Many-to-many choices are checked before the write, and written in its transaction.
       const sets = links.map((link) => ({ link, keys: parseLinkSet(link, body) })).filter((s) => s.keys !== undefined);
-      const { logged } =
+      const { logged, committed } =
         sets.length === 0
           ? await write(ctx.knex, values, stored)
           : await ctx.knex.transaction(async (trx) => {
@@ -184,6 +191,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
               return done;
             });
       written = true;
+      await committed?.();
       counts.forget(view.name);
       await view.view.afterWrite?.(mode);
       if (logged) await ctx.events.record(req, principal, [{ type: mode, model: view.name, ...logged }]);
@@ -282,13 +290,16 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
             const column = stateColumn(view);
             const unchanged = column && column in before ? { [column]: before[column] } : undefined;
             await view.repository.update(db, values, { filters: idFilters(view, id), unchanged });
-            await uploads.dropReplaced(before);
-            // A password the admin set replaces every sign-in made with the old one.
-            if (view.password && values[view.password.column] !== undefined) await signOutAll(view, [id]);
             const after = (await view.repository.get(db, idFilters(view, id))) ?? {};
+            const passwordSet = view.password !== undefined && values[view.password.column] !== undefined;
             return {
               row: before,
               logged: { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } },
+              committed: async () => {
+                await uploads.dropReplaced(before);
+                // A password the admin set replaces every sign-in made with the old one.
+                if (passwordSet) await signOutAll(view, [id]);
+              },
             };
           });
         },

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MigrationSet } from '@crudsmith/core';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine, TestDatabase } from '../../../fixtures/db';
-import { adminOptions, startAdminApp, Tier, type AdminEnv, type Client } from '../fixture';
+import { adminOptions, AppUser, startAdminApp, Tier, type AdminEnv, type Client } from '../fixture';
 
 class Badge extends Model {
   static override tableName = 'badges';
@@ -13,11 +13,29 @@ class Badge extends Model {
   };
 }
 
-// A tier with badges: a many-to-many relation through tier_badges.
+// A user with badges too: a view with a password and a many-to-many set.
+class BadgedUser extends AppUser {
+  static override get relationMappings() {
+    return {
+      badges: {
+        relation: Model.ManyToManyRelation,
+        modelClass: Badge,
+        join: {
+          from: 'app_users.id',
+          through: { from: 'user_badges.user_id', to: 'user_badges.badge_id' },
+          to: 'badges.id',
+        },
+      },
+    };
+  }
+}
+
+// A tier with badges: a many-to-many relation through tier_badges; its users have badges too.
 class BadgedTier extends Tier {
   static override get relationMappings() {
     return {
       ...super.relationMappings,
+      users: { ...super.relationMappings.users, modelClass: BadgedUser },
       badges: {
         relation: Model.ManyToManyRelation,
         modelClass: Badge,
@@ -45,8 +63,14 @@ const badgeMigrations: MigrationSet = {
           t.integer('badge_id').unsigned().notNullable().references('id').inTable('badges');
           t.primary(['tier_id', 'badge_id']);
         });
+        await knex.schema.createTable('user_badges', (t) => {
+          t.integer('user_id').unsigned().notNullable().references('id').inTable('app_users');
+          t.integer('badge_id').unsigned().notNullable().references('id').inTable('badges');
+          t.primary(['user_id', 'badge_id']);
+        });
       },
       async down(knex) {
+        await knex.schema.dropTable('user_badges');
         await knex.schema.dropTable('tier_badges');
         await knex.schema.dropTable('badges');
       },
@@ -61,6 +85,8 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
     let client: Client;
     let tier: number;
     let badges: Record<string, number>;
+    /** The stored password hash each sign-out everywhere read, through the app's own pool. */
+    const signOuts: string[] = [];
     beforeAll(async () => {
       // The models only: the options' knex is the app's own.
       const base = adminOptions({} as TestDatabase).models;
@@ -70,7 +96,13 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
         {
           models: {
             ...base,
-            users: { ...base.users, displayField: 'username' },
+            users: {
+              ...base.users,
+              model: BadgedUser,
+              displayField: 'username',
+              signOutEverywhere: async (id) =>
+                void signOuts.push((await env.db.knex('app_users').where({ id }).first()).hashed_password),
+            },
             tiers: { ...base.tiers, model: BadgedTier, allowedActions: ['view', 'create', 'update'] },
             badges: {
               model: Badge,
@@ -181,6 +213,21 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
           Number(r.badge_id),
         ),
       ).toEqual([badges.beta]);
+    });
+
+    it('signs the account out after the transaction of a password and links commits, on the pool of one connection too', async () => {
+      const [user] = await env.db.knex('app_users').where({ username: 'u-00' }).select('id', 'hashed_password');
+      const answer = await client.postForm(`/admin/users/form_update/${user.id}`, {
+        password: 'a new long password',
+        badges: [String(badges.alpha), String(badges.gamma)],
+      });
+      expect(answer.status).toBe(303);
+      const after = await env.db.knex('app_users').where({ id: user.id }).first();
+      expect(after.hashed_password).not.toBe(user.hashed_password);
+      // The sign-out ran once, outside the transaction, and saw the committed hash.
+      expect(signOuts).toEqual([after.hashed_password]);
+      const links = await env.db.knex('user_badges').where({ user_id: user.id }).orderBy('badge_id').select('badge_id');
+      expect(links.map((r) => Number(r.badge_id))).toEqual([badges.alpha, badges.gamma]);
     });
   });
 }
