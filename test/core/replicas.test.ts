@@ -27,9 +27,9 @@ describe.runIf(wanted)('reads on a replica', () => {
 
   beforeAll(async () => {
     cluster = await startPgCluster();
-    database = await cluster.createDatabase();
+    database = cluster.database;
     await createSchema(open(cluster.primaryUrl));
-    await pause(2500);
+    await cluster.caughtUp();
   }, 60_000);
   afterAll(async () => {
     await Promise.all(opened.map((knex) => knex.destroy()));
@@ -55,7 +55,7 @@ describe.runIf(wanted)('reads on a replica', () => {
     expect((await items.getMulti(primary, { filters: { category: 'r1' } })).total_count).toBe(0);
     expect(await primary.transaction((trx) => items.get(trx, { id: created.id }))).toMatchObject({ name: 'fresh' });
     expect(await readFromPrimary(() => items.count(primary, { category: 'r1' }))).toBe(1);
-    await pause(2500);
+    await cluster.caughtUp();
     expect(await items.get(primary, { id: created.id })).toMatchObject({ name: 'fresh' });
   });
 

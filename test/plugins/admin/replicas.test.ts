@@ -30,7 +30,7 @@ describe.runIf(wanted)('admin with a read replica', () => {
 
   beforeAll(async () => {
     cluster = await startPgCluster(MODE);
-    const name = await cluster.createDatabase();
+    const name = cluster.database;
     const open = (url: string) =>
       knexFactory({ client: 'pg', connection: cluster.on(url, name), pool: { min: 0, max: 4 } });
     primary = open(cluster.primaryUrl);
@@ -52,7 +52,7 @@ describe.runIf(wanted)('admin with a read replica', () => {
       await app.close();
     };
     // The replica applies the schema and the rows two seconds late.
-    await pause(2500);
+    await cluster.caughtUp();
   }, 90_000);
   afterAll(async () => {
     await close();
@@ -84,7 +84,7 @@ describe.runIf(wanted)('admin with a read replica', () => {
     expect(routed.some((sql) => /^select /i.test(sql) && !/count\(/i.test(sql) && /from "items"/i.test(sql))).toBe(
       true,
     );
-    await pause(2500);
+    await cluster.caughtUp();
     const later = await client.get('/admin/items/');
     expect(rowIds(later.text)).toHaveLength(4);
     expect(later.text).toContain('fresh');
