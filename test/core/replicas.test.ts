@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrudRepository, readFromPrimary, useReplicas } from '@crudsmith/core';
+import { ConfigurationError, createRegistry, CrudRepository, readFromPrimary, useReplicas } from '@crudsmith/core';
 import { ENGINES } from '../fixtures/db';
 import { createSchema, Item } from '../fixtures/models';
 import { clusterWanted, startPgCluster, type PgCluster } from '../fixtures/pg-cluster';
@@ -57,6 +57,21 @@ describe.runIf(wanted)('reads on a replica', () => {
     expect(await readFromPrimary(() => items.count(primary, { category: 'r1' }))).toBe(1);
     await cluster.caughtUp();
     expect(await items.get(primary, { id: created.id })).toMatchObject({ name: 'fresh' });
+  });
+
+  it('is what compile({ session, replicas }) installs, which refuses replicas beside a session dependency', async () => {
+    const primary = open(cluster.primaryUrl);
+    createRegistry().compile({
+      session: primary,
+      replicas: [open(cluster.replicaUrl)],
+      replicaOptions: { refreshMs: 100 },
+    });
+    await items.count(primary);
+    await pause(300);
+    const created = await items.create(primary, { name: 'compiled', category: 'r3' });
+    // Two seconds before the replica applies it: the read went there.
+    expect(await items.get(primary, { id: created.id })).toBeNull();
+    expect(() => createRegistry().compile({ session: () => primary, replicas: [primary] })).toThrow(ConfigurationError);
   });
 
   it('skips a replica lagging past maxLagMs', async () => {
