@@ -100,6 +100,29 @@ describe.runIf(ENGINES.includes('postgres'))('named prepared statements on Postg
     expect(await prepared()).toHaveLength(0);
   });
 
+  it('answers correctly when the name is already taken on the server connection (42P05), as behind a pooler that hides itself', async () => {
+    await createGadgets();
+    await knex.raw('deallocate all');
+    // The first read of a shape learns it, the second names it. (A count: the schema-change
+    // case above leaves reads by id unnamed in this process.)
+    for (let i = 0; i < 2; i++) await repo.count(knex, { size: 1 });
+    const [name] = await prepared();
+    expect(name).toMatch(/^crudsmith_/);
+    // Another client whose server connection already holds that name, as a shared pooled
+    // connection would: its first read of the shape meets "prepared statement already exists".
+    const other = knexFactory({ client: 'pg', connection: db.url, pool: { min: 1, max: 1 } });
+    try {
+      await other.raw(`prepare "${name}" as select 1`);
+      expect(await repo.count(other, { size: 2 })).toBe(1);
+      expect(await repo.count(other, { size: 3 })).toBe(0);
+      // Naming is off for that knex from then on: only the statement prepared by hand is there.
+      const onOther = (await other.raw("select name from pg_prepared_statements where name like 'crudsmith_%'")).rows;
+      expect(onOther).toEqual([{ name }]);
+    } finally {
+      await other.destroy();
+    }
+  });
+
   it('sends nothing by name once turned off for the knex instance', async () => {
     await createGadgets();
     await knex.raw('deallocate all');

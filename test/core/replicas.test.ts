@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CrudRepository, readFromPrimary, useReplicas } from '@crudsmith/core';
+import { ConfigurationError, createRegistry, CrudRepository, readFromPrimary, useReplicas } from '@crudsmith/core';
 import { ENGINES } from '../fixtures/db';
 import { createSchema, Item } from '../fixtures/models';
 import { clusterWanted, startPgCluster, type PgCluster } from '../fixtures/pg-cluster';
@@ -26,10 +26,14 @@ describe.runIf(wanted)('reads on a replica', () => {
   };
 
   beforeAll(async () => {
-    cluster = await startPgCluster();
-    database = await cluster.createDatabase();
-    await createSchema(open(cluster.primaryUrl));
-    await pause(2500);
+    // The schema is there before the replica is copied: no wait for the replica to apply it.
+    cluster = await startPgCluster({
+      prepare: async (url) => {
+        const knex = knexFactory({ client: 'pg', connection: url });
+        await createSchema(knex).finally(() => knex.destroy());
+      },
+    });
+    database = cluster.database;
   }, 60_000);
   afterAll(async () => {
     await Promise.all(opened.map((knex) => knex.destroy()));
@@ -55,8 +59,23 @@ describe.runIf(wanted)('reads on a replica', () => {
     expect((await items.getMulti(primary, { filters: { category: 'r1' } })).total_count).toBe(0);
     expect(await primary.transaction((trx) => items.get(trx, { id: created.id }))).toMatchObject({ name: 'fresh' });
     expect(await readFromPrimary(() => items.count(primary, { category: 'r1' }))).toBe(1);
-    await pause(2500);
+    await cluster.caughtUp();
     expect(await items.get(primary, { id: created.id })).toMatchObject({ name: 'fresh' });
+  });
+
+  it('is what compile({ session, replicas }) installs, which refuses replicas beside a session dependency', async () => {
+    const primary = open(cluster.primaryUrl);
+    createRegistry().compile({
+      session: primary,
+      replicas: [open(cluster.replicaUrl)],
+      replicaOptions: { refreshMs: 100 },
+    });
+    await items.count(primary);
+    await pause(300);
+    const created = await items.create(primary, { name: 'compiled', category: 'r3' });
+    // Two seconds before the replica applies it: the read went there.
+    expect(await items.get(primary, { id: created.id })).toBeNull();
+    expect(() => createRegistry().compile({ session: () => primary, replicas: [primary] })).toThrow(ConfigurationError);
   });
 
   it('skips a replica lagging past maxLagMs', async () => {

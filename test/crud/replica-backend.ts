@@ -77,7 +77,7 @@ export function streamingReplica(): ReplicaBackend {
     },
     async open() {
       cluster = await startPgCluster(STREAMING);
-      const name = await cluster.createDatabase();
+      const name = cluster.database;
       const open = (url: string) =>
         knexFactory({ client: 'pg', connection: cluster!.on(url, name), pool: { min: 0, max: 4 } });
       primary = open(cluster.primaryUrl);

@@ -115,12 +115,14 @@ describeRedis('two example processes under load while their database and Redis g
 
       const load = Promise.all(Array.from({ length: WORKERS }, (_, i) => worker(i)));
       const wait = (ms: number) => new Promise((done) => setTimeout(done, ms));
-      await wait(2000);
+      // Each phase outlasts the bounds above (at most 1.5 s to a 503) by enough for every
+      // worker to meet it at least once.
+      await wait(1000);
       const cut = Date.now() - started;
       await Promise.all([dbProxy.set('silent'), redisProxy.set('silent')]);
-      await wait(4000);
-      await Promise.all([dbProxy.set('forward'), redisProxy.set('forward')]);
       await wait(3000);
+      await Promise.all([dbProxy.set('forward'), redisProxy.set('forward')]);
+      await wait(2000);
       await Promise.all([dbProxy.set('refuse'), redisProxy.set('refuse')]);
       await wait(2000);
       await Promise.all([dbProxy.set('forward'), redisProxy.set('forward')]);

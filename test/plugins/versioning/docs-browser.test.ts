@@ -12,16 +12,22 @@ const present = existsSync(CHROMIUM);
 if (!present && ci)
   throw new Error(`CI=true and ${CHROMIUM} is missing: install it with apt-get install -y chromium (.ci/run does)`);
 
+// One browser for every adapter: each case opens its own page.
+let browser: Browser;
+beforeAll(async () => {
+  if (present) browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
 describe.skipIf(!present).each(ADAPTERS)('/api/vN/docs in Chromium on %s', (adapter) => {
   let ex: ExampleServer;
-  let browser: Browser;
 
   beforeAll(async () => {
     ex = await startExample('sqlite', { adapter });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
     await ex?.close();
   });
 
