@@ -8,7 +8,7 @@ import {
   type RouteDescriptor,
 } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { csvRecords, type CsvRecord } from '../csv-records';
 import { formValues } from '../form-fields';
 import { guarded } from '../guard';
@@ -45,11 +45,11 @@ export function importMaxBytes(view: ResolvedView): number {
  */
 export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor {
   const base = `${ctx.mount}/${view.name}`;
-  const refused = (principal: AdminPrincipal, lines: string[]) =>
+  const refused = (req: NeutralRequest, principal: AdminPrincipal, lines: string[]) =>
     html(
       422,
       render('import-errors', {
-        ...layoutLocals(ctx, principal, `Import ${view.labels.plural.toLowerCase()}`),
+        ...layoutLocals(ctx, req, principal, translate(ctx, req)('import.title', { models: view.labels.plural })),
         errors: lines,
         back: `${base}/`,
       }),
@@ -87,7 +87,7 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
         ]);
         return seeOther(req, `${base}/`);
       } catch (error) {
-        if (error instanceof ImportRefused) return refused(principal, error.lines);
+        if (error instanceof ImportRefused) return refused(req, principal, error.lines);
         throw error;
       }
     },

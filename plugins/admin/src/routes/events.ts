@@ -1,5 +1,5 @@
 import type { RouteDescriptor } from '@crudsmith/core';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { EVENT_TYPES, EVENTS_PER_PAGE, parseEventFilter } from '../event-log';
 import { guarded } from '../guard';
 import { html } from '../page';
@@ -26,7 +26,7 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
       return html(
         200,
         render('events', {
-          ...layoutLocals(ctx, principal, 'Events'),
+          ...layoutLocals(ctx, req, principal, translate(ctx, req)('events.title')),
           base,
           types: EVENT_TYPES,
           query: { type: one('type'), username: one('username'), from: one('from'), to: one('to') },

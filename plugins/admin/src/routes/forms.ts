@@ -9,7 +9,7 @@ import {
   type RouteDescriptor,
 } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { childLists, type ChildList } from '../child-rows';
 import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
@@ -87,7 +87,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     return lists;
   };
 
-  const page = async (principal: AdminPrincipal, status: number, form: FormState) => {
+  const page = async (req: NeutralRequest, principal: AdminPrincipal, status: number, form: FormState) => {
     const { mode, values, errors = {}, id } = form;
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
     const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, {
@@ -114,7 +114,9 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const one = view.labels.singular.toLowerCase();
     const named = form.label ?? id;
-    const title = mode === 'create' ? `New ${one}` : `Edit ${one} ${named}`;
+    const t = translate(ctx, req);
+    const title =
+      mode === 'create' ? t('form.create', { model: one }) : t('form.update', { model: one, id: String(named) });
     const multipart = fields.some((f) => f.input === 'file');
     const unlockAction =
       mode === 'update' && view.view.unlock && (await lockedOut(view, id!))
@@ -125,7 +127,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     return html(
       status,
       render('form', {
-        ...layoutLocals(ctx, principal, title),
+        ...layoutLocals(ctx, req, principal, title),
         view: { name: view.name, base },
         mode,
         action,
@@ -192,7 +194,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       // No row refers to the files of a write that failed.
       if (!written) await uploads?.discard();
       if (error instanceof ValidationError)
-        return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id, row });
+        return page(req, principal, 422, { mode, values: echo, errors: fieldMessages(error), id, row });
       // Their change stays: the form comes back with this editor's values, theirs beside
       // them, and the row's new state, so saving again overwrites knowingly.
       if (mode === 'update' && (error instanceof RowChangedError || error instanceof NotFoundError)) {
@@ -201,11 +203,11 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         const conflicts = conflictsOf(view, fields, echo, saved);
         const message =
           'Someone else saved this row after you opened it; nothing was written. Save again to keep your values.';
-        return page(principal, 409, { mode, values: echo, errors: { _form: message }, id, row: saved, conflicts });
+        return page(req, principal, 409, { mode, values: echo, errors: { _form: message }, id, row: saved, conflicts });
       }
       const mapped = mapDatabaseError(error);
       if (mapped instanceof DuplicateValueError)
-        return page(principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
+        return page(req, principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
       throw error;
     }
   };
@@ -215,7 +217,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       guarded(
         ctx,
         { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` },
-        async (_req, principal) => page(principal, 200, { mode: 'create', values: {} }),
+        async (req, principal) => page(req, principal, 200, { mode: 'create', values: {} }),
       ),
       guarded(
         ctx,
@@ -249,7 +251,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         { method: 'GET', path: `${base}/update/:id`, operation: `admin_${view.name}_update_page` },
         async (req, principal) => {
           const { row } = await load(req);
-          return page(principal, 200, {
+          return page(req, principal, 200, {
             mode: 'update',
             values: row,
             id: req.params.id,
