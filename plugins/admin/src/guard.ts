@@ -79,7 +79,7 @@ export function errorResult(
   const message =
     mapped && typeof mapped.detail === 'string' && status !== 500
       ? mapped.detail
-      : 'Something went wrong; the error has been noted.';
+      : translate(ctx, req)('error.unexpected');
   const headers = { ...(mapped?.headers ?? {}) };
   if (wantsJson(req))
     return {

@@ -201,8 +201,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         const saved = await view.repository.get(ctx.knex, idFilters(view, parseId(view, id)!));
         if (!saved) throw new NotFoundError('Item not found');
         const conflicts = conflictsOf(view, fields, echo, saved);
-        const message =
-          'Someone else saved this row after you opened it; nothing was written. Save again to keep your values.';
+        const message = translate(ctx, req)('form.conflict');
         return page(req, principal, 409, { mode, values: echo, errors: { _form: message }, id, row: saved, conflicts });
       }
       const mapped = mapDatabaseError(error);

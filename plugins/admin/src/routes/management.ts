@@ -70,11 +70,13 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
         const body = (req.body ?? {}) as Record<string, unknown>;
         const username = typeof body.username === 'string' ? body.username : '';
         const password = typeof body.password === 'string' ? body.password : '';
+        const t = translate(ctx, req);
         const errors: Record<string, string> = {};
-        if (username.trim() === '') errors.username = 'Enter a username';
-        if ([...password].length < ADMIN_PASSWORD_MIN) errors.password = `At least ${ADMIN_PASSWORD_MIN} characters`;
+        if (username.trim() === '') errors.username = t('users.enterUsername');
+        if ([...password].length < ADMIN_PASSWORD_MIN)
+          errors.password = t('users.atLeast', { count: ADMIN_PASSWORD_MIN });
         if ([...password].length > auth.passwords.maxLength)
-          errors.password = `At most ${auth.passwords.maxLength} characters`;
+          errors.password = t('users.atMost', { count: auth.passwords.maxLength });
         if (Object.keys(errors).length > 0) return usersPage(req, principal, 422, { username, errors });
         try {
           const hashed = await auth.passwords.bounded(req.clientAddress, () => auth.passwords.hash(password));
@@ -86,7 +88,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
               errors: { username: String((error.detail as { msg: string }[])[0]?.msg) },
             });
           if (mapDatabaseError(error) instanceof DuplicateValueError)
-            return usersPage(req, principal, 409, { username, errors: { username: 'This username is taken' } });
+            return usersPage(req, principal, 409, { username, errors: { username: t('users.taken') } });
           throw error;
         }
         return seeOther(req, `${base}/`);
