@@ -342,6 +342,32 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
       expect(w.problems).toEqual([]);
     }, 60_000);
 
+    it('switches to German with the header link, keeps it by its cookie, fits 390 px in German, and switches back', async () => {
+      await page.goto('/admin/items/');
+      await Promise.all([page.waitForURL('**/admin/items/'), page.click('header a[hreflang=de]')]);
+      expect(await page.getAttribute('html', 'lang')).toBe('de');
+      expect(await page.textContent('header a.signout')).toBe('Abmelden');
+      expect(await page.textContent('#list-content .pager span')).toMatch(/^\d+ Zeilen · Seite 1 von \d+$/);
+      await w.screenshot('list-de');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.goto('/admin/');
+      expect(await page.textContent('h1')).toBe('Übersicht');
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        for (const path of ['/admin/', '/admin/items/', '/admin/items/create_page']) {
+          await page.goto(path);
+          expect(await pageScrollsSideways(page), path).toEqual([]);
+          expect(await smallTargets(page), path).toEqual([]);
+        }
+        await w.screenshot('create-de-390');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 720 });
+      }
+      await Promise.all([page.waitForURL('**/admin/items/create_page'), page.click('header a[hreflang=en]')]);
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+      expect(w.problems).toEqual([]);
+    }, 90_000);
+
     it('fits a 390 px phone: no page-wide horizontal scroll, lists scrolling in their own box, tap targets of 24 px at least', async () => {
       await page.setViewportSize({ width: 390, height: 844 });
       try {
