@@ -4,6 +4,7 @@ import { ENGINES } from '../../fixtures/db';
 import { en } from '../../../plugins/admin/src/i18n/en';
 import { humanize } from '../../../plugins/admin/src/labels';
 import { SHIPPED, languageOf } from '../../../plugins/admin/src/i18n/translate';
+import { EVENT_TYPES } from '../../../plugins/admin/src/event-log';
 import { seed, startAdminApp, type AdminEnv, type Client } from './fixture';
 
 // The admin's languages: every shipped catalogue has every key of the English one with the
@@ -22,6 +23,10 @@ describe('the message catalogues', () => {
         expect(placeholders(text), `${tag} ${key}`).toEqual(placeholders(en[key as keyof typeof en]));
       }
     }
+  });
+
+  it('name every event type', () => {
+    for (const type of EVENT_TYPES) expect(Object.keys(en)).toContain(`eventType.${type}`);
   });
 
   it('choose the cookie, else the best Accept-Language the admin has, else English', () => {

@@ -23,10 +23,11 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
       };
       const at = (page: number) =>
         `${base}?${new URLSearchParams({ type: one('type'), username: one('username'), from: one('from'), to: one('to'), page: String(page) })}`;
+      const t = translate(ctx, req);
       return html(
         200,
         render('events', {
-          ...layoutLocals(ctx, req, principal, translate(ctx, req)('events.title')),
+          ...layoutLocals(ctx, req, principal, t('events.title')),
           base,
           types: EVENT_TYPES,
           query: { type: one('type'), username: one('username'), from: one('from'), to: one('to') },
@@ -34,7 +35,7 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
             ...e,
             at: showValue(e.at, AT),
             fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model)),
-            agent: shortAgent(e.userAgent),
+            agent: shortAgent(e.userAgent, t),
             revertible:
               e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')),
           })),
