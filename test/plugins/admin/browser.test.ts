@@ -275,7 +275,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
       const restores = await page.$$eval('tbody tr[data-event]', (rows) =>
         rows.map((row) => `${row.children[1].textContent}:${row.children[4].textContent}`),
       );
-      expect(restores.sort()).toEqual(['restore:1', 'restore:2']);
+      expect(restores.sort()).toEqual(['Restore:1', 'Restore:2']);
       await w.screenshot('events-restores');
       expect(w.problems).toEqual([]);
     });
