@@ -127,6 +127,24 @@ describe('the admin in German', () => {
     expect(french.text).toContain('>Password</label>');
   });
 
+  it("answers a form's and an import's errors in German", async () => {
+    const form = await client.request('POST', '/admin/items/form_create', {
+      form: { csrf_token: client.csrf, name: 'x', price: 'abc' },
+      headers: DE,
+    });
+    expect(form.status).toBe(422);
+    expect(form.text).toContain('Geben Sie eine Zahl ein');
+    const csv = new FormData();
+    csv.append('csrf_token', client.csrf);
+    csv.append('file', new Blob(['name,price\nx,abc\ny,1,2\n'], { type: 'text/csv' }), 'items.csv');
+    const refused = await client.request('POST', '/admin/items/import', { multipart: csv, headers: DE });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('Nichts wurde importiert');
+    expect(refused.text).toContain('Zeile 2: price: Geben Sie eine Zahl ein');
+    expect(refused.text).toContain('Zeile 3: 3 Felder, die Kopfzeile hat 2');
+    expect(englishIn(readable(refused.text, columnLabels))).toEqual([]);
+  });
+
   it('remembers a chosen language in a cookie that wins over Accept-Language, and only goes back into the admin', async () => {
     const english = await client.get('/admin/items/', { 'Accept-Language': 'en' });
     const link = /<a href="([^"]+)" lang="de" hreflang="de">Deutsch<\/a>/

@@ -17,6 +17,7 @@ import type { ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+import type { Translate } from '../i18n/translate';
 
 /** Largest CSV upload, in bytes, when the view names no other (a bigger one is a 413). */
 export const IMPORT_MAX_BYTES = 1024 * 1024;
@@ -68,7 +69,8 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
       if (file.size > importMaxBytes(view))
         throw new PayloadTooLargeError(`The file is over ${importMaxBytes(view)} bytes; split it and import each part`);
       try {
-        const rows = await checkedRows(req, view, file.data);
+        const t = translate(ctx, req);
+        const rows = await checkedRows(req, view, file.data, t);
         await ctx.knex.transaction(async (trx) => {
           for (const { line, values } of rows) {
             try {
@@ -76,7 +78,7 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
             } catch (error) {
               const mapped = mapDatabaseError(error);
               if (!mapped || mapped.status >= 500) throw error;
-              throw new ImportRefused([`Line ${line}: ${String(mapped.detail)}`]);
+              throw new ImportRefused([t('import.line', { line, problem: String(mapped.detail) })]);
             }
           }
         });
@@ -99,6 +101,7 @@ async function checkedRows(
   req: NeutralRequest,
   view: ResolvedView,
   data: Buffer,
+  t: Translate,
 ): Promise<{ line: number; values: Row }[]> {
   let records: CsvRecord[];
   try {
@@ -106,28 +109,39 @@ async function checkedRows(
   } catch (error) {
     if (error instanceof ValidationError && Array.isArray(error.detail))
       throw new ImportRefused(error.detail.map((issue) => issue.msg));
-    throw new ImportRefused(['The file is not UTF-8 text']);
+    throw new ImportRefused([t('import.notUtf8')]);
   }
   const [head, ...body] = records;
-  if (!head || body.length === 0) throw new ImportRefused(['The file has no rows under its header line']);
+  if (!head || body.length === 0) throw new ImportRefused([t('import.noRows')]);
   // Only the create form's fields: never the password, a file, or a server-side column.
   const allowed = view.createFields.filter((f) => f !== view.password?.field && !view.view.files?.[f]);
   const unknown = head.cells.filter((name) => !allowed.includes(name));
   if (unknown.length > 0)
     throw new ImportRefused([
-      `Line 1: unknown column ${unknown.map((n) => `'${n.slice(0, 64)}'`).join(', ')} (columns: ${allowed.join(', ')})`,
+      t('import.line', {
+        line: 1,
+        problem: t('import.unknownColumns', {
+          unknown: unknown.map((n) => `'${n.slice(0, 64)}'`).join(', '),
+          columns: allowed.join(', '),
+        }),
+      }),
     ]);
   const problems: string[] = [];
   const rows: { line: number; values: Row }[] = [];
   const auto = await autoValues(req, view.declaration.autoFields.create);
   for (const record of body) {
     if (record.cells.length !== head.cells.length) {
-      problems.push(`Line ${record.line}: ${record.cells.length} fields, the header has ${head.cells.length}`);
+      problems.push(
+        t('import.line', {
+          line: record.line,
+          problem: t('import.fieldCount', { count: record.cells.length, header: head.cells.length }),
+        }),
+      );
       continue;
     }
     const posted = Object.fromEntries(head.cells.map((name, i) => [name, cellValue(view, name, record.cells[i])]));
     try {
-      let values = formValues(view, head.cells, posted);
+      let values = formValues(view, head.cells, posted, t);
       const schema = view.view.createSchema;
       if (!Array.isArray(schema)) values = await validateBody(schema, values);
       values = { ...values, ...auto };
@@ -138,7 +152,10 @@ async function checkedRows(
       const issues = Array.isArray(error.detail) ? error.detail : [{ loc: [], msg: error.detail }];
       for (const issue of issues)
         problems.push(
-          `Line ${record.line}: ${[issue.loc[issue.loc.length - 1], issue.msg].filter(Boolean).join(': ')}`,
+          t('import.line', {
+            line: record.line,
+            problem: [issue.loc[issue.loc.length - 1], issue.msg].filter(Boolean).join(': '),
+          }),
         );
     }
   }

@@ -152,6 +152,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     write: (db: Knex, values: Record<string, unknown>, uploads: StoredUploads) => Promise<Written>,
   ) => {
     const { mode, id, row } = target;
+    const t = translate(ctx, req);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const fields = mode === 'create' ? view.createFields : view.updateFields;
     const echo = Object.fromEntries(
@@ -160,7 +161,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     let uploads: StoredUploads | undefined;
     let written = false;
     try {
-      let values = formValues(view, fields, body);
+      let values = formValues(view, fields, body, t);
       const schema = mode === 'create' ? view.view.createSchema : view.view.updateSchema;
       if (!Array.isArray(schema)) values = await validateBody(schema, values);
       const password = view.password;
@@ -176,13 +177,16 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       Object.assign(values, stored.values, await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       // Many-to-many choices are checked before the write, and written in its transaction.
-      const sets = links.map((link) => ({ link, keys: parseLinkSet(link, body) })).filter((s) => s.keys !== undefined);
+      const sets = links
+        .map((link) => ({ link, keys: parseLinkSet(link, body, t) }))
+        .filter((s) => s.keys !== undefined);
       const { logged } =
         sets.length === 0
           ? await write(ctx.knex, values, stored)
           : await ctx.knex.transaction(async (trx) => {
               const done = await write(trx, values, stored);
-              for (const { link, keys } of sets) await writeLinkSet(trx, link, done.row[link.ownerKey], keys!);
+              for (const { link, keys } of sets)
+                await writeLinkSet(trx, link, done.row[link.ownerKey], { keys: keys!, t });
               return done;
             });
       written = true;
