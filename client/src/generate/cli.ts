@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { loadDocuments } from './load';
 import { generateModule } from './module';
 
+const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 const USAGE = [
   'usage: crudsmith-client generate --input <openapi.json|url|module> (--out <file.ts> [--version <label>] | --out-dir <dir>) [--check]',
   '  --input    an OpenAPI document (file or URL), or a module exporting `openapi`: the documents by version, the versioning plugin, or a function answering either',
@@ -30,6 +32,12 @@ export async function runCli(argv: string[], log: (line: string) => void = conso
   }
   const docs = await loadDocuments(input);
   const labels = Object.keys(docs).sort();
+  // A label names a file under --out-dir: a path segment, never `..` or a separator.
+  const odd = labels.find((label) => !LABEL.test(label));
+  if (odd !== undefined) {
+    log(`${input}: the version ${JSON.stringify(odd)} is not a file name (letters, digits, '.', '_' and '-')`);
+    return 2;
+  }
   let files: [string, string][];
   if (outDir) files = labels.map((label) => [join(outDir, `${label}.ts`), label]);
   else {
