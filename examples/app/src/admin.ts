@@ -6,7 +6,6 @@ import { admin, type AdminPlugin } from '@crudsmith/admin';
 import { RateLimit, Tier, sanitizePath, type TierService } from '@crudsmith/rate-limit';
 import { Item, ItemCreate, ItemUpdate } from './models/item';
 import { Post } from './models/post';
-import { Tag } from './models/tag';
 import { User } from './models/user';
 import { POST_TEXT_MAX } from './text-limits';
 
@@ -52,10 +51,6 @@ class AdminPostUpdate {
   @IsOptional() @IsString() @MinLength(1) @MaxLength(POST_TEXT_MAX) text?: string;
 }
 
-class AdminTagWrite {
-  @IsString() @MinLength(1) @MaxLength(50) name!: string;
-}
-
 class AdminTierWrite {
   @IsString() @MinLength(1) @MaxLength(100) name!: string;
   @IsOptional() @IsString() @MaxLength(1000) description?: string | null;
@@ -96,9 +91,8 @@ export interface ExampleAdminOptions {
 }
 
 /**
- * `/admin` over items, users (password hashed, tier as a select), posts (their tags as a
- * multi-select, from the model's many-to-many relation), tags, tiers and rate limits.
- * Rate-limit paths are stored sanitized and every tier or limit change reaches
+ * `/admin` over items, users (password hashed, tier as a select), posts, tiers and rate
+ * limits. Rate-limit paths are stored sanitized and every tier or limit change reaches
  * the limiter's caches in every process, as through the API.
  */
 export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlugin {
@@ -144,14 +138,6 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         createSchema: AdminPostCreate,
         updateSchema: AdminPostUpdate,
         references: { author_id: 'users' },
-        displayField: 'title',
-      },
-      tags: {
-        model: Tag,
-        allowedActions: ['view', 'create', 'update', 'delete'],
-        createSchema: AdminTagWrite,
-        updateSchema: AdminTagWrite,
-        displayField: 'name',
       },
       tiers: {
         model: Tier,

@@ -4,7 +4,6 @@ import { settingsMigration, usersMigration } from './users';
 import { usersVerifiedMigration } from './users-verified';
 import { itemsFulltextMigration } from './items-fulltext';
 import { notesMigration } from './notes';
-import { tagsMigration } from './tags';
 
 /** The example application's own tables; users reference the rate-limit plugin's tiers. */
 export const appMigrations: MigrationSet = {
@@ -37,6 +36,5 @@ export const appMigrations: MigrationSet = {
     '0005_users_is_verified': usersVerifiedMigration,
     '0006_items_fulltext': itemsFulltextMigration,
     '0007_notes': notesMigration,
-    '0008_tags': tagsMigration,
   },
 };

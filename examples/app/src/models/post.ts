@@ -1,7 +1,6 @@
 import { Model } from 'objection';
 import { IsDateString, IsInt, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { POST_TEXT_MAX } from '../text-limits';
-import { Tag } from './tag';
 
 /** `POST /api/vN/posts/` body: `author_id` is an auto field (the signed-in user), never sent. */
 export class PostCreate {
@@ -24,18 +23,9 @@ export class PostRead {
   @IsDateString() created_at!: string;
 }
 
-/** A user's post (title, text, author_id, created_at), with its tags through `post_tags`. */
+/** A user's post (title, text, author_id, created_at). */
 export class Post extends Model {
   static override tableName = 'posts';
-  static override get relationMappings() {
-    return {
-      tags: {
-        relation: Model.ManyToManyRelation,
-        modelClass: Tag,
-        join: { from: 'posts.id', through: { from: 'post_tags.post_id', to: 'post_tags.tag_id' }, to: 'tags.id' },
-      },
-    };
-  }
   static override jsonSchema = {
     type: 'object',
     properties: {
