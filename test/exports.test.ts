@@ -241,7 +241,7 @@ const entries: [string, object, string[]][] = [
       'retryAfterSeconds',
     ],
   ],
-  ['@crudsmith/client/generate', clientGenerate, ['generateModule', 'runCli']],
+  ['@crudsmith/client/generate', clientGenerate, ['generateModule', 'loadDocuments', 'runCli']],
   [
     '@crudsmith/admin',
     adminEntry,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npx crudsmith-client generate --input <openapi.json|url> --out <file.ts> [--check]`
+// `npx crudsmith-client generate --input <openapi.json|url|module> --out <file.ts> [--check]`
 import { runCli } from './generate/cli';
 
 runCli(process.argv.slice(2)).then(

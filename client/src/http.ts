@@ -35,6 +35,8 @@ export interface RequestSpec extends CallOptions {
   path: string;
   query?: URLSearchParams;
   json?: unknown;
+  /** A multipart body (fetch writes its Content-Type with the boundary); sent instead of `json`. */
+  form?: FormData;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -95,7 +97,7 @@ export class HttpClient {
       return await this.fetchImpl(url, {
         method: spec.method,
         headers,
-        body: spec.json === undefined ? undefined : JSON.stringify(spec.json),
+        body: spec.form ?? (spec.json === undefined ? undefined : JSON.stringify(spec.json)),
         signal: signals.length ? AbortSignal.any(signals) : undefined,
         credentials: this.auth?.credentials ?? 'same-origin',
       });

@@ -2,7 +2,8 @@ import type { CallOptions, HttpClient } from './http';
 import type { CreateOptions, WriteOptions } from './types';
 
 // A custom route of the document as one typed function: path parameters, then the body,
-// then options (the query among them), answering the route's 2xx schema.
+// then options (the query among them), answering the route's 2xx schema. A
+// `multipart/form-data` route's body is an object of parts (or a `FormData`), sent as `FormData`.
 
 /** What the generator declares for one custom operation; `params`, `query` and `body` only when it has them. */
 export interface OperationSpec {
@@ -52,12 +53,30 @@ function queryString(query: object | undefined): URLSearchParams | undefined {
   return params;
 }
 
-/** One custom operation of the document as a function; `shape` says whether it takes path parameters and a body. */
+/**
+ * A body of parts as `FormData`: a `Blob` (a `File` keeps its name) as a file part, an array
+ * as one part per item, an object as JSON text, any other value as its text; undefined and
+ * null parts are left out. A `FormData` is sent as it is.
+ */
+export function toFormData(parts: unknown): FormData {
+  if (parts instanceof FormData) return parts;
+  const form = new FormData();
+  for (const [name, value] of Object.entries((parts ?? {}) as Record<string, unknown>)) {
+    for (const part of Array.isArray(value) ? (value as unknown[]) : [value]) {
+      if (part === undefined || part === null) continue;
+      if (part instanceof Blob) form.append(name, part);
+      else form.append(name, typeof part === 'object' ? JSON.stringify(part) : String(part as string | number));
+    }
+  }
+  return form;
+}
+
+/** One custom operation of the document as a function; `shape` says whether it takes path parameters and a body, and whether the body is a form. */
 export function operation<S extends OperationSpec>(
   http: HttpClient,
   method: string,
   path: string,
-  shape: { params?: true; body?: true } = {},
+  shape: { params?: true; body?: true; form?: true } = {},
 ): (...args: OperationArgs<S>) => Promise<S['answer']> {
   return (...args) => {
     const list = [...args] as unknown[];
@@ -68,7 +87,7 @@ export function operation<S extends OperationSpec>(
       method,
       path: fillPath(path, params),
       query: queryString(query),
-      json: body,
+      ...(shape.form ? { form: toFormData(body) } : { json: body }),
       ...writeHeaders(options),
     });
   };

@@ -3,7 +3,8 @@ import { generateModule } from '@crudsmith/client/generate';
 
 // The generator's custom routes on a small document: grouped by tag (merged into the
 // resource of the same name), named from the operationId, `$ref`s inlined, the account
-// plugin's routes and non-JSON bodies left out.
+// plugin's routes and bodies neither JSON nor multipart left out; a multipart body typed as
+// its parts, files as Blob.
 
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 const row = { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } };
@@ -36,8 +37,28 @@ const doc = {
       },
     },
     '/avatar': {
-      post: { operationId: 'avatar', tags: ['users'], requestBody: { content: { 'multipart/form-data': {} } } },
+      post: {
+        operationId: 'avatar',
+        tags: ['users'],
+        requestBody: {
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: ['file'],
+                properties: {
+                  file: { type: 'string', format: 'binary' },
+                  more: { type: 'array', items: { type: 'string', format: 'binary' } },
+                  caption: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses: { 204: {} },
+      },
     },
+    '/import': { post: { operationId: 'import', tags: ['users'], requestBody: { content: { 'text/csv': {} } } } },
     '/auth/login': { post: { operationId: 'account_login', tags: ['auth'] } },
     '/auth/me': { get: { operationId: 'account_me', tags: ['auth'] } },
   },
@@ -56,6 +77,10 @@ describe('the generator on custom routes', () => {
       /export interface TiersReadOp \{\n {2}params: \{\n {4}name: string;\n {2}\};\n {2}query: \{\n {4}full\?: boolean;\n {2}\};\n {2}answer: \{\n {4}name: string;\n {2}\};\n\}/,
     );
     expect(text).toMatch(/export interface ItemsItemsCreateOp \{\n {2}answer: null;\n\}/);
-    expect(text).not.toMatch(/avatar|accountMe|account_login/);
+    expect(text).toContain('avatar: operation<UsersAvatarOp>(http, \'POST\', "/avatar", { body: true, form: true }),');
+    expect(text).toMatch(
+      /export interface UsersAvatarOp \{\n {2}body: \{\n {4}file: Blob;\n {4}more\?: Blob\[\];\n {4}caption\?: string;\n {2}\} \| FormData;\n {2}answer: null;\n\}/,
+    );
+    expect(text).not.toMatch(/"\/import"|accountMe|account_login/);
   });
 });

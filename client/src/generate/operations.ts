@@ -1,9 +1,10 @@
-import { objectType, propertyKey, schemaType, type Schema } from './schema-type';
+import { formType, objectType, propertyKey, schemaType, type Schema } from './schema-type';
 
 // The document's custom routes (the operations without `x-crudsmith-crud`): one typed
 // function each, named from its operationId and grouped by its first tag. The account
-// plugin's routes are left out (the runtime's `account` covers them), and so are routes
-// whose body is not JSON (uploads: `client.http` sends those).
+// plugin's routes are left out (the runtime's `account` covers them). A body is JSON or
+// `multipart/form-data` (uploads: its parts typed, files as `Blob`, sent as `FormData`);
+// a route whose body is of another type is left out (`client.http` sends those).
 
 /** One operation of the document, loosely typed. */
 export interface Operation extends Schema {
@@ -90,7 +91,8 @@ export function customOperations(
       const raw = item[method];
       if (!raw || raw['x-crudsmith-crud'] || !raw.operationId) continue;
       const content = raw.requestBody?.content;
-      if (content && !content['application/json']) continue;
+      const form = Boolean(content && !content['application/json'] && content['multipart/form-data']);
+      if (content && !content['application/json'] && !form) continue;
       const op = inline(raw, doc) as Operation;
       const group = camel(op.tags?.[0] ?? 'routes');
       let name = memberName(op.operationId!, group, resources.has(group));
@@ -100,17 +102,20 @@ export function customOperations(
       const params = paramsType(op.parameters ?? [], 'path', 1);
       const query = paramsType(op.parameters ?? [], 'query', 1);
       const bodySchema = content?.['application/json']?.schema;
+      const formSchema = content?.['multipart/form-data']?.schema;
+      let body: string | undefined;
+      if (form) body = `${formSchema ? formType(formSchema, 1) : 'Record<string, string | Blob>'} | FormData`;
+      else if (bodySchema) body = bodySchema.type === 'object' ? objectType(bodySchema, 1) : schemaType(bodySchema, 1);
       const members = [
         params && `  params: ${params};`,
         query && `  query: ${query};`,
-        bodySchema &&
-          `  body: ${bodySchema.type === 'object' ? objectType(bodySchema, 1) : schemaType(bodySchema, 1)};`,
+        body && `  body: ${body};`,
         `  answer: ${answerType(op)};`,
       ].filter(Boolean);
       const summary = String(op.summary ?? `${method.toUpperCase()} ${path}`)
         .replace(/\s+/g, ' ')
         .replace(/\*\//g, '*\\/');
-      const shape = [params && 'params: true', bodySchema && 'body: true'].filter(Boolean).join(', ');
+      const shape = [params && 'params: true', body && 'body: true', form && 'form: true'].filter(Boolean).join(', ');
       found.push({
         group,
         name,

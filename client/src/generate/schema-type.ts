@@ -59,3 +59,21 @@ export function objectType(s: Schema, indent: number, optionalAll = false): stri
   });
   return `{\n${lines.join('\n')}\n${'  '.repeat(indent)}}`;
 }
+
+/** A `multipart/form-data` schema as the parts object the runtime sends as `FormData`: files (`format: binary`) as `Blob`. */
+export function formType(s: Schema, indent: number): string {
+  const properties = (s.properties ?? {}) as Record<string, Schema>;
+  const required = new Set((s.required ?? []) as string[]);
+  const names = Object.keys(properties);
+  if (!names.length) return 'Record<string, string | Blob>';
+  const pad = '  '.repeat(indent + 1);
+  const part = (schema: Schema | undefined) =>
+    schema?.format === 'binary' || schema?.contentMediaType !== undefined ? 'Blob' : schemaType(schema, indent + 1);
+  const lines = names.map((name) => {
+    const schema = properties[name];
+    const item = schema.type === 'array' ? part(schema.items as Schema | undefined) : undefined;
+    const type = item === undefined ? part(schema) : item.includes(' ') ? `(${item})[]` : `${item}[]`;
+    return `${pad}${propertyKey(name)}${required.has(name) ? '' : '?'}: ${type};`;
+  });
+  return `{\n${lines.join('\n')}\n${'  '.repeat(indent)}}`;
+}

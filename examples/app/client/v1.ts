@@ -423,6 +423,24 @@ export interface TiersReadOp {
   };
 }
 
+/** users_avatar: POST /api/v1/users/{user_id}/avatar. */
+export interface UsersAvatarOp {
+  params: {
+    user_id: number;
+  };
+  body: {
+    file: Blob;
+  } | FormData;
+  answer: {
+    id: number;
+    name: string;
+    username: string;
+    email: string;
+    profile_image_url: string;
+    tier_id: number | null;
+  };
+}
+
 /** users_create: POST /api/v1/users/. */
 export interface UsersCreateOp {
   body: {
@@ -592,6 +610,7 @@ export function createClient(options: ClientOptions) {
       read: operation<TiersReadOp>(http, 'GET', "/api/v1/tier/{tier_name}", { params: true }),
     },
     users: {
+      avatar: operation<UsersAvatarOp>(http, 'POST', "/api/v1/users/{user_id}/avatar", { params: true, body: true, form: true }),
       create: operation<UsersCreateOp>(http, 'POST', "/api/v1/users/", { body: true }),
       delete: operation<UsersDeleteOp>(http, 'DELETE', "/api/v1/users/{user_id}", { params: true }),
       deletePermanent: operation<UsersDeletePermanentOp>(http, 'DELETE', "/api/v1/users/{user_id}/permanent", { params: true }),

@@ -268,6 +268,26 @@ export interface ItemsUpsertOp {
   };
 }
 
+/** users_v2_avatar: POST /api/v2/users/{user_id}/avatar. */
+export interface UsersAvatarOp {
+  params: {
+    user_id: number;
+  };
+  body: {
+    file: Blob;
+  } | FormData;
+  answer: {
+    id: number;
+    name: string;
+    username: string;
+    email: string;
+    avatar_url: string;
+    subscription_tier: string | null;
+    created_at: string;
+    is_verified: boolean;
+  };
+}
+
 /** users_v2_create: POST /api/v2/users/. */
 export interface UsersCreateOp {
   body: {
@@ -413,6 +433,7 @@ export function createClient(options: ClientOptions) {
     },
     posts: resource<PostsSpec, 'create' | 'list'>(http, { create: "/api/v2/posts/", list: "/api/v2/posts/" }),
     users: {
+      avatar: operation<UsersAvatarOp>(http, 'POST', "/api/v2/users/{user_id}/avatar", { params: true, body: true, form: true }),
       create: operation<UsersCreateOp>(http, 'POST', "/api/v2/users/", { body: true }),
       delete: operation<UsersDeleteOp>(http, 'DELETE', "/api/v2/users/{user_id}", { params: true }),
       deletePermanent: operation<UsersDeletePermanentOp>(http, 'DELETE', "/api/v2/users/{user_id}/permanent", { params: true }),

@@ -41,6 +41,7 @@ import { registerLimiter } from './register-limit';
 import { secretKeyProvider } from './secret-key';
 import { cursorKeyFrom } from './cursor-key';
 import { exampleVersions } from './versions';
+import type { VersioningPlugin } from '@crudsmith/versioning';
 import { sudoRoute } from './routes/sudo';
 import { exampleRecovery, readMailSettings, type MailSettings } from './mail';
 import { exampleOauth, type OidcSettings } from './oidc';
@@ -92,6 +93,8 @@ export interface ExampleApp extends App {
   limits: RateLimiter;
   /** The admin interface at /admin (for the first admin user and tests). */
   admin: AdminPlugin;
+  /** The API versions, each with its OpenAPI document (the typed clients are generated from them). */
+  versions: VersioningPlugin;
 }
 
 /** The example application, framework-neutral: routes, plugins and migrations. */
@@ -198,7 +201,7 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
       await hashPool.close();
     }
   };
-  return { ...app, close, auth, limits, admin: panel };
+  return { ...app, close, auth, limits, admin: panel, versions };
 }
 
 /** The Koa application serving a built app; unknown paths get the JSON 404 every adapter gives. */

@@ -1,4 +1,6 @@
 import { ACTIVITY_TYPES, type Activity } from './activity';
+import { en } from './i18n/en';
+import { translator, type Translate } from './i18n/translate';
 
 /** One bar segment: a type's count on a day, stacked on the ones below it. */
 export interface ChartRect {
@@ -26,17 +28,30 @@ const BAR = 8;
 const GAP = 2;
 const PLOT = 48;
 const LABELS = 14;
-const PAST = { create: 'created', update: 'updated', delete: 'deleted' } as const;
-const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-
-const said = (counts: Record<string, number>) => ACTIVITY_TYPES.map((t) => `${counts[t]} ${PAST[t]}`).join(', ');
+const DAY_FORMATS = new Map<string, Intl.DateTimeFormat>();
+/** A day as `5 Mar` in the page's language (the messages' own tag: `en` reads as British English). */
+function dayFormat(t: Translate): Intl.DateTimeFormat {
+  const tag = t('language.tag');
+  let format = DAY_FORMATS.get(tag);
+  if (!format)
+    DAY_FORMATS.set(tag, (format = new Intl.DateTimeFormat(tag, { day: 'numeric', month: 'short', timeZone: 'UTC' })));
+  return format;
+}
 
 /**
  * The geometry of a model's chart: a bar a day, its creates, updates and deletes stacked
  * and scaled to the busiest day; each day titled with its counts, and the whole described
  * in words (totals and the busiest day), so the picture is never the only way to read it.
  */
-export function activityChart(model: string, label: string, activity: Activity): ActivityChart {
+export function activityChart(
+  model: string,
+  label: string,
+  activity: Activity,
+  t: Translate = translator(en),
+): ActivityChart {
+  const DAY = dayFormat(t);
+  const said = (counts: Record<string, number>) =>
+    t('chart.counts', { create: counts.create, update: counts.update, delete: counts.delete });
   const totals = activity.days.map((d) => d.create + d.update + d.delete);
   const busiest = Math.max(0, ...totals);
   const scale = busiest === 0 ? 0 : PLOT / busiest;
@@ -54,15 +69,15 @@ export function activityChart(model: string, label: string, activity: Activity):
     return { x: i * (BAR + GAP), label: `${date}: ${said(counts)}`, rects };
   });
   const sum = { create: 0, update: 0, delete: 0 };
-  for (const d of activity.days) for (const t of ACTIVITY_TYPES) sum[t] += d[t];
+  for (const d of activity.days) for (const type of ACTIVITY_TYPES) sum[type] += d[type];
   const peak = totals.indexOf(busiest);
   return {
     id: `activity-${model}`,
-    title: `${label}: changes a day over the last ${activity.days.length} days`,
+    title: t('chart.title', { models: label, days: activity.days.length }),
     desc:
       busiest === 0
-        ? 'No creates, updates or deletes in these days.'
-        : `${said(sum)} in all; the busiest day, ${days[peak].label.split(':')[0]}, had ${busiest}.`,
+        ? t('chart.none')
+        : t('chart.summary', { counts: said(sum), day: days[peak].label.split(':')[0], busiest }),
     width: activity.days.length * (BAR + GAP) - GAP,
     height: PLOT + LABELS,
     barWidth: BAR,

@@ -19,6 +19,7 @@ import { AdminDependencyError, AdminSchemaError } from './errors';
 import { checkReferences, resolveView, type ResolvedView } from './model-view';
 import type { AdminOptions } from './options';
 import { authRoutes } from './routes/auth-routes';
+import { languageRoute } from './routes/language';
 import { bulkDeleteRoute } from './routes/bulk-delete';
 import { csvExportRoute } from './routes/csv-export';
 import { csvImportRoute } from './routes/csv-import';
@@ -32,6 +33,7 @@ import { accountActionRoute } from './routes/account-actions';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
 import { dashboardRoutes, listRoutes } from './routes/pages';
 import { RowCounts } from './row-counts';
+import { catalogue } from './i18n/translate';
 
 /** The admin plugin, and what an app does with it besides mounting it. */
 export interface AdminPlugin extends Plugin {
@@ -140,11 +142,13 @@ export function admin(options: AdminOptions): AdminPlugin {
     exactCountLimit: options.exactCountLimit ?? 100_000,
     logger: options.logger ?? { error: (message, error) => console.error(message, error) },
     events: new EventLog(knex, tables.events, options.eventIntegration ?? false),
+    i18n: catalogue(options.messages),
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);
   const routes = [
     ctx.assets.route(mount),
     ...authRoutes(ctx),
+    languageRoute(ctx),
     ...dashboardRoutes(ctx, counts),
     ...managementRoutes(ctx),
     ...eventRoutes(ctx),

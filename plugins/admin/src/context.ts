@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { ErrorLogger } from '@crudsmith/core';
+import type { ErrorLogger, NeutralRequest } from '@crudsmith/core';
+import { languageOf, translator, type Catalogue, type Translate } from './i18n/translate';
 import type { AdminAuth, AdminPrincipal } from './admin-auth';
 import type { Assets } from './assets';
 import type { EventLog } from './event-log';
@@ -19,15 +20,39 @@ export interface AdminContext {
   exactCountLimit: number;
   logger: ErrorLogger;
   events: EventLog;
+  /** The languages of the pages and their messages. */
+  i18n: Catalogue;
 }
 
-/** What the layout of every page reads. */
+/** The reader's language (its cookie, else `Accept-Language`, else English) and its translate function. */
+export function translate(ctx: AdminContext, req: Pick<NeutralRequest, 'cookies' | 'headers'>): Translate {
+  return translator(ctx.i18n.messages(languageOf(req, ctx.i18n.languages)));
+}
+
+/** What the layout of every page reads, `t` (the page's messages) and `lang` among it. */
 export function layoutLocals(
   ctx: AdminContext,
+  req: Pick<NeutralRequest, 'cookies' | 'headers' | 'path' | 'query'>,
   principal: AdminPrincipal | null,
   pageTitle: string,
 ): Record<string, unknown> {
+  const lang = languageOf(req, ctx.i18n.languages);
+  const messages = ctx.i18n.messages(lang);
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(req.query ?? {}))
+    for (const one of Array.isArray(value) ? value : [value]) query.append(key, one);
+  const here = `${req.path}${query.size ? `?${query}` : ''}`;
   return {
+    lang,
+    t: translator(messages),
+    // Each other language as a link that remembers it and comes back to this page.
+    languages: ctx.i18n.languages
+      .filter((tag) => tag !== lang)
+      .map((tag) => ({
+        tag,
+        name: ctx.i18n.messages(tag)['language.name'],
+        href: `${ctx.mount}/language?${new URLSearchParams({ lang: tag, next: here })}`,
+      })),
     mount: ctx.mount,
     title: ctx.title,
     scheme: ctx.scheme,

@@ -1,6 +1,8 @@
 import type { ColumnInfo } from '@crudsmith/core';
 import { showValue, type Shown } from './format-value';
 import type { ResolvedView } from './model-view';
+import { en } from './i18n/en';
+import { translator, type Translate } from './i18n/translate';
 
 /** One changed or recorded field of an event, as the log shows it. */
 export interface EventField {
@@ -27,14 +29,14 @@ const SYSTEMS: [RegExp, string][] = [
   [/Linux/, 'Linux'],
 ];
 
-/** A user agent as browser and system ("Chrome 131 on Linux"); the whole string stays on hover. */
-export function shortAgent(agent: string | null): string {
+/** A user agent as browser and system ("Chrome 131 on Linux", in the page's language); the whole string stays on hover. */
+export function shortAgent(agent: string | null, t: Translate = translator(en)): string {
   if (!agent) return '';
   const text = agent.slice(0, 512);
   const browser = BROWSERS.map(([pattern, name]) => [pattern.exec(text), name] as const).find(([match]) => match);
   const system = SYSTEMS.find(([pattern]) => pattern.test(text))?.[1];
   const name = browser ? `${browser[1]} ${browser[0]![1]}` : text.split(/[\s/]/)[0].slice(0, 40);
-  return system ? `${name} on ${system}` : name;
+  return system ? t('events.agent', { browser: name, system }) : name;
 }
 
 /**

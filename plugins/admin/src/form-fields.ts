@@ -1,6 +1,8 @@
 import { ValidationError, type ColumnInfo, type ValidationIssue } from '@crudsmith/core';
 import { toBoolean, toDate } from './format-value';
 import type { ResolvedView } from './model-view';
+import { en } from './i18n/en';
+import { translator, type Translate } from './i18n/translate';
 
 /** One input of a generated form. */
 export interface FormField {
@@ -130,13 +132,14 @@ export function formValues(
   view: ResolvedView,
   fields: string[],
   body: Record<string, unknown>,
+  t: Translate = translator(en),
 ): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   const issues: ValidationIssue[] = [];
   for (const name of fields) {
     if (!(name in body) || view.view.files?.[name]) continue;
     if (view.arrays.has(name)) {
-      values[name] = listValue(view, name, body[name], issues);
+      values[name] = listValue(view, name, body[name], { issues, t });
       continue;
     }
     const raw = last(body[name]);
@@ -162,7 +165,7 @@ export function formValues(
       if (!ok || !Number.isFinite(Number(raw)))
         issues.push({
           loc: ['body', name],
-          msg: `Enter ${column.kind === 'integer' ? 'a whole number' : 'a number'}`,
+          msg: t(column.kind === 'integer' ? 'form.enterWholeNumber' : 'form.enterNumber'),
           type: 'number_parsing',
         });
       else values[name] = Number(raw);
@@ -170,7 +173,7 @@ export function formValues(
     }
     if (column.kind === 'datetime') {
       const match = DATETIME_LOCAL.exec(raw);
-      if (!match) issues.push({ loc: ['body', name], msg: 'Enter a date and time', type: 'datetime_parsing' });
+      if (!match) issues.push({ loc: ['body', name], msg: t('form.enterDateTime'), type: 'datetime_parsing' });
       else values[name] = `${match[1]}T${match[2]}${match[3] ?? ':00'}Z`;
       continue;
     }
@@ -199,15 +202,20 @@ function parseList(text: string): string[] {
 
 // The values of a multi-value field: the chosen options of a multiple select (each one
 // the schema lists), or the lines of a text area; at most MULTI_MAX.
-function listValue(view: ResolvedView, name: string, sent: unknown, issues: ValidationIssue[]): string[] {
+function listValue(
+  view: ResolvedView,
+  name: string,
+  sent: unknown,
+  { issues, t }: { issues: ValidationIssue[]; t: Translate },
+): string[] {
   const options = view.arrays.get(name)!.options;
   const raw = [sent].flat().filter((v): v is string => typeof v === 'string');
   const list = (options ? raw : raw.flatMap((text) => text.split('\n'))).map((v) => v.trim()).filter(Boolean);
   if (list.length > MULTI_MAX)
-    issues.push({ loc: ['body', name], msg: `At most ${MULTI_MAX} values`, type: 'too_long' });
+    issues.push({ loc: ['body', name], msg: t('form.atMostValues', { count: MULTI_MAX }), type: 'too_long' });
   const unknown = options ? list.filter((v) => !options.map(String).includes(v)) : [];
   if (unknown.length > 0)
-    issues.push({ loc: ['body', name], msg: `Not a choice: ${unknown[0].slice(0, 50)}`, type: 'enum' });
+    issues.push({ loc: ['body', name], msg: t('form.notAChoice', { value: unknown[0].slice(0, 50) }), type: 'enum' });
   return list;
 }
 

@@ -8,7 +8,7 @@ import {
 } from '@crudsmith/core';
 import type { AdminPrincipal } from './admin-auth';
 import { setAdminUser } from './admin-user-of';
-import { layoutLocals, type AdminContext } from './context';
+import { layoutLocals, translate, type AdminContext } from './context';
 import { html, isHtmx, wantsJson } from './page';
 import { render } from './templates';
 
@@ -79,7 +79,7 @@ export function errorResult(
   const message =
     mapped && typeof mapped.detail === 'string' && status !== 500
       ? mapped.detail
-      : 'Something went wrong; the error has been noted.';
+      : translate(ctx, req)('error.unexpected');
   const headers = { ...(mapped?.headers ?? {}) };
   if (wantsJson(req))
     return {
@@ -87,7 +87,15 @@ export function errorResult(
       headers: { ...headers, 'Cache-Control': 'no-store' },
       json: { detail: mapped?.detail && status !== 500 ? mapped.detail : message },
     };
-  return html(status, render('error', { ...layoutLocals(ctx, principal, `Error ${status}`), status, message }), {
-    headers,
-  });
+  return html(
+    status,
+    render('error', {
+      ...layoutLocals(ctx, req, principal, translate(ctx, req)('error.title', { status })),
+      status,
+      message,
+    }),
+    {
+      headers,
+    },
+  );
 }

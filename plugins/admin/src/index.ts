@@ -17,3 +17,4 @@ export type {
 
 /** The startup errors of a bad configuration. */
 export { AdminSchemaError, AdminModelTypeError, AdminDependencyError } from './errors';
+export type { MessageKey, Messages } from './i18n/en';

@@ -5,6 +5,8 @@ import type { AdminContext } from './context';
 import { parseId } from './ids';
 import type { ResolvedView } from './model-view';
 import type { Choice } from './routes/lookup';
+import { en } from './i18n/en';
+import { translator, type Translate } from './i18n/translate';
 
 /** Most rows a many-to-many field holds: a form shows them all and a submission sends no more. */
 export const MANY_LIMIT = 100;
@@ -61,15 +63,19 @@ export async function linkedChoices(db: Knex, link: ManyLink, owner: unknown): P
  * The keys a submission sends for the relation (`undefined`: the field was not sent, the
  * links stay): each a key of the target, at most MANY_LIMIT, else a 422 on the field.
  */
-export function parseLinkSet(link: ManyLink, body: Record<string, unknown>): (string | number)[] | undefined {
+export function parseLinkSet(
+  link: ManyLink,
+  body: Record<string, unknown>,
+  t: Translate = translator(en),
+): (string | number)[] | undefined {
   const raw = body[link.name];
   if (raw === undefined) return undefined;
   const sent = [raw].flat().filter((v) => v !== '');
   if (sent.length > MANY_LIMIT)
-    throw ValidationError.of(['body', link.name], `At most ${MANY_LIMIT} choices`, 'too_long');
+    throw ValidationError.of(['body', link.name], t('form.atMostChoices', { count: MANY_LIMIT }), 'too_long');
   const keys = sent.map((v) => (typeof v === 'string' ? parseId(link.target, v) : undefined));
   if (keys.some((k) => k === undefined || Array.isArray(k)))
-    throw ValidationError.of(['body', link.name], 'Choose from the list', 'value_error');
+    throw ValidationError.of(['body', link.name], t('form.chooseFromList'), 'value_error');
   return [...new Set(keys as (string | number)[])];
 }
 
@@ -82,13 +88,13 @@ export async function writeLinkSet(
   trx: Knex.Transaction,
   link: ManyLink,
   owner: unknown,
-  keys: (string | number)[],
+  { keys, t = translator(en) }: { keys: (string | number)[]; t?: Translate },
 ): Promise<void> {
   const table = link.target.info.table;
   if (keys.length > 0) {
     const found = await trx(table).whereIn(link.targetKey, keys).count({ n: '*' }).first();
     if (Number(found?.n) !== keys.length)
-      throw ValidationError.of(['body', link.name], 'Choose from the list', 'value_error');
+      throw ValidationError.of(['body', link.name], t('form.chooseFromList'), 'value_error');
   }
   const remove = trx(link.joinTable).where(link.joinOwner, owner as string);
   await (keys.length > 0 ? remove.whereNotIn(link.joinTarget, keys) : remove).delete();

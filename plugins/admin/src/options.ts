@@ -11,6 +11,7 @@ import type {
   UploadedFile,
 } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
+import type { Messages } from './i18n/en';
 
 /** What the admin may do with a model's rows. */
 export type AdminAction = 'view' | 'create' | 'update' | 'delete';
@@ -164,6 +165,13 @@ export interface AdminOptions {
   hashPool?: HashPool;
   /** Page title and stylesheet choice. */
   theme?: AdminTheme;
+  /**
+   * Messages by language tag, merged over the shipped English (`en`) and German (`de`):
+   * an override replaces a shipped message, and a new tag adds a language (its missing keys
+   * in English). A reader gets the language of their choice (a link in the header, kept in
+   * a cookie), else the best of their browser's `Accept-Language`, else English.
+   */
+  messages?: Record<string, Partial<Messages>>;
   /** Rows past which the dashboard shows an estimated count on PostgreSQL and MariaDB (default 100 000). */
   exactCountLimit?: number;
   /** Record sign-ins, failed sign-ins, sign-outs, creates, updates (a before/after diff), deletes and list views in `admin_events`, shown at `{mount}/management/events` (default false). */

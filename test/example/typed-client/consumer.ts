@@ -21,7 +21,12 @@ export interface JourneyResult {
   signedOut: boolean;
   usersMe: string;
   exported: number;
+  avatar: string;
 }
+
+// A real 1×1 PNG, uploaded as the signed-in user's avatar through the typed multipart route.
+const PNG =
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0d9c0a40000000049454e44ae426082';
 
 /** List with filters, paginate, create, update, and a bearer sign-in that refreshes once. */
 export async function journey(baseUrl: string, user: { username: string; password: string }): Promise<JourneyResult> {
@@ -60,6 +65,11 @@ export async function journey(baseUrl: string, user: { username: string; passwor
   const [me] = await Promise.all([signed.account.me(), signed.account.me()]);
   // A custom route of the document, typed from its schemas.
   const usersMe = await signed.users.me();
+  const png = Uint8Array.from(PNG.match(/../g)!, (byte) => parseInt(byte, 16));
+  const withAvatar = await signed.users.avatar(
+    { user_id: usersMe.id },
+    { file: new Blob([png], { type: 'image/png' }) },
+  );
   const exported = await v1.items.export({ filters: { category }, sort: 'name', format: 'csv' });
 
   // The session transport: a refused CSRF token is re-minted once, so sign-out goes through.
@@ -87,6 +97,7 @@ export async function journey(baseUrl: string, user: { username: string; passwor
     signedOut,
     usersMe: usersMe.username,
     exported: (await exported.text()).trim().split('\n').length,
+    avatar: withAvatar.avatar_url,
   };
 }
 
@@ -118,4 +129,6 @@ export async function misuses(): Promise<void> {
   console.log((await v2.users.me()).price);
   // @ts-expect-error a custom route's body field the schema lacks
   await v2.items.upsert({ id: 1 }, { colour: 'red' });
+  // @ts-expect-error a multipart route's file part is a Blob, not a string
+  await v2.users.avatar({ user_id: 1 }, { file: 'me.png' });
 }

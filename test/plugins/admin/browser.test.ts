@@ -259,7 +259,9 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
 
     it("shows the event log: this session's sign-in and writes, newest first, filtered by type", async () => {
       await Promise.all([page.waitForURL('**/admin/management/events'), page.click('header a:has-text("Events")')]);
-      const types = await page.$$eval('tbody tr[data-event]', (rows) => rows.map((row) => row.children[1].textContent));
+      const types = await page.$$eval('tbody tr[data-event]', (rows) =>
+        rows.map((row) => row.children[1].getAttribute('data-type')),
+      );
       for (const type of ['sign_in', 'create', 'update', 'delete', 'restore']) expect(types).toContain(type);
       expect(types.indexOf('restore')).toBeLessThan(types.indexOf('sign_in'));
       expect(await page.textContent('tbody')).not.toContain(ADMIN.password);
@@ -273,7 +275,7 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
       const restores = await page.$$eval('tbody tr[data-event]', (rows) =>
         rows.map((row) => `${row.children[1].textContent}:${row.children[4].textContent}`),
       );
-      expect(restores.sort()).toEqual(['restore:1', 'restore:2']);
+      expect(restores.sort()).toEqual(['Restore:1', 'Restore:2']);
       await w.screenshot('events-restores');
       expect(w.problems).toEqual([]);
     });
@@ -341,6 +343,32 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
       expect(await page.getAttribute('html', 'data-scheme')).toBe('light');
       expect(w.problems).toEqual([]);
     }, 60_000);
+
+    it('switches to German with the header link, keeps it by its cookie, fits 390 px in German, and switches back', async () => {
+      await page.goto('/admin/items/');
+      await Promise.all([page.waitForURL('**/admin/items/'), page.click('header a[hreflang=de]')]);
+      expect(await page.getAttribute('html', 'lang')).toBe('de');
+      expect(await page.textContent('header a.signout')).toBe('Abmelden');
+      expect(await page.textContent('#list-content .pager span')).toMatch(/^\d+ Zeilen · Seite 1 von \d+$/);
+      await w.screenshot('list-de');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.goto('/admin/');
+      expect(await page.textContent('h1')).toBe('Übersicht');
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        for (const path of ['/admin/', '/admin/items/', '/admin/items/create_page']) {
+          await page.goto(path);
+          expect(await pageScrollsSideways(page), path).toEqual([]);
+          expect(await smallTargets(page), path).toEqual([]);
+        }
+        await w.screenshot('create-de-390');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 720 });
+      }
+      await Promise.all([page.waitForURL('**/admin/items/create_page'), page.click('header a[hreflang=en]')]);
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+      expect(w.problems).toEqual([]);
+    }, 90_000);
 
     it('fits a 390 px phone: no page-wide horizontal scroll, lists scrolling in their own box, tap targets of 24 px at least', async () => {
       await page.setViewportSize({ width: 390, height: 844 });

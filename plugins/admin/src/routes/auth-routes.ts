@@ -5,7 +5,7 @@ import {
   type NeutralResult,
   type RouteDescriptor,
 } from '@crudsmith/core';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { errorResult } from '../guard';
 import { html } from '../page';
 import { render } from '../templates';
@@ -20,7 +20,7 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
   ) => {
     const prelogin = await auth.prelogin(req);
     const body = render('login', {
-      ...layoutLocals(ctx, null, 'Sign in'),
+      ...layoutLocals(ctx, req, null, translate(ctx, req)('login.title')),
       csrfToken: prelogin.token,
       message: page.message ?? null,
       username: page.username ?? '',
@@ -71,9 +71,7 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
       async handler(req) {
         try {
           if (!(await auth.preloginValid(req))) {
-            return loginPage(req, 403, {
-              message: 'The sign-in form has expired or did not come from this site; please try again.',
-            });
+            return loginPage(req, 403, { message: translate(ctx, req)('login.expired') });
           }
           const body = (req.body ?? {}) as Record<string, unknown>;
           const username = typeof body.username === 'string' ? body.username : '';
@@ -94,7 +92,10 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
             const error = auth.lockedError(outcome.retryAfter);
             return loginPage(req, 429, { message: error.message, username, headers: error.headers });
           }
-          return loginPage(req, 401, { message: 'Incorrect username or password.', username: username.slice(0, 100) });
+          return loginPage(req, 401, {
+            message: translate(ctx, req)('login.incorrect'),
+            username: username.slice(0, 100),
+          });
         } catch (error) {
           if (error instanceof HttpError && error.status === 429)
             return loginPage(req, 429, { message: error.message, headers: error.headers });

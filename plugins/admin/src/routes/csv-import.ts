@@ -9,7 +9,7 @@ import {
   type RouteDescriptor,
 } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { csvRecords, type CsvRecord } from '../csv-records';
 import { formValues } from '../form-fields';
 import { guarded } from '../guard';
@@ -18,6 +18,7 @@ import type { ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+import type { Translate } from '../i18n/translate';
 
 // A date-time with its zone, as the export writes one (`2026-01-02T03:04:05.678Z`).
 const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -50,11 +51,11 @@ export function importMaxBytes(view: ResolvedView): number {
  */
 export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor {
   const base = `${ctx.mount}/${view.name}`;
-  const refused = (principal: AdminPrincipal, lines: string[]) =>
+  const refused = (req: NeutralRequest, principal: AdminPrincipal, lines: string[]) =>
     html(
       422,
       render('import-errors', {
-        ...layoutLocals(ctx, principal, `Import ${view.labels.plural.toLowerCase()}`),
+        ...layoutLocals(ctx, req, principal, translate(ctx, req)('import.title', { models: view.labels.plural })),
         errors: lines,
         back: `${base}/`,
       }),
@@ -73,7 +74,8 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
       if (file.size > importMaxBytes(view))
         throw new PayloadTooLargeError(`The file is over ${importMaxBytes(view)} bytes; split it and import each part`);
       try {
-        const rows = await checkedRows(req, view, file.data);
+        const t = translate(ctx, req);
+        const rows = await checkedRows(req, view, file.data, t);
         await ctx.knex.transaction(async (trx) => {
           for (const { line, values } of rows) {
             try {
@@ -81,7 +83,7 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
             } catch (error) {
               const mapped = mapDatabaseError(error);
               if (!mapped || mapped.status >= 500) throw error;
-              throw new ImportRefused([`Line ${line}: ${String(mapped.detail)}`]);
+              throw new ImportRefused([t('import.line', { line, problem: String(mapped.detail) })]);
             }
           }
         });
@@ -92,7 +94,7 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
         ]);
         return seeOther(req, `${base}/`);
       } catch (error) {
-        if (error instanceof ImportRefused) return refused(principal, error.lines);
+        if (error instanceof ImportRefused) return refused(req, principal, error.lines);
         throw error;
       }
     },
@@ -104,6 +106,7 @@ async function checkedRows(
   req: NeutralRequest,
   view: ResolvedView,
   data: Buffer,
+  t: Translate,
 ): Promise<{ line: number; values: Row }[]> {
   let records: CsvRecord[];
   try {
@@ -111,10 +114,10 @@ async function checkedRows(
   } catch (error) {
     if (error instanceof ValidationError && Array.isArray(error.detail))
       throw new ImportRefused(error.detail.map((issue) => issue.msg));
-    throw new ImportRefused(['The file is not UTF-8 text']);
+    throw new ImportRefused([t('import.notUtf8')]);
   }
   const [head, ...body] = records;
-  if (!head || body.length === 0) throw new ImportRefused(['The file has no rows under its header line']);
+  if (!head || body.length === 0) throw new ImportRefused([t('import.noRows')]);
   // Only the create form's fields: never the password, a file, or a server-side column.
   const allowed = view.createFields.filter((f) => f !== view.password?.field && !view.view.files?.[f]);
   // The export's other columns (the key, times the server sets) are left for the database
@@ -124,19 +127,30 @@ async function checkedRows(
   const taken = head.cells.filter((name) => allowed.includes(name));
   if (unknown.length > 0)
     throw new ImportRefused([
-      `Line 1: unknown column ${unknown.map((n) => `'${n.slice(0, 64)}'`).join(', ')} (columns: ${allowed.join(', ')})`,
+      t('import.line', {
+        line: 1,
+        problem: t('import.unknownColumns', {
+          unknown: unknown.map((n) => `'${n.slice(0, 64)}'`).join(', '),
+          columns: allowed.join(', '),
+        }),
+      }),
     ]);
   const problems: string[] = [];
   const rows: { line: number; values: Row }[] = [];
   const auto = await autoValues(req, view.declaration.autoFields.create);
   for (const record of body) {
     if (record.cells.length !== head.cells.length) {
-      problems.push(`Line ${record.line}: ${record.cells.length} fields, the header has ${head.cells.length}`);
+      problems.push(
+        t('import.line', {
+          line: record.line,
+          problem: t('import.fieldCount', { count: record.cells.length, header: head.cells.length }),
+        }),
+      );
       continue;
     }
     const posted = Object.fromEntries(head.cells.map((name, i) => [name, cellValue(view, name, record.cells[i])]));
     try {
-      let values = formValues(view, taken, posted);
+      let values = formValues(view, taken, posted, t);
       const schema = view.view.createSchema;
       if (!Array.isArray(schema)) values = await validateBody(schema, values);
       values = { ...values, ...auto };
@@ -147,7 +161,10 @@ async function checkedRows(
       const issues = Array.isArray(error.detail) ? error.detail : [{ loc: [], msg: error.detail }];
       for (const issue of issues)
         problems.push(
-          `Line ${record.line}: ${[issue.loc[issue.loc.length - 1], issue.msg].filter(Boolean).join(': ')}`,
+          t('import.line', {
+            line: record.line,
+            problem: [issue.loc[issue.loc.length - 1], issue.msg].filter(Boolean).join(': '),
+          }),
         );
     }
   }

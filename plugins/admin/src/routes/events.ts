@@ -1,5 +1,5 @@
 import type { RouteDescriptor } from '@crudsmith/core';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { EVENT_TYPES, EVENTS_PER_PAGE, parseEventFilter } from '../event-log';
 import { guarded } from '../guard';
 import { html } from '../page';
@@ -23,10 +23,11 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
       };
       const at = (page: number) =>
         `${base}?${new URLSearchParams({ type: one('type'), username: one('username'), from: one('from'), to: one('to'), page: String(page) })}`;
+      const t = translate(ctx, req);
       return html(
         200,
         render('events', {
-          ...layoutLocals(ctx, principal, 'Events'),
+          ...layoutLocals(ctx, req, principal, t('events.title')),
           base,
           types: EVENT_TYPES,
           query: { type: one('type'), username: one('username'), from: one('from'), to: one('to') },
@@ -34,7 +35,7 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
             ...e,
             at: showValue(e.at, AT),
             fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model)),
-            agent: shortAgent(e.userAgent),
+            agent: shortAgent(e.userAgent, t),
             revertible:
               e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')),
           })),

@@ -9,7 +9,7 @@ import {
   type RouteDescriptor,
 } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { childLists, type ChildList } from '../child-rows';
 import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
@@ -94,7 +94,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     return lists;
   };
 
-  const page = async (principal: AdminPrincipal, status: number, form: FormState) => {
+  const page = async (req: NeutralRequest, principal: AdminPrincipal, status: number, form: FormState) => {
     const { mode, values, errors = {}, id } = form;
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
     const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, {
@@ -121,7 +121,9 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const one = view.labels.singular.toLowerCase();
     const named = form.label ?? id;
-    const title = mode === 'create' ? `New ${one}` : `Edit ${one} ${named}`;
+    const t = translate(ctx, req);
+    const title =
+      mode === 'create' ? t('form.create', { model: one }) : t('form.update', { model: one, id: String(named) });
     const multipart = fields.some((f) => f.input === 'file');
     const unlockAction =
       mode === 'update' && view.view.unlock && (await lockedOut(view, id!))
@@ -132,7 +134,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     return html(
       status,
       render('form', {
-        ...layoutLocals(ctx, principal, title),
+        ...layoutLocals(ctx, req, principal, title),
         view: { name: view.name, base },
         mode,
         action,
@@ -157,6 +159,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     write: (db: Knex, values: Record<string, unknown>, uploads: StoredUploads) => Promise<Written>,
   ) => {
     const { mode, id, row } = target;
+    const t = translate(ctx, req);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const fields = mode === 'create' ? view.createFields : view.updateFields;
     const echo = Object.fromEntries(
@@ -165,7 +168,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     let uploads: StoredUploads | undefined;
     let written = false;
     try {
-      let values = formValues(view, fields, body);
+      let values = formValues(view, fields, body, t);
       const schema = mode === 'create' ? view.view.createSchema : view.view.updateSchema;
       if (!Array.isArray(schema)) values = await validateBody(schema, values);
       const password = view.password;
@@ -181,13 +184,16 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       Object.assign(values, stored.values, await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       // Many-to-many choices are checked before the write, and written in its transaction.
-      const sets = links.map((link) => ({ link, keys: parseLinkSet(link, body) })).filter((s) => s.keys !== undefined);
+      const sets = links
+        .map((link) => ({ link, keys: parseLinkSet(link, body, t) }))
+        .filter((s) => s.keys !== undefined);
       const { logged, committed } =
         sets.length === 0
           ? await write(ctx.knex, values, stored)
           : await ctx.knex.transaction(async (trx) => {
               const done = await write(trx, values, stored);
-              for (const { link, keys } of sets) await writeLinkSet(trx, link, done.row[link.ownerKey], keys!);
+              for (const { link, keys } of sets)
+                await writeLinkSet(trx, link, done.row[link.ownerKey], { keys: keys!, t });
               return done;
             });
       written = true;
@@ -200,20 +206,19 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       // No row refers to the files of a write that failed.
       if (!written) await uploads?.discard();
       if (error instanceof ValidationError)
-        return page(principal, 422, { mode, values: echo, errors: fieldMessages(error), id, row });
+        return page(req, principal, 422, { mode, values: echo, errors: fieldMessages(error), id, row });
       // Their change stays: the form comes back with this editor's values, theirs beside
       // them, and the row's new state, so saving again overwrites knowingly.
       if (mode === 'update' && (error instanceof RowChangedError || error instanceof NotFoundError)) {
         const saved = await view.repository.get(ctx.knex, idFilters(view, parseId(view, id)!));
         if (!saved) throw new NotFoundError('Item not found');
         const conflicts = conflictsOf(view, fields, echo, saved);
-        const message =
-          'Someone else saved this row after you opened it; nothing was written. Save again to keep your values.';
-        return page(principal, 409, { mode, values: echo, errors: { _form: message }, id, row: saved, conflicts });
+        const message = translate(ctx, req)('form.conflict');
+        return page(req, principal, 409, { mode, values: echo, errors: { _form: message }, id, row: saved, conflicts });
       }
       const mapped = mapDatabaseError(error);
       if (mapped instanceof DuplicateValueError)
-        return page(principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
+        return page(req, principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
       throw error;
     }
   };
@@ -223,7 +228,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       guarded(
         ctx,
         { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` },
-        async (_req, principal) => page(principal, 200, { mode: 'create', values: {} }),
+        async (req, principal) => page(req, principal, 200, { mode: 'create', values: {} }),
       ),
       guarded(
         ctx,
@@ -257,7 +262,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         { method: 'GET', path: `${base}/update/:id`, operation: `admin_${view.name}_update_page` },
         async (req, principal) => {
           const { row } = await load(req);
-          return page(principal, 200, {
+          return page(req, principal, 200, {
             mode: 'update',
             values: row,
             id: req.params.id,

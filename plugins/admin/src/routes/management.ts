@@ -3,10 +3,11 @@ import {
   ValidationError,
   mapDatabaseError,
   DuplicateValueError,
+  type NeutralRequest,
   type RouteDescriptor,
 } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { html, seeOther } from '../page';
 import { render } from '../templates';
@@ -24,6 +25,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
   const { auth } = ctx;
 
   const usersPage = async (
+    req: NeutralRequest,
     principal: AdminPrincipal,
     status: number,
     form: { username?: string; errors?: Record<string, string> } = {},
@@ -41,7 +43,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     return html(
       status,
       render('management-users', {
-        ...layoutLocals(ctx, principal, 'Admin users'),
+        ...layoutLocals(ctx, req, principal, translate(ctx, req)('users.title')),
         base,
         rows,
         username: form.username ?? '',
@@ -58,8 +60,8 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
   };
 
   return [
-    guarded(ctx, { method: 'GET', path: `${base}/`, operation: 'admin_management_users' }, async (_req, principal) =>
-      usersPage(principal, 200),
+    guarded(ctx, { method: 'GET', path: `${base}/`, operation: 'admin_management_users' }, async (req, principal) =>
+      usersPage(req, principal, 200),
     ),
     guarded(
       ctx,
@@ -68,23 +70,25 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
         const body = (req.body ?? {}) as Record<string, unknown>;
         const username = typeof body.username === 'string' ? body.username : '';
         const password = typeof body.password === 'string' ? body.password : '';
+        const t = translate(ctx, req);
         const errors: Record<string, string> = {};
-        if (username.trim() === '') errors.username = 'Enter a username';
-        if ([...password].length < ADMIN_PASSWORD_MIN) errors.password = `At least ${ADMIN_PASSWORD_MIN} characters`;
+        if (username.trim() === '') errors.username = t('users.enterUsername');
+        if ([...password].length < ADMIN_PASSWORD_MIN)
+          errors.password = t('users.atLeast', { count: ADMIN_PASSWORD_MIN });
         if ([...password].length > auth.passwords.maxLength)
-          errors.password = `At most ${auth.passwords.maxLength} characters`;
-        if (Object.keys(errors).length > 0) return usersPage(principal, 422, { username, errors });
+          errors.password = t('users.atMost', { count: auth.passwords.maxLength });
+        if (Object.keys(errors).length > 0) return usersPage(req, principal, 422, { username, errors });
         try {
           const hashed = await auth.passwords.bounded(req.clientAddress, () => auth.passwords.hash(password));
           await auth.users.insert(username, hashed, Date.now());
         } catch (error) {
           if (error instanceof ValidationError)
-            return usersPage(principal, 422, {
+            return usersPage(req, principal, 422, {
               username,
               errors: { username: String((error.detail as { msg: string }[])[0]?.msg) },
             });
           if (mapDatabaseError(error) instanceof DuplicateValueError)
-            return usersPage(principal, 409, { username, errors: { username: 'This username is taken' } });
+            return usersPage(req, principal, 409, { username, errors: { username: t('users.taken') } });
           throw error;
         }
         return seeOther(req, `${base}/`);
@@ -116,7 +120,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
         return html(
           200,
           render('management-sessions', {
-            ...layoutLocals(ctx, principal, `Sessions of ${user.username}`),
+            ...layoutLocals(ctx, req, principal, translate(ctx, req)('sessions.title', { username: user.username })),
             base,
             user,
             sessions,

@@ -1,6 +1,6 @@
 import type { NeutralRequest, RouteDescriptor } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
 import { columnFilterConditions, filterControls, filterParams, parseColumnFilters } from '../list-filters';
@@ -21,7 +21,8 @@ const LATEST_EVENTS = 10;
 
 /** The dashboard (`GET {mount}/` and its partial `dashboard-content`). */
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
-  const content = async () => {
+  const content = async (req: NeutralRequest) => {
+    const t = translate(ctx, req);
     const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
     // With the log on, each model's writes a day (one grouped query) and the latest events (one small indexed query).
     const activity = ctx.events.enabled ? await ctx.events.activity(views.map((v) => v.name)) : null;
@@ -30,7 +31,7 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
         name: v.name,
         label: v.labels.plural,
         count: await counts.of(v),
-        chart: activity ? activityChart(v.name, v.labels.plural, activity.get(v.name)!) : null,
+        chart: activity ? activityChart(v.name, v.labels.plural, activity.get(v.name)!, t) : null,
       })),
     );
     const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
@@ -47,14 +48,26 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
     };
   };
   return [
-    guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (_req, principal) =>
-      html(200, render('dashboard', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
+    guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (req, principal) =>
+      html(
+        200,
+        render('dashboard', {
+          ...layoutLocals(ctx, req, principal, translate(ctx, req)('dashboard.title')),
+          ...(await content(req)),
+        }),
+      ),
     ),
     guarded(
       ctx,
       { method: 'GET', path: `${ctx.mount}/dashboard-content`, operation: 'admin_dashboard_content' },
-      async (_req, principal) =>
-        html(200, render('dashboard-content', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
+      async (req, principal) =>
+        html(
+          200,
+          render('dashboard-content', {
+            ...layoutLocals(ctx, req, principal, translate(ctx, req)('dashboard.title')),
+            ...(await content(req)),
+          }),
+        ),
     ),
   ];
 }
@@ -97,7 +110,7 @@ export async function listLocals(
     ]),
   );
   return {
-    ...layoutLocals(ctx, principal, view.labels.plural),
+    ...layoutLocals(ctx, req, principal, view.labels.plural),
     view: {
       name: view.name,
       base,

@@ -6,7 +6,7 @@ import {
   type NeutralRequest,
   type RouteDescriptor,
 } from '@crudsmith/core';
-import { layoutLocals, type AdminContext } from '../context';
+import { layoutLocals, translate, type AdminContext } from '../context';
 import { scrub } from '../event-log';
 import { columnHeads, rowCells } from '../format-value';
 import { guarded } from '../guard';
@@ -84,7 +84,7 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
       return html(
         200,
         render('trash', {
-          ...layoutLocals(ctx, principal, `${view.labels.plural}: trash`),
+          ...layoutLocals(ctx, req, principal, translate(ctx, req)('trash.title', { models: view.labels.plural })),
           view: { name: view.name, base: `${ctx.mount}/${view.name}` },
           trash: base,
           columns: columnHeads(view),

@@ -120,7 +120,7 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       }
       expect(page.text).toContain('Latest events');
       expect(page.text).toMatch(
-        /<tr><td><time datetime="[^"]+Z" title="[^"]+">[^<]+<\/time><\/td><td>(view|update|delete|create)<\/td><td>root<\/td><td>items<\/td>/,
+        /<tr><td><time datetime="[^"]+Z" title="[^"]+">[^<]+<\/time><\/td><td data-type="(view|update|delete|create)">(View|Update|Delete|Create)<\/td><td>root<\/td><td>items<\/td>/,
       );
       const onLog = queries.filter((sql) => /admin_events/.test(sql));
       expect(onLog.filter((sql) => /group by/i.test(sql))).toHaveLength(1);
@@ -185,7 +185,7 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect(ids.length).toBeGreaterThan(3);
       expect(ids).toEqual([...ids].sort((a, b) => b - a));
       const creates = await client.get('/admin/management/events?type=create');
-      expect([...creates.text.matchAll(/<td>create<\/td>/g)]).toHaveLength(2);
+      expect([...creates.text.matchAll(/<td data-type="create">Create<\/td>/g)]).toHaveLength(2);
       expect([
         ...(await client.get('/admin/management/events?username=nobody')).text.matchAll(/<tr data-event/g),
       ]).toHaveLength(0);
