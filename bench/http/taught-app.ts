@@ -79,9 +79,13 @@ class TaughtItem extends Model {
   @Filter({ operators: ['startswith'] }) name?: string | null;
 }
 
+/** The taught item's app: its registry compiled and wrapped by bootstrap, as the quick start does. */
+export const taughtApp = (knex: Knex) =>
+  bootstrap({ routers: createRegistry([TaughtItem]).compile({ session: knex }) });
+
 /** Starts the framework's app serving the taught item on 127.0.0.1 (a port the system picks). */
 export async function startTaught(framework: Framework, knex: Knex): Promise<Listening> {
-  const app = bootstrap({ routers: createRegistry([TaughtItem]).compile({ session: knex }) });
+  const app = taughtApp(knex);
   const options = { fallbacks: app.fallbacks };
   switch (framework) {
     case 'koa': {
