@@ -51,9 +51,11 @@ export const CATEGORIES = 20;
  * How `items` is indexed: `shaped`, the index a deployer would add for "active items of a
  * category, by price" (the soft-delete flag is part of every read, so it sits in the index
  * too); `ordinary`, an index on `category` alone, as one is added for a filter without
- * looking at the statements a library sends.
+ * looking at the statements a library sends; `documented`, the index docs/pagination.md
+ * names for this filter and sort: the shaped one, its price `NULLS FIRST` on PostgreSQL,
+ * so that it serves crudsmith's NULL order in both directions.
  */
-export type ItemsIndex = 'shaped' | 'ordinary';
+export type ItemsIndex = 'shaped' | 'ordinary' | 'documented';
 
 /** Creates `items` with its `index`. */
 export async function createItems(knex: Knex, index: ItemsIndex = 'shaped'): Promise<void> {
@@ -69,8 +71,12 @@ export async function createItems(knex: Knex, index: ItemsIndex = 'shaped'): Pro
     t.boolean('is_deleted').notNullable().defaultTo(false);
     t.datetime('deleted_at', { precision: 3 }).nullable();
     if (index === 'shaped') t.index(['category', 'is_deleted', 'price'], 'items_category_active_price');
-    else t.index(['category'], 'items_category_idx');
+    else if (index === 'ordinary') t.index(['category'], 'items_category_idx');
   });
+  if (index !== 'documented') return;
+  // knex writes no NULLS FIRST; SQLite's NULL order is crudsmith's already.
+  const nulls = knex.client.config.client === 'pg' ? ' NULLS FIRST' : '';
+  await knex.raw(`CREATE INDEX items_category_price ON items (category, is_deleted, price${nulls})`);
 }
 
 /** A small deterministic PRNG (mulberry32), so every run seeds and asks the same things. */
