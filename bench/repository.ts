@@ -44,6 +44,7 @@ function crudsmithSide(knex: Knex): { list: Operation; get: Operation } {
 function knexSide(knex: Knex, engine: Engine): { list: Operation; get: Operation } {
   const columns = ITEM_COLUMNS.map((c) => `items.${c}`);
   const map = rowMapper(engine);
+  const nullsLast = engine === 'postgres' ? 'last' : undefined;
   const next = inputs();
   return {
     async list() {
@@ -52,9 +53,8 @@ function knexSide(knex: Knex, engine: Engine): { list: Operation; get: Operation
         qb.where('items.is_deleted', false).where('items.category', category).where('items.price', '>=', PAGE.minPrice);
       const [counted, rows] = await Promise.all([
         where(knex.from('items')).count({ count: '*' }),
-        // No NULLS LAST: the price filter keeps NULL prices out, and crudsmith then leaves it out too.
         where(knex.from('items').select(columns))
-          .orderBy('items.price', 'desc')
+          .orderBy('items.price', 'desc', nullsLast)
           .orderBy('items.id', 'asc')
           .offset(PAGE.offset)
           .limit(PAGE.limit),

@@ -26,10 +26,8 @@ export type { Answer, FloorHandlers } from './floor-input';
 export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
   const map = rowMapper(engine);
   const columns = READ_FIELDS.map((c) => `items.${c}`);
-  // NULLs last when descending, first ascending, as crudsmith orders on every engine (SQLite
-  // does it by itself); crudsmith leaves the clause out when `price__gte` keeps NULLs away.
-  const nulls = (where: 'first' | 'last', min: unknown) =>
-    engine === 'postgres' && min === undefined ? where : undefined;
+  // NULLs last when descending, as crudsmith orders on every engine (SQLite does it by itself).
+  const nullsLast = engine === 'postgres' ? 'last' : undefined;
   const returned = [...READ_FIELDS];
 
   return {
@@ -58,8 +56,8 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
         return qb;
       };
       const rows = where(knex.from('items').select(columns));
-      if (sort === '-price') rows.orderBy('items.price', 'desc', nulls('last', min));
-      if (sort === 'price') rows.orderBy('items.price', 'asc', nulls('first', min));
+      if (sort === '-price') rows.orderBy('items.price', 'desc', nullsLast);
+      if (sort === 'price') rows.orderBy('items.price', 'asc', engine === 'postgres' ? 'first' : undefined);
       rows.orderBy('items.id', 'asc');
       if (offset > 0) rows.offset(offset);
       rows.limit(limit);

@@ -2,14 +2,7 @@ import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
 import { schemaFields, type SchemaLike } from '../schema/fields';
 import { dialectOf } from './dialect';
-import {
-  applyFilters,
-  mentionsIlike,
-  parseFilterKey,
-  type FilterBuild,
-  type FilterScope,
-  type Filters,
-} from './filters';
+import { applyFilters, mentionsIlike, type FilterBuild, type FilterScope, type Filters } from './filters';
 import { reuseCompiledSql } from './compiled-sql';
 import { attachJoins, ownerColumnsNeeded, restrictOwners, type ResolvedJoin } from './joins';
 import { ensureSqliteLower } from './like';
@@ -171,13 +164,7 @@ export async function readRows(
   if (plan.counts && plan.counts.length > 0)
     selectCounts(qb, plan.counts, { info: ctx.info, alias: ctx.info.table }, build);
   if (plan.specs && plan.specs.length > 0)
-    qb.orderBy(
-      orderItems(plan.specs, ctx.info.table, {
-        info: ctx.info,
-        dialect: build.dialect,
-        nonNull: plan.filters && nonNullColumns(plan.filters, ctx.customFilters),
-      }),
-    );
+    qb.orderBy(orderItems(plan.specs, ctx.info.table, { info: ctx.info, dialect: build.dialect }));
   if (plan.offset) qb.offset(plan.offset);
   if (plan.limit !== undefined) qb.limit(plan.limit);
   const rows = (await reuseCompiledSql(qb)) as Record<string, unknown>[];
@@ -197,22 +184,4 @@ export function stripExtras(rows: Record<string, unknown>[], extras: string[]): 
 export async function countRows(base: Knex.QueryBuilder): Promise<number> {
   const [row] = (await reuseCompiledSql(base.clone().count({ count: '*' }))) as { count: unknown }[];
   return Number(row?.count ?? 0);
-}
-
-// Operators whose condition no NULL satisfies, whatever the value (a comparison with NULL is unknown).
-const EXCLUDES_NULL = new Set(['gt', 'gte', 'lt', 'lte', 'between', 'in']);
-
-/**
- * The model's own columns that a read's top-level filters keep from NULL: `price__gte=10`
- * leaves no NULL price to place, so its order needs no NULLS clause. Only plain ANDed
- * filters count, never a custom operator or one inside `_or`/`__not`.
- */
-function nonNullColumns(filters: Filters, customFilters: Record<string, unknown>): Set<string> | undefined {
-  let columns: Set<string> | undefined;
-  for (const key in filters) {
-    if (filters[key] === undefined || key.indexOf('__') < 0) continue;
-    const { path, column, op } = parseFilterKey(key, customFilters);
-    if (path.length === 0 && EXCLUDES_NULL.has(op) && !(op in customFilters)) (columns ??= new Set()).add(column);
-  }
-  return columns;
 }

@@ -74,18 +74,12 @@ export interface OrderItem {
 /**
  * The ORDER BY list as knex `orderBy` items, with the NULL order of `orderSql`: knex
  * writes `nulls first/last` on PostgreSQL, so it is asked only there (and only for a
- * nullable column, unless `nonNull` lists it); SQLite and MariaDB already sort NULLs that
- * way. Cheaper for knex to compile than the raw list.
+ * nullable column); SQLite and MariaDB already sort NULLs that way. Cheaper for knex to
+ * compile than the raw list.
  */
-export function orderItems(
-  specs: SortSpec[],
-  alias: string,
-  ctx: { info: ModelInfo; dialect: Dialect; nonNull?: ReadonlySet<string> },
-): OrderItem[] {
+export function orderItems(specs: SortSpec[], alias: string, ctx: { info: ModelInfo; dialect: Dialect }): OrderItem[] {
   return specs.map((spec) => {
-    // A column the read's own filters keep from NULL sorts the same either way, and
-    // without the clause a plain index on it serves the order.
-    const nullable = (ctx.info.columns.get(spec.column)?.nullable ?? true) && !ctx.nonNull?.has(spec.column);
+    const nullable = ctx.info.columns.get(spec.column)?.nullable ?? true;
     const item: OrderItem = { column: `${alias}.${spec.column}`, order: spec.order };
     if (ctx.dialect === 'pg' && nullable) item.nulls = spec.order === 'asc' ? 'first' : 'last';
     return item;
