@@ -47,7 +47,7 @@ interface TaughtRow {
 const INDEX_NAMES: Record<ItemsIndex, string> = {
   ordinary: 'an index on category alone',
   shaped: 'the index (category, is_deleted, price)',
-  documented: 'the index (category, is_deleted, price NULLS FIRST)',
+  documented: 'the index (category, is_deleted, price), its price NULLS FIRST on PostgreSQL',
 };
 
 const kindOf = (operation: Operation) => operation.name.split(' ')[0];
