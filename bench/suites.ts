@@ -1,4 +1,5 @@
 import { httpSuite } from './http';
+import { httpTaughtSuite } from './http-taught';
 import { repositorySuite } from './repository';
 import { versioningSuite } from './versioning';
 import { rateLimitSuite } from './rate-limit';
@@ -12,6 +13,7 @@ export const suites: Suite<any>[] = [
   repositorySuite,
   versioningSuite,
   httpSuite,
+  httpTaughtSuite,
   peersSuite,
   rateLimitSuite,
   adminSuite,

@@ -17,6 +17,9 @@ export const FRAMEWORKS: Framework[] = ALL_FRAMEWORKS.filter((f) =>
  */
 export type Side = 'crudsmith' | 'natural' | 'floor';
 
+/** The crudsmith app declared as the README teaches (taught-app.ts), which the `http-taught` suite measures. */
+export type Taught = 'taught';
+
 /** A library users pick instead of crudsmith, served by an app of bench/peers (the peers suite). */
 export type Peer = 'feathers' | 'nest';
 
@@ -32,7 +35,9 @@ export interface Listening {
 /** What a server process is started with (its one argument, as JSON). */
 export interface ServerConfig {
   framework: Framework;
-  side: Side | Peer;
+  side: Side | Peer | Taught;
+  /** The natural floor's lists order by the price alone (see natural.ts). */
+  plainSort?: boolean;
   engine: Engine;
   /** The SQLite file or PostgreSQL URL (see lib/db.ts `connect`). */
   connection: string;

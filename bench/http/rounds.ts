@@ -22,6 +22,8 @@ export interface SideResult {
   rps: number;
   p99: number;
   cpu: number;
+  /** The database server's CPU per request (µs), for a target that can tell it (see Target.dbCpu). */
+  dbCpu?: number;
 }
 
 /** Statements sent per request, by side (counted from each server's knex 'query' events). */
@@ -53,14 +55,19 @@ export interface Target {
   port: number;
   idle(): Promise<void>;
   cpu(): Promise<number>;
+  /** The CPU time the database's processes serving this target have used (µs), when they can be read. */
+  dbCpu?(): Promise<number>;
 }
 
 /** Loads one server, then waits for its last requests, so no two servers ever overlap. */
 async function run(target: Target, kind: RequestKind, seconds: number, connections?: number): Promise<SideResult> {
   const before = await target.cpu();
+  const dbBefore = await target.dbCpu?.();
   const { rps, p99, requests } = await load(target.port, kind, seconds, { connections });
   await target.idle();
-  return { rps, p99, cpu: ((await target.cpu()) - before) / requests };
+  const cpu = ((await target.cpu()) - before) / requests;
+  const dbAfter = await target.dbCpu?.();
+  return dbAfter === undefined ? { rps, p99, cpu } : { rps, p99, cpu, dbCpu: (dbAfter - dbBefore!) / requests };
 }
 
 /**
@@ -93,6 +100,7 @@ export function sideMedians(results: SideResult[]): SideResult {
     rps: median(results.map((r) => r.rps)),
     p99: median(results.map((r) => r.p99)),
     cpu: median(results.map((r) => r.cpu)),
+    ...(results[0]?.dbCpu === undefined ? {} : { dbCpu: median(results.map((r) => r.dbCpu!)) }),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { CrudRepository } from '@crudsmith/core';
 import type { Engine } from '../lib/db';
-import { CATEGORIES, createItems, Item, prng, seedItems } from '../lib/items';
+import { CATEGORIES, createItems, Item, prng, seedItems, type ItemsIndex } from '../lib/items';
 import { CURSOR_KEY } from './crudsmith-apps';
 import { itemTag } from './item-tag';
 import type { RequestKind } from './load';
@@ -188,12 +188,17 @@ export function warmUpAll(server: ServerProcess, ops: { kind: () => RequestKind 
   return warmUp(server, mixed);
 }
 
-export async function prepare(knex: Knex, engine: Engine): Promise<Seeded> {
+/** Creates and seeds `items` (ROWS rows and the shaped index unless told), and answers what the operations need. */
+export async function prepare(
+  knex: Knex,
+  engine: Engine,
+  { rows = ROWS, index = 'shaped' }: { rows?: number; index?: ItemsIndex } = {},
+): Promise<Seeded> {
   const started = Date.now();
   // What a deployment on SQLite would use; each server process opens the file on its own.
   if (engine === 'sqlite') await knex.raw('PRAGMA journal_mode = WAL');
-  await createItems(knex);
-  await seedItems(knex, ROWS);
+  await createItems(knex, index);
+  await seedItems(knex, rows);
   await knex.raw(engine === 'postgres' ? 'VACUUM ANALYZE items' : 'ANALYZE');
   const ids = ((await knex('items').where('is_deleted', false).pluck('id')) as number[]).sort((a, b) => a - b);
   // The cursor a client holds after paging nine tenths of the way through, made as
@@ -203,7 +208,7 @@ export async function prepare(knex: Knex, engine: Engine): Promise<Seeded> {
     limit: 1,
   });
   console.log(
-    `  ${engine}: ${ROWS.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `  ${engine}: ${rows.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
   return { ids, deepCursor: deep.next_cursor! };
 }

@@ -9,6 +9,7 @@ import { startFloor } from './floor-apps';
 import { floorHandlers } from './floor';
 import { naturalHandlers } from './natural';
 import { startLimited } from './limited-apps';
+import { startTaught } from './taught-app';
 import type { Command, Listening, Peer, Report, ServerConfig } from './protocol';
 
 // One server of the HTTP or rate-limit suite, in its own process (forked by server.ts; the
@@ -89,10 +90,14 @@ const start = config.limited
     ? startPeer(config.side)
     : config.side === 'crudsmith'
       ? startCrudsmith(config.framework, knex)
-      : startFloor(
-          config.framework,
-          (config.side === 'natural' ? naturalHandlers : floorHandlers)(knex, config.engine),
-        );
+      : config.side === 'taught'
+        ? startTaught(config.framework, knex)
+        : startFloor(
+            config.framework,
+            config.side === 'natural'
+              ? naturalHandlers(knex, config.engine, { plainSort: config.plainSort })
+              : floorHandlers(knex, config.engine),
+          );
 start
   .then(({ server }) => {
     server.prependListener('request', (_req, res) => {

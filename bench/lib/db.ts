@@ -24,7 +24,8 @@ export function connect(engine: Engine, connection: string): Knex {
 }
 
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const POSTGRES_DB = 'crudsmith_bench';
+// BENCH_POSTGRES_DB names another, so that two runs on one server never drop each other's.
+const POSTGRES_DB = process.env.BENCH_POSTGRES_DB ?? 'crudsmith_bench';
 
 /** A SQLite file in a fresh temp directory (removed on close). */
 export async function openSqlite(): Promise<BenchDatabase> {

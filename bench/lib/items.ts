@@ -48,10 +48,17 @@ export const ITEM_COLUMNS = [
 export const CATEGORIES = 20;
 
 /**
- * Creates `items` with the index a deployer would add for "active items of a category,
- * by price": the soft-delete flag is part of every read, so it sits in the index too.
+ * How `items` is indexed: `shaped`, the index a deployer would add for "active items of a
+ * category, by price" (the soft-delete flag is part of every read, so it sits in the index
+ * too); `ordinary`, an index on `category` alone, as one is added for a filter without
+ * looking at the statements a library sends; `documented`, the index docs/pagination.md
+ * names for this filter and sort: the shaped one, its price `NULLS FIRST` on PostgreSQL,
+ * so that it serves crudsmith's NULL order in both directions.
  */
-export async function createItems(knex: Knex): Promise<void> {
+export type ItemsIndex = 'shaped' | 'ordinary' | 'documented';
+
+/** Creates `items` with its `index`. */
+export async function createItems(knex: Knex, index: ItemsIndex = 'shaped'): Promise<void> {
   await knex.schema.createTable('items', (t) => {
     t.increments('id');
     t.string('name', 100).nullable().unique();
@@ -63,8 +70,13 @@ export async function createItems(knex: Knex): Promise<void> {
     t.datetime('updated_at', { precision: 3 }).nullable();
     t.boolean('is_deleted').notNullable().defaultTo(false);
     t.datetime('deleted_at', { precision: 3 }).nullable();
-    t.index(['category', 'is_deleted', 'price'], 'items_category_active_price');
+    if (index === 'shaped') t.index(['category', 'is_deleted', 'price'], 'items_category_active_price');
+    else if (index === 'ordinary') t.index(['category'], 'items_category_idx');
   });
+  if (index !== 'documented') return;
+  // knex writes no NULLS FIRST; SQLite's NULL order is crudsmith's already.
+  const nulls = knex.client.config.client === 'pg' ? ' NULLS FIRST' : '';
+  await knex.raw(`CREATE INDEX items_category_price ON items (category, is_deleted, price${nulls})`);
 }
 
 /** A small deterministic PRNG (mulberry32), so every run seeds and asks the same things. */

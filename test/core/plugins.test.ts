@@ -229,6 +229,37 @@ describe('bootstrap and the plugin contract', () => {
     await runRoute(app.routes[0], request());
     expect(order).toEqual(['before', 'dependency', 'handler']);
   });
+  it('serves a route no hook applies to the same way: dependencies once and in order, errors rendered by its logger', async () => {
+    const order: string[] = [];
+    const logged: string[] = [];
+    const logger = { error: (message: string) => void logged.push(message) };
+    const app = bootstrap({
+      routers: [
+        [
+          route('/x', async () => (order.push('handler'), { status: 200, json: 'ok' }), [
+            () => void order.push('first'),
+            async () => void order.push('second'),
+          ]),
+          route('/forbidden', async () => {
+            throw new ForbiddenError('no');
+          }),
+          route('/thrown', () => {
+            throw new Error('secret');
+          }),
+        ],
+      ],
+      logger,
+    });
+    const byPath = (path: string) => app.routes.find((r) => r.path === path)!;
+    expect(await runRoute(byPath('/x'), request())).toEqual({ status: 200, json: 'ok' });
+    expect(order).toEqual(['first', 'second', 'handler']);
+    expect(byPath('/x').dependencies).toHaveLength(2);
+    expect(await runRoute(byPath('/forbidden'), request())).toMatchObject({ status: 403, json: { detail: 'no' } });
+    const thrown = await runRoute(byPath('/thrown'), request());
+    expect(thrown.status).toBe(500);
+    expect(JSON.stringify(thrown.json)).not.toContain('secret');
+    expect(logged).toHaveLength(1);
+  });
 });
 
 function set(name: string, events: string[] = []): MigrationSet {
