@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Model } from 'objection';
+import { bootstrap, crudRouter, type Principal } from '@crudsmith/core';
+import { koaHarness } from '../adapters/koa-harness';
+import type { MountedServer } from '../adapters/conformance';
 import { lockStored, upsertMany } from '../../core/src/data/bulk-writes';
 import { modelInfo } from '../../core/src/model/model-info';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
@@ -35,7 +38,11 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
       t.string('title', 20);
     });
   });
-  afterAll(() => db.destroy());
+  afterAll(async () => {
+    await server?.close();
+    await db.destroy();
+  });
+  let server: MountedServer | undefined;
 
   it('leaves alone a row stored after the check, answers it skipped, and updates the checked ones', async () => {
     await db.knex('ug_tags').insert({ code: 'mine', owner_id: 1, title: 'old' });
@@ -69,5 +76,65 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
         { code: 'fresh', title: 'made' },
       ]);
     }
+  });
+
+  it('through the route: 404 on a row out of sight, 403 on one it may not update, all or nothing', async () => {
+    // User 1 reads its own rows and user 2's, updates its own only; creating needs no row condition.
+    const router = crudRouter({
+      session: db.knex,
+      model: Tag,
+      path: '/tags',
+      createSchema: ['code', 'title'],
+      updateSchema: ['title'],
+      bulk: { conflictColumns: ['code'] },
+      access: {
+        default: {},
+        read: { rows: (qb, p, table) => void qb.whereIn(`${table}.owner_id`, [p.id, 2]) },
+        update: { rows: { owner_id: (p: Principal) => p.id } },
+      },
+    });
+    const principal = async (req: { headers: Record<string, unknown> }): Promise<Principal> => ({
+      id: Number(req.headers['x-user']),
+      isSuperuser: false,
+      tierId: null,
+      scopes: [],
+      transport: 'bearer',
+      roles: [],
+      permissions: [],
+    });
+    server = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
+    await db.knex('ug_tags').insert([
+      { code: 'his', owner_id: 2, title: 'his' },
+      { code: 'hidden', owner_id: 3, title: 'hidden' },
+    ]);
+    const upsert = async (items: object[]) =>
+      (
+        await fetch(`${server!.url}/tags/bulk?on_conflict=code`, {
+          method: 'POST',
+          body: JSON.stringify(items),
+          headers: { 'content-type': 'application/json', 'x-user': '1' },
+        })
+      ).status;
+    const before = await titles();
+    expect(
+      await upsert([
+        { code: 'mine', title: 'x' },
+        { code: 'his', title: 'x' },
+      ]),
+    ).toBe(403);
+    expect(
+      await upsert([
+        { code: 'new', title: 'x' },
+        { code: 'hidden', title: 'x' },
+      ]),
+    ).toBe(404);
+    expect(await titles()).toEqual(before);
+    expect(
+      await upsert([
+        { code: 'mine', title: 'again' },
+        { code: 'new', title: 'n' },
+      ]),
+    ).toBe(201);
+    expect(await titles()).toEqual({ ...before, mine: 'again', new: 'n' });
   });
 });
