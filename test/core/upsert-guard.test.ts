@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
 import { Model } from 'objection';
 import { bootstrap, crudRouter, type Principal } from '@crudsmith/core';
 import { koaHarness } from '../adapters/koa-harness';
 import type { MountedServer } from '../adapters/conformance';
 import { lockStored, upsertMany } from '../../core/src/data/bulk-writes';
+import { mapDatabaseError } from '../../core/src/errors/database-error';
 import { modelInfo } from '../../core/src/model/model-info';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 
@@ -75,6 +77,48 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
         { code: 'mine', title: 'new' },
         { code: 'fresh', title: 'made' },
       ]);
+    }
+  });
+
+  it('two upserts of one new value at once: the later one skips it, or MariaDB ends their deadlock with a 409', async () => {
+    const rows = (title: string) => [{ code: 'race', owner_id: 1, title }];
+    const merge = new Set(['title']);
+    const run = async (title: string, opened?: Knex.Transaction) => {
+      const trx = opened ?? (await db.knex.transaction());
+      try {
+        const only = await lockStored(trx, info, 'code', ['race']);
+        return { trx, go: () => upsertMany(trx, info, rows(title), { conflict: 'code', merge, only }) };
+      } catch (error) {
+        await trx.rollback();
+        throw error;
+      }
+    };
+    const settle = (step: { trx: Knex.Transaction; go: () => Promise<{ skipped: unknown[] }> }) =>
+      step.go().then(
+        async (outcome) => (await step.trx.commit(), outcome),
+        async (error) => (await step.trx.rollback().catch(() => undefined), Promise.reject(error)),
+      );
+    if (engine === 'sqlite') {
+      // One writer at a time: the second transaction finds the first's row and may update it.
+      await settle(await run('first'));
+      expect(await settle(await run('second'))).toMatchObject({ skipped: [] });
+      expect((await titles()).race).toBe('second');
+      return;
+    }
+    const [one, two] = [await run('first'), await run('second')];
+    const [a, b] = await Promise.allSettled([settle(one), settle(two)]);
+    if (engine === 'postgres') {
+      // Whichever inserts first wins; the other waits for its commit, then meets a row it did not check.
+      const outcomes = [a, b].map((r) => (r.status === 'fulfilled' ? r.value.skipped : r.reason));
+      const winner = outcomes.findIndex((skipped) => Array.isArray(skipped) && skipped.length === 0);
+      expect(outcomes[1 - winner]).toEqual(['race']);
+      expect((await titles()).race).toBe(['first', 'second'][winner]);
+    } else {
+      // Both hold the value's gap: InnoDB rolls one back as a deadlock's victim, a 409 to send again.
+      const failed = [a, b].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(failed).toHaveLength(1);
+      expect(mapDatabaseError(failed[0].reason)?.status).toBe(409);
+      expect(['first', 'second']).toContain((await titles()).race);
     }
   });
 
