@@ -133,7 +133,7 @@ async function checkStored(access: BulkAccess, trx: Knex, conflict: string, give
   const scope = changeScope(access, 'update');
   if (!scope && !createdScope(access)) return undefined;
   const stored = await lockStored(trx, access.ctx.info, conflict, given);
-  await requireUpdatableRows(access, trx, { column: conflict, values: [...stored] });
+  await requireUpdatableRows(access, trx, { column: conflict, values: given.filter((v) => stored.has(String(v))) });
   return { stored: scope ? stored : undefined, made: given.filter((value) => !stored.has(String(value))) };
 }
 
