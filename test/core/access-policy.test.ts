@@ -73,7 +73,7 @@ describe('policyOf and the startup check', () => {
     ).toThrow(/Access policy of Item: unknown operation\(s\) browse/);
   });
 
-  it('documents the bulk routes of a model with a policy by the rules of the operations they generalise', () => {
+  it('documents the bulk routes of a model with a policy by the rules of the operations they generalise, all of them for an upsert', () => {
     const router = crudRouter({
       session: () => undefined as never,
       model: Item,
@@ -84,10 +84,20 @@ describe('policyOf and the startup check', () => {
     });
     const doc = (operation: string) => router.routes.find((route) => route.operation.endsWith(operation))!.doc!;
     expect(doc('bulk_create').extensions).toEqual({ 'x-crudsmith-permissions': [], 'x-crudsmith-roles': ['maker'] });
+    // An upsert needs both rules, each by any one of its own permissions and roles.
     expect(doc('upsert')).toMatchObject({
       requiresPrincipal: true,
-      extensions: { 'x-crudsmith-permissions': ['items:update'], 'x-crudsmith-roles': ['maker'] },
+      extensions: {
+        'x-crudsmith-all-of': [
+          { operation: 'create', 'x-crudsmith-permissions': [], 'x-crudsmith-roles': ['maker'] },
+          { operation: 'update', 'x-crudsmith-permissions': ['items:update'], 'x-crudsmith-roles': [] },
+        ],
+      },
     });
+    expect(doc('upsert').extensions).not.toHaveProperty('x-crudsmith-permissions');
+    expect(doc('bulk_create').parameters?.[0]?.description).toMatch(
+      /must also pass the update rule \(any one of: permission items:update\)/,
+    );
     expect(doc('bulk_delete').requiresPrincipal).toBeUndefined();
   });
 });

@@ -95,6 +95,22 @@ export async function requireUpdatable(access: BulkAccess, trx: Knex, key: Filte
   if (scope && (await ctx.repo.count(trx, scope(key), { includeDeleted: true })) === 0) throw new ForbiddenError();
 }
 
+/** `requireUpdatable` for every stored row whose `column` holds one of the values: 404, then 403. */
+export async function requireUpdatableRows(
+  access: BulkAccess,
+  trx: Knex,
+  where: { column: string; values: unknown[] },
+): Promise<void> {
+  const { ctx, principal } = access;
+  const read = principal === undefined ? undefined : rowCondition(ctx.repo.policy?.read, principal);
+  try {
+    await requireInScope(access, trx, read && ((filters) => withRows(filters, read)), where);
+  } catch (error) {
+    throw error instanceof ForbiddenError ? new NotFoundError() : error;
+  }
+  await requireInScope(access, trx, changeScope(access, 'update'), where);
+}
+
 /** The answered rows without the fields the read rule hides from the caller. */
 export function answeredRows<T extends Row | null>(access: BulkAccess, rows: T[]): T[] {
   const { ctx, principal } = access;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertMany, insertValues, upsertMany, writeWhere } from '../data/bulk-writes';
+import { insertMany, insertValues, lockStored, upsertMany, writeWhere } from '../data/bulk-writes';
 import { returnsRows, updateReturning, updateWhere } from '../data/conditional-writes';
 import { selectedFields } from '../data/read-query';
 import { ConflictError, BadRequestError, ValidationError } from '../errors/http-error';
@@ -20,6 +20,7 @@ import {
   refuseFilterKeys,
   requireInScope,
   requireUpdatable,
+  requireUpdatableRows,
   type BulkAccess,
 } from './bulk-access';
 import { ForbiddenError } from '../errors/http-error';
@@ -99,19 +100,18 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
       db.transaction(async (trx) => {
         if (conflict) {
           const merge = new Set(bodies.flatMap((body) => [...upsert!.merge(body)]));
-          const made = await newValues(access, trx, conflict, values);
-          const returned = await upsertMany(trx, ctx.info, values, { conflict, merge, columns: shape.returning });
-          await requireInScope(access, trx, createdScope(access), { column: conflict, values: made });
+          const given = values.map((row) => row[conflict]);
+          const checked = await checkStored(access, trx, conflict, given);
+          const upserted = await upsertMany(trx, ctx.info, values, {
+            conflict,
+            merge,
+            columns: shape.returning,
+            only: checked?.stored,
+          });
+          if (upserted.skipped.length > 0) await refuseSkipped(access, trx, conflict, upserted.skipped);
+          await requireInScope(access, trx, createdScope(access), { column: conflict, values: checked?.made ?? [] });
           if (!shape.row) return values.map(() => null);
-          return (
-            returned ??
-            readBack(
-              ctx,
-              trx,
-              conflict,
-              values.map((row) => row[conflict]),
-            )
-          );
+          return upserted.rows ?? readBack(ctx, trx, conflict, given);
         }
         const written = await insertMany(trx, ctx.info, values, shape.returning);
         await requireInScope(access, trx, createdScope(access), { column: ctx.info.idColumn, values: written.keys });
@@ -124,21 +124,29 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
 }
 
 /**
- * Under a policy, before an upsert by `conflict`: 403 unless the caller may update every
- * stored row it would reach; answers the values no row holds yet (the rows it creates).
+ * Under a policy with a row rule for update or create, before an upsert by `conflict`:
+ * locks the stored rows it would reach, 404 when the caller may not read one of them, 403
+ * when it may not update one; answers their values (the only rows the statement may then
+ * update) and the values no row holds (the rows it creates). No such rule: undefined.
  */
-async function newValues(access: BulkAccess, trx: Knex, conflict: string, values: Row[]): Promise<unknown[]> {
+async function checkStored(access: BulkAccess, trx: Knex, conflict: string, given: unknown[]) {
   const scope = changeScope(access, 'update');
-  if (!scope) return [];
-  const given = values.map((row) => row[conflict]);
-  await requireInScope(access, trx, scope, { column: conflict, values: given });
-  const stored = new Set<string>();
-  for (let start = 0; start < given.length; start += 1000) {
-    const filters = { [`${conflict}__in`]: given.slice(start, start + 1000) };
-    for (const row of await access.ctx.repo.select(trx, filters, { schemaToSelect: [conflict], includeDeleted: true }))
-      stored.add(String(row[conflict]));
-  }
-  return given.filter((value) => !stored.has(String(value)));
+  if (!scope && !createdScope(access)) return undefined;
+  const stored = await lockStored(trx, access.ctx.info, conflict, given);
+  await requireUpdatableRows(access, trx, { column: conflict, values: given.filter((v) => stored.has(String(v))) });
+  return { stored: scope ? stored : undefined, made: given.filter((value) => !stored.has(String(value))) };
+}
+
+/**
+ * The upsert left rows alone that no check passed: ones another client inserted since
+ * (404 or 403 as for a stored row the caller may not update), or, on MariaDB, an item
+ * that collided on another unique key (409). Throwing rolls the whole request back.
+ */
+async function refuseSkipped(access: BulkAccess, trx: Knex, conflict: string, skipped: unknown[]): Promise<never> {
+  await requireUpdatableRows(access, trx, { column: conflict, values: skipped });
+  throw new ConflictError(
+    `An item meets a stored row by another unique value than ${conflict}, or one created meanwhile`,
+  );
 }
 
 function requireField(body: Row, column: string): void {

@@ -8,7 +8,7 @@ import type { CrudContext } from './crud-context';
 import type { CrudOptions } from './options';
 import { keyPath } from './path-key';
 import { errors, idParameters, withCounts } from './route-docs';
-import { accessDoc } from '../access/access-doc';
+import { accessDoc, accessDocOfAll } from '../access/access-doc';
 import type { AccessOperation } from '../access/policy';
 
 // The routes of the bulk operations: `POST|PATCH|DELETE {path}/bulk` and `PUT {path}/{id}`.
@@ -58,22 +58,14 @@ export function bulkRoutes(
     const { method, path, deps, handler } = route;
     if (!bulk.operations.has(op)) return;
     const operationId = `${base.name}_${op === 'upsert' ? 'upsert' : `bulk_${op}`}`;
-    const access = ACCESS_OF[op].map((rule) => accessDoc(ctx.repo.policy, rule));
-    const listed = (key: `x-${string}`) => [
-      ...new Set(access.flatMap((part) => (part.extensions?.[key] as string[] | undefined) ?? [])),
-    ];
-    const ruled = access.some((part) => part.requiresPrincipal);
-    const extensions = {
-      'x-crudsmith-permissions': listed('x-crudsmith-permissions'),
-      'x-crudsmith-roles': listed('x-crudsmith-roles'),
-    };
+    const access = accessDocOfAll(ctx.repo.policy, ACCESS_OF[op]);
     routes.push({
       method,
       path,
       operation: operationId,
       dependencies: [...new Set(deps)],
       handler,
-      doc: { operationId, tags: base.tags, ...doc, ...(ruled ? { requiresPrincipal: true, extensions } : {}) },
+      doc: { operationId, tags: base.tags, ...doc, ...access },
     });
   };
   const conflictNote = bulk.operations.has('upsert')
@@ -83,7 +75,10 @@ export function bulkRoutes(
           in: 'query',
           required: false,
           schema: { type: 'string', enum: [...bulk.conflictColumns] },
-          description: 'Update the row that already holds the item’s value of this unique column',
+          description: [
+            'Update the row that already holds the item’s value of this unique column',
+            ...onConflictRule(ctx),
+          ].join('. '),
         },
       ]
     : [];
@@ -157,4 +152,13 @@ export function bulkRoutes(
     },
   );
   return routes;
+}
+
+/** What `on_conflict` adds to the create rule of `POST /bulk`: the update rule, which the caller must pass too. */
+function onConflictRule(ctx: CrudContext): string[] {
+  const update = accessDoc(ctx.repo.policy, 'update').extensions;
+  if (!update) return [];
+  const [permissions, roles] = [update['x-crudsmith-permissions'], update['x-crudsmith-roles']] as string[][];
+  const any = [...permissions.map((name) => `permission ${name}`), ...roles.map((name) => `role ${name}`)];
+  return [`The caller must also pass the update rule${any.length > 0 ? ` (any one of: ${any.join(', ')})` : ''}`];
 }

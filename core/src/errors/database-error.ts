@@ -20,6 +20,10 @@ const NOT_NULL = { pg: '23502', mysql: [1048, 1364], sqlite: ['SQLITE_CONSTRAINT
 // `match` filter at startup; a router mounted without bootstrap, or a repository called
 // directly, still gets here).
 const NO_FULLTEXT_INDEX = { mysql: 1191 };
+// The engine rolled the transaction back to end a deadlock with a concurrent one (two bulk
+// upserts locking the same absent values, say), or a serializable snapshot failed: the
+// request was fine and may succeed when sent again, so a 409 rather than a 500.
+const CONCURRENT = { pg: ['40P01', '40001'], mysql: [1213] };
 const BAD_VALUE = { pg: ['22001', '22003', '22007', '22008', '22P02'], mysql: [1264, 1265, 1292, 1366, 1406] };
 // The database cannot be reached or did not answer in time: the client's request was fine,
 // so a 503 it may retry, never a 500. Socket errors as Node reports them; PostgreSQL's
@@ -113,6 +117,9 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
       "The 'match' filter needs a full-text index on its column, which this database lacks; use 'contains' or 'ilike' there",
       { cause: error },
     );
+  }
+  if ((pg && CONCURRENT.pg.includes(pg)) || CONCURRENT.mysql.includes(errno as number)) {
+    return new ConflictError('The write met a concurrent one and was rolled back: send it again', { cause: error });
   }
   if ((pg && BAD_VALUE.pg.includes(pg)) || BAD_VALUE.mysql.includes(errno as number)) {
     return new ValidationError([{ loc: ['body'], msg: 'A value does not fit its column', type: 'value_error' }], {

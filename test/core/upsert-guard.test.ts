@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
+import { Model } from 'objection';
+import { bootstrap, crudRouter, type Principal } from '@crudsmith/core';
+import { koaHarness } from '../adapters/koa-harness';
+import type { MountedServer } from '../adapters/conformance';
+import { lockStored, upsertMany } from '../../core/src/data/bulk-writes';
+import { mapDatabaseError } from '../../core/src/errors/database-error';
+import { modelInfo } from '../../core/src/model/model-info';
+import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+
+// An upsert under a row rule may update only the stored rows it checked: a row another
+// client inserted after the check must stay as that client wrote it, whatever the engine.
+
+class Tag extends Model {
+  static override tableName = 'ug_tags';
+  static override jsonSchema = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      code: { type: 'string' },
+      owner_id: { type: 'integer' },
+      title: { type: 'string' },
+    },
+  };
+}
+
+describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engine) => {
+  let db: TestDatabase;
+  const info = modelInfo(Tag);
+  const titles = async () =>
+    Object.fromEntries((await db.knex('ug_tags').select('code', 'title')).map((row) => [row.code, row.title]));
+
+  beforeAll(async () => {
+    db = await openDatabase(engine);
+    await db.knex.schema.createTable('ug_tags', (t) => {
+      t.increments('id');
+      t.string('code', 20).unique();
+      t.integer('owner_id');
+      t.string('title', 20);
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db.destroy();
+  });
+  let server: MountedServer | undefined;
+
+  it('leaves alone a row stored after the check, answers it skipped, and updates the checked ones', async () => {
+    await db.knex('ug_tags').insert({ code: 'mine', owner_id: 1, title: 'old' });
+    const rows = [
+      { code: 'mine', owner_id: 1, title: 'new' },
+      { code: 'theirs', owner_id: 1, title: 'taken' },
+      { code: 'fresh', owner_id: 1, title: 'made' },
+    ];
+    const merge = new Set(['owner_id', 'title']);
+    const outcome = await db.knex.transaction(async (trx) => {
+      const stored = await lockStored(trx, info, 'code', ['mine', 'theirs', 'fresh']);
+      expect([...stored]).toEqual(['mine']);
+      // Another client inserts 'theirs' between the check and the statement (on MariaDB the
+      // check's locking read holds that value's gap: its insert fails at once instead).
+      const other = db.knex('ug_tags').insert({ code: 'theirs', owner_id: 2, title: 'kept' });
+      if (engine === 'mysql') {
+        await expect(db.knex.raw('SET STATEMENT innodb_lock_wait_timeout = 0 FOR ' + other.toString())).rejects.toThrow(
+          /lock wait timeout/i,
+        );
+        await trx('ug_tags').insert({ code: 'theirs', owner_id: 2, title: 'kept' });
+      } else if (engine === 'sqlite') await trx('ug_tags').insert({ code: 'theirs', owner_id: 2, title: 'kept' });
+      else await other;
+      return upsertMany(trx, info, rows, { conflict: 'code', merge, columns: ['code', 'title'], only: stored });
+    });
+    expect(await titles()).toEqual({ mine: 'new', theirs: 'kept', fresh: 'made' });
+    if (engine === 'mysql') expect(outcome).toEqual({ rows: undefined, skipped: [] });
+    else {
+      expect(outcome.skipped).toEqual(['theirs']);
+      expect(outcome.rows).toEqual([
+        { code: 'mine', title: 'new' },
+        { code: 'fresh', title: 'made' },
+      ]);
+    }
+  });
+
+  it('two upserts of one new value at once: the later one skips it, or MariaDB ends their deadlock with a 409', async () => {
+    const rows = (title: string) => [{ code: 'race', owner_id: 1, title }];
+    const merge = new Set(['title']);
+    const run = async (title: string, opened?: Knex.Transaction) => {
+      const trx = opened ?? (await db.knex.transaction());
+      try {
+        const only = await lockStored(trx, info, 'code', ['race']);
+        return { trx, go: () => upsertMany(trx, info, rows(title), { conflict: 'code', merge, only }) };
+      } catch (error) {
+        await trx.rollback();
+        throw error;
+      }
+    };
+    const settle = (step: { trx: Knex.Transaction; go: () => Promise<{ skipped: unknown[] }> }) =>
+      step.go().then(
+        async (outcome) => (await step.trx.commit(), outcome),
+        async (error) => (await step.trx.rollback().catch(() => undefined), Promise.reject(error)),
+      );
+    if (engine === 'sqlite') {
+      // One writer at a time: the second transaction finds the first's row and may update it.
+      await settle(await run('first'));
+      expect(await settle(await run('second'))).toMatchObject({ skipped: [] });
+      expect((await titles()).race).toBe('second');
+      return;
+    }
+    const [one, two] = [await run('first'), await run('second')];
+    const [a, b] = await Promise.allSettled([settle(one), settle(two)]);
+    if (engine === 'postgres') {
+      // Whichever inserts first wins; the other waits for its commit, then meets a row it did not check.
+      const outcomes = [a, b].map((r) => (r.status === 'fulfilled' ? r.value.skipped : r.reason));
+      const winner = outcomes.findIndex((skipped) => Array.isArray(skipped) && skipped.length === 0);
+      expect(outcomes[1 - winner]).toEqual(['race']);
+      expect((await titles()).race).toBe(['first', 'second'][winner]);
+    } else {
+      // Both hold the value's gap: InnoDB rolls one back as a deadlock's victim, a 409 to send again.
+      const failed = [a, b].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(failed).toHaveLength(1);
+      expect(mapDatabaseError(failed[0].reason)?.status).toBe(409);
+      expect(['first', 'second']).toContain((await titles()).race);
+    }
+  });
+
+  it('through the route: 404 on a row out of sight, 403 on one it may not update, all or nothing', async () => {
+    // User 1 reads its own rows and user 2's, updates its own only; creating needs no row condition.
+    const router = crudRouter({
+      session: db.knex,
+      model: Tag,
+      path: '/tags',
+      createSchema: ['code', 'title'],
+      updateSchema: ['title'],
+      bulk: { conflictColumns: ['code'] },
+      access: {
+        default: {},
+        read: { rows: (qb, p, table) => void qb.whereIn(`${table}.owner_id`, [p.id, 2]) },
+        update: { rows: { owner_id: (p: Principal) => p.id } },
+      },
+    });
+    const principal = async (req: { headers: Record<string, unknown> }): Promise<Principal> => ({
+      id: Number(req.headers['x-user']),
+      isSuperuser: false,
+      tierId: null,
+      scopes: [],
+      transport: 'bearer',
+      roles: [],
+      permissions: [],
+    });
+    server = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
+    await db.knex('ug_tags').insert([
+      { code: 'his', owner_id: 2, title: 'his' },
+      { code: 'hidden', owner_id: 3, title: 'hidden' },
+    ]);
+    const upsert = async (items: object[]) =>
+      (
+        await fetch(`${server!.url}/tags/bulk?on_conflict=code`, {
+          method: 'POST',
+          body: JSON.stringify(items),
+          headers: { 'content-type': 'application/json', 'x-user': '1' },
+        })
+      ).status;
+    const before = await titles();
+    expect(
+      await upsert([
+        { code: 'mine', title: 'x' },
+        { code: 'his', title: 'x' },
+      ]),
+    ).toBe(403);
+    expect(
+      await upsert([
+        { code: 'new', title: 'x' },
+        { code: 'hidden', title: 'x' },
+      ]),
+    ).toBe(404);
+    expect(await titles()).toEqual(before);
+    expect(
+      await upsert([
+        { code: 'mine', title: 'again' },
+        { code: 'new', title: 'n' },
+      ]),
+    ).toBe(201);
+    expect(await titles()).toEqual({ ...before, mine: 'again', new: 'n' });
+  });
+});
