@@ -50,7 +50,7 @@ describe('withTimeout(work, ms, what)', () => {
     expect((outcome.error as Error).message).toBe('Redis did not answer within 80 ms');
   });
 
-  it('times a short command out at its own time, not the earlier watched longer one’s, and the longer at its own a longer one was watched first', async () => {
+  it('times a short command out at its own time though a longer one was watched first, and the longer at its own', async () => {
     const long = watch(withTimeout(never(), 600, 'Redis'));
     const short = watch(withTimeout(never(), 60, 'Redis'));
     await advance(59);
