@@ -4,6 +4,8 @@ import { mapDatabaseError } from '../errors/database-error';
 import { DuplicateValueError } from '../errors/http-error';
 
 const DAY = 86_400;
+// Forgotten rows are swept at most this often per process: a sweep scans the table.
+const SWEEP_MS = 60_000;
 
 /** The lockout policy (the account plugin's and the admin's `lockout` option). */
 export interface LockoutOptions {
@@ -13,7 +15,11 @@ export interface LockoutOptions {
   baseSeconds?: number;
   /** Longest lock (default and ceiling: one day). */
   maxSeconds?: number;
-  /** Failures older than this are forgotten (default one day). */
+  /**
+   * Failures older than this are forgotten (default one day); a row idle this long and not
+   * locked is deleted (at most once a minute, as new names come), so the rows unknown names
+   * add stay bounded.
+   */
   resetAfterSeconds?: number;
 }
 
@@ -74,6 +80,7 @@ export type Attempt = { allowed: true } | { allowed: false; retryAfter: number }
  */
 export class Lockout {
   readonly policy: Required<LockoutOptions>;
+  private nextSweepAt = 0;
 
   constructor(
     private readonly knex: Knex,
@@ -117,6 +124,7 @@ export class Lockout {
     if (!row) {
       try {
         await this.knex(this.table).insert({ key, failures: 1, lockouts: 0, last_failure_at: now, locked_until: 0 });
+        await this.sweep(now);
         return { allowed: true };
       } catch (error) {
         // Another request inserted it first: take an attempt on its row.
@@ -190,6 +198,20 @@ export class Lockout {
     if (keys.length === 0) return new Set();
     const rows = await this.knex(this.table).whereIn('key', keys).where('locked_until', '>', now).select('key');
     return new Set((rows as { key: string }[]).map((row) => row.key));
+  }
+
+  /**
+   * Deletes the rows an attempt would reset anyway (idle past `resetAfterSeconds`, not
+   * locked): each name ever tried, known or not, has a row, so without this the table grows
+   * with every name anonymous traffic makes up. Runs on a new row's insert, once a minute at most.
+   */
+  async sweep(now: number): Promise<void> {
+    if (now < this.nextSweepAt) return;
+    this.nextSweepAt = now + SWEEP_MS;
+    await this.knex(this.table)
+      .where('last_failure_at', '<', now - this.policy.resetAfterSeconds * 1000)
+      .where('locked_until', '<=', now)
+      .delete();
   }
 
   /** A success clears the count. */

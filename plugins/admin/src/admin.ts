@@ -141,7 +141,12 @@ export function admin(options: AdminOptions): AdminPlugin {
     views,
     exactCountLimit: options.exactCountLimit ?? 100_000,
     logger: options.logger ?? { error: (message, error) => console.error(message, error) },
-    events: new EventLog(knex, tables.events, options.eventIntegration ?? false),
+    events: new EventLog(
+      knex,
+      tables.events,
+      options.eventIntegration ?? false,
+      Math.max(1, options.signInFailureRetentionDays ?? 30) * 86_400_000,
+    ),
     i18n: catalogue(options.messages),
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);

@@ -25,7 +25,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export interface AdminEvent {
   id: number;
   type: EventType;
-  /** How many times it happened: refused sign-ins on a locked name collapse into one event an hour. */
+  /** How many times it happened: repeated refused sign-ins collapse into one event an hour. */
   repeats: number;
   username: string | null;
   model: string | null;
@@ -75,7 +75,7 @@ export function adminEventRepeatsMigration(table: string): Migration {
   };
 }
 
-/** How long refused sign-ins on one locked name collapse into one event. */
+/** How long repeated refused sign-ins collapse into one event. */
 const COLLAPSE_MS = 3_600_000;
 
 // Keys whose values never reach the log, whatever the model calls them.
@@ -171,6 +171,8 @@ export class EventLog {
     private readonly knex: Knex,
     private readonly table: string,
     readonly enabled: boolean,
+    /** How long refused sign-ins are kept. */
+    private readonly signInFailureRetentionMs = 30 * DAY_MS,
   ) {}
 
   /** Records events (one per entry) for the request's admin, address and browser; nothing when the log is off. */
@@ -199,20 +201,30 @@ export class EventLog {
   }
 
   /**
-   * Records a sign-in refused because the name is locked. Each costs no password check, so
-   * one client could send them as fast as the network allows: they are counted (`repeats`)
-   * in the name's latest such event of the last hour instead of each adding a row.
+   * Records a refused sign-in. Anyone can send them, for any name, so their rows are kept
+   * bounded: repeats are counted (`repeats`) in the latest matching event of the last hour
+   * instead of each adding a row (a locked name's refusals per name, they cost no password
+   * check; wrong passwords per name and address), and refused sign-ins older than the
+   * retention are deleted as new ones come.
    */
-  async recordLocked(req: NeutralRequest, username: string): Promise<void> {
+  async recordSignInFailed(req: NeutralRequest, username: string, locked: boolean): Promise<void> {
     if (!this.enabled) return;
     const name = username.slice(0, 100);
-    const latest = await this.knex(this.table)
-      .where({ event_type: 'sign_in_failed', username: name, details: LOCKED })
-      .where('created_at', '>=', Date.now() - COLLAPSE_MS)
-      .orderBy('id', 'desc')
-      .first('id');
+    const now = Date.now();
+    const same = this.knex(this.table)
+      .where({ event_type: 'sign_in_failed', username: name })
+      .where('created_at', '>=', now - COLLAPSE_MS);
+    if (locked) same.where({ details: LOCKED });
+    else same.whereNull('details').where({ ip_address: req.clientAddress.slice(0, 64) });
+    const latest = await same.orderBy('id', 'desc').first('id');
     if (latest && Number(await this.knex(this.table).where({ id: latest.id }).increment('repeats', 1)) === 1) return;
-    await this.record(req, { username: name }, [{ type: 'sign_in_failed', details: { locked: true } }]);
+    await this.record(req, { username: name }, [
+      { type: 'sign_in_failed', details: locked ? { locked: true } : undefined },
+    ]);
+    await this.knex(this.table)
+      .where({ event_type: 'sign_in_failed' })
+      .where('created_at', '<', now - this.signInFailureRetentionMs)
+      .delete();
   }
 
   /** Creates, updates and deletes per model and day over the last 30 days (the dashboard's charts), one query. */

@@ -176,6 +176,11 @@ export interface AdminOptions {
   exactCountLimit?: number;
   /** Record sign-ins, failed sign-ins, sign-outs, creates, updates (a before/after diff), deletes and list views in `admin_events`, shown at `{mount}/management/events` (default false). */
   eventIntegration?: boolean;
+  /**
+   * Days refused sign-ins stay in the event log (default 30): anyone can cause them, for any
+   * name, so older ones are deleted as new ones come. Other events are kept.
+   */
+  signInFailureRetentionDays?: number;
   /** Where an error no page expected is reported (its page says nothing of it); default `console`. */
   logger?: ErrorLogger;
   /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`, `admin_events`). */

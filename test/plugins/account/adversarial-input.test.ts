@@ -1,30 +1,32 @@
 // Long adversarial client text must never hold the event loop: every account route that
-// reads client text answers a 4xx within a generous budget, and a cheap request sent
-// alongside is not delayed by seconds. The e-mail pattern this replaced backtracked in
+// reads client text answers a 4xx within a budget, and a cheap request sent alongside is not
+// delayed by seconds. The budget is relative, measured in the same run (a loaded machine
+// slows both alike): 64 times a plain refused request, or the e-mail check's cost on a 64th
+// of the text; quadratic work costs thousands of times more. The e-mail pattern this replaced backtracked in
 // quadratic time (`a@` and 120,000 dots: about 25 s of one core, every request waiting).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { looksLikeEmail } from '../../../plugins/account/src/registration';
 import { ADAPTER_RUNS } from './adapter-runs';
+import { growth } from '../../fixtures/growth';
 import { PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 
 const KB120 = 120_000;
 
-/** Strings of repeated characters that make backtracking patterns blow up. */
-const adversarial = {
-  dots: `a@${'.'.repeat(KB120)}@`,
-  ats: '@'.repeat(KB120),
-  spaces: `a@b${' '.repeat(KB120)}x`,
-  localPart: `${'a'.repeat(KB120)}@@`,
-  domain: `a@${'a.'.repeat(KB120 / 2)}`,
-  tabs: `a${'\t'.repeat(KB120)}`,
+/** Strings of `n` repeated characters that make backtracking patterns blow up. */
+const patterns: Record<string, (n: number) => string> = {
+  dots: (n) => `a@${'.'.repeat(n)}@`,
+  ats: (n) => '@'.repeat(n),
+  spaces: (n) => `a@b${' '.repeat(n)}x`,
+  localPart: (n) => `${'a'.repeat(n)}@@`,
+  domain: (n) => `a@${'a.'.repeat(n / 2)}`,
+  tabs: (n) => `a${'\t'.repeat(n)}`,
 };
+const adversarial = Object.fromEntries(Object.entries(patterns).map(([name, make]) => [name, make(KB120)]));
 
 describe('account: the e-mail check is linear', () => {
-  it('answers each 120 KB adversarial input in well under a second', () => {
-    for (const [name, value] of Object.entries(adversarial)) {
-      const started = performance.now();
-      looksLikeEmail(value);
-      expect(performance.now() - started, name).toBeLessThan(250);
+  it('checks each 120 KB adversarial input at far less than quadratic cost against a 64th of it', async () => {
+    for (const [name, make] of Object.entries(patterns)) {
+      expect(await growth(make, looksLikeEmail, { small: KB120 / 64, large: KB120 }), name).toBeLessThan(1024);
     }
   });
 
@@ -52,9 +54,21 @@ describe('account: the e-mail check is linear', () => {
 for (const [adapter, engine, harness] of ADAPTER_RUNS) {
   describe(`account: long adversarial client text on ${adapter} / ${engine}`, () => {
     let env: AccountEnv;
+    // The budget: 64 times the least time of a plain refused request here, in this run.
+    let budget = 0;
     beforeAll(async () => {
       env = await startAccountApp(harness, engine);
       await env.user('victim');
+      let least = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const res = await env.client().request('POST', '/auth/register', {
+          json: { username: 'newcomer', email: 'not an address', password: 'a long enough passphrase' },
+        });
+        least = Math.min(least, performance.now() - started);
+        expect(res.status).toBe(422);
+      }
+      budget = 64 * Math.max(least, 5);
     });
     afterAll(async () => env?.close());
 
@@ -74,14 +88,14 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
       env.client().request('POST', '/auth/register', { json: body });
 
     for (const [name, email] of Object.entries(adversarial)) {
-      it(`/register answers 422 at once for a 120 KB e-mail (${name}), and does not delay another request`, async () => {
+      it(`/register answers 422 within the budget for a 120 KB e-mail (${name}), and does not delay another request`, async () => {
         const { res, ms, cheap, cheapMs } = await alongside(
           register({ username: 'newcomer', email, password: 'a long enough passphrase' }),
         );
         expect(res.status).toBe(422);
-        expect(ms).toBeLessThan(1000);
+        expect(ms).toBeLessThan(budget);
         expect(cheap.status).toBe(401);
-        expect(cheapMs).toBeLessThan(1000);
+        expect(cheapMs).toBeLessThan(budget);
       });
     }
 
@@ -100,8 +114,8 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
       for (const body of bodies) {
         const { res, ms, cheapMs } = await alongside(register(body));
         expect(res.status).toBe(422);
-        expect(ms).toBeLessThan(1000);
-        expect(cheapMs).toBeLessThan(1000);
+        expect(ms).toBeLessThan(budget);
+        expect(cheapMs).toBeLessThan(budget);
       }
     });
 
@@ -113,8 +127,8 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
             env.client().request('POST', path, { json: { username, password: PASSWORD } }),
           );
           expect(res.status, path).toBe(401);
-          expect(ms).toBeLessThan(1000);
-          expect(cheapMs).toBeLessThan(1000);
+          expect(ms).toBeLessThan(budget);
+          expect(cheapMs).toBeLessThan(budget);
         }
       }
       await env.db.knex('account_login_failures').delete();
@@ -129,7 +143,7 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
         const started = performance.now();
         const res = await env.client().get('/auth/me', { authorization: value });
         expect(res.status).toBe(401);
-        expect(performance.now() - started).toBeLessThan(1000);
+        expect(performance.now() - started).toBeLessThan(budget);
       }
     });
   });

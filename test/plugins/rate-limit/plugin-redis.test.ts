@@ -56,18 +56,16 @@ describeRedis('the plugin on the real Redis, as two processes', () => {
     await plain.quit();
   });
 
-  it('applies a limit changed through one process in the other within a second', async () => {
+  it('applies a limit changed through one process in the other over pub/sub, both clocks stopped', async () => {
     const pro = await a.limits.tiers.createTier({ name: 'pro' });
     users.carol = { id: 21, tierId: pro.id, isSuperuser: false, scopes: [], transport: 'session' };
     a.clock.ms = b.clock.ms = 200_000;
     expect((await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit']).toBe('3');
     await a.limits.tiers.createRateLimit('pro', { name: 'posts', path: '/api/v1/posts', limit: 30, period: 60 });
-    const changed = Date.now();
+    // The clocks stand still, so no cached snapshot ages out: only the message brings the change.
     await eventually(
       async () => (await b.get('/api/v1/posts', { user: 'carol' })).headers?.['X-RateLimit-Limit'] === '30',
-      1000,
     );
-    expect(Date.now() - changed).toBeLessThan(1000);
   });
 
   it('leaves the RedisStore it was given, and its client, open when the app closes', async () => {

@@ -111,7 +111,8 @@ describeRedis('TierCache across processes (Redis pub/sub)', () => {
   function process_() {
     const publisher = testClient();
     clients.push(publisher);
-    const cache = new TierCache({ load: () => loadRateLimits(db.knex), defaultPolicy });
+    // The clock stands still: a snapshot never ages out, so only the bus can bring a change.
+    const cache = new TierCache({ load: () => loadRateLimits(db.knex), defaultPolicy, now: () => 1_000_000 });
     const bus = new RedisInvalidation({ publisher, channel, onInvalidate: () => cache.invalidate() });
     buses.push(bus);
     const tiers = new TierService(db.knex, async () => {
@@ -131,7 +132,7 @@ describeRedis('TierCache across processes (Redis pub/sub)', () => {
     await db?.destroy();
   });
 
-  it('a change made through one process applies in the other within a second', async () => {
+  it('a change made through one process applies in the other over the bus, its cache never aging out', async () => {
     const a = process_();
     const b = process_();
     await a.bus.start();
@@ -141,13 +142,11 @@ describeRedis('TierCache across processes (Redis pub/sub)', () => {
 
     await a.tiers.createRateLimit('free', { name: 'items', path: '/api/v1/items', limit: 3, period: 60 });
     expect(await a.cache.lookup(tier.id, 'api_v1_items')).toMatchObject({ limit: 3 });
-    const changed = Date.now();
-    await eventually(async () => (await b.cache.lookup(tier.id, 'api_v1_items')).limit === 3, 1000);
-    expect(Date.now() - changed).toBeLessThan(1000);
+    await eventually(async () => (await b.cache.lookup(tier.id, 'api_v1_items')).limit === 3);
 
     const [limit] = await a.tiers.listRateLimits('free');
     await b.tiers.updateRateLimit('free', limit.id, { limit: 4 });
-    await eventually(async () => (await a.cache.lookup(tier.id, 'api_v1_items')).limit === 4, 1000);
+    await eventually(async () => (await a.cache.lookup(tier.id, 'api_v1_items')).limit === 4);
   });
 });
 

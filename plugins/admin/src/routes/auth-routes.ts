@@ -86,8 +86,7 @@ export function authRoutes(ctx: AdminContext): RouteDescriptor[] {
               cookies: [outcome.cookie, auth.clearPrelogin()],
             };
           }
-          if ('retryAfter' in outcome) await ctx.events.recordLocked(req, username);
-          else await ctx.events.record(req, { username: username.slice(0, 100) }, [{ type: 'sign_in_failed' }]);
+          await ctx.events.recordSignInFailed(req, username, 'retryAfter' in outcome);
           if ('retryAfter' in outcome) {
             const error = auth.lockedError(outcome.retryAfter);
             return loginPage(req, 429, { message: error.message, username, headers: error.headers });

@@ -28,8 +28,12 @@ export interface Mailbox {
 }
 
 /** A real SMTP server on 127.0.0.1, answering every message with 250 after `delayMs`. */
-export async function smtpMailbox(options: { delayMs?: number } = {}): Promise<Mailbox & { port: number }> {
+export async function smtpMailbox(
+  options: { delayMs?: number } = {},
+): Promise<Mailbox & { port: number; answered(): number }> {
   const received: Received[] = [];
+  // Messages the server has answered 250 for: the sender's delivery is over only then.
+  let answered = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -43,7 +47,10 @@ export async function smtpMailbox(options: { delayMs?: number } = {}): Promise<M
         for (const rcpt of session.envelope.rcptTo) {
           received.push({ to: rcpt.address, subject: /^Subject: (.*)$/m.exec(raw)?.[1].trim() ?? '', text });
         }
-        setTimeout(() => callback(), options.delayMs ?? 0);
+        setTimeout(() => {
+          answered += 1;
+          callback();
+        }, options.delayMs ?? 0);
       });
     },
   });
@@ -54,6 +61,7 @@ export async function smtpMailbox(options: { delayMs?: number } = {}): Promise<M
     kind: 'smtp',
     port,
     transport,
+    answered: () => answered,
     all: async () => [...received],
     to: async (address) => received.filter((m) => m.to.toLowerCase() === address.toLowerCase()),
     async close() {
