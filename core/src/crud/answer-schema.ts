@@ -12,7 +12,7 @@ import type { CrudContext } from './crud-context';
 export function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
   if (!relations) return row;
   const counts = Object.fromEntries(relations.map((name) => [`${name}_count`, { type: 'integer', minimum: 0 }]));
-  return { ...row, properties: { ...row.properties, ...counts } };
+  return { ...row, properties: { ...row.properties, ...counts }, ...present(row, Object.keys(counts)) };
 }
 
 /** The row the routes answer: answered columns, joined rows and relationship counts. */
@@ -33,15 +33,24 @@ export const createAnswersRow = (ctx: CrudContext): boolean =>
  */
 function withJoins(row: JsonSchema, joins: ResolvedJoin[], nest: boolean): JsonSchema {
   const properties: JsonSchema = { ...row.properties };
+  const keys: string[] = [];
   for (const join of joins) {
     const item = relatedRow(join);
+    if (join.many || nest) keys.push(join.key);
     if (join.many) properties[join.key] = { type: 'array', items: item };
     else if (nest) properties[join.key] = { oneOf: [item, { type: 'null' }] };
+    // A flattened column stays optional: a related field hidden from the caller leaves its row.
     else
       for (const [column, schema] of Object.entries<JsonSchema>(item.properties ?? {}))
         properties[`${join.prefix}${column}`] = orNull(schema);
   }
-  return { ...row, properties };
+  return { ...row, properties, ...present(row, keys) };
+}
+
+// Every answered row carries its joins' keys (an empty list, or null) and its counts.
+function present(row: JsonSchema, keys: string[]): { required?: string[] } {
+  const required = [...new Set([...(Array.isArray(row.required) ? row.required : []), ...keys])];
+  return required.length > 0 ? { required } : {};
 }
 
 /** A related row: the join's `schemaToSelect` or every column, less the fields its model's read rule hides from all. */

@@ -128,8 +128,9 @@ const MINIMAL = { '204': { description: 'Written (Prefer: return=minimal)', head
 /** The answer of a write: its usual schema, or the row when the client prefers it. */
 const written = (description: string, usual: JsonSchema, item: JsonSchema) => ({
   description: `${description}; the row with Prefer: return=representation`,
-  // anyOf: with a select schema the usual answer is the row itself, which matches both.
-  schema: usual === item ? item : { anyOf: [usual, item] },
+  // anyOf: with a select schema the usual answer is the row itself, which matches both;
+  // with joins an update's usual answer is the row or null, which holds the row already.
+  schema: usual === item || usual.oneOf?.includes(item) ? usual : { anyOf: [usual, item] },
   headers: APPLIED,
 });
 
