@@ -215,6 +215,20 @@ describe("a related model's policy on joined rows", () => {
       { id: 1, title: 'A1', author_id: 1, writer_id: 1, writer_name: 'Ann' },
       { id: 4, title: 'B1', author_id: 2, writer_id: null, writer_name: null },
     ]);
+    // The documented row leaves out what the related read rule hides from every caller.
+    const documented = (nestJoins: boolean) => {
+      const router = crudRouter({
+        session: db.knex,
+        model: OpenBook,
+        path: '/books',
+        includedMethods: ['read'],
+        joinsConfig: [{ relation: 'author', joinPrefix: 'writer_' }],
+        nestJoins,
+      });
+      return (router.routes[0].doc!.responses!['200'].schema as any).properties;
+    };
+    expect(Object.keys(documented(true).author.oneOf[0].properties)).toEqual(['id', 'name']);
+    expect(Object.keys(documented(false))).toEqual(['id', 'title', 'author_id', 'writer_id', 'writer_name']);
   });
 });
 

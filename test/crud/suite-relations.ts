@@ -2,34 +2,36 @@
 // nestJoins) and one-to-many inclusion (parents paginated, children never duplicated),
 // on every endpoint.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { crudRouter, type CrudOptions } from '@crudsmith/core';
+import { crudRouter, type CrudOptions, type CrudRouter } from '@crudsmith/core';
 import { Author, Book } from '../fixtures/models';
 import type { Api, CrudEnv } from './kit';
 import { AuthorWrite, BookCreate, BookUpdate } from './schemas';
+import { offDocument } from './documented';
 
 const ANN = { id: 1, name: 'Ann', email: 'ann@example.com', is_deleted: false };
 const BOB = { id: 2, name: 'Bob', email: 'bob@example.com', is_deleted: false };
 
 export function describeRelations(env: CrudEnv): void {
   describe('related data (relationship inclusion options)', () => {
-    const books = (path: string, extra: Partial<CrudOptions>) =>
-      env.serve(
-        crudRouter({
-          session: env.knex,
-          model: Book,
-          path,
-          createSchema: BookCreate,
-          updateSchema: BookUpdate,
-          deleteSchema: [],
-          ...extra,
-        }),
-      );
+    const booksRouter = (path: string, extra: Partial<CrudOptions>) =>
+      crudRouter({
+        session: env.knex,
+        model: Book,
+        path,
+        createSchema: BookCreate,
+        updateSchema: BookUpdate,
+        deleteSchema: [],
+        ...extra,
+      });
+    const books = (path: string, extra: Partial<CrudOptions>) => env.serve(booksRouter(path, extra));
     let oneToOne: Api;
     let everything: Api;
+    let everythingRouter: CrudRouter;
 
     beforeAll(async () => {
+      everythingRouter = booksRouter('/books', { includeRelationships: true, includeOneToMany: true });
       oneToOne = await books('/books', { includeRelationships: true });
-      everything = await books('/books', { includeRelationships: true, includeOneToMany: true });
+      everything = await env.serve(everythingRouter);
     });
 
     it('relationshipCounts: reads and lists answer <relation>_count per row, and the document says so', async () => {
@@ -42,6 +44,7 @@ export function describeRelations(env: CrudEnv): void {
       });
       const counted = await env.serve(router);
       const list = await counted.get('/counted?sort=-name');
+      expect(offDocument(router, 'readMulti', list)).toBeUndefined();
       expect(list.body.data.map((a: { name: string; books_count: number }) => [a.name, a.books_count])).toEqual([
         ['Cy', 0],
         ['Bob', 1],
@@ -83,12 +86,25 @@ export function describeRelations(env: CrudEnv): void {
       expect(list.body.data.every((b: object) => !('reviews' in b) && !('tags' in b))).toBe(true);
     });
 
-    it('includeOneToMany adds the one-to-many (and many-to-many) relations', async () => {
+    it('includeOneToMany adds the one-to-many (and many-to-many) relations, and the document says so', async () => {
       const read = await everything.get('/books/1');
       expect(read.body.author).toEqual(ANN);
       expect(read.body.reviews.map((r: { body: string }) => r.body)).toEqual(['great', 'fine', 'good']);
       expect(read.body.tags.map((t: { label: string }) => t.label)).toEqual(['fiction', 'history']);
-      expect((await everything.get('/books/5')).body).toMatchObject({ author: null, reviews: [], tags: [] });
+      const orphan = await everything.get('/books/5');
+      expect(orphan.body).toMatchObject({ author: null, reviews: [], tags: [] });
+      // The documented answer: a nullable object for one-to-one, a list of rows for the others.
+      for (const answer of [read, orphan]) expect(offDocument(everythingRouter, 'read', answer)).toBeUndefined();
+      expect(offDocument(everythingRouter, 'readMulti', await everything.get('/books?limit=5'))).toBeUndefined();
+      const route = everythingRouter.routes.find((r) => r.path === '/books/:id' && r.method === 'GET')!;
+      const { properties } = route.doc!.responses!['200'].schema as any;
+      expect(properties.author.oneOf[1]).toEqual({ type: 'null' });
+      expect(Object.keys(properties.author.oneOf[0].properties).sort()).toEqual(Object.keys(ANN).sort());
+      expect(properties.tags.type).toBe('array');
+      expect(Object.keys(properties.tags.items.properties)).toEqual(Object.keys(read.body.tags[0]));
+      expect(
+        offDocument(everythingRouter, 'read', { status: 200, body: { ...read.body, tags: [{ id: 'x' }] } }),
+      ).toMatch(/tags/);
     });
 
     it('includeRelationships: a list includes exactly those relations, of any type', async () => {
@@ -137,7 +153,7 @@ export function describeRelations(env: CrudEnv): void {
     });
 
     it('joinsConfig: explicit joins with a relation or a model and joinOn, their fields, order and nestedLimit', async () => {
-      const joined = await books('/books', {
+      const joinedRouter = booksRouter('/books', {
         joinsConfig: [
           { model: Author, joinOn: { author_id: 'id' }, alias: 'writer', schemaToSelect: ['name'] },
           {
@@ -149,6 +165,7 @@ export function describeRelations(env: CrudEnv): void {
           },
         ],
       });
+      const joined = await env.serve(joinedRouter);
       const read = await joined.get('/books/1');
       expect(read.body).toEqual({
         id: 1,
@@ -166,17 +183,26 @@ export function describeRelations(env: CrudEnv): void {
         ['A3', 'Ann'],
         ['A2', 'Ann'],
       ]);
+      expect(offDocument(joinedRouter, 'read', read)).toBeUndefined();
+      expect(offDocument(joinedRouter, 'readMulti', list)).toBeUndefined();
+      const documented = (
+        joinedRouter.routes.find((r) => r.path === '/books/:id')!.doc!.responses!['200'].schema as any
+      ).properties;
+      expect(Object.keys(documented.writer.oneOf[0].properties)).toEqual(['name']);
+      expect(Object.keys(documented.reviews.items.properties)).toEqual(['stars', 'body']);
     });
 
     describe('nestJoins: false flattens one-to-one fields as <prefix><field>', () => {
       let flat: Api;
       const prefixed = { author_name: 'Bob', author_email: 'bob@example.com' };
+      let flatRouter: CrudRouter;
 
       beforeAll(async () => {
-        flat = await books('/flat', {
+        flatRouter = booksRouter('/flat', {
           joinsConfig: [{ relation: 'author', joinPrefix: 'author_', schemaToSelect: ['name', 'email'] }],
           nestJoins: false,
         });
+        flat = await env.serve(flatRouter);
       });
 
       it('on read and read-many', async () => {
@@ -192,6 +218,12 @@ export function describeRelations(env: CrudEnv): void {
           author_email: null,
         });
         expect(list.body.data.every((b: object) => !('author' in b))).toBe(true);
+        expect(offDocument(flatRouter, 'read', read)).toBeUndefined();
+        expect(offDocument(flatRouter, 'readMulti', list)).toBeUndefined();
+        const documented = (flatRouter.routes.find((r) => r.path === '/flat/:id')!.doc!.responses!['200'].schema as any)
+          .properties;
+        expect(documented.author).toBeUndefined();
+        expect(documented.author_name.type).toContain('null');
       });
 
       it('on the answers of create, update, delete and db_delete', async () => {

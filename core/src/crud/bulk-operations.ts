@@ -11,6 +11,7 @@ import { sessionOf, type CrudContext } from './crud-context';
 import { scopeFilters } from './filter-config';
 import { readOptions } from './operations';
 import { pathKeyFilters } from './path-key';
+import { createAnswersRow } from './answer-schema';
 import {
   answeredRows,
   bulkAccess,
@@ -33,7 +34,7 @@ type Row = Record<string, unknown>;
 
 /** What a create answers: the row (with a select schema, joins or auto fields) or null. */
 function answerShape(ctx: CrudContext) {
-  const item = Boolean(ctx.selectSchema || ctx.joins || ctx.relationshipCounts);
+  const item = createAnswersRow(ctx);
   const row = item || Object.keys(ctx.createConfig.autoFields).length > 0;
   // Joins and counts are read with the row; otherwise the write's RETURNING answers it.
   return {

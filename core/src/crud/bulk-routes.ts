@@ -1,13 +1,14 @@
 import type { Dependency, HttpMethod } from '../http/neutral';
 import type { RouteDescriptor, RouteDoc } from '../http/route';
-import { rowJsonSchema, schemaToJsonSchema } from '../schema/json-schema';
+import { schemaToJsonSchema } from '../schema/json-schema';
+import { answerSchema, createAnswersRow } from './answer-schema';
 import type { BulkConfig } from './bulk-options';
 import type { BulkOperation } from './options';
 import { bulkCreateHandler, bulkDeleteHandler, bulkUpdateHandler, upsertHandler } from './bulk-operations';
 import type { CrudContext } from './crud-context';
 import type { CrudOptions } from './options';
 import { keyPath } from './path-key';
-import { errors, idParameters, withCounts } from './route-docs';
+import { errors, idParameters } from './route-docs';
 import { accessDoc, accessDocOfAll } from '../access/access-doc';
 import type { AccessOperation } from '../access/policy';
 
@@ -40,8 +41,8 @@ export function bulkRoutes(
 ): RouteDescriptor[] {
   const createDeps = options.createDeps ?? [];
   const updateDeps = options.updateDeps ?? [];
-  const item = withCounts(rowJsonSchema(ctx.info, ctx.selectSchema), ctx.relationshipCounts);
-  const answered = ctx.selectSchema ? item : { type: ['object', 'null'] };
+  const item = answerSchema(ctx);
+  const answered = createAnswersRow(ctx) ? item : { type: ['object', 'null'] };
   const createBody = () =>
     schemaToJsonSchema(ctx.createSchema!, { info: ctx.info, exclude: ctx.createConfig.forbidden });
   const filterBody = {

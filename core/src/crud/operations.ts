@@ -14,6 +14,7 @@ import { answerAsPreferred, returnPreference } from './prefer';
 import { idempotent } from './idempotency';
 import { keyFilters, keyOf } from '../data/row-key';
 import { callerOf, refuseHiddenKeys } from './access-guard';
+import { createAnswersRow } from './answer-schema';
 
 // One handler per generated operation. Each reads the neutral request, calls the
 // repository, and answers the wire format docs/wire-format.md gives.
@@ -43,9 +44,7 @@ export function createHandler(ctx: CrudContext): Handler {
     const prefer = returnPreference(req);
     const body = await validateBody(ctx.createSchema!, req.body, { forbidden: ctx.createConfig.forbidden });
     const auto = await ctx.createConfig.values(req);
-    const answersItem =
-      prefer === 'representation' ||
-      (prefer !== 'minimal' && Boolean(ctx.selectSchema || ctx.joins || ctx.relationshipCounts));
+    const answersItem = prefer === 'representation' || (prefer !== 'minimal' && createAnswersRow(ctx));
     const answersRow = answersItem || (prefer !== 'minimal' && Object.keys(ctx.createConfig.autoFields).length > 0);
     // An answer of null needs no stored row read back (MariaDB then sends the INSERT alone).
     const options = answersItem ? readOptions(ctx) : { returnRow: answersRow };

@@ -1,5 +1,6 @@
 import type { RouteDoc } from '../http/route';
-import { columnJsonSchema, rowJsonSchema, schemaToJsonSchema, type JsonSchema } from '../schema/json-schema';
+import { columnJsonSchema, schemaToJsonSchema, type JsonSchema } from '../schema/json-schema';
+import { answerSchema, createAnswersRow } from './answer-schema';
 import { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from '../schema/error-schemas';
 import type { CrudContext } from './crud-context';
 import type { OperationKey } from './options';
@@ -127,8 +128,9 @@ const MINIMAL = { '204': { description: 'Written (Prefer: return=minimal)', head
 /** The answer of a write: its usual schema, or the row when the client prefers it. */
 const written = (description: string, usual: JsonSchema, item: JsonSchema) => ({
   description: `${description}; the row with Prefer: return=representation`,
-  // anyOf: with a select schema the usual answer is the row itself, which matches both.
-  schema: usual === item ? item : { anyOf: [usual, item] },
+  // anyOf: with a select schema the usual answer is the row itself, which matches both;
+  // with joins an update's usual answer is the row or null, which holds the row already.
+  schema: usual === item || usual.oneOf?.includes(item) ? usual : { anyOf: [usual, item] },
   headers: APPLIED,
 });
 
@@ -148,17 +150,10 @@ const idempotencyParameters = (ctx: CrudContext) =>
       ]
     : [];
 
-/** Each `<relation>_count` the rows carry, beside their columns. */
-export function withCounts(row: JsonSchema, relations: string[] | undefined): JsonSchema {
-  if (!relations) return row;
-  const counts = Object.fromEntries(relations.map((name) => [`${name}_count`, { type: 'integer', minimum: 0 }]));
-  return { ...row, properties: { ...row.properties, ...counts } };
-}
-
 /** The OpenAPI description of one generated operation. */
 export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: string; tags: string[] }): RouteDoc {
   const operationId = `${base.name}_${op.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
-  const item = withCounts(rowJsonSchema(ctx.info, ctx.selectSchema), ctx.relationshipCounts);
+  const item = answerSchema(ctx);
   const nullable = { oneOf: [item, { type: 'null' }] };
   const doc: RouteDoc = {
     operationId,
@@ -172,7 +167,7 @@ export function routeDoc(ctx: CrudContext, op: OperationKey, base: { name: strin
       doc.parameters = [PREFER, ...idempotencyParameters(ctx)];
       doc.requestBody = schemaToJsonSchema(ctx.createSchema!, { info: ctx.info, exclude: ctx.createConfig.forbidden });
       doc.responses = {
-        '201': written('Created', ctx.selectSchema ? item : { type: ['object', 'null'] }, item),
+        '201': written('Created', createAnswersRow(ctx) ? item : { type: ['object', 'null'] }, item),
         ...MINIMAL,
         ...errors(409, 422),
       };

@@ -226,6 +226,10 @@ export type PostsRow = {
   text: string;
   author_id: number;
   created_at: string;
+  tags: ({
+    id: number;
+    name: string;
+  })[];
 };
 
 /** The body that creates one of posts. */
@@ -256,20 +260,28 @@ export interface PostsSpec {
   create: PostsCreate;
   update: PostsUpdate;
   created: PostsRow;
-  updated: null | {
+  updated: {
     id: number;
     title: string;
     text: string;
     author_id: number;
     created_at: string;
-  };
-  deleted: null | {
+    tags: ({
+      id: number;
+      name: string;
+    })[];
+  } | null;
+  deleted: {
     id: number;
     title: string;
     text: string;
     author_id: number;
     created_at: string;
-  };
+    tags: ({
+      id: number;
+      name: string;
+    })[];
+  } | null;
   filters: PostsFilters;
   sort: PostsSort;
 }

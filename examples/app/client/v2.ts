@@ -159,6 +159,10 @@ export type PostsRow = {
   text: string;
   author_id: number;
   created_at: string;
+  tags: ({
+    id: number;
+    name: string;
+  })[];
 };
 
 /** The body that creates one of posts. */

@@ -123,6 +123,13 @@ export async function misuses(): Promise<void> {
   await v2.items.update(1, { price: 'cheap' });
   // @ts-expect-error posts have no get in the document
   await v2.posts.get(1);
+  // A post answers its tags (id and name), as the document says: typed, and nothing more.
+  const [post] = (await v1.posts.list()).data;
+  const tagNames: string[] = post.tags.map((tag) => tag.name);
+  const tagIds: number[] = post.tags.map((tag) => tag.id);
+  console.log(tagNames, tagIds);
+  // @ts-expect-error a post's tag has no label
+  console.log(post.tags[0].label);
   // @ts-expect-error a custom route's path parameter is typed (tier_name is a string)
   await v1.tiers.read({ tier_name: 3 });
   // @ts-expect-error a custom route's answer is typed: users have no price

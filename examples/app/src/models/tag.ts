@@ -1,9 +1,15 @@
 import { Model } from 'objection';
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { IsInt, IsString, MaxLength, MinLength } from 'class-validator';
 
 /** A tag's fields as the admin writes them. */
 export class TagWrite {
   @IsString() @MinLength(1) @MaxLength(50) name!: string;
+}
+
+/** A tag as a post answers it. */
+export class TagRead {
+  @IsInt() id!: number;
+  @IsString() name!: string;
 }
 
 /** A label posts carry (many-to-many through `post_tags`). */
