@@ -45,6 +45,9 @@ export async function startExample(
   const app = buildApp(db.knex, {
     secretKey: 'example-test-secret-0123456789abcdefghij',
     bcryptRounds: 4,
+    // A test process's own pauses (a long synchronous step, a busy machine) must not turn
+    // the suites' requests into 503s; the shedding suite sets its own bounds.
+    loadShedding: { maxEventLoopDelayMs: 0, maxHeapUsedRatio: 0 },
     ...options.build,
   });
   await app.start(db.knex);
