@@ -153,6 +153,7 @@ const entries: [string, object, string[]][] = [
       'runRoute',
       'errorToResult',
       'readBody',
+      'readBodyByType',
       'checkJsonDepth',
       'flattenHeaders',
       'decodePath',

@@ -19,7 +19,8 @@ export { errorToResult } from './http/render-error';
 export type { AddressResolver } from './http/client-address';
 
 /** Reading a Node request: body, path, headers, cookies, query. */
-export { readBody, checkJsonDepth } from './adapter-kit/wire/read-body';
+export { readBody, readBodyByType, checkJsonDepth } from './adapter-kit/wire/read-body';
+export type { BodyLimits, TypeTest } from './adapter-kit/wire/read-body';
 export { flattenHeaders, decodePath, splitUrl, cookiesOf, parseQuery } from './adapter-kit/wire/request-parts';
 
 /** Deciding the bytes of a result, the same on every framework. */
