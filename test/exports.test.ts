@@ -148,6 +148,8 @@ const entries: [string, object, string[]][] = [
       'allowedMethods',
       'otherMethodResult',
       'runFallback',
+      'mountPlan',
+      'answerRequest',
       'errorLoggerFor',
       'createRequest',
       'runRoute',

@@ -9,6 +9,8 @@ export { answer } from './adapter-kit/answer';
 export type { Exchange } from './adapter-kit/answer';
 export { allowedMethods, otherMethodResult } from './adapter-kit/allowed-methods';
 export { runFallback } from './adapter-kit/fallback';
+export { mountPlan, answerRequest } from './adapter-kit/mount-plan';
+export type { Mountable, MountPlan, MountedRoute, AdapterExchange } from './adapter-kit/mount-plan';
 export { errorLoggerFor } from './adapter-kit/error-report';
 
 /** Running a route on a neutral request, and rendering any error as the JSON body. */

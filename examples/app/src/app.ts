@@ -210,11 +210,10 @@ export function createKoaApp(
   // On Koa, koa-session carries the account sessions, so the app's own Koa middleware sees the same ctx.session.
   const sessions = app.auth?.sessionManager ? [app.auth.sessionManager] : [];
   for (const manager of sessions) koa.use(createSession(koaSessionOptions(manager), koa));
-  mountRoutes(koa, app.routes, {
+  mountRoutes(koa, app, {
     trustedProxies: options.trustedProxies,
     logger: options.logger,
     sessions,
-    fallbacks: app.fallbacks,
     jsonNotFound: true,
   });
   return koa;
