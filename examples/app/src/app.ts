@@ -21,7 +21,7 @@ import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin, type ChallengeStore } from '@crudsmith/account';
-import type { RateLimiter } from '@crudsmith/rate-limit';
+import type { RateLimitPlugin } from '@crudsmith/rate-limit';
 import { AvatarStore } from './avatars';
 import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
@@ -89,7 +89,7 @@ export interface BuildOptions {
 /** The example app, with its account plugin (for the first superuser and tests). */
 export interface ExampleApp extends App {
   auth: AccountPlugin;
-  limits: RateLimiter;
+  limits: RateLimitPlugin;
   /** The admin interface at /admin (for the first admin user and tests). */
   admin: AdminPlugin;
 }
