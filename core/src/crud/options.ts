@@ -1,14 +1,12 @@
 import type { Knex } from 'knex';
 import type { Dependency } from '../http/neutral';
-import type { CursorKey } from '../data/cursor';
 import type { JoinConfig } from '../data/joins';
 import type { ModelClass } from '../model/model-info';
-import type { CustomFilter } from '../data/operators';
 import type { CrudRepository } from '../data/repository';
+import type { RepositoryOptions } from '../data/repository-options';
 import type { SchemaLike } from '../schema/fields';
 import type { CreateConfig, DeleteConfig, FieldInjectionInit, UpdateConfig } from './field-injection';
 import type { FilterConfig, FilterValue } from './filter-config';
-import type { AccessPolicy } from '../access/policy';
 import type { IdempotencyOptions } from './idempotency';
 
 /** The generated operations. */
@@ -57,8 +55,26 @@ export interface ExportOptions {
   pageSize?: number;
 }
 
-/** Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase). */
-export interface CrudOptions<M extends ModelClass = ModelClass> {
+/**
+ * The repository's own options, which a router hands to the CrudRepository it builds
+ * (a `crud` instance given instead brings its own): documented once, in RepositoryOptions.
+ */
+export type RouterRepositoryOptions = Pick<
+  RepositoryOptions,
+  | 'isDeletedColumn'
+  | 'deletedAtColumn'
+  | 'updatedAtColumn'
+  | 'createdAtColumn'
+  | 'customFilters'
+  | 'cursorKey'
+  | 'access'
+>;
+
+/**
+ * Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase); the
+ * repository's own are passed to the CrudRepository the router builds.
+ */
+export interface CrudOptions<M extends ModelClass = ModelClass> extends RouterRepositoryOptions {
   /** A knex instance, or a dependency answering one per request. */
   session: Knex | Dependency<Knex>;
   model: M;
@@ -90,12 +106,6 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
   relationshipCounts?: string[];
   /** Nest one-to-one related rows under the relation name (default true) or flatten them. */
   nestJoins?: boolean;
-  isDeletedColumn?: string;
-  deletedAtColumn?: string;
-  updatedAtColumn?: string;
-  /** Set to the current time on create when the model has it and the body does not (default `created_at`; null: never). */
-  createdAtColumn?: string | null;
-  customFilters?: Record<string, CustomFilter>;
   /** A subclass of EndpointCreator to build the routes with. */
   endpointCreator?: new (options: CrudOptions<any>) => { addRoutesToRouter(): void; readonly router: unknown };
   createDeps?: Dependency[];
@@ -134,24 +144,11 @@ export interface CrudOptions<M extends ModelClass = ModelClass> {
    */
   idempotency?: boolean | IdempotencyOptions;
   /**
-   * Encrypts keyset cursors (AES-256-GCM, bound to the list's table and sort): a key
-   * derived from the app's secret, or a function answering it. Without it each process
-   * uses a random key of its own, so a `next_cursor` fails (400) on another process and
-   * after a restart.
-   */
-  cursorKey?: CursorKey;
-  /**
    * Columns a client may `sort` on besides those the answer shows (the select schema's
    * fields, or every column without one). Any other sort column is a 400, so the order
    * of a page never reveals a column the answer hides.
    */
   sortable?: string[];
-  /**
-   * The model's access policy (in place of its `@Access`): who may perform each operation,
-   * on which rows, and which fields it reads and writes. The caller is the principal
-   * dependency the app gives `bootstrap`.
-   */
-  access?: AccessPolicy;
   /**
    * Adds the bulk operations (off by default): `POST /bulk` (with `?on_conflict=` an
    * upsert), `PATCH /bulk`, `DELETE /bulk` and `PUT /{id}`; `true` for all of them.

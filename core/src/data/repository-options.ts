@@ -13,6 +13,7 @@ type Row = Record<string, unknown>;
 export interface RepositoryOptions {
   /** Soft-delete flag column (default `is_deleted`); soft delete applies when the model has it. */
   isDeletedColumn?: string;
+  /** Set to the current time by a soft delete and emptied by a restore, when the model has it (default `deleted_at`). */
   deletedAtColumn?: string;
   /** Set to the current time on every update when the model has it (default `updated_at`). */
   updatedAtColumn?: string;
@@ -24,14 +25,19 @@ export interface RepositoryOptions {
   createdAtColumn?: string | null;
   customFilters?: Record<string, CustomFilter>;
   /**
-   * Encrypts and authenticates keyset cursors: a key, or a function answering one (asked
-   * once). Without it a random key of this process does, so a cursor fails on any other
-   * process and after a restart.
+   * Encrypts and authenticates keyset cursors (AES-256-GCM, bound to the list's table and
+   * sort): a key derived from the app's secret, or a function answering one (asked once).
+   * Without it a random key of this process does, so a `next_cursor` fails (400) on any
+   * other process and after a restart.
    */
   cursorKey?: CursorKey;
   /** Most values an `in`/`not_in` filter may list (default 1000). */
   maxListSize?: number;
-  /** The model's access policy, in place of the one it declares with `@Access`. */
+  /**
+   * The model's access policy (in place of its `@Access`): who may perform each operation,
+   * on which rows, and which fields it reads and writes. Behind a router, the caller is the
+   * principal dependency the app gives `bootstrap`.
+   */
   access?: AccessPolicy;
 }
 
