@@ -9,6 +9,8 @@ export { answer } from './adapter-kit/answer';
 export type { Exchange } from './adapter-kit/answer';
 export { allowedMethods, otherMethodResult } from './adapter-kit/allowed-methods';
 export { runFallback } from './adapter-kit/fallback';
+export { mountPlan, answerRequest } from './adapter-kit/mount-plan';
+export type { Mountable, MountPlan, MountedRoute, AdapterExchange } from './adapter-kit/mount-plan';
 export { errorLoggerFor } from './adapter-kit/error-report';
 
 /** Running a route on a neutral request, and rendering any error as the JSON body. */
@@ -19,7 +21,8 @@ export { errorToResult } from './http/render-error';
 export type { AddressResolver } from './http/client-address';
 
 /** Reading a Node request: body, path, headers, cookies, query. */
-export { readBody, checkJsonDepth } from './adapter-kit/wire/read-body';
+export { readBody, readBodyByType, checkJsonDepth } from './adapter-kit/wire/read-body';
+export type { BodyLimits, TypeTest } from './adapter-kit/wire/read-body';
 export { flattenHeaders, decodePath, splitUrl, cookiesOf, parseQuery } from './adapter-kit/wire/request-parts';
 
 /** Deciding the bytes of a result, the same on every framework. */

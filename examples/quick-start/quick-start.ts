@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const app = bootstrap({ routers, migrations: [migrations] });
   await app.start(db); // migrates
   const koa = new Koa();
-  mountRoutes(koa, app.routes, { prefix: '/api', fallbacks: app.fallbacks });
+  mountRoutes(koa, app, { prefix: '/api' });
   const port = Number(process.env.PORT ?? 3000);
   koa.listen(port, () => console.log(`Listening on http://localhost:${port}/api/books`));
 }

@@ -11,6 +11,7 @@ import type {
   NeutralResult,
   RouteDescriptor,
 } from '@crudsmith/core';
+import type { Mountable } from '@crudsmith/core/adapter';
 import type { SessionManager } from '@crudsmith/core/session';
 
 /** The adapter options every adapter understands. */
@@ -37,10 +38,10 @@ export interface MountedServer {
 export interface AdapterHarness {
   name: string;
   /**
-   * Starts the user's app with `routes` mounted, where the app itself also answers
+   * Starts the user's app with `routes` (a list, or a bootstrapped app's routes and fallbacks) mounted, where the app itself also answers
    * `GET /own` with the text `own` (registered after the mounted routes).
    */
-  mount(routes: RouteDescriptor[], options: MountOptions): Promise<MountedServer>;
+  mount(routes: Mountable, options: MountOptions): Promise<MountedServer>;
 }
 
 /** Builds a route descriptor for a test from `'METHOD /path'`. */

@@ -31,12 +31,11 @@ export function runAdapterSuite(harness: AdapterHarness): void {
         trustedProxies: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'],
         logger,
       });
-      env.strict = await harness.mount(routes(), {
-        prefix: '/api',
-        logger,
-        fallbacks: [fallback('/fb')],
-        jsonNotFound: true,
-      });
+      // Mounted as a bootstrapped app is: its fallbacks come with its routes.
+      env.strict = await harness.mount(
+        { routes: routes(), fallbacks: [fallback('/fb')] },
+        { prefix: '/api', logger, jsonNotFound: true },
+      );
     });
     afterAll(async () => {
       await Promise.all([env.base, env.small, env.proxied, env.strict].map((server) => server?.close()));

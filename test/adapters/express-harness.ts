@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
-import type { RouteDescriptor } from '@crudsmith/core';
+import type { Mountable } from '@crudsmith/core/adapter';
 import { mountRoutes, type ExpressAdapterOptions } from '@crudsmith/express';
 import type { AdapterHarness, MountedServer } from './conformance';
 
@@ -22,7 +22,7 @@ export function listen(app: Express): Promise<MountedServer> {
 }
 
 /** An Express app with `routes` mounted, that also answers `GET /own` itself. */
-export function appWith(routes: RouteDescriptor[], options: ExpressAdapterOptions): Express {
+export function appWith(routes: Mountable, options: ExpressAdapterOptions): Express {
   const app = express();
   mountRoutes(app, routes, options);
   app.get('/own', (_req, res) => {

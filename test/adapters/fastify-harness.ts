@@ -2,7 +2,7 @@
 // options) with routes mounted by @crudsmith/fastify, listening on 127.0.0.1. Used by the
 // adapter and CRUD conformance suites.
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { RouteDescriptor } from '@crudsmith/core';
+import type { Mountable } from '@crudsmith/core/adapter';
 import { frameworkErrors, mountRoutes, type FastifyAdapterOptions } from '@crudsmith/fastify';
 import type { AdapterHarness, MountedServer } from './conformance';
 
@@ -17,7 +17,7 @@ export async function listen(app: FastifyInstance): Promise<MountedServer> {
  * is the adapter's `frameworkErrors`, as the README asks: the router options are Fastify's
  * defaults (case-sensitive, trailing slash significant).
  */
-export function appWith(routes: RouteDescriptor[], options: FastifyAdapterOptions): FastifyInstance {
+export function appWith(routes: Mountable, options: FastifyAdapterOptions): FastifyInstance {
   const app = Fastify({ frameworkErrors });
   mountRoutes(app, routes, options);
   app.get('/own', async () => 'own');

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import Koa from 'koa';
-import type { RouteDescriptor } from '@crudsmith/core';
+import type { Mountable } from '@crudsmith/core/adapter';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes, type KoaAdapterOptions } from '@crudsmith/koa';
 import type { AdapterHarness, MountedServer } from './conformance';
@@ -22,7 +22,7 @@ export function listen(app: Koa): Promise<MountedServer> {
 }
 
 /** A Koa app with `routes` mounted (after koa-session for each of `options.sessions`), that also answers `GET /own` itself. */
-export function appWith(routes: RouteDescriptor[], options: KoaAdapterOptions): Koa {
+export function appWith(routes: Mountable, options: KoaAdapterOptions): Koa {
   const app = new Koa();
   for (const manager of options.sessions ?? []) app.use(createSession(koaSessionOptions(manager), app));
   mountRoutes(app, routes, options);

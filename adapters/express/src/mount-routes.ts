@@ -8,20 +8,26 @@ import type {
 } from 'express';
 // The one runtime import of express: the user's own, resolved as a peer dependency.
 import { Router } from 'express';
-import { BadRequestError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  adapterSettings,
+  BadRequestError,
+  type ErrorLogger,
+  type NeutralRequest,
+  type NeutralResult,
+  type RouteDescriptor,
+} from '@crudsmith/core';
+import {
   allowedMethods,
-  answer,
-  bodyLimitOf,
   errorLoggerFor,
   errorToResult,
+  answerRequest,
   fallbackAt,
+  mountPlan,
   otherMethodResult,
   runFallback,
   runRoute,
   type AdapterOptions,
   type AdapterSettings,
+  type Mountable,
 } from '@crudsmith/core/adapter';
 import { toNeutralRequest } from './to-neutral-request';
 import { writeResult } from './write-result';
@@ -30,23 +36,23 @@ import { writeResult } from './write-result';
 export type ExpressAdapterOptions = AdapterOptions;
 
 /**
- * Mounts route descriptors on the user's Express app or router, through a sub-router
- * that matches paths exactly as written (case and trailing slash). Unmatched requests go
- * on to the app's next middleware, unless a fallback (or `jsonNotFound`) covers them.
+ * Mounts route descriptors (or a bootstrapped app's routes and fallbacks) on the user's
+ * Express app or router, through a sub-router that matches paths exactly as written (case
+ * and trailing slash). Unmatched requests go on to the app's next middleware, unless a
+ * fallback (or `jsonNotFound`) covers them.
  */
 export function mountRoutes(
   target: Application | ExpressRouter,
-  routes: readonly RouteDescriptor[],
+  source: Mountable,
   options: ExpressAdapterOptions = {},
 ): void {
-  const settings = adapterSettings(options);
+  const { routes, settings, served } = mountPlan(source, options);
   const { prefix } = settings;
   // One spelling per route: another case or slash is a 404, not a fresh rate-limit bucket.
   // The prefix is part of each route rather than a use() mount path, because the app's
   // router would match that mount path case-insensitively.
   const router = Router({ caseSensitive: true, strict: true });
-  for (const route of routes) {
-    const own = { ...settings, bodyLimit: bodyLimitOf(route, settings) };
+  for (const { route, settings: own } of served) {
     router.route(prefix + route.path)[lowerCase(route.method)](serve(route, own));
   }
   // Express falls through to an HTML 404 for a method a path does not serve: answer 405.
@@ -80,12 +86,11 @@ function exchange(
   { req, res, settings }: { req: Request; res: Response; settings: AdapterSettings },
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<void> {
-  const logger = errorLoggerFor(settings.logger, req.headers);
-  return answer(
-    { read: () => toNeutralRequest(req, res, settings), write: (result) => writeResult(res, result, logger) },
-    serve,
-    logger,
-  );
+  const io = {
+    read: () => toNeutralRequest(req, res, settings),
+    write: (result: NeutralResult, logger: ErrorLogger) => writeResult(res, result, logger),
+  };
+  return answerRequest(settings, req.headers, io, serve);
 }
 
 // Errors the router raises itself before a route runs: a parameter that is not valid

@@ -7,7 +7,7 @@ import {
   decodePath,
   flattenHeaders,
   parseQuery,
-  readBody,
+  readBodyByType,
   splitUrl,
   type AdapterSettings,
 } from '@crudsmith/core/adapter';
@@ -51,21 +51,14 @@ function neutral(
   });
 }
 
-/** The body by content type (req.is() answers null when there is no body); other types stay unread. */
+/** The body by content type, or what an app-wide parser already read. */
 async function bodyOf(
   req: Request,
   settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>,
 ): Promise<{ body: unknown; files: UploadedFile[] }> {
-  const { bodyLimit: limit, maxBodyValues: values } = settings;
   // An app-wide parser (express.json()) already read the stream: keep what it found.
-  if (req.readableEnded) return { body: checkJsonDepth(req.body, values), files: [] };
-  // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
-  if (req.headers['content-type'] === undefined) return { body: undefined, files: [] };
-  // JSON first: it is most bodies, and each look-up parses the Content-Type again.
-  if (req.is(['json', '+json'])) return { body: await readBody.json(req, limit, values), files: [] };
-  if (req.is('multipart/form-data')) return readBody.multipart(req, limit, values);
-  if (req.is('urlencoded')) return { body: await readBody.form(req, limit, values), files: [] };
-  return { body: undefined, files: [] };
+  if (req.readableEnded) return { body: checkJsonDepth(req.body, settings.maxBodyValues), files: [] };
+  return readBodyByType(req, (types) => Boolean(req.is(types)), settings);
 }
 
 // Express 5 gives a `*wildcard` parameter as its list of segments.

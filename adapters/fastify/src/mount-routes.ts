@@ -1,19 +1,19 @@
 import { METHODS } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import type { NeutralRequest, NeutralResult, RouteDescriptor, Fallback } from '@crudsmith/core';
+import type { ErrorLogger, NeutralRequest, NeutralResult, RouteDescriptor, Fallback } from '@crudsmith/core';
 import {
-  adapterSettings,
   allowedMethods,
-  answer,
-  bodyLimitOf,
+  answerRequest,
   errorLoggerFor,
   errorToResult,
   fallbackAt,
+  mountPlan,
   otherMethodResult,
   runFallback,
   runRoute,
   type AdapterOptions,
   type AdapterSettings,
+  type Mountable,
 } from '@crudsmith/core/adapter';
 import { registerBodyParsers } from './body-parsers';
 import { toKnownError } from './framework-errors';
@@ -24,16 +24,13 @@ import { writeResult } from './write-result';
 export type FastifyAdapterOptions = AdapterOptions;
 
 /**
- * Registers route descriptors on the user's Fastify instance, in one encapsulated plugin
- * (its own body parsers and error handler, under `prefix`). Paths match exactly as written
- * with Fastify's default router options (case-sensitive, trailing slash significant).
+ * Registers route descriptors (or a bootstrapped app's routes and fallbacks) on the user's
+ * Fastify instance, in one encapsulated plugin (its own body parsers and error handler,
+ * under `prefix`). Paths match exactly as written with Fastify's default router options
+ * (case-sensitive, trailing slash significant).
  */
-export function mountRoutes(
-  fastify: FastifyInstance,
-  routes: readonly RouteDescriptor[],
-  options: FastifyAdapterOptions = {},
-): void {
-  const settings = adapterSettings(options);
+export function mountRoutes(fastify: FastifyInstance, source: Mountable, options: FastifyAdapterOptions = {}): void {
+  const { routes, settings, served } = mountPlan(source, options);
 
   fastify.register(
     async (instance) => {
@@ -49,12 +46,12 @@ export function mountRoutes(
       );
       // 'slash': a '/' route under the prefix answers `/api/` only, not also `/api`.
       // The body parsers read each route's limit back from request.routeOptions.bodyLimit.
-      for (const route of routes) {
+      for (const { route, settings: own } of served) {
         instance.route({
           method: route.method,
           url: route.path,
           prefixTrailingSlash: 'slash',
-          bodyLimit: bodyLimitOf(route, settings),
+          bodyLimit: own.bodyLimit,
           handler: serve(route, settings),
         });
       }
@@ -151,13 +148,9 @@ function exchange(
   { request, reply, settings }: { request: FastifyRequest; reply: FastifyReply; settings: AdapterSettings },
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<FastifyReply> {
-  const logger = errorLoggerFor(settings.logger, request.raw.headers);
-  return answer(
-    {
-      read: () => toNeutralRequest(request, settings.clientAddress),
-      write: (result) => writeResult(reply, result, logger),
-    },
-    serve,
-    logger,
-  );
+  const io = {
+    read: () => toNeutralRequest(request, settings.clientAddress),
+    write: (result: NeutralResult, logger: ErrorLogger) => writeResult(reply, result, logger),
+  };
+  return answerRequest(settings, request.raw.headers, io, serve);
 }

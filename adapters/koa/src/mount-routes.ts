@@ -2,16 +2,15 @@ import type Koa from 'koa';
 import Router, { type RouterContext, type RouterMiddleware } from '@koa/router';
 import { ConfigurationError, type NeutralRequest, type NeutralResult, type RouteDescriptor } from '@crudsmith/core';
 import {
-  adapterSettings,
-  answer,
-  bodyLimitOf,
-  errorLoggerFor,
+  answerRequest,
   fallbackAt,
+  mountPlan,
   otherMethodResult,
   runFallback,
   runRoute,
   type AdapterOptions,
   type AdapterSettings,
+  type Mountable,
 } from '@crudsmith/core/adapter';
 import type { SessionManager } from '@crudsmith/core/session';
 import { assertKoaSession, reportSessionErrors } from './koa-session';
@@ -28,22 +27,20 @@ export interface KoaAdapterOptions extends AdapterOptions {
 }
 
 /**
- * Mounts route descriptors on the user's Koa app or @koa/router, through a sub-router
- * that matches paths exactly as written (case and trailing slash). Unmatched requests go
- * on to the app's next middleware, unless a fallback (or `jsonNotFound`) covers them.
+ * Mounts route descriptors (or a bootstrapped app's routes and fallbacks) on the user's
+ * Koa app or @koa/router, through a sub-router that matches paths exactly as written (case
+ * and trailing slash). Unmatched requests go on to the app's next middleware, unless a
+ * fallback (or `jsonNotFound`) covers them.
  */
 export function mountRoutes(
   target: Koa<any, any> | Router<any, any>,
-  routes: readonly RouteDescriptor[],
+  source: Mountable,
   options: KoaAdapterOptions = {},
 ): void {
-  const settings = adapterSettings(options);
+  const { settings, served } = mountPlan(source, options);
   // One spelling per route: another case or slash is a 404, not a fresh rate-limit bucket.
   const router = new Router({ prefix: options.prefix, sensitive: true, strict: true });
-  for (const route of routes) {
-    const own = { ...settings, bodyLimit: bodyLimitOf(route, settings) };
-    router.register(route.path, [route.method], serve(route, own));
-  }
+  for (const { route, settings: own } of served) router.register(route.path, [route.method], serve(route, own));
 
   for (const manager of options.sessions ?? []) {
     if (isRouter(target))
@@ -80,11 +77,11 @@ function exchange(
   settings: AdapterSettings,
   serve: (req: NeutralRequest) => Promise<NeutralResult>,
 ): Promise<void> {
-  return answer(
-    { read: () => toNeutralRequest(ctx as RouterContext, settings), write: (result) => writeResult(ctx, result) },
-    serve,
-    errorLoggerFor(settings.logger, ctx.req.headers),
-  );
+  const io = {
+    read: () => toNeutralRequest(ctx as RouterContext, settings),
+    write: (result: NeutralResult) => writeResult(ctx, result),
+  };
+  return answerRequest(settings, ctx.req.headers, io, serve);
 }
 
 // Runs when no route matched; a path some route answers with another method is left to

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { HttpMethod, NeutralRequest, UploadedFile } from '@crudsmith/core';
 import {
@@ -7,7 +6,7 @@ import {
   decodePath,
   flattenHeaders,
   parseQuery,
-  readBody,
+  readBodyByType,
   type AdapterSettings,
 } from '@crudsmith/core/adapter';
 
@@ -20,7 +19,9 @@ export function toNeutralRequest(
   // Without a Content-Type no reader applies (most GETs): the request is ready at once.
   if (ctx.req.headers['content-type'] === undefined)
     return neutral(ctx, settings, path, { body: undefined, files: [] });
-  return bodyOf(ctx, settings).then((parts) => neutral(ctx, settings, path, parts));
+  return readBodyByType(ctx.req, (types) => Boolean(ctx.is(types)), settings).then((parts) =>
+    neutral(ctx, settings, path, parts),
+  );
 }
 
 function neutral(
@@ -43,17 +44,4 @@ function neutral(
     // Shared with the app's own Koa middleware, which may have put things there first.
     state: ctx.state,
   });
-}
-
-/** The body by content type (ctx.is() answers null when there is no body); other types stay unread. */
-async function bodyOf(
-  ctx: Context,
-  settings: Pick<AdapterSettings, 'bodyLimit' | 'maxBodyValues'>,
-): Promise<{ body: unknown; files: UploadedFile[] }> {
-  const { bodyLimit: limit, maxBodyValues: values } = settings;
-  // JSON first: it is most bodies, and each look-up parses the Content-Type again.
-  if (ctx.is('json', '+json')) return { body: await readBody.json(ctx.req, limit, values), files: [] };
-  if (ctx.is('multipart/form-data')) return readBody.multipart(ctx.req, limit, values);
-  if (ctx.is('urlencoded')) return { body: await readBody.form(ctx.req, limit, values), files: [] };
-  return { body: undefined, files: [] };
 }

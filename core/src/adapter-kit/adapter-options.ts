@@ -27,7 +27,7 @@ export interface AdapterOptions {
    * the request's log line. Default: console.
    */
   logger?: ErrorLogger;
-  /** Answers unmatched paths under their prefixes (the bootstrapped app's `fallbacks`). */
+  /** Answers unmatched paths under their prefixes, after those of a bootstrapped app passed as the routes. */
   fallbacks?: readonly Fallback[];
   /**
    * Answer every path under `prefix` that no route or fallback answers with the JSON 404

@@ -10,7 +10,7 @@ import { schemaFields, type SchemaLike } from '../schema/fields';
 import { CreateConfig, DeleteConfig, FieldInjection, UpdateConfig } from './field-injection';
 import { declareFilters, scopeFilters, type DeclaredFilter } from './filter-config';
 import type { ListLimits } from './list-query';
-import type { CrudOptions } from './options';
+import type { CrudOptions, RouterRepositoryOptions } from './options';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-size';
 import { pathKeyFilters } from './path-key';
 import { guardedModel } from '../access/effective';
@@ -63,7 +63,7 @@ export function crudContext(options: CrudOptions): CrudContext {
       customFilters: options.customFilters,
       cursorKey: options.cursorKey,
       access: options.access,
-    });
+    } satisfies Record<keyof RouterRepositoryOptions, unknown>);
   const info = repo.info;
   const session = options.session;
   const ctx: CrudContext = {

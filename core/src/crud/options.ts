@@ -55,8 +55,11 @@ export interface ExportOptions {
   pageSize?: number;
 }
 
-/** What a router passes on to the repository it makes (when `crud` is not given). */
-type RouterRepositoryOptions = Pick<
+/**
+ * The repository's own options, which a router hands to the CrudRepository it builds
+ * (a `crud` instance given instead brings its own): documented once, in RepositoryOptions.
+ */
+export type RouterRepositoryOptions = Pick<
   RepositoryOptions,
   | 'isDeletedColumn'
   | 'deletedAtColumn'
@@ -67,7 +70,10 @@ type RouterRepositoryOptions = Pick<
   | 'access'
 >;
 
-/** Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase). */
+/**
+ * Options of `crudRouter` and `EndpointCreator` (FastCRUD's parameters in camelCase); the
+ * repository's own are passed to the CrudRepository the router builds.
+ */
 export interface CrudOptions<M extends ModelClass = ModelClass> extends RouterRepositoryOptions {
   /** A knex instance, or a dependency answering one per request. */
   session: Knex | Dependency<Knex>;
@@ -134,8 +140,7 @@ export interface CrudOptions<M extends ModelClass = ModelClass> extends RouterRe
   /**
    * Honour `Idempotency-Key` on create: a repeat of a key answers the first request's
    * answer again and writes nothing. Keys live in a table (`idempotencyMigrations()`, which
-   * the router carries for `bootstrap`) or in Redis (`redis`) for 24 hours unless
-   * `ttlSeconds` says otherwise.
+   * the router carries for `bootstrap`) for 24 hours unless `ttlSeconds` says otherwise.
    */
   idempotency?: boolean | IdempotencyOptions;
   /**

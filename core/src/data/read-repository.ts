@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { plainToInstance } from 'class-transformer';
 import { ConfigurationError } from '../errors/configuration-error';
 import { MultipleRowsError, ValidationError } from '../errors/http-error';
-import { mapDatabaseError } from '../errors/database-error';
+import { rethrowMapped } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import { applyKeyset, cursorKeyOf, decodeCursor, encodeCursor } from './cursor';
 import type { Filters } from './filters';
@@ -272,7 +272,7 @@ export class ReadRepository<M extends ModelClass = ModelClass> {
       const [found, total] = await Promise.all([readRows(build, this.ctx, plan, base), counting]);
       return { ...found, total };
     } catch (error) {
-      throw mapDatabaseError(error) ?? error;
+      rethrowMapped(error);
     }
   }
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ReadRepository } from './read-repository';
 import { ConfigurationError } from '../errors/configuration-error';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors/http-error';
-import { mapDatabaseError } from '../errors/database-error';
+import { rethrowMapped } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import {
   deleteReturning,
@@ -208,7 +208,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
     }
     this.refuseUnfiltered('delete', filters, options);
     const { deletedFlag } = this.ctx;
-    if (!deletedFlag) return this.dbDelete(db, filters, { ...options, onlyActive: true } as WriteOptions);
+    if (!deletedFlag) return this.removeRows(db, filters, options, false);
     const values = this.softDeleteValues(db, options.values)!;
     // Never through objection (no update hook ran on a soft delete): one UPDATE whose WHERE
     // holds the flag, when the filters name one row.
@@ -273,7 +273,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
         }
         // The row as it was, then the conditional delete, which alone decides 404 (or 412).
         const before = await this.get(trx, filters, { ...options, includeDeleted });
-        await this.dbDelete(trx, filters, { ...options, onlyActive: !includeDeleted } as WriteOptions);
+        await this.removeRows(trx, filters, options, includeDeleted);
         return before as Row;
       }),
     );
@@ -339,15 +339,27 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
   }
 
   /** Removes the matching row for good, soft-deleted or not. */
-  async dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
+  dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
+    return this.removeRows(db, filters, options, true);
+  }
+
+  /**
+   * Removes the matching rows for good; without `includeDeleted` a soft-deleted row is not
+   * matched (a delete of a model without the flag, a hard delete of a live row).
+   */
+  private async removeRows(
+    db: Knex,
+    filters: Filters,
+    options: WriteOptions,
+    includeDeleted: boolean,
+  ): Promise<number> {
     if (options.principal !== undefined) {
       const scope = this.writeScope(db, options.principal, filters, {});
       return scopedWrite(this.policy, 'hardDelete', scope, (where) =>
-        this.dbDelete(db, where, { ...options, principal: undefined }),
+        this.removeRows(db, where, { ...options, principal: undefined }, includeDeleted),
       );
     }
     this.refuseUnfiltered('dbDelete', filters, options);
-    const includeDeleted = !(options as { onlyActive?: boolean }).onlyActive;
     if (writesDirectly(this.info) && writesInOneStatement(this.info, filters, options.allowMultiple)) {
       return this.guard(db, async () => found(await deleteWhere({ db, ctx: this.ctx, filters, includeDeleted })));
     }
@@ -437,7 +449,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
       noteWrite(set);
       return done;
     } catch (error) {
-      throw mapDatabaseError(error) ?? error;
+      rethrowMapped(error);
     }
   }
 }

@@ -87,6 +87,14 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   );
 }
 
+/**
+ * Throws `error` as its HttpError when it maps to one, else as it is: the one way the
+ * repository's reads and writes let a driver error out.
+ */
+export function rethrowMapped(error: unknown): never {
+  throw mapDatabaseError(error) ?? error;
+}
+
 /** Maps a driver error to an HttpError, or returns undefined when it is not the client's fault. */
 export function mapDatabaseError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;

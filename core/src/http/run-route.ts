@@ -15,16 +15,24 @@ export function runRoute(route: RouteDescriptor, req: NeutralRequest, logger?: E
 
 function serve(route: RouteDescriptor, req: NeutralRequest, logger?: ErrorLogger): Promise<NeutralResult> {
   const failed = (error: unknown) => errorToResult(error, logger, requestContext(req.headers));
+  try {
+    return callHandler(route, req).then(undefined, failed);
+  } catch (error) {
+    return Promise.resolve(failed(error));
+  }
+}
+
+/**
+ * Calls the route's handler after its dependencies, in order, unless the handler resolves
+ * them itself (`resolvesDependencies`: a route bootstrap wrapped, whose plugins' before
+ * hooks run first). The one place that decides who resolves a route's dependencies, for
+ * runRoute and bootstrap's wrapper alike. Errors are the caller's to render.
+ */
+export function callHandler(route: RouteDescriptor, req: NeutralRequest): Promise<NeutralResult> {
   // Most generated routes have no dependency: their handler runs at once, without an
   // async frame of its own around it.
-  if (route.resolvesDependencies || route.dependencies.length === 0) {
-    try {
-      return route.handler(req).then(undefined, failed);
-    } catch (error) {
-      return Promise.resolve(failed(error));
-    }
-  }
-  return withDependencies(route, req).then(undefined, failed);
+  if (route.resolvesDependencies || route.dependencies.length === 0) return route.handler(req);
+  return withDependencies(route, req);
 }
 
 async function withDependencies(route: RouteDescriptor, req: NeutralRequest): Promise<NeutralResult> {

@@ -4,6 +4,7 @@ import { orderMigrationSets, type KnexMigrations, type MigrationSet } from '../m
 import { appMigrationSource, CRUDSMITH_MIGRATIONS, runMigrationSets } from '../data/migration-history';
 import type { Dependency, NeutralRequest, NeutralResult } from '../http/neutral';
 import { errorToResult, requestContext, type ErrorLogger } from '../http/render-error';
+import { callHandler } from '../http/run-route';
 import type { RouteDescriptor } from '../http/route';
 import { assertNoRouteClash, orderBySpecificity } from '../http/route-order';
 import type { CrudRouter } from '../crud/endpoint-creator';
@@ -59,8 +60,7 @@ export interface App {
 
 /**
  * Wires routers and plugins into one framework-neutral app: checks what plugins depend
- * on, orders every migration set, collects every route, lets plugins transform the list,
- * wraps each route with the hooks that apply to it, orders the routes and rejects clashes.
+ * on, orders every migration set, collects every route, wraps each route with the hooks that apply to it, orders the routes and rejects clashes.
  */
 export function bootstrap(options: BootstrapOptions): App {
   const plugins = options.plugins ?? [];
@@ -73,14 +73,13 @@ export function bootstrap(options: BootstrapOptions): App {
   const migrate = async (knex: Knex) => {
     if (migrations.length) await runMigrationSets(knex, migrations, migrationTable);
   };
-  let routes: RouteDescriptor[] = [
+  const collected: RouteDescriptor[] = [
     ...(options.routers ?? []).flatMap((r) => (Array.isArray(r) ? r : r.routes)),
     ...plugins.flatMap((p) => p.routes ?? []),
   ];
-  for (const plugin of plugins) if (plugin.transformRoutes) routes = plugin.transformRoutes(routes);
   const hooks = plugins.flatMap((p) => (p.hooks ? [p.hooks] : []));
-  routes = orderBySpecificity(
-    routes.map((route) => withHooks(route, { hooks: hooks.filter((h) => h.appliesTo?.(route) ?? true), options })),
+  const routes = orderBySpecificity(
+    collected.map((route) => withHooks(route, { hooks: hooks.filter((h) => h.appliesTo?.(route) ?? true), options })),
   );
   assertNoRouteClash(routes);
   return {
@@ -167,10 +166,7 @@ function withHooks(route: RouteDescriptor, ctx: { hooks: PluginHooks[]; options:
           result = (await before(req, route)) ?? undefined;
           if (result) break;
         }
-        if (!result) {
-          if (!route.resolvesDependencies) for (const dependency of route.dependencies) await req.resolve(dependency);
-          result = await route.handler(req);
-        }
+        if (!result) result = await callHandler(route, req);
       } catch (error) {
         for (const onError of onErrors) await onError(req, route, error);
         result = errorToResult(error, logger, requestContext(req.headers));

@@ -24,7 +24,7 @@ export interface PluginHooks {
   after?: AfterHook;
   onError?: ErrorHook;
   /**
-   * Whether the hooks wrap this route (its final path, after every `transformRoutes`).
+   * Whether the hooks wrap this route (its path as the adapter mounts it, under any prefix of its own).
    * Asked once per route at bootstrap, never per request. Default: every route.
    */
   appliesTo?(route: RouteDescriptor): boolean;
@@ -51,8 +51,6 @@ export interface Plugin {
   fallback?: Fallback;
   /** The plugin's tables, as knex migrations; bootstrap runs them, ordered with the app's own. */
   migrations?: MigrationSet;
-  /** Rewrites the full route list once, at bootstrap (the versioning plugin prefixes paths). */
-  transformRoutes?(routes: RouteDescriptor[]): RouteDescriptor[];
   /** Runs once after migrations (warm caches, connect stores). */
   init?(): Promise<void>;
   /** Releases what init took. */

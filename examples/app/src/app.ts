@@ -21,7 +21,7 @@ import type { SessionStore } from '@crudsmith/core/session';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin, type ChallengeStore } from '@crudsmith/account';
-import type { RateLimiter } from '@crudsmith/rate-limit';
+import type { RateLimitPlugin } from '@crudsmith/rate-limit';
 import { AvatarStore } from './avatars';
 import { appMigrations } from './migrations/app';
 import { Item } from './models/item';
@@ -90,7 +90,7 @@ export interface BuildOptions {
 /** The example app, with its account plugin (for the first superuser and tests). */
 export interface ExampleApp extends App {
   auth: AccountPlugin;
-  limits: RateLimiter;
+  limits: RateLimitPlugin;
   /** The admin interface at /admin (for the first admin user and tests). */
   admin: AdminPlugin;
   /** The API versions, each with its OpenAPI document (the typed clients are generated from them). */
@@ -213,11 +213,10 @@ export function createKoaApp(
   // On Koa, koa-session carries the account sessions, so the app's own Koa middleware sees the same ctx.session.
   const sessions = app.auth?.sessionManager ? [app.auth.sessionManager] : [];
   for (const manager of sessions) koa.use(createSession(koaSessionOptions(manager), koa));
-  mountRoutes(koa, app.routes, {
+  mountRoutes(koa, app, {
     trustedProxies: options.trustedProxies,
     logger: options.logger,
     sessions,
-    fallbacks: app.fallbacks,
     jsonNotFound: true,
   });
   return koa;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { rateLimit, type RateLimiter, type RateLimitLogger, type RateLimitSettings } from '@crudsmith/rate-limit';
+import { rateLimit, type RateLimitPlugin, type RateLimitLogger, type RateLimitSettings } from '@crudsmith/rate-limit';
 import { createRedisClient, RedisStore, type RedisClient } from '@crudsmith/rate-limit/redis';
 
 /**
@@ -21,7 +21,7 @@ export interface ExampleRateLimitOptions {
 }
 
 /** The example's limiter over `LIMITED_PATHS`, its tiers in the app's database. */
-export function exampleRateLimit(knex: Knex, options: ExampleRateLimitOptions = {}): RateLimiter {
+export function exampleRateLimit(knex: Knex, options: ExampleRateLimitOptions = {}): RateLimitPlugin {
   return rateLimit({
     knex,
     store: options.redis ? new RedisStore(options.redis) : 'memory',

@@ -34,7 +34,6 @@ export interface ServeOptions {
 export async function serve(app: App, options: ServeOptions): Promise<RunningServer> {
   const adapterOptions = {
     trustedProxies: options.trustedProxies,
-    fallbacks: app.fallbacks,
     jsonNotFound: true,
     logger: options.logger,
   };
@@ -48,13 +47,13 @@ export async function serve(app: App, options: ServeOptions): Promise<RunningSer
       );
     case 'express': {
       const server = express();
-      mountExpress(server, app.routes, adapterOptions);
+      mountExpress(server, app, adapterOptions);
       return listening(server.listen(options.port, options.host));
     }
     case 'fastify': {
       // frameworkErrors: Fastify's own early errors (bad JSON, bad URL) keep the JSON `detail` shape.
       const server = Fastify({ frameworkErrors });
-      mountFastify(server, app.routes, adapterOptions);
+      mountFastify(server, app, adapterOptions);
       const url = await server.listen({ port: options.port, host: options.host });
       return { url, server: server.server, close: () => server.close() };
     }

@@ -1,17 +1,15 @@
 // @crudsmith/rate-limit: tiers, per-path limits and a fixed-window counter.
 
-/** The plugin factory and what it returns. */
+/** The plugin factory and what it returns (the limiter dependency resolves to a RateLimitState). */
 export { rateLimit } from './plugin';
-export type { RateLimitOptions, RateLimiter } from './plugin';
-export { rateLimitStateOf } from './limiter';
+export type { RateLimitOptions, RateLimitPlugin } from './plugin';
 export type { RateLimitState } from './limiter';
 export type { RateLimitLogger } from './logger';
 
 /** The pure decision, keys and headers. */
 export { decide, windowStart } from './decide';
 export type { Decision, Policy } from './decide';
-export { sanitizePath, rateLimitKey, matchedPath } from './keys';
-export type { MatchedPath } from './keys';
+export { sanitizePath, rateLimitKey } from './keys';
 export { rateLimitHeaders } from './headers';
 
 /** Counter stores (RedisStore is in @crudsmith/rate-limit/redis). */
@@ -23,7 +21,7 @@ export type { RateLimitStore } from './stores/store';
 /** Tiers and limits: tables, models, the service behind the app's routes, and the cache. */
 export { rateLimitMigrations } from './tiers/migrations';
 export { Tier, RateLimit } from './tiers/models';
-export { TierService, loadRateLimits } from './tiers/tier-service';
+export { TierService } from './tiers/tier-service';
 export type { TierRow, RateLimitRow } from './tiers/tier-service';
 export type { TierInput, RateLimitInput } from './tiers/validate';
 export { TierCache } from './tiers/tier-cache';

@@ -49,7 +49,7 @@ export interface RateLimitOptions {
  * The rate-limit plugin, for `bootstrap({ plugins })` (its migrations, the guard on
  * `paths`, headers on every limited response), with what the app's own routes use.
  */
-export interface RateLimiter extends Plugin {
+export interface RateLimitPlugin extends Plugin {
   /** The limiter as a dependency, for single routes or routers (`readDeps: [limits.limiter]`). */
   limiter: Dependency<RateLimitState | null>;
   /** Tiers and their limits, for the app's routes. */
@@ -67,7 +67,7 @@ export interface RateLimiter extends Plugin {
  * const limits = rateLimit({ knex, store: settings.redis ? new RedisStore(createRedisClient(settings.redis)) : 'memory', paths: ['/api/v1/items'] });
  * const app = bootstrap({ routers, plugins: [limits], principal, migrations: [appMigrations] });
  */
-export function rateLimit(options: RateLimitOptions): RateLimiter {
+export function rateLimit(options: RateLimitOptions): RateLimitPlugin {
   const now = options.now ?? Date.now;
   const logger = options.logger ?? console;
   const defaultPolicy = { limit: options.defaultLimit ?? 100, period: options.defaultPeriod ?? 3600 };

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   });
   await app.start(db);
   const server = express();
-  mountRoutes(server, app.routes, { fallbacks: app.fallbacks });
+  mountRoutes(server, app);
   const port = Number(process.env.PORT ?? 3000);
   server.listen(port, '127.0.0.1', () => console.log(`listening on ${port}`));
 }

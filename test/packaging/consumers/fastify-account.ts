@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   const app = bootstrap({ routers: [notes], plugins: [auth], principal: auth.principal, migrations: [migrations] });
   await app.start(db);
   const server = fastify({ frameworkErrors });
-  mountRoutes(server, app.routes, { fallbacks: app.fallbacks });
+  mountRoutes(server, app);
   const port = Number(process.env.PORT ?? 3000);
   await server.listen({ port, host: '127.0.0.1' });
   console.log(`listening on ${port}`);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { growth } from '../../fixtures/growth';
-import { decide, matchedPath, rateLimitHeaders, rateLimitKey, sanitizePath, windowStart } from '@crudsmith/rate-limit';
+import { decide, rateLimitHeaders, rateLimitKey, sanitizePath, windowStart } from '@crudsmith/rate-limit';
+// Internal: the path-matching rule the limiter and tier limits share.
+import { matchedPath } from '../../../plugins/rate-limit/src/keys';
 
 describe('windowStart(now, period)', () => {
   it('is now minus now mod period', () => {

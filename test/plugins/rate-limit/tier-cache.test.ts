@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { migrationSource } from '@crudsmith/core';
-import { loadRateLimits, rateLimitMigrations, TierCache, TierService, type CachedRule } from '@crudsmith/rate-limit';
+import { rateLimitMigrations, TierCache, TierService, type CachedRule } from '@crudsmith/rate-limit';
+// Internal: what the tier cache loads.
+import { loadRateLimits } from '../../../plugins/rate-limit/src/tiers/tier-service';
 import { createRedisClient, RedisInvalidation } from '@crudsmith/rate-limit/redis';
 import { openDatabase, type TestDatabase } from '../../fixtures/db';
 import { describeRedis, eventually, freePort, startRedisServer, stopRedisServer, testClient } from './redis-fixture';

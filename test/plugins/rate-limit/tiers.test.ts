@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DuplicateValueError, migrationSource, NotFoundError, ValidationError } from '@crudsmith/core';
-import { loadRateLimits, rateLimitMigrations, TierService } from '@crudsmith/rate-limit';
+import { rateLimitMigrations, TierService } from '@crudsmith/rate-limit';
+// Internal: what the tier cache loads.
+import { loadRateLimits } from '../../../plugins/rate-limit/src/tiers/tier-service';
 import { ENGINES, openDatabase, type TestDatabase } from '../../fixtures/db';
 
 describe.each(ENGINES)('tiers and rate limits on %s', (engine) => {

@@ -45,6 +45,33 @@ export const readBody = {
   },
 };
 
+/** Whether the request's Content-Type is one of `types` (type-is names: `json`, `+json`, `urlencoded`...). */
+export type TypeTest = (types: string[]) => boolean;
+
+/** The limits a body is read within: bytes, and values (keys and array items). */
+export interface BodyLimits {
+  bodyLimit: number;
+  maxBodyValues: number;
+}
+
+/**
+ * Reads `raw`'s body with the reader its Content-Type names (JSON, multipart, urlencoded),
+ * asking the framework's own type test `is`; any other type, or none, stays unread.
+ */
+export async function readBodyByType(
+  raw: IncomingMessage,
+  is: TypeTest,
+  { bodyLimit: limit, maxBodyValues: values }: BodyLimits,
+): Promise<{ body: unknown; files: UploadedFile[] }> {
+  // Without a Content-Type no reader applies (most GETs): skip the three look-ups.
+  if (raw.headers['content-type'] === undefined) return { body: undefined, files: [] };
+  // JSON first: it is most bodies, and each look-up parses the Content-Type again.
+  if (is(['json', '+json'])) return { body: await readBody.json(raw, limit, values), files: [] };
+  if (is(['multipart/form-data'])) return readBody.multipart(raw, limit, values);
+  if (is(['urlencoded'])) return { body: await readBody.form(raw, limit, values), files: [] };
+  return { body: undefined, files: [] };
+}
+
 /** Groups name/value pairs into a record; a repeated name gives an array, in order. */
 export function groupEntries(entries: Iterable<[string, string]>): Record<string, string | string[]> {
   const record: Record<string, string | string[]> = Object.create(null);
