@@ -11,30 +11,33 @@ import { setAdminUser } from './admin-user-of';
 import { layoutLocals, type AdminContext } from './context';
 import { html, isHtmx, wantsJson } from './page';
 import { render } from './templates';
+import { restricted } from './view-access';
 
 type Handler = (req: NeutralRequest, principal: AdminPrincipal) => Promise<NeutralResult>;
 
 const UNSAFE = new Set<HttpMethod>(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * A route that needs a signed-in admin: a page request without one is sent to the login
+ * A route that needs a signed-in admin (with `fullAccess`, one holding no roles): a page request without one is sent to the login
  * page (303), an htmx request gets 401 with `HX-Redirect`, a JSON one 401 JSON. An unsafe
  * request without the session's CSRF token is a 403 and runs nothing.
  */
 export function guarded(
   ctx: AdminContext,
-  route: { method: HttpMethod; path: string; operation: string; bodyLimit?: number },
+  route: { method: HttpMethod; path: string; operation: string; bodyLimit?: number; fullAccess?: boolean },
   handler: Handler,
 ): RouteDescriptor {
+  const { fullAccess, ...described } = route;
   const { method } = route;
   return {
-    ...route,
+    ...described,
     dependencies: [],
     async handler(req) {
       try {
         const principal = await ctx.auth.current(req);
         if (!principal) return unauthenticated(ctx, req);
         setAdminUser(req, principal.user);
+        principal.acting = await ctx.roles.principalOf(principal.user);
         if (UNSAFE.has(method) && !ctx.auth.csrfValid(req, principal)) {
           return errorResult(
             ctx,
@@ -43,6 +46,9 @@ export function guarded(
             new ForbiddenError('The form has expired or did not come from this site; reload the page and try again'),
           );
         }
+        // Admin users, roles, keys and the event log are for admin users with full access only.
+        if (fullAccess && restricted(principal))
+          return errorResult(ctx, req, principal, new ForbiddenError('Your role does not allow this'));
         return await handler(req, principal);
       } catch (error) {
         return errorResult(ctx, req, null, error);

@@ -58,12 +58,14 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
   };
 
   return [
-    guarded(ctx, { method: 'GET', path: `${base}/`, operation: 'admin_management_users' }, async (_req, principal) =>
-      usersPage(principal, 200),
+    guarded(
+      ctx,
+      { method: 'GET', path: `${base}/`, operation: 'admin_management_users', fullAccess: true },
+      async (_req, principal) => usersPage(principal, 200),
     ),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/`, operation: 'admin_management_users_create' },
+      { method: 'POST', path: `${base}/`, operation: 'admin_management_users_create', fullAccess: true },
       async (req, principal) => {
         const body = (req.body ?? {}) as Record<string, unknown>;
         const username = typeof body.username === 'string' ? body.username : '';
@@ -92,7 +94,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     ),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock' },
+      { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock', fullAccess: true },
       async (req, principal) => {
         const user = await userOf(req.params.id);
         await auth.unlock(user.username);
@@ -102,7 +104,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     ),
     guarded(
       ctx,
-      { method: 'GET', path: `${base}/:id/sessions`, operation: 'admin_management_sessions' },
+      { method: 'GET', path: `${base}/:id/sessions`, operation: 'admin_management_sessions', fullAccess: true },
       async (req, principal) => {
         const user = await userOf(req.params.id);
         const sessions = (await auth.sessions.list(user.id)).map((s) => ({
@@ -126,7 +128,12 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     ),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/:id/sessions/:handle/revoke`, operation: 'admin_management_sessions_revoke' },
+      {
+        method: 'POST',
+        path: `${base}/:id/sessions/:handle/revoke`,
+        operation: 'admin_management_sessions_revoke',
+        fullAccess: true,
+      },
       async (req, principal) => {
         const user = await userOf(req.params.id);
         if (!(await auth.sessions.revokeByHandle(user.id, req.params.handle, { current: principal.session })))

@@ -13,6 +13,7 @@ import type { ResolvedView } from '../model-view';
 import { html, isHtmx } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+import { may, requireMay, restricted, scopeOf, seenBy } from '../view-access';
 
 const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
@@ -21,15 +22,21 @@ const LATEST_EVENTS = 10;
 
 /** The dashboard (`GET {mount}/` and its partial `dashboard-content`). */
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
-  const content = async () => {
-    const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
+  const content = async (principal: AdminPrincipal) => {
+    const views = [...ctx.views.values()].filter((v) => v.allowed.has('view') && may(v, 'list', principal));
+    // An admin user holding roles sees the count of the rows its list rule reaches (exact, never cached).
+    const scope = scopeOf(principal);
+    const countOf = (v: ResolvedView) =>
+      scope.principal
+        ? v.repository.count(ctx.knex, {}, scope).then((value) => ({ value, estimated: false }))
+        : counts.of(v);
     // With the log on, each model's writes a day (one grouped query) and the latest events (one small indexed query).
     const activity = ctx.events.enabled ? await ctx.events.activity(views.map((v) => v.name)) : null;
     const rows = await Promise.all(
       views.map(async (v) => ({
         name: v.name,
         label: v.labels.plural,
-        count: await counts.of(v),
+        count: await countOf(v),
         chart: activity ? activityChart(v.name, v.labels.plural, activity.get(v.name)!) : null,
       })),
     );
@@ -48,13 +55,16 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
   };
   return [
     guarded(ctx, { method: 'GET', path: `${ctx.mount}/`, operation: 'admin_dashboard' }, async (_req, principal) =>
-      html(200, render('dashboard', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
+      html(200, render('dashboard', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content(principal)) })),
     ),
     guarded(
       ctx,
       { method: 'GET', path: `${ctx.mount}/dashboard-content`, operation: 'admin_dashboard_content' },
       async (_req, principal) =>
-        html(200, render('dashboard-content', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content()) })),
+        html(
+          200,
+          render('dashboard-content', { ...layoutLocals(ctx, principal, 'Dashboard'), ...(await content(principal)) }),
+        ),
     ),
   ];
 }
@@ -62,10 +72,13 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
 /** The list's locals: one page of rows and the total, in two queries. */
 export async function listLocals(
   ctx: AdminContext,
-  view: ResolvedView,
+  declared: ResolvedView,
   req: NeutralRequest,
   principal: AdminPrincipal,
 ): Promise<Record<string, unknown>> {
+  requireMay(declared, 'list', principal);
+  // Columns the list rule withholds are neither shown, searched, filtered nor sorted on.
+  const view = seenBy(declared, principal);
   const query = parseAdminListQuery(req, view);
   const filters = parseColumnFilters(req, view);
   const { data, total_count: total = 0 } = await view.repository.getMulti(ctx.knex, {
@@ -75,6 +88,7 @@ export async function listLocals(
     sortColumns: query.sort ?? view.info.idColumn,
     sortOrders: query.descending ? 'desc' : 'asc',
     returnTotalCount: true,
+    ...scopeOf(principal),
   });
   const labels = await referenceLabels(ctx, view, data);
   const names = view.listColumns.map((c) => c.name);
@@ -102,12 +116,12 @@ export async function listLocals(
       name: view.name,
       base,
       singular: view.labels.singular,
-      canCreate: view.allowed.has('create'),
-      canUpdate: view.allowed.has('update'),
-      canDelete: view.allowed.has('delete'),
-      hasTrash: hasTrash(view),
+      canCreate: view.allowed.has('create') && may(view, 'create', principal),
+      canUpdate: view.allowed.has('update') && may(view, 'update', principal),
+      canDelete: view.allowed.has('delete') && may(view, 'delete', principal),
+      hasTrash: hasTrash(view) && !(restricted(principal) && view.repository.policy),
       canExport: Boolean(view.view.export),
-      canImport: Boolean(view.view.import) && view.allowed.has('create'),
+      canImport: Boolean(view.view.import) && view.allowed.has('create') && may(view, 'create', principal),
     },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,

@@ -42,6 +42,9 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
   const base = `${ctx.mount}/${view.name}/trash`;
   const { table, idColumn } = view.info;
   const hasDeletedAt = view.info.columns.has(DELETED_AT);
+  // The trash reads and changes deleted rows directly: under a model's policy, it is for
+  // admin users with full access only (one holding roles restores through /crud).
+  const fullAccess = view.repository.policy !== undefined;
 
   // Runs `change` on the chosen deleted rows in one transaction; a chosen row that is not in the trash undoes it all (404).
   const onChosen = async (req: NeutralRequest, change: (chosen: Knex.QueryBuilder) => Promise<number>) => {
@@ -57,50 +60,54 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
   };
 
   return [
-    guarded(ctx, { method: 'GET', path: `${base}`, operation: `admin_${view.name}_trash` }, async (req, principal) => {
-      const pageText = req.query.page;
-      const page =
-        typeof pageText === 'string' && /^\d{1,6}$/.test(pageText) && Number(pageText) >= 1
-          ? Number(pageText)
-          : pageText === undefined
-            ? 1
-            : NaN;
-      if (!Number.isFinite(page)) throw ValidationError.of(['query', 'page'], 'A positive integer', 'int_parsing');
-      const order = hasDeletedAt
-        ? [
-            { column: DELETED_AT, order: 'desc' as const },
-            { column: idColumn, order: 'desc' as const },
-          ]
-        : [{ column: idColumn, order: 'desc' as const }];
-      const rows = await ctx
-        .knex(table)
-        .where(FLAG, true)
-        .orderBy(order)
-        .limit(PER_PAGE)
-        .offset((page - 1) * PER_PAGE)
-        .select('*');
-      const total = Number((await ctx.knex(table).where(FLAG, true).count({ n: '*' }).first())?.n ?? 0);
-      const names = view.listColumns.map((c) => c.name);
-      return html(
-        200,
-        render('trash', {
-          ...layoutLocals(ctx, principal, `${view.labels.plural}: trash`),
-          view: { name: view.name, base: `${ctx.mount}/${view.name}` },
-          trash: base,
-          columns: columnHeads(view),
-          rows: rows.map((row: Record<string, unknown>) => ({
-            id: rowIdText(view, row),
-            cells: rowCells(view, row, names),
-          })),
-          total,
-          page,
-          pages: Math.max(1, Math.ceil(total / PER_PAGE)),
-        }),
-      );
-    }),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/restore`, operation: `admin_${view.name}_trash_restore` },
+      { method: 'GET', path: `${base}`, operation: `admin_${view.name}_trash`, fullAccess },
+      async (req, principal) => {
+        const pageText = req.query.page;
+        const page =
+          typeof pageText === 'string' && /^\d{1,6}$/.test(pageText) && Number(pageText) >= 1
+            ? Number(pageText)
+            : pageText === undefined
+              ? 1
+              : NaN;
+        if (!Number.isFinite(page)) throw ValidationError.of(['query', 'page'], 'A positive integer', 'int_parsing');
+        const order = hasDeletedAt
+          ? [
+              { column: DELETED_AT, order: 'desc' as const },
+              { column: idColumn, order: 'desc' as const },
+            ]
+          : [{ column: idColumn, order: 'desc' as const }];
+        const rows = await ctx
+          .knex(table)
+          .where(FLAG, true)
+          .orderBy(order)
+          .limit(PER_PAGE)
+          .offset((page - 1) * PER_PAGE)
+          .select('*');
+        const total = Number((await ctx.knex(table).where(FLAG, true).count({ n: '*' }).first())?.n ?? 0);
+        const names = view.listColumns.map((c) => c.name);
+        return html(
+          200,
+          render('trash', {
+            ...layoutLocals(ctx, principal, `${view.labels.plural}: trash`),
+            view: { name: view.name, base: `${ctx.mount}/${view.name}` },
+            trash: base,
+            columns: columnHeads(view),
+            rows: rows.map((row: Record<string, unknown>) => ({
+              id: rowIdText(view, row),
+              cells: rowCells(view, row, names),
+            })),
+            total,
+            page,
+            pages: Math.max(1, Math.ceil(total / PER_PAGE)),
+          }),
+        );
+      },
+    ),
+    guarded(
+      ctx,
+      { method: 'POST', path: `${base}/restore`, operation: `admin_${view.name}_trash_restore`, fullAccess },
       async (req, principal) => {
         // The repository's restore, one conditional UPDATE per row, in one transaction: a
         // chosen row that is not in the trash (404) undoes them all.
@@ -137,7 +144,7 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
     ),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge` },
+      { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge`, fullAccess },
       async (req, principal) => {
         const rows = await onChosen(req, (chosen) => chosen.delete());
         // Nothing issued to a purged account may outlive it (a reused id would inherit it).
