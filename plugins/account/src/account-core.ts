@@ -319,7 +319,7 @@ export class AccountCore {
   // session cookie. The user row is loaded fresh on every request, so a change to a user applies from their next request.
   private async readCredential(req: NeutralRequest): Promise<CredentialResult> {
     const key = this.apiKeys ? presentedKey(this.apiKeys, req) : null;
-    if (key !== null) return apiKeyCredential(this, key);
+    if (key !== null) return apiKeyCredential(this, key, req.clientAddress);
     if (req.headers.authorization !== undefined && this.bearer) return this.bearerCredential(req);
     return { credential: await req.resolve(this.sessionCredential), invalidToken: false };
   }

@@ -29,6 +29,7 @@ import { signInStep } from './mfa/sign-in';
 import { accessMigration } from './access/access-tables';
 import { roleRoutes } from './access/role-routes';
 import type { Roles } from './access/roles';
+import { operatorApiKeys, type OperatorApiKeys } from './api-keys/operator-api-keys';
 import { apiKeyMigration, apiKeyTierMigration } from './api-keys/api-keys';
 import { apiKeyRoutes } from './api-keys/api-key-routes';
 import { accessDocs } from './access/access-docs';
@@ -85,6 +86,12 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
    * `setRoles`, `list` and `rolesOf(userId)` (cached; a change reaches every process within a second).
    */
   roles: Roles;
+  /**
+   * Users' API keys as an operator's tool sees them (the admin's `apiKeys`): a user's live
+   * keys, newest first, and revoking one (the tool records that itself; `onApiKeyEvent` is
+   * for the user's own routes). Null when `apiKeys` is off.
+   */
+  apiKeys: OperatorApiKeys | null;
   /** Resolves once every mail or text message the recovery routes started has been handed over or has failed (tests, shutdown). */
   settled(): Promise<void>;
 }
@@ -184,6 +191,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
       await core.users.bumpTokenVersion(userId);
     },
     roles: core.roles,
+    apiKeys: core.apiKeys ? operatorApiKeys(core, core.apiKeys) : null,
     hashPassword: (password) => core.passwords.hash(password),
     settled: () => recovery.settled(),
     async init() {

@@ -1,6 +1,7 @@
 import type { NeutralRequest } from '@crudsmith/core';
 import type { AccountCore, CredentialResult } from '../account-core';
 import type { ApiKeys } from './api-keys';
+import { notifyApiKeyEvent } from './api-key-events';
 
 /** The API key a request presents: in `X-API-Key`, or as a bearer token with the keys' prefix; null when none. */
 export function presentedKey(keys: ApiKeys, req: NeutralRequest): string | null {
@@ -14,15 +15,20 @@ export function presentedKey(keys: ApiKeys, req: NeutralRequest): string | null 
  * The credential of a presented key: one indexed read for the key, one for its owner. A key
  * made before the owner's last password change (or sign-out everywhere), or of a deleted
  * owner, is dead: 401 like an unknown one. Scopes are the owner's narrowed to the key's.
+ * A key's first use is told to `onApiKeyEvent`.
  */
-export async function apiKeyCredential(core: AccountCore, presented: string): Promise<CredentialResult> {
+export async function apiKeyCredential(
+  core: AccountCore,
+  presented: string,
+  ipAddress: string,
+): Promise<CredentialResult> {
   const now = core.now();
   const keys = core.apiKeys!;
   const key = await keys.find(presented, now);
   const row = key ? await core.users.findById(key.userId) : null;
   if (!key || !row || core.users.tokenVersionOf(row) !== key.tokenVersion)
     return { credential: null, invalidToken: true };
-  await keys.touch(key, now);
+  if (await keys.touch(key, now)) await notifyApiKeyEvent(core, 'api_key_first_used', key, ipAddress);
   const scopes = core.scopesOf(row).filter((s) => key.scopes.includes(s));
   return {
     credential: {

@@ -1,0 +1,206 @@
+// The admin under the models' access policies: an admin user holding roles sees the rows,
+// counts and fields its roles' policy allows, is offered only the actions it may perform,
+// and is refused (403, nothing written) when it forces one, on the pages and on /crud. An
+// admin user without roles keeps full access; roles are given on the roles page, each
+// change an event. On SQLite and the first server engine of the run, on Koa.
+import { Model } from 'objection';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Access, type MigrationSet, type Principal } from '@crudsmith/core';
+import type { RoleCatalogue } from '@crudsmith/admin';
+import { koaHarness } from '../../adapters/koa-harness';
+import { ENGINES, SERVER_ENGINES } from '../../fixtures/db';
+import { startAdminApp, type AdminEnv, type Client } from './fixture';
+
+const isEditor = (p: Principal) => p.roles?.includes('editor') ?? false;
+const noSecret = (p: Principal) => (isEditor(p) ? { except: [] } : { except: ['secret'] });
+
+/** A memo: readers see the shared ones without their secret; editors see and change all; deleting is the editor's. */
+@Access({
+  list: {
+    permissions: ['memos:read'],
+    rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.shared`, true)),
+    fields: noSecret,
+  },
+  read: {
+    permissions: ['memos:read'],
+    rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.shared`, true)),
+    fields: noSecret,
+  },
+  create: { permissions: ['memos:write'], fields: noSecret },
+  update: { permissions: ['memos:write'], fields: noSecret },
+  delete: { roles: ['editor'] },
+})
+export class Memo extends Model {
+  static override tableName = 'memos';
+  static override jsonSchema = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      title: { type: 'string', maxLength: 40 },
+      shared: { type: 'boolean' },
+      secret: { type: ['string', 'null'], maxLength: 40 },
+    },
+  };
+}
+
+const memoMigrations: MigrationSet = {
+  name: 'admin-access-memos',
+  migrations: {
+    '0001_memos': {
+      async up(knex) {
+        await knex.schema.createTable('memos', (t) => {
+          t.increments('id');
+          t.string('title', 40).notNullable();
+          t.boolean('shared').notNullable().defaultTo(false);
+          t.string('secret', 40).nullable();
+        });
+      },
+      async down(knex) {
+        await knex.schema.dropTable('memos');
+      },
+    },
+  },
+};
+
+/** The roles and their permissions, as the account plugin's `roles.list()` answers them. */
+const catalogue: RoleCatalogue = {
+  list: async () => [
+    { name: 'editor', permissions: ['memos:read', 'memos:write'] },
+    { name: 'viewer', permissions: ['memos:read'] },
+  ],
+};
+
+const VIEWER = { username: 'vera', password: 'a viewer password of some length' };
+const engines = ENGINES.filter((e) => e === 'sqlite' || e === SERVER_ENGINES[0]);
+
+for (const engine of engines) {
+  describe(`admin users with roles on koa / ${engine}`, () => {
+    let env: AdminEnv;
+    let root: Client;
+    let viewer: Client;
+    let ids: { shared: number; hidden: number };
+    beforeAll(async () => {
+      env = await startAdminApp(
+        koaHarness,
+        engine,
+        {
+          eventIntegration: true,
+          access: { roles: catalogue },
+          models: {
+            memos: {
+              model: Memo,
+              allowedActions: ['view', 'create', 'update', 'delete'],
+              createSchema: ['title', 'shared', 'secret'],
+              updateSchema: ['title', 'shared', 'secret'],
+              export: true,
+            },
+          },
+        },
+        { migrations: [memoMigrations] },
+      );
+      await env.db.knex('memos').insert([
+        { title: 'shared memo', shared: true, secret: 'shared-secret' },
+        { title: 'private memo', shared: false, secret: 'private-secret' },
+      ]);
+      const rows = await env.db.knex('memos').orderBy('id').select('id');
+      ids = { shared: Number(rows[0].id), hidden: Number(rows[1].id) };
+      await env.plugin.createAdminUser(VIEWER.username, VIEWER.password);
+      root = await env.signedIn();
+      const vera = await env.db.knex('admin_users').where({ username: VIEWER.username }).first('id');
+      // The roles page gives the role; an unknown role is a 422 and changes nothing.
+      const roles = await root.get('/admin/management/roles/');
+      expect(roles.status).toBe(200);
+      expect(roles.text).toContain('memos:read, memos:write');
+      expect((await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'owner' })).status).toBe(
+        422,
+      );
+      expect((await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'viewer' })).status).toBe(
+        303,
+      );
+      viewer = env.client();
+      expect((await viewer.login(VIEWER.username, VIEWER.password)).status).toBe(303);
+    });
+    afterAll(async () => env?.close());
+
+    it('shows a viewer the rows, counts and fields its policy allows, and offers no write', async () => {
+      const dashboard = await viewer.get('/admin/');
+      expect(dashboard.text).toMatch(/href="\/admin\/memos\/"/);
+      expect(dashboard.text).not.toContain('/admin/management/');
+      const list = await viewer.get('/admin/memos/');
+      expect(list.status).toBe(200);
+      expect(list.text).toContain('shared memo');
+      expect(list.text).not.toContain('private memo');
+      expect(list.text).not.toContain('shared-secret');
+      expect(list.text).toMatch(/1 rows · page 1 of 1/);
+      expect(list.text).not.toContain('/admin/memos/create_page');
+      expect(list.text).not.toContain('Delete selected');
+      expect(list.text).not.toContain('/admin/memos/update/');
+      // A search on a withheld column is not offered, and one forced finds by nothing it hides.
+      const forced = await viewer.get('/admin/memos/?column-to-search=secret&search=private');
+      expect(forced.text).not.toContain('private memo');
+      const csv = await viewer.get('/admin/memos/export');
+      expect(csv.status).toBe(200);
+      expect(csv.text).toContain('shared memo');
+      expect(csv.text).not.toContain('private memo');
+      expect(csv.text).not.toContain('secret');
+      // The admin with full access sees everything, as before roles.
+      const all = await root.get('/admin/memos/');
+      expect(all.text).toContain('private memo');
+      expect(all.text).toContain('private-secret');
+    });
+
+    it('refuses a viewer every forced write with 403 and writes nothing', async () => {
+      const before = await env.db.knex('memos').orderBy('id').select('*');
+      expect((await viewer.get('/admin/memos/create_page')).status).toBe(403);
+      expect((await viewer.postForm('/admin/memos/form_create', { title: 'forged' })).status).toBe(403);
+      expect((await viewer.get(`/admin/memos/update/${ids.shared}`)).status).toBe(403);
+      expect((await viewer.postForm(`/admin/memos/form_update/${ids.shared}`, { title: 'forged' })).status).toBe(403);
+      const bulk = await viewer.request('DELETE', '/admin/memos/bulk-delete', {
+        json: { ids: [ids.shared] },
+        headers: { 'x-csrf-token': viewer.csrf },
+      });
+      expect(bulk.status).toBe(403);
+      const api = (method: string, path: string, body?: unknown) =>
+        viewer.request(method, path, { json: body, headers: { 'x-csrf-token': viewer.csrf } });
+      expect((await api('POST', '/admin/crud/memos', { title: 'forged' })).status).toBe(403);
+      expect((await api('PATCH', `/admin/crud/memos/${ids.shared}`, { title: 'forged' })).status).toBe(403);
+      expect((await api('DELETE', `/admin/crud/memos/${ids.shared}`)).status).toBe(403);
+      expect((await viewer.get('/admin/management/admin-users/')).status).toBe(403);
+      expect((await viewer.get('/admin/management/events')).status).toBe(403);
+      expect((await viewer.postForm('/admin/management/roles/admin-users/1', { roles: 'editor' })).status).toBe(403);
+      expect(await env.db.knex('memos').orderBy('id').select('*')).toEqual(before);
+      // /crud reads under the same rules: outside the read rows a 404, the secret never answered.
+      const listed = await viewer.get('/admin/crud/memos');
+      expect(listed.json.total_count).toBe(1);
+      expect(listed.text).not.toContain('secret');
+      expect((await viewer.get(`/admin/crud/memos/${ids.hidden}`)).status).toBe(404);
+      expect((await viewer.get('/admin/crud/memos?sort=secret')).status).toBe(400);
+    });
+
+    it('applies a role change on the next request, and logs it', async () => {
+      const vera = await env.db.knex('admin_users').where({ username: VIEWER.username }).first('id');
+      expect((await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'editor' })).status).toBe(
+        303,
+      );
+      const list = await viewer.get('/admin/memos/');
+      expect(list.text).toContain('private memo');
+      expect(list.text).toContain('/admin/memos/create_page');
+      const page = await viewer.get(`/admin/memos/update/${ids.hidden}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('name="secret"');
+      expect((await viewer.postForm(`/admin/memos/form_update/${ids.hidden}`, { title: 'edited' })).status).toBe(303);
+      expect((await env.db.knex('memos').where({ id: ids.hidden }).first()).title).toBe('edited');
+      const events = await root.get('/admin/management/events?type=role_change');
+      expect(events.status).toBe(200);
+      expect(events.text).toContain('role_change');
+      const logged = await env.db.knex('admin_events').where({ event_type: 'role_change' }).orderBy('id');
+      expect(logged.map((e) => JSON.parse(e.details).roles)).toEqual([
+        { before: [], after: ['viewer'] },
+        { before: ['viewer'], after: ['editor'] },
+      ]);
+      // Back to no roles: full access again.
+      await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, {});
+      expect((await viewer.get('/admin/management/admin-users/')).status).toBe(200);
+    });
+  });
+}
