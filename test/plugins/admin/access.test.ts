@@ -3,74 +3,12 @@
 // and is refused (403, nothing written) when it forces one, on the pages and on /crud. An
 // admin user without roles keeps full access; roles are given on the roles page, each
 // change an event. On SQLite and the first server engine of the run, on Koa.
-import { Model } from 'objection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Access, type MigrationSet, type Principal } from '@crudsmith/core';
-import type { RoleCatalogue } from '@crudsmith/admin';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES, SERVER_ENGINES } from '../../fixtures/db';
 import { startAdminApp, type AdminEnv, type Client } from './fixture';
+import { VIEWER, catalogue, memoMigrations, memoView, seedMemos } from './memos';
 
-const isEditor = (p: Principal) => p.roles?.includes('editor') ?? false;
-const noSecret = (p: Principal) => (isEditor(p) ? { except: [] } : { except: ['secret'] });
-
-/** A memo: readers see the shared ones without their secret; editors see and change all; deleting is the editor's. */
-@Access({
-  list: {
-    permissions: ['memos:read'],
-    rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.shared`, true)),
-    fields: noSecret,
-  },
-  read: {
-    permissions: ['memos:read'],
-    rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.shared`, true)),
-    fields: noSecret,
-  },
-  create: { permissions: ['memos:write'], fields: noSecret },
-  update: { permissions: ['memos:write'], fields: noSecret },
-  delete: { roles: ['editor'] },
-})
-export class Memo extends Model {
-  static override tableName = 'memos';
-  static override jsonSchema = {
-    type: 'object',
-    properties: {
-      id: { type: 'integer' },
-      title: { type: 'string', maxLength: 40 },
-      shared: { type: 'boolean' },
-      secret: { type: ['string', 'null'], maxLength: 40 },
-    },
-  };
-}
-
-const memoMigrations: MigrationSet = {
-  name: 'admin-access-memos',
-  migrations: {
-    '0001_memos': {
-      async up(knex) {
-        await knex.schema.createTable('memos', (t) => {
-          t.increments('id');
-          t.string('title', 40).notNullable();
-          t.boolean('shared').notNullable().defaultTo(false);
-          t.string('secret', 40).nullable();
-        });
-      },
-      async down(knex) {
-        await knex.schema.dropTable('memos');
-      },
-    },
-  },
-};
-
-/** The roles and their permissions, as the account plugin's `roles.list()` answers them. */
-const catalogue: RoleCatalogue = {
-  list: async () => [
-    { name: 'editor', permissions: ['memos:read', 'memos:write'] },
-    { name: 'viewer', permissions: ['memos:read'] },
-  ],
-};
-
-const VIEWER = { username: 'vera', password: 'a viewer password of some length' };
 const engines = ENGINES.filter((e) => e === 'sqlite' || e === SERVER_ENGINES[0]);
 
 for (const engine of engines) {
@@ -86,24 +24,11 @@ for (const engine of engines) {
         {
           eventIntegration: true,
           access: { roles: catalogue },
-          models: {
-            memos: {
-              model: Memo,
-              allowedActions: ['view', 'create', 'update', 'delete'],
-              createSchema: ['title', 'shared', 'secret'],
-              updateSchema: ['title', 'shared', 'secret'],
-              export: true,
-            },
-          },
+          models: { memos: memoView },
         },
         { migrations: [memoMigrations] },
       );
-      await env.db.knex('memos').insert([
-        { title: 'shared memo', shared: true, secret: 'shared-secret' },
-        { title: 'private memo', shared: false, secret: 'private-secret' },
-      ]);
-      const rows = await env.db.knex('memos').orderBy('id').select('id');
-      ids = { shared: Number(rows[0].id), hidden: Number(rows[1].id) };
+      ids = await seedMemos(env.db.knex);
       await env.plugin.createAdminUser(VIEWER.username, VIEWER.password);
       root = await env.signedIn();
       const vera = await env.db.knex('admin_users').where({ username: VIEWER.username }).first('id');
