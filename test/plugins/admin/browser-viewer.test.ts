@@ -62,8 +62,8 @@ describe.skipIf(!present)('a viewer in the admin, in Chromium on koa / sqlite', 
     await w.screenshot('viewer-list');
     expect(await axeViolations(page)).toEqual([]);
     // The page's own CSRF token does not make a write its role lacks pass.
-    const forced = await page.evaluate(async () => {
-      const token = JSON.parse(document.body.getAttribute('hx-headers') ?? '{}')['X-CSRF-Token'] as string;
+    const token = JSON.parse((await page.getAttribute('body', 'hx-headers')) ?? '{}')['X-CSRF-Token'] as string;
+    const forced = await page.evaluate(async (token) => {
       const form = new URLSearchParams({ csrf_token: token, title: 'forged', shared: 'true' });
       const created = await fetch('/admin/memos/form_create', { method: 'POST', body: form });
       const removed = await fetch('/admin/memos/bulk-delete', {
@@ -72,7 +72,7 @@ describe.skipIf(!present)('a viewer in the admin, in Chromium on koa / sqlite', 
         body: JSON.stringify({ ids: [1] }),
       });
       return [created.status, removed.status];
-    });
+    }, token);
     expect(forced).toEqual([403, 403]);
     expect(await env.db.knex('memos').where({ title: 'forged' }).first()).toBeUndefined();
     expect(await env.db.knex('memos').count({ n: '*' }).first()).toMatchObject({ n: 2 });
