@@ -103,6 +103,30 @@ for (const engine of engines) {
       expect((await viewer.get('/admin/crud/memos?sort=secret')).status).toBe(400);
     });
 
+    it('shows a writer only the fields it may read and set, on the rows it reaches', async () => {
+      const vera = await env.db.knex('admin_users').where({ username: VIEWER.username }).first('id');
+      await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'writer' });
+      const page = await viewer.get(`/admin/memos/update/${ids.shared}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('name="title"');
+      expect(page.text).not.toContain('name="secret"');
+      expect(page.text).not.toContain('shared-secret');
+      expect((await viewer.get(`/admin/memos/update/${ids.hidden}`)).status).toBe(404);
+      // A withheld field sent anyway is not written; the rest is.
+      const posted = await viewer.postForm(`/admin/memos/form_update/${ids.shared}`, {
+        title: 'retitled',
+        secret: 'forged',
+      });
+      expect(posted.status).toBe(303);
+      expect(await env.db.knex('memos').where({ id: ids.shared }).first()).toMatchObject({
+        title: 'retitled',
+        secret: 'shared-secret',
+      });
+      // Deleting is the editor's: not offered, and refused when forced.
+      expect((await viewer.get('/admin/memos/')).text).not.toContain('Delete selected');
+      await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'viewer' });
+    });
+
     it('applies a role change on the next request, and logs it', async () => {
       const vera = await env.db.knex('admin_users').where({ username: VIEWER.username }).first('id');
       expect((await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'editor' })).status).toBe(
@@ -122,6 +146,8 @@ for (const engine of engines) {
       const logged = await env.db.knex('admin_events').where({ event_type: 'role_change' }).orderBy('id');
       expect(logged.map((e) => JSON.parse(e.details).roles)).toEqual([
         { before: [], after: ['viewer'] },
+        { before: ['viewer'], after: ['writer'] },
+        { before: ['writer'], after: ['viewer'] },
         { before: ['viewer'], after: ['editor'] },
       ]);
       // Back to no roles: full access again.

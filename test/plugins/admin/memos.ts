@@ -61,6 +61,7 @@ export const catalogue: RoleCatalogue = {
   list: async () => [
     { name: 'editor', permissions: ['memos:read', 'memos:write'] },
     { name: 'viewer', permissions: ['memos:read'] },
+    { name: 'writer', permissions: ['memos:read', 'memos:write'] },
   ],
 };
 
