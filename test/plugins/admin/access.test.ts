@@ -124,6 +124,27 @@ for (const engine of engines) {
       });
       // Deleting is the editor's: not offered, and refused when forced.
       expect((await viewer.get('/admin/memos/')).text).not.toContain('Delete selected');
+      // The trash holds the deleted rows its list rule reaches; it restores those its restore
+      // rule reaches (another is a 404, its existence not revealed) and purges none.
+      await env.db.knex('memos').insert([
+        { title: 'binned shared', shared: true, is_deleted: true },
+        { title: 'binned private', shared: false, is_deleted: true },
+      ]);
+      const binned = Object.fromEntries(
+        (await env.db.knex('memos').where({ is_deleted: true }).select('id', 'title')).map((r) => [r.title, r.id]),
+      );
+      const trash = await viewer.get('/admin/memos/trash');
+      expect(trash.status).toBe(200);
+      expect(trash.text).toContain('binned shared');
+      expect(trash.text).not.toContain('binned private');
+      const restore = (id: number) => viewer.postForm('/admin/memos/trash/restore', { ids: String(id) });
+      expect((await restore(binned['binned private'])).status).toBe(404);
+      expect((await viewer.postForm('/admin/memos/trash/purge', { ids: String(binned['binned shared']) })).status).toBe(
+        403,
+      );
+      expect((await restore(binned['binned shared'])).status).toBe(303);
+      expect(await env.db.knex('memos').where({ is_deleted: true }).pluck('title')).toEqual(['binned private']);
+      await env.db.knex('memos').whereIn('title', ['binned shared', 'binned private']).delete();
       await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'viewer' });
     });
 

@@ -23,6 +23,11 @@ const noSecret = (p: Principal) => (isEditor(p) ? { except: [] } : { except: ['s
   create: { permissions: ['memos:write'], fields: noSecret },
   update: { permissions: ['memos:write'], fields: noSecret },
   delete: { roles: ['editor'] },
+  restore: {
+    permissions: ['memos:write'],
+    rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.shared`, true)),
+  },
+  hardDelete: { roles: ['editor'] },
 })
 export class Memo extends Model {
   static override tableName = 'memos';
@@ -33,6 +38,7 @@ export class Memo extends Model {
       title: { type: 'string', maxLength: 40 },
       shared: { type: 'boolean' },
       secret: { type: ['string', 'null'], maxLength: 40 },
+      is_deleted: { type: 'boolean' },
     },
   };
 }
@@ -47,6 +53,7 @@ export const memoMigrations: MigrationSet = {
           t.string('title', 40).notNullable();
           t.boolean('shared').notNullable().defaultTo(false);
           t.string('secret', 40).nullable();
+          t.boolean('is_deleted').notNullable().defaultTo(false);
         });
       },
       async down(knex) {

@@ -121,7 +121,7 @@ export async function listLocals(
       canCreate: view.allowed.has('create') && may(view, 'create', principal),
       canUpdate: view.allowed.has('update') && may(view, 'update', principal),
       canDelete: view.allowed.has('delete') && may(view, 'delete', principal),
-      hasTrash: hasTrash(view) && !(restricted(principal) && view.repository.policy),
+      hasTrash: hasTrash(view) && may(view, 'restore', principal),
       canExport: Boolean(view.view.export),
       canImport: Boolean(view.view.import) && view.allowed.has('create') && may(view, 'create', principal),
     },
