@@ -65,6 +65,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   const base = `${ctx.mount}/${view.name}`;
   const routes: RouteDescriptor[] = [];
   const links = manyLinks(ctx, view);
+  // A many-to-many field is offered (and written) only when the admin user may list the other view's rows.
+  const linksOf = (principal: AdminPrincipal) => links.filter((link) => may(link.target, 'list', principal));
 
   // A foreign key's select starts with the first rows by label and the row it holds now;
   // its search box asks the lookup route for others (never the whole table).
@@ -106,7 +108,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       required,
     }).map((f) => (view.view.references?.[f.name] ? { ...f, lookup: `${base}/lookup/${f.name}` } : f));
     // A many-to-many field: the rows linked now, chosen, then the first others by label; its search asks for more.
-    for (const link of links) {
+    for (const link of linksOf(principal)) {
       const linked = form.row ? await linkedChoices(ctx.knex, link, form.row[link.ownerKey]) : [];
       const first = await findChoices(ctx, link.target, '', principal);
       fields.push({
@@ -187,7 +189,9 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       Object.assign(values, stored.values, await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       // Many-to-many choices are checked before the write, and written in its transaction.
-      const sets = links.map((link) => ({ link, keys: parseLinkSet(link, body) })).filter((s) => s.keys !== undefined);
+      const sets = linksOf(principal)
+        .map((link) => ({ link, keys: parseLinkSet(link, body) }))
+        .filter((s) => s.keys !== undefined);
       const { logged } =
         sets.length === 0
           ? await write(ctx.knex, values, stored)
