@@ -18,9 +18,11 @@ type Handler = (req: NeutralRequest, principal: AdminPrincipal) => Promise<Neutr
 const UNSAFE = new Set<HttpMethod>(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * A route that needs a signed-in admin (with `fullAccess`, one holding no roles): a page request without one is sent to the login
+ * A route that needs a signed-in admin: a page request without one is sent to the login
  * page (303), an htmx request gets 401 with `HX-Redirect`, a JSON one 401 JSON. An unsafe
- * request without the session's CSRF token is a 403 and runs nothing.
+ * request without the session's CSRF token is a 403 and runs nothing. The admin user's
+ * roles are read first (`principal.acting`); a `fullAccess` route refuses one holding
+ * roles with a 403.
  */
 export function guarded(
   ctx: AdminContext,
