@@ -3,7 +3,7 @@ import type { AdminContext } from './context';
 import { rowIdText } from './ids';
 import type { ResolvedView } from './model-view';
 import type { AdminPrincipal } from './admin-auth';
-import { may, scopeOf } from './view-access';
+import { labelColumn, may, scopeOf } from './view-access';
 
 /** Most children an edit page lists per relation. */
 export const CHILDREN_LIMIT = 20;
@@ -41,7 +41,7 @@ export async function childLists(
     const { data } = await child.repository.getMulti(ctx.knex, {
       filters: { [relation.relatedProp.cols[0]]: value as string },
       limit: CHILDREN_LIMIT + 1,
-      sortColumns: child.displayField,
+      sortColumns: labelColumn(child, principal),
       sortOrders: 'asc',
       returnTotalCount: false,
       ...scopeOf(principal),
@@ -50,7 +50,7 @@ export async function childLists(
     lists.push({
       label: child.labels.plural,
       rows: data.slice(0, CHILDREN_LIMIT).map((r) => ({
-        label: String(r[child.displayField] ?? rowIdText(child, r)),
+        label: String(r[labelColumn(child, principal)] ?? rowIdText(child, r)),
         href: editable ? `${ctx.mount}/${child.name}/update/${encodeURIComponent(rowIdText(child, r))}` : null,
       })),
       more: data.length > CHILDREN_LIMIT,

@@ -57,3 +57,9 @@ export function seenBy(view: ResolvedView, principal: AdminPrincipal): ResolvedV
 export function unreadable(view: ResolvedView, principal: AdminPrincipal): ReadonlySet<string> {
   return withheldFields(view.repository.policy, view.info, 'read', actingOf(principal));
 }
+
+/** The column that labels the view's rows for the admin user: its display field, or the key when the list rule withholds it. */
+export function labelColumn(view: ResolvedView, principal: AdminPrincipal): string {
+  const listed = withheldFields(view.repository.policy, view.info, 'list', actingOf(principal));
+  return listed.has(view.displayField) ? view.info.idColumn : view.displayField;
+}

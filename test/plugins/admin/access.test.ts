@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES, SERVER_ENGINES } from '../../fixtures/db';
 import { startAdminApp, type AdminEnv, type Client } from './fixture';
-import { VIEWER, catalogue, memoMigrations, memoView, seedMemos } from './memos';
+import { VIEWER, catalogue, memoMigrations, memoView, pinView, seedMemos } from './memos';
 
 const engines = ENGINES.filter((e) => e === 'sqlite' || e === SERVER_ENGINES[0]);
 
@@ -24,7 +24,7 @@ for (const engine of engines) {
         {
           eventIntegration: true,
           access: { roles: catalogue },
-          models: { memos: memoView },
+          models: { memos: memoView, pins: pinView },
         },
         { migrations: [memoMigrations] },
       );
@@ -69,6 +69,14 @@ for (const engine of engines) {
       expect(csv.text).toContain('shared memo');
       expect(csv.text).not.toContain('private memo');
       expect(csv.text).not.toContain('secret');
+      // Another view's references to memos: labelled and offered only where the memos' list rule reaches.
+      const pins = await viewer.get('/admin/pins/');
+      expect(pins.status).toBe(200);
+      expect(pins.text).toContain('shared memo');
+      expect(pins.text).not.toContain('private memo');
+      const offered = await viewer.get('/admin/pins/lookup/memo_id?q=memo');
+      expect(offered.json.options).toEqual([{ value: String(ids.shared), label: 'shared memo' }]);
+      expect((await root.get('/admin/pins/lookup/memo_id?q=memo')).json.options).toHaveLength(2);
       // The admin with full access sees everything, as before roles.
       const all = await root.get('/admin/memos/');
       expect(all.text).toContain('private memo');

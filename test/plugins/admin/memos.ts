@@ -55,8 +55,13 @@ export const memoMigrations: MigrationSet = {
           t.string('secret', 40).nullable();
           t.boolean('is_deleted').notNullable().defaultTo(false);
         });
+        await knex.schema.createTable('memo_pins', (t) => {
+          t.increments('id');
+          t.integer('memo_id').notNullable();
+        });
       },
       async down(knex) {
+        await knex.schema.dropTable('memo_pins');
         await knex.schema.dropTable('memos');
       },
     },
@@ -72,13 +77,32 @@ export const catalogue: RoleCatalogue = {
   ],
 };
 
+/** A pin of a memo, without a policy of its own: its list shows the memo by title. */
+export class MemoPin extends Model {
+  static override tableName = 'memo_pins';
+  static override jsonSchema = {
+    type: 'object',
+    properties: { id: { type: 'integer' }, memo_id: { type: 'integer' } },
+  };
+}
+
 /** The memos' admin view: every action, exported as CSV. */
 export const memoView: ModelView = {
   model: Memo,
   allowedActions: ['view', 'create', 'update', 'delete'],
   createSchema: ['title', 'shared', 'secret'],
   updateSchema: ['title', 'shared', 'secret'],
+  displayField: 'title',
   export: true,
+};
+
+/** The pins' admin view: `memo_id` a select of the memos. */
+export const pinView: ModelView = {
+  model: MemoPin,
+  allowedActions: ['view', 'update'],
+  createSchema: ['memo_id'],
+  updateSchema: ['memo_id'],
+  references: { memo_id: 'memos' },
 };
 
 /** Two memos, one shared; answers their ids. */
@@ -88,6 +112,7 @@ export async function seedMemos(knex: Knex): Promise<{ shared: number; hidden: n
     { title: 'private memo', shared: false, secret: 'private-secret' },
   ]);
   const rows = await knex('memos').orderBy('id').select('id');
+  await knex('memo_pins').insert(rows.map((row) => ({ memo_id: row.id })));
   return { shared: Number(rows[0].id), hidden: Number(rows[1].id) };
 }
 

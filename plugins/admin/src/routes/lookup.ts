@@ -5,7 +5,7 @@ import { SEARCH_MAX } from '../list-query';
 import { manyLinks } from '../many-to-many';
 import type { ResolvedView } from '../model-view';
 import type { AdminPrincipal } from '../admin-auth';
-import { may, scopeOf } from '../view-access';
+import { labelColumn, may, scopeOf } from '../view-access';
 
 /** Most rows a lookup answers, and a form's select starts with. */
 export const LOOKUP_LIMIT = 20;
@@ -36,7 +36,9 @@ export async function findChoices(
 ): Promise<Choice[]> {
   const limit = LOOKUP_LIMIT;
   if (!may(target, 'list', principal)) return [];
-  const display = target.info.columns.get(target.displayField)!;
+  // A label the list rule withholds is neither searched, sorted on nor shown: the key stands in.
+  const label = labelColumn(target, principal);
+  const display = target.info.columns.get(label)!;
   const key = target.info.columns.get(target.info.idColumn)!;
   const words = text.trim();
   const byLabel: Filters =
@@ -56,7 +58,7 @@ export async function findChoices(
   const { data } = await target.repository.getMulti(ctx.knex, {
     filters,
     limit,
-    sortColumns: target.displayField,
+    sortColumns: label,
     sortOrders: 'asc',
     returnTotalCount: false,
     ...scopeOf(principal),

@@ -92,7 +92,7 @@ export async function listLocals(
     returnTotalCount: true,
     ...scopeOf(principal),
   });
-  const labels = await referenceLabels(ctx, view, data);
+  const labels = await referenceLabels(ctx, view, data, principal);
   const names = view.listColumns.map((c) => c.name);
   const pages = Math.max(1, Math.ceil(total / query.rowsPerPage));
   const base = `${ctx.mount}/${view.name}`;
