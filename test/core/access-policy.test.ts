@@ -69,6 +69,12 @@ describe('policyOf and the startup check', () => {
     expect(withheldFields(policy, info, 'create', who('tools')).has('name')).toBe(false);
     expect(withheldFields(policy, info, 'create', who('tools')).has('description')).toBe(true);
     expect(withheldFields(policy, info, 'list', who('tools', { isSuperuser: true })).size).toBe(0);
+    // A field shown on some rows only is withheld from the whole operation; one shown on every row is not.
+    const shownOnSome = new CrudRepository(Item, {
+      access: { list: { rowFields: { category: (p: Principal) => p.id === 'all' || ((row) => row.name === p.id) } } },
+    });
+    expect([...withheldFields(shownOnSome.policy, shownOnSome.info, 'list', who('tools'))]).toEqual(['category']);
+    expect(withheldFields(shownOnSome.policy, shownOnSome.info, 'list', who('all')).size).toBe(0);
   });
 
   it('fails at startup naming unknown columns of row rules and field sets, and unknown operations', () => {

@@ -1,7 +1,7 @@
 import type { ModelInfo } from '../model/model-info';
 import type { Principal } from '../http/principal';
 import type { EffectivePolicy } from './effective';
-import { excludedFields, passes } from './enforce';
+import { passes, unseenFields } from './enforce';
 import type { AccessOperation } from './policy';
 
 // What an interface built on the policy asks before offering an action: whether the
@@ -21,7 +21,8 @@ export function permits(
 
 /**
  * The model's fields the operation withholds from the principal: those a read or list
- * does not answer, or those a create or update may not set.
+ * does not answer on every row (a field shown on some rows only is withheld too, so an
+ * interface neither lists, searches nor sorts on it), or those a create or update may not set.
  */
 export function withheldFields(
   policy: EffectivePolicy | undefined,
@@ -29,5 +30,5 @@ export function withheldFields(
   op: AccessOperation,
   principal: Principal | null,
 ): ReadonlySet<string> {
-  return excludedFields(info, policy?.[op], principal);
+  return unseenFields(info, policy?.[op], principal);
 }
