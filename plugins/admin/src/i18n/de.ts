@@ -173,7 +173,7 @@ export const de: Messages = {
   'roles.username': 'Benutzername',
   'roles.roles': 'Rollen',
   'roles.save': 'Speichern',
-  'roles.users': 'Benutzer',
+  'roles.users': 'App-Benutzer',
   'roles.userId': 'Benutzer-ID',
   'roles.show': 'Anzeigen',
   'apiKeys.title': 'API-Schlüssel',

@@ -175,7 +175,7 @@ export const en = {
   'roles.username': 'Username',
   'roles.roles': 'Roles',
   'roles.save': 'Save',
-  'roles.users': 'Users',
+  'roles.users': 'App users',
   'roles.userId': 'User id',
   'roles.show': 'Show',
   'apiKeys.title': 'API keys',
