@@ -103,6 +103,15 @@ for (const engine of engines) {
       expect((await viewer.get('/admin/management/events')).status).toBe(403);
       expect((await viewer.postForm('/admin/management/roles/admin-users/1', { roles: 'editor' })).status).toBe(403);
       expect(await env.db.knex('memos').orderBy('id').select('*')).toEqual(before);
+      // The refusal's page is in the reader's language; JSON keeps the English detail.
+      const german = await viewer.get('/admin/memos/create_page', { 'Accept-Language': 'de' });
+      expect(german.text).toContain('Ihre Rolle erlaubt das nicht');
+      expect(german.text).not.toContain('Your role');
+      const json = await viewer.get('/admin/memos/create_page', {
+        'Accept-Language': 'de',
+        Accept: 'application/json',
+      });
+      expect(json.json.detail).toBe('Your role does not allow this');
       // /crud reads under the same rules: outside the read rows a 404, the secret never answered.
       const listed = await viewer.get('/admin/crud/memos');
       expect(listed.json.total_count).toBe(1);
@@ -172,6 +181,15 @@ for (const engine of engines) {
       const events = await root.get('/admin/management/events?type=role_change');
       expect(events.status).toBe(200);
       expect(events.text).toContain('role_change');
+      // The roles page and the event type in German: no English message left.
+      const DE = { 'Accept-Language': 'de' };
+      const roles = await root.get('/admin/management/roles/', DE);
+      expect(roles.text).toContain('<h1>Rollen</h1>');
+      expect(roles.text).toContain('Berechtigungen');
+      expect(roles.text).toContain('vollen Zugriff');
+      for (const english of ['Permissions', 'Admin users', 'full access', '>Save<', '>Roles<'])
+        expect(roles.text).not.toContain(english);
+      expect((await root.get('/admin/management/events?type=role_change', DE)).text).toContain('Rollenänderung');
       const logged = await env.db.knex('admin_events').where({ event_type: 'role_change' }).orderBy('id');
       expect(logged.map((e) => JSON.parse(e.details).roles)).toEqual([
         { before: [], after: ['viewer'] },
