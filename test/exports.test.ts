@@ -65,6 +65,8 @@ const entries: [string, object, string[]][] = [
       'crudRouter',
       'FilterConfig',
       'policyOf',
+      'permits',
+      'withheldFields',
       'ACCESS_OPERATIONS',
       'CreateConfig',
       'UpdateConfig',
@@ -106,6 +108,7 @@ const entries: [string, object, string[]][] = [
       // plugins and bootstrap
       'bootstrap',
       'principalOf',
+      'setPrincipalResolver',
       // health and readiness
       'healthRoutes',
       'knexCheck',

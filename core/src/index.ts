@@ -56,6 +56,7 @@ export type { FilterValue } from './crud/filter-config';
 
 /** Access control: a model's policy of who may do what, on which rows and fields. */
 export { policyOf } from './access/effective';
+export { permits, withheldFields } from './access/permits';
 export type { EffectivePolicy } from './access/effective';
 export { ACCESS_OPERATIONS } from './access/policy';
 export type {
@@ -137,7 +138,7 @@ export { ERROR_SCHEMA, VALIDATION_ERROR_SCHEMA } from './schema/error-schemas';
 export { bootstrap } from './plugin/bootstrap';
 export type { App, BootstrapOptions } from './plugin/bootstrap';
 export type { Plugin, PluginHooks, BeforeHook, AfterHook, ErrorHook, Fallback } from './plugin/plugin';
-export { principalOf } from './http/principal';
+export { principalOf, setPrincipalResolver } from './http/principal';
 export type { Principal } from './http/principal';
 
 /** Secrets: random tokens, their stored hashes, and a timing-safe comparison. */

@@ -9,9 +9,11 @@ import {
   crudRouter,
   ForbiddenError,
   NotFoundError,
+  permits,
   policyOf,
   UnauthorizedError,
   ValidationError,
+  withheldFields,
   type AccessPolicy,
   type Principal,
 } from '@crudsmith/core';
@@ -53,6 +55,26 @@ describe('policyOf and the startup check', () => {
     expect(policy.read).toEqual({ roles: ['member'] });
     expect(Object.keys(policy)).toEqual(['create', 'read', 'list', 'update', 'delete', 'restore', 'hardDelete']);
     expect(policyOf(Item)).toBeUndefined();
+  });
+
+  it('permits and withheldFields answer what an interface may offer a caller', () => {
+    const { policy, info } = new CrudRepository(Item, { access: POLICY });
+    expect(permits(policy, 'restore', who('tools'))).toBe(false);
+    expect(permits(policy, 'restore', who('tools', { roles: ['admin'] }))).toBe(true);
+    expect(permits(policy, 'hardDelete', who('tools', { permissions: ['items:purge'] }))).toBe(true);
+    expect(permits(policy, 'read', null)).toBe(false);
+    expect(permits(undefined, 'delete', null)).toBe(true);
+    expect(permits(policy, 'restore', who('tools', { isSuperuser: true }))).toBe(true);
+    expect([...withheldFields(policy, info, 'list', who('tools'))]).toEqual(['description']);
+    expect(withheldFields(policy, info, 'create', who('tools')).has('name')).toBe(false);
+    expect(withheldFields(policy, info, 'create', who('tools')).has('description')).toBe(true);
+    expect(withheldFields(policy, info, 'list', who('tools', { isSuperuser: true })).size).toBe(0);
+    // A field shown on some rows only is withheld from the whole operation; one shown on every row is not.
+    const shownOnSome = new CrudRepository(Item, {
+      access: { list: { rowFields: { category: (p: Principal) => p.id === 'all' || ((row) => row.name === p.id) } } },
+    });
+    expect([...withheldFields(shownOnSome.policy, shownOnSome.info, 'list', who('tools'))]).toEqual(['category']);
+    expect(withheldFields(shownOnSome.policy, shownOnSome.info, 'list', who('all')).size).toBe(0);
   });
 
   it('fails at startup naming unknown columns of row rules and field sets, and unknown operations', () => {

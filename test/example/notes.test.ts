@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../plugins/account/fixture';
 import { ENGINES } from '../fixtures/db';
-import { send, startExample, type ExampleServer } from './example-server';
+import { Client as AdminClient } from '../plugins/admin/fixture';
+import { ADMIN_PASSWORD, send, startExample, type ExampleServer } from './example-server';
 
 const NOTES = '/api/v1/notes/';
 
@@ -109,5 +110,52 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
     expect((await send(ex.admin, 'DELETE', `/api/v1/posts/${first}`, undefined)).status).toBe(200);
     expect((await send(ann, 'DELETE', `/api/v1/posts/${second}`, undefined)).status).toBe(200);
     expect(Number((await ex.db.knex('posts').count({ n: '*' }).first())!.n)).toBe(0);
+  });
+
+  it('the admin: roles for admin users and users, a role-holding admin under the notes policy, API keys and their events', async () => {
+    await ex.app.admin.createAdminUser('root', ADMIN_PASSWORD);
+    const annAdmin = await ex.app.admin.createAdminUser('ann', ADMIN_PASSWORD);
+    const root = new AdminClient(ex.base);
+    expect((await root.login('root', ADMIN_PASSWORD)).status).toBe(303);
+    const roles = await root.get('/admin/management/roles/');
+    expect(roles.text).toContain('notes:read, notes:review, notes:write');
+    expect((await root.postForm(`/admin/management/roles/admin-users/${annAdmin}`, { roles: 'viewer' })).status).toBe(
+      303,
+    );
+    // A user's roles, set from the admin, are the API's.
+    expect((await root.postForm(`/admin/management/roles/users/${ex.ids.ben}`, { roles: 'editor' })).status).toBe(303);
+    expect((await ex.app.auth.roles.rolesOf(ex.ids.ben)).roles).toEqual(['editor']);
+    await root.postForm(`/admin/management/roles/users/${ex.ids.ben}`, {});
+    // The admin user ann acts as the user ann: her own notes and the shared ones, without the comment column.
+    const panel = new AdminClient(ex.base);
+    expect((await panel.login('ann', ADMIN_PASSWORD)).status).toBe(303);
+    const list = await panel.get('/admin/notes/');
+    expect(list.status).toBe(200);
+    const visible = (await ann.get(NOTES)).body.total_count;
+    expect(list.text).toContain(`${visible} rows`);
+    expect(list.text).toContain('annPrivate');
+    expect(list.text).not.toContain('Reviewer comment');
+    expect((await panel.get('/admin/management/api-keys/')).status).toBe(403);
+    // A key made and used through the API is in the admin's log; the admin lists and revokes it.
+    const made = await send(ann, 'POST', '/auth/api-keys', { name: 'to revoke', scopes: ['notes:read'] });
+    const key = { 'x-api-key': made.body.key };
+    expect((await ex.client().request('GET', NOTES, { headers: key })).status).toBe(200);
+    const keys = await root.get(`/admin/management/api-keys/?user=${ex.ids.ann}`);
+    expect(keys.text).toContain('to revoke');
+    expect(keys.text).not.toContain(made.body.key);
+    expect((await root.postForm(`/admin/management/api-keys/${ex.ids.ann}/${made.body.id}/revoke`, {})).status).toBe(
+      303,
+    );
+    expect((await ex.client().request('GET', NOTES, { headers: key })).status).toBe(401);
+    const events = await ex.db
+      .knex('admin_events')
+      .where({ model: 'api_keys', record_id: String(made.body.id) })
+      .orderBy('id');
+    expect(events.map((e) => [e.event_type, e.username])).toEqual([
+      ['api_key_created', null],
+      ['api_key_first_used', null],
+      ['api_key_revoked', 'root'],
+    ]);
+    expect(JSON.stringify(events)).not.toContain(made.body.key);
   });
 });

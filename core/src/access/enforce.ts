@@ -18,7 +18,8 @@ export function authorize(rule: OperationRule | undefined, principal: Principal 
   if (!passes(rule, principal)) throw new ForbiddenError();
 }
 
-function passes(rule: OperationRule, principal: Principal): boolean {
+/** Whether the principal meets the rule's who-may part (a superuser always does). */
+export function passes(rule: OperationRule, principal: Principal): boolean {
   if (principal.isSuperuser) return true;
   const { roles, permissions, when } = rule;
   if (!roles && !permissions && !when) return true;

@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
 import { randomToken, type HashPool } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
-import { admin, type AdminPlugin } from '@crudsmith/admin';
+import { admin, type AdminApiKeys, type AdminPlugin, type RoleCatalogue } from '@crudsmith/admin';
 import { RateLimit, Tier, sanitizePath, type TierService } from '@crudsmith/rate-limit';
 import { Item, ItemCreate, ItemUpdate } from './models/item';
+import { Note, NoteUpdate } from './models/note';
 import { Post } from './models/post';
 import { Tag, TagWrite } from './models/tag';
 import { User } from './models/user';
@@ -89,6 +90,10 @@ export interface ExampleAdminOptions {
   isUserLocked?: (id: string | number) => Promise<boolean>;
   /** Ends an API user's sessions and tokens (the account plugin's `signOutEverywhere`): after a password set, delete or restore, and the users view's button. */
   signOutUser?: (id: string | number) => Promise<void>;
+  /** The roles (the account plugin's `roles`): admin users may hold them, and the roles page assigns users' roles. */
+  roles?: RoleCatalogue;
+  /** The users' API keys (the account plugin's `apiKeys`): the API keys page lists and revokes them. */
+  apiKeys?: AdminApiKeys;
 }
 
 /**
@@ -108,6 +113,18 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
     session: { store: options.sessionStore },
     // Sign-ins, changes and views, at /admin/management/events.
     eventIntegration: true,
+    // An admin user given roles (viewer, editor, admin) acts, under the notes' policy, as the
+    // API user of the same name, so "own notes" are that user's; one without roles has full access.
+    access: options.roles && {
+      roles: options.roles,
+      principal: async (user, held) => {
+        const row = await knex('users').where({ username: user.username }).first('id');
+        // No API user of that name: id 0, which owns no row.
+        const id = row ? Number(row.id) : 0;
+        return { id, tierId: null, isSuperuser: false, scopes: [], ...held, transport: 'admin' };
+      },
+    },
+    apiKeys: options.apiKeys,
     models: {
       items: {
         model: Item,
@@ -148,6 +165,16 @@ export function exampleAdmin(knex: Knex, options: ExampleAdminOptions): AdminPlu
         createSchema: TagWrite,
         updateSchema: TagWrite,
         displayField: 'name',
+      },
+      // Notes are created through the API (their owner is the caller); the admin reads,
+      // edits and deletes them as the notes' policy lets each admin user.
+      notes: {
+        model: Note,
+        allowedActions: ['view', 'update', 'delete'],
+        createSchema: ['title', 'body', 'shared'],
+        updateSchema: NoteUpdate,
+        displayField: 'title',
+        export: true,
       },
       tiers: {
         model: Tier,

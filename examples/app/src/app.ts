@@ -122,6 +122,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     // Roles (viewer, editor, admin: roles.ts) at /auth/roles, and API keys for scripts at /auth/api-keys.
     roleRoutes: true,
     apiKeys: true,
+    // Keys made, revoked or first used through /auth are events of the admin's log.
+    onApiKeyEvent: (event) => panel.apiKeyEvent(event),
     secureCookies: options.secureCookies,
     password: { bcryptRounds: options.bcryptRounds },
     registerRateLimit: { limit: options.registerRateLimit ?? 30, periodSeconds: 3600 },
@@ -147,6 +149,8 @@ export function buildApp(knex: Knex, options: BuildOptions = {}): ExampleApp {
     unlockUser: auth.unlock,
     isUserLocked: auth.isLocked,
     signOutUser: auth.signOutEverywhere,
+    roles: auth.roles,
+    apiKeys: auth.apiKeys ?? undefined,
     hashPool,
   });
   // POST /api/v1/users/ (and v2's) creates accounts as /auth/register does: the same limit per address.

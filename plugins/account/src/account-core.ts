@@ -232,7 +232,7 @@ export class AccountCore<B extends BearerSide = BearerSide> {
   // session cookie. The user row is loaded fresh on every request, so a change to a user applies from their next request.
   private async readCredential(req: NeutralRequest): Promise<CredentialResult> {
     const key = this.apiKeys ? presentedKey(this.apiKeys, req) : null;
-    if (key !== null) return apiKeyCredential(this, this.apiKeys!, key);
+    if (key !== null) return apiKeyCredential(this, this.apiKeys!, key, req.clientAddress);
     if (req.headers.authorization !== undefined && this.bearer) return this.bearer.read(req);
     return { credential: this.session ? await req.resolve(this.session.credential) : null, invalidToken: false };
   }

@@ -23,6 +23,7 @@ import { createSudo, type Sudo } from './sudo';
 import { accessDocs } from './access/access-docs';
 import { accessPart } from './access/access-part';
 import { apiKeysPart } from './api-keys/api-keys-part';
+import type { OperatorApiKeys } from './api-keys/operator-api-keys';
 import { bearerPart } from './bearer/bearer-part';
 import { bearerTransport } from './bearer/bearer-transport';
 import { mfaPart } from './mfa/mfa-part';
@@ -83,6 +84,12 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
    * `setRoles`, `list` and `rolesOf(userId)` (cached; a change reaches every process within a second).
    */
   roles: Roles;
+  /**
+   * Users' API keys as an operator's tool sees them (the admin's `apiKeys`): a user's live
+   * keys, newest first, and revoking one (the tool records that itself; `onApiKeyEvent` is
+   * for the user's own routes). Null when `apiKeys` is off.
+   */
+  apiKeys: OperatorApiKeys | null;
   /** Resolves once every mail or text message the recovery routes started has been handed over or has failed (tests, shutdown). */
   settled(): Promise<void>;
 }
@@ -173,6 +180,7 @@ export function account<User extends object = AccountUser>(options: AccountOptio
       await core.users.bumpTokenVersion(userId);
     },
     roles: core.roles,
+    apiKeys: parts.apiKeys.operator,
     hashPassword: (password) => core.passwords.hash(password),
     settled: () => all.settled(),
     async init() {

@@ -2,11 +2,11 @@ import type { NeutralRequest } from '@crudsmith/core';
 import type { CredentialResult } from './credential';
 import type { UserTable } from './users';
 import type { ApiKeys } from './api-key-store';
+import { notifyApiKeyEvent, type KeyEventContext } from './api-key-events';
 
-/** What reading a key needs of the core (which calls it). */
-interface KeyContext {
+/** What reading a key needs of the core (which calls it); its first use is told to the app's hook. */
+interface KeyContext extends KeyEventContext {
   users: UserTable;
-  now: () => number;
   scopesOf(row: Record<string, unknown>): string[];
 }
 
@@ -22,14 +22,20 @@ export function presentedKey(keys: ApiKeys, req: NeutralRequest): string | null 
  * The credential of a presented key: one indexed read for the key, one for its owner. A key
  * made before the owner's last password change (or sign-out everywhere), or of a deleted
  * owner, is dead: 401 like an unknown one. Scopes are the owner's narrowed to the key's.
+ * A key's first use is told to `onApiKeyEvent`.
  */
-export async function apiKeyCredential(core: KeyContext, keys: ApiKeys, presented: string): Promise<CredentialResult> {
+export async function apiKeyCredential(
+  core: KeyContext,
+  keys: ApiKeys,
+  presented: string,
+  ipAddress: string,
+): Promise<CredentialResult> {
   const now = core.now();
   const key = await keys.find(presented, now);
   const row = key ? await core.users.findById(key.userId) : null;
   if (!key || !row || core.users.tokenVersionOf(row) !== key.tokenVersion)
     return { credential: null, invalidToken: true };
-  await keys.touch(key, now);
+  if (await keys.touch(key, now)) await notifyApiKeyEvent(core, 'api_key_first_used', key, ipAddress);
   const scopes = core.scopesOf(row).filter((s) => key.scopes.includes(s));
   return {
     credential: {

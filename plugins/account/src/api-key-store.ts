@@ -123,13 +123,21 @@ export class ApiKeys {
     return key;
   }
 
-  /** Records a use, unless one was recorded in the last minute (one conditional write, so concurrent uses write once). */
-  async touch(key: ApiKey, now: number): Promise<void> {
-    if (key.lastUsedAt !== null && now - key.lastUsedAt < TOUCH_MS) return;
-    await this.knex(this.table)
+  /**
+   * Records a use, unless one was recorded in the last minute (one conditional write, so
+   * concurrent uses write once); answers whether this was the key's first use ever.
+   */
+  async touch(key: ApiKey, now: number): Promise<boolean> {
+    if (key.lastUsedAt !== null && now - key.lastUsedAt < TOUCH_MS) return false;
+    const changed = await this.knex(this.table)
       .where({ id: key.id })
-      .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', now - TOUCH_MS))
+      .where((q) =>
+        key.lastUsedAt === null
+          ? q.whereNull('last_used_at')
+          : q.whereNull('last_used_at').orWhere('last_used_at', '<=', now - TOUCH_MS),
+      )
       .update({ last_used_at: now });
+    return key.lastUsedAt === null && Number(changed) === 1;
   }
 
   /** A user's unrevoked keys of their current token version, newest first. */

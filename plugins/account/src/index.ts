@@ -19,6 +19,7 @@ export type { NewUser } from './registration';
 
 /** Roles and permissions (`auth.roles`), and the API keys a user makes for scripts. */
 export type { Roles, Role, Access } from './roles';
+export type { OperatorApiKeys } from './api-keys/operator-api-keys';
 export type { ApiKey } from './api-key-store';
 export type { HashingOptions } from '@crudsmith/core';
 

@@ -130,7 +130,8 @@ export interface AccountOptions {
    */
   apiKeys?: boolean | { prefix?: string };
   /**
-   * Called after an API key is created or revoked (for an audit log): the owner, the key's
+   * Called after an API key is created, revoked or used for the first time (for an audit
+   * log; the admin's `apiKeyEvent` writes its event log): the owner, the key's
    * id, name and prefix, and the caller's address; never the secret. A hook that throws or
    * rejects is reported on the console and does not fail the request.
    */
@@ -155,7 +156,7 @@ export interface AccountOptions {
 
 /** What `onApiKeyEvent` hears. */
 export interface ApiKeyEvent {
-  type: 'api_key_created' | 'api_key_revoked';
+  type: 'api_key_created' | 'api_key_revoked' | 'api_key_first_used';
   userId: string;
   keyId: number;
   /** The key's name and prefix (`csk_<lookup>`), when the key was found (creation always). */

@@ -8,6 +8,7 @@ import {
   safeEqual,
   type CookieToSet,
   type NeutralRequest,
+  type Principal,
 } from '@crudsmith/core';
 import type { Session, SessionManager } from '@crudsmith/core/session';
 import { AdminUsers, USERNAME_MAX, foldUsername, type AdminUser } from './admin-users';
@@ -18,6 +19,8 @@ export interface AdminPrincipal {
   session: Session;
   /** The session's CSRF token, which every unsafe request must carry. */
   csrf: string;
+  /** The principal the models' access policies see, set once the request is admitted (its roles read). */
+  acting?: Principal;
 }
 
 /** Why a sign-in failed: one generic answer either way, or a lock with its wait. */

@@ -12,6 +12,7 @@ import {
 import { KnexSessionStore, SessionManager, sessionTableMigration } from '@crudsmith/core/session';
 import { AdminAuth } from './admin-auth';
 import { AdminUsers, adminUsersMigration } from './admin-users';
+import { AdminRoles, adminUserRolesMigration } from './admin-roles';
 import { Assets } from './assets';
 import { EventLog, adminEventRepeatsMigration, adminEventsMigration } from './event-log';
 import type { AdminContext } from './context';
@@ -28,6 +29,9 @@ import { eventRoutes } from './routes/events';
 import { formRoutes } from './routes/forms';
 import { lookupRoutes } from './routes/lookup';
 import { revertRoute } from './routes/revert';
+import { roleRoutes } from './routes/roles';
+import { apiKeyRoutes } from './routes/api-keys';
+import { recordApiKeyEvent, type ApiKeyEventInput } from './api-key-events';
 import { hasTrash, trashRoutes } from './routes/trash';
 import { accountActionRoute } from './routes/account-actions';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
@@ -43,6 +47,11 @@ export interface AdminPlugin extends Plugin {
   createAdminUser(username: string, password: string): Promise<number>;
   /** How many admin users exist. */
   countAdminUsers(): Promise<number>;
+  /**
+   * Writes an API key event made through the API to the event log (give it to the account
+   * plugin's `onApiKeyEvent`); nothing when the log is off.
+   */
+  apiKeyEvent(event: ApiKeyEventInput): Promise<void>;
 }
 
 const SHORT_KEY = "admin() needs secretKey, at least 32 characters (the app's SECRET_KEY)";
@@ -106,6 +115,7 @@ export function admin(options: AdminOptions): AdminPlugin {
     sessions: 'admin_sessions',
     loginFailures: 'admin_login_failures',
     events: 'admin_events',
+    userRoles: 'admin_user_roles',
     ...options.tables,
   };
   const views = new Map<string, ResolvedView>(
@@ -148,6 +158,8 @@ export function admin(options: AdminOptions): AdminPlugin {
       Math.max(1, options.signInFailureRetentionDays ?? 30) * 86_400_000,
     ),
     i18n: catalogue(options.messages),
+    roles: new AdminRoles(knex, tables.userRoles, options.access),
+    keysPage: options.apiKeys !== undefined,
   };
   const counts = new RowCounts(knex, ctx.exactCountLimit);
   const routes = [
@@ -156,6 +168,8 @@ export function admin(options: AdminOptions): AdminPlugin {
     languageRoute(ctx),
     ...dashboardRoutes(ctx, counts),
     ...managementRoutes(ctx),
+    ...roleRoutes(ctx),
+    ...apiKeyRoutes(ctx, options.apiKeys),
     ...eventRoutes(ctx),
     revertRoute(ctx, counts),
   ];
@@ -187,6 +201,7 @@ export function admin(options: AdminOptions): AdminPlugin {
       '0004_admin_login_lockouts': loginLockoutsMigration(tables.loginFailures),
       '0005_admin_events': adminEventsMigration(tables.events),
       '0006_admin_event_repeats': adminEventRepeatsMigration(tables.events),
+      '0007_admin_user_roles': adminUserRolesMigration(tables.userRoles, tables.users),
     },
   };
   return {
@@ -200,6 +215,7 @@ export function admin(options: AdminOptions): AdminPlugin {
       return users.insert(username, await passwords.hash(password), Date.now());
     },
     countAdminUsers: () => users.count(),
+    apiKeyEvent: (event) => recordApiKeyEvent(ctx.events, event),
     async close() {
       // A pool the app passed is the app's to end.
       if (!options.hashPool) await passwords.pool.close();

@@ -4,7 +4,9 @@ import { languageOf, translator, type Catalogue, type Translate } from './i18n/t
 import type { AdminAuth, AdminPrincipal } from './admin-auth';
 import type { Assets } from './assets';
 import type { EventLog } from './event-log';
+import type { AdminRoles } from './admin-roles';
 import type { ResolvedView } from './model-view';
+import { may, restricted } from './view-access';
 
 /** What every admin route shares. */
 export interface AdminContext {
@@ -22,6 +24,10 @@ export interface AdminContext {
   events: EventLog;
   /** The languages of the pages and their messages. */
   i18n: Catalogue;
+  /** Admin users' roles, and the principal each acts as under the models' policies. */
+  roles: AdminRoles;
+  /** Whether the API keys page exists (the `apiKeys` option). */
+  keysPage: boolean;
 }
 
 /** The reader's language (its cookie, else `Accept-Language`, else English) and its translate function. */
@@ -57,13 +63,15 @@ export function layoutLocals(
     title: ctx.title,
     scheme: ctx.scheme,
     pageTitle,
-    admin: principal ? { username: principal.user.username } : null,
+    admin: principal ? { username: principal.user.username, manages: !restricted(principal) } : null,
     csrf: principal?.csrf ?? '',
     // htmx 2 inherits hx-headers down the tree: set once on <body>, every request sends it.
     hxHeaders: principal ? JSON.stringify({ 'X-CSRF-Token': principal.csrf }) : '',
     events: ctx.events.enabled,
+    rolesPage: ctx.roles.enabled,
+    keysPage: ctx.keysPage,
     models: [...ctx.views.values()]
-      .filter((v) => v.allowed.has('view'))
+      .filter((v) => v.allowed.has('view') && (!principal || may(v, 'list', principal)))
       .map((v) => ({ name: v.name, label: v.labels.plural })),
     css: ctx.assets.url(ctx.mount, 'admin.css'),
     htmx: ctx.assets.url(ctx.mount, 'htmx.min.js'),

@@ -18,8 +18,20 @@ export const EVENT_TYPES = [
   'purge',
   'export',
   'import',
+  'role_change',
+  'api_key_created',
+  'api_key_revoked',
+  'api_key_first_used',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** One event to record. */
+export interface EventEntry {
+  type: EventType;
+  model?: string;
+  recordId?: string | number;
+  details?: unknown;
+}
 
 /** One recorded event as the events page shows it. */
 export interface AdminEvent {
@@ -176,10 +188,15 @@ export class EventLog {
   ) {}
 
   /** Records events (one per entry) for the request's admin, address and browser; nothing when the log is off. */
-  async record(
-    req: NeutralRequest,
+  record(req: NeutralRequest, who: AdminPrincipal | { username: string } | null, entries: EventEntry[]): Promise<void> {
+    return this.recordFrom({ ipAddress: req.clientAddress, userAgent: req.headers['user-agent'] }, who, entries);
+  }
+
+  /** Records events that happened outside an admin request (an API key used or made through the API). */
+  async recordFrom(
+    origin: { ipAddress: string; userAgent?: string },
     who: AdminPrincipal | { username: string } | null,
-    entries: { type: EventType; model?: string; recordId?: string | number; details?: unknown }[],
+    entries: EventEntry[],
   ): Promise<void> {
     if (!this.enabled || entries.length === 0) return;
     const user = who && 'user' in who ? who.user : null;
@@ -192,8 +209,8 @@ export class EventLog {
       model: entry.model ?? null,
       record_id: entry.recordId === undefined ? null : String(entry.recordId).slice(0, 64),
       details: entry.details === undefined ? null : JSON.stringify(entry.details),
-      ip_address: req.clientAddress.slice(0, 64),
-      user_agent: req.headers['user-agent']?.slice(0, 255) ?? null,
+      ip_address: origin.ipAddress.slice(0, 64),
+      user_agent: origin.userAgent?.slice(0, 255) ?? null,
       created_at: now,
     }));
     // Bounded batches: a bulk delete of many rows must not build one enormous statement.

@@ -9,8 +9,10 @@ import {
 import type { AdminPrincipal } from './admin-auth';
 import { setAdminUser } from './admin-user-of';
 import { layoutLocals, translate, type AdminContext } from './context';
+import { messageKeyOf } from './i18n/message-error';
 import { html, isHtmx, wantsJson } from './page';
 import { render } from './templates';
+import { restricted, roleRefusal } from './view-access';
 
 type Handler = (req: NeutralRequest, principal: AdminPrincipal) => Promise<NeutralResult>;
 
@@ -19,22 +21,26 @@ const UNSAFE = new Set<HttpMethod>(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * A route that needs a signed-in admin: a page request without one is sent to the login
  * page (303), an htmx request gets 401 with `HX-Redirect`, a JSON one 401 JSON. An unsafe
- * request without the session's CSRF token is a 403 and runs nothing.
+ * request without the session's CSRF token is a 403 and runs nothing. The admin user's
+ * roles are read first (`principal.acting`); a `fullAccess` route refuses one holding
+ * roles with a 403.
  */
 export function guarded(
   ctx: AdminContext,
-  route: { method: HttpMethod; path: string; operation: string; bodyLimit?: number },
+  route: { method: HttpMethod; path: string; operation: string; bodyLimit?: number; fullAccess?: boolean },
   handler: Handler,
 ): RouteDescriptor {
+  const { fullAccess, ...described } = route;
   const { method } = route;
   return {
-    ...route,
+    ...described,
     dependencies: [],
     async handler(req) {
       try {
         const principal = await ctx.auth.current(req);
         if (!principal) return unauthenticated(ctx, req);
         setAdminUser(req, principal.user);
+        principal.acting = await ctx.roles.principalOf(principal.user);
         if (UNSAFE.has(method) && !ctx.auth.csrfValid(req, principal)) {
           return errorResult(
             ctx,
@@ -43,6 +49,8 @@ export function guarded(
             new ForbiddenError('The form has expired or did not come from this site; reload the page and try again'),
           );
         }
+        // Admin users, roles, keys and the event log are for admin users with full access only.
+        if (fullAccess && restricted(principal)) return errorResult(ctx, req, principal, roleRefusal());
         return await handler(req, principal);
       } catch (error) {
         return errorResult(ctx, req, null, error);
@@ -76,9 +84,12 @@ export function errorResult(
   // A 503 is a refusal the server chose (busy hashing, a database outage the app logs once
   // a period), not a fault: only an unexpected error is logged, with its stack.
   if (status >= 500 && status !== 503) ctx.logger.error(`admin ${req.method} ${req.path} failed`, error);
+  const key = messageKeyOf(error);
   const message =
     mapped && typeof mapped.detail === 'string' && status !== 500
-      ? mapped.detail
+      ? key
+        ? translate(ctx, req)(key)
+        : mapped.detail
       : translate(ctx, req)('error.unexpected');
   const headers = { ...(mapped?.headers ?? {}) };
   if (wantsJson(req))

@@ -12,6 +12,8 @@ import type {
 } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import type { Messages } from './i18n/en';
+import type { AdminAccessOptions } from './admin-roles';
+import type { AdminApiKeys } from './api-key-events';
 
 /** What the admin may do with a model's rows. */
 export type AdminAction = 'view' | 'create' | 'update' | 'delete';
@@ -183,8 +185,17 @@ export interface AdminOptions {
   signInFailureRetentionDays?: number;
   /** Where an error no page expected is reported (its page says nothing of it); default `console`. */
   logger?: ErrorLogger;
-  /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`, `admin_events`). */
-  tables?: { users?: string; sessions?: string; loginFailures?: string; events?: string };
+  /**
+   * Admin users with roles: the roles come from `access.roles` (the account plugin's), an
+   * admin user is given some on the admin users page, and one holding roles sees and does
+   * only what each model's access policy lets a principal with them (lists, counts, forms,
+   * exports, imports, bulk delete and `/crud`); one without roles keeps full access.
+   */
+  access?: AdminAccessOptions;
+  /** The app users' API keys (the account plugin's `apiKeys`): a page lists a user's keys and revokes one. */
+  apiKeys?: AdminApiKeys;
+  /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`, `admin_events`, `admin_user_roles`). */
+  tables?: { users?: string; sessions?: string; loginFailures?: string; events?: string; userRoles?: string };
 }
 
 /** The admin's own sessions. */

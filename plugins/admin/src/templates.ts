@@ -18,6 +18,8 @@ export type TemplateName =
   | 'error'
   | 'management-users'
   | 'management-sessions'
+  | 'management-roles'
+  | 'management-api-keys'
   | 'events'
   | 'trash'
   | 'import-errors';

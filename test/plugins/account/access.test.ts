@@ -118,7 +118,11 @@ for (const engine of ENGINES) {
       const eve = env.client();
       await eve.login('eve', PASSWORD);
       expect((await eve.del(`/auth/api-keys/${id}`)).status).toBe(404);
+      // An operator's tool (the admin) lists any user's live keys, never their secrets.
+      expect(await env.auth.apiKeys!.list(String(bobId))).toEqual([expect.objectContaining({ id, name: 'ci' })]);
+      expect(await env.auth.apiKeys!.list('no such user')).toEqual([]);
       expect((await bob.del(`/auth/api-keys/${id}`)).status).toBe(204);
+      expect(await env.auth.apiKeys!.revoke(String(bobId), id)).toBeNull();
       expect((await anon.get('/api/private', { 'x-api-key': key })).status).toBe(401);
       expect((await bob.get('/auth/api-keys')).body).toEqual([]);
       // The answers fit the routes' OpenAPI information.
@@ -134,6 +138,8 @@ for (const engine of ENGINES) {
       fits('GET /auth/roles', await boss.get('/auth/roles'));
       expect(events.map((e) => [e.type, e.keyId, e.userId])).toEqual([
         ['api_key_created', id, String(bobId)],
+        // Used twice above: its first use is one event.
+        ['api_key_first_used', id, String(bobId)],
         ['api_key_revoked', id, String(bobId)],
       ]);
       expect(JSON.stringify(events)).not.toContain(secret);

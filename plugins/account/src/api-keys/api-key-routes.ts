@@ -6,6 +6,7 @@ import { route } from '../route';
 import { checkPermissions } from '../roles';
 import type { ApiKeyEvent } from '../options';
 import type { ApiKey, ApiKeys } from '../api-key-store';
+import { notifyApiKeyEvent } from '../api-key-events';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 3650;
@@ -15,25 +16,8 @@ export function apiKeyRoutes(core: AccountCore, keys: ApiKeys): RouteDescriptor[
   const person = credentialDependency(core, { optional: false });
   const { users } = core;
   const owner = (credential: Credential) => String(users.idOf(credential.row));
-  const hook = core.options.onApiKeyEvent;
-  // An audit hook's failure is reported, never the caller's problem: the key was made or revoked.
-  const notify = async (type: ApiKeyEvent['type'], key: ApiKey, ipAddress: string) => {
-    if (!hook) return;
-    const event = {
-      type,
-      userId: key.userId,
-      keyId: key.id,
-      name: key.name,
-      prefix: key.prefix,
-      ipAddress,
-      at: new Date(core.now()),
-    };
-    try {
-      await hook(event);
-    } catch (error) {
-      console.error('account: onApiKeyEvent failed', error);
-    }
-  };
+  const notify = (type: ApiKeyEvent['type'], key: ApiKey, ipAddress: string) =>
+    notifyApiKeyEvent(core, type, key, ipAddress);
   return [
     route(
       {

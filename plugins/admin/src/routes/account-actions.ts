@@ -19,13 +19,19 @@ export interface AccountAction {
  * `POST {mount}/{model}/{unlock|sign-out}/{id}`: runs one of the view's account actions
  * (lift the sign-in lockout, end every session and token) on a row's account, logs it,
  * and goes back to the row's update page. A missing row (deleted ones count) is a 404 and
- * runs nothing; the guard checks the session and its CSRF token first.
+ * runs nothing; the guard checks the session and its CSRF token first. Only admin users
+ * with full access (holding no roles) act on accounts.
  */
 export function accountActionRoute(ctx: AdminContext, view: ResolvedView, action: AccountAction): RouteDescriptor {
   const base = `${ctx.mount}/${view.name}`;
   return guarded(
     ctx,
-    { method: 'POST', path: `${base}/${action.segment}/:id`, operation: `admin_${view.name}_${action.event}` },
+    {
+      method: 'POST',
+      path: `${base}/${action.segment}/:id`,
+      operation: `admin_${view.name}_${action.event}`,
+      fullAccess: true,
+    },
     async (req, principal) => {
       const id = parseId(view, req.params.id);
       // An account's key is one column: the app's action takes that value.

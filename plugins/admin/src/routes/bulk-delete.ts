@@ -14,6 +14,7 @@ import { signOutAll, type ResolvedView } from '../model-view';
 import { html } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+import { requireMay, scopeOf } from '../view-access';
 import { listLocals } from './pages';
 
 /**
@@ -28,6 +29,9 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
     ctx,
     { method: 'DELETE', path: `${ctx.mount}/${view.name}/bulk-delete`, operation: `admin_${view.name}_bulk_delete` },
     async (req, principal) => {
+      requireMay(view, 'delete', principal);
+      // Under the model's policy, only rows the admin user's delete rule reaches go; any other chosen row undoes it all.
+      const scope = scopeOf(principal);
       const body = req.body as { ids?: unknown } | undefined;
       if (
         !body ||
@@ -49,9 +53,10 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
             // A composite key: one conditional delete per row (filters take no tuple list).
             let removed = 0;
             for (const id of ids) {
-              if (ctx.events.enabled) removedRows.push(...(await view.repository.select(trx, idFilters(view, id))));
+              if (ctx.events.enabled)
+                removedRows.push(...(await view.repository.select(trx, idFilters(view, id), scope)));
               removed += await view.repository
-                .delete(trx, idFilters(view, id), { values })
+                .delete(trx, idFilters(view, id), { values, ...scope })
                 .catch((error: unknown) => (error instanceof NotFoundError ? 0 : Promise.reject(error)));
             }
             if (removed !== ids.length)
@@ -59,11 +64,11 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
             return;
           }
           if (ctx.events.enabled)
-            removedRows = await view.repository.select(trx, { [`${view.info.idColumn}__in`]: ids });
+            removedRows = await view.repository.select(trx, { [`${view.info.idColumn}__in`]: ids }, scope);
           const removed = await view.repository.delete(
             trx,
             { [`${view.info.idColumn}__in`]: ids },
-            { allowMultiple: true, values },
+            { allowMultiple: true, values, ...scope },
           );
           if (removed !== ids.length)
             throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);

@@ -2,6 +2,7 @@ import {
   ForbiddenError,
   UnauthorizedError,
   crudRouter,
+  setPrincipalResolver,
   type Dependency,
   type NeutralRequest,
   type NeutralResult,
@@ -102,6 +103,9 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
         throw new ForbiddenError('Missing or wrong X-CSRF-Token header');
       principals.set(req, principal);
       setAdminUser(req, principal.user);
+      // The model's policy sees the admin user (never an API caller the app's own principal would find).
+      const acting = await ctx.roles.principalOf(principal.user);
+      setPrincipalResolver(req, async () => acting);
     };
     // Runs the write and answers its event: the row before it (update, delete) and after it.
     const logged = async (

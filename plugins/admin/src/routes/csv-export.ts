@@ -3,6 +3,7 @@ import type { AdminContext } from '../context';
 import { guarded } from '../guard';
 import { parseAdminListQuery, searchFilters } from '../list-query';
 import type { ResolvedView } from '../model-view';
+import { requireMay, scopeOf, seenBy } from '../view-access';
 
 /** Rows the admin's export reads at a time. */
 const EXPORT_PAGE_SIZE = 500;
@@ -14,13 +15,16 @@ const EXPORT_PAGE_SIZE = 500;
  * event in the log.
  */
 export function csvExportRoute(ctx: AdminContext, view: ResolvedView): RouteDescriptor {
-  const columns = view.listColumns.map((c) => c.name);
   return guarded(
     ctx,
     { method: 'GET', path: `${ctx.mount}/${view.name}/export`, operation: `admin_${view.name}_export` },
     async (req, principal) => {
-      const query = parseAdminListQuery(req, view);
-      const filters = searchFilters(query, view);
+      requireMay(view, 'list', principal);
+      // The list rule's rows and columns, as the list page shows them.
+      const seen = seenBy(view, principal);
+      const columns = seen.listColumns.map((c) => c.name);
+      const query = parseAdminListQuery(req, seen);
+      const filters = searchFilters(query, seen);
       const answer = await exportAnswer(
         {
           repo: view.repository,
@@ -31,6 +35,7 @@ export function csvExportRoute(ctx: AdminContext, view: ResolvedView): RouteDesc
           read: { schemaToSelect: columns },
           pageSize: EXPORT_PAGE_SIZE,
           columns,
+          ...scopeOf(principal),
         },
         exportEncoder('csv'),
         view.name,

@@ -19,12 +19,13 @@ import { autoValues } from '../model-declaration';
 import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import { requiredOnCreate } from '../required-fields';
-import { LOOKUP_LIMIT, findChoices, type Choice } from './lookup';
+import { findChoices, type Choice } from './lookup';
 import { linkedChoices, manyLinks, parseLinkSet, writeLinkSet } from '../many-to-many';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
 import { conflictsOf, rowState, stateColumn, type Conflict } from '../row-state';
+import { may, requireMay, restricted, scopeOf, seenBy, unreadable } from '../view-access';
 
 type Mode = 'create' | 'update';
 
@@ -71,17 +72,25 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   const base = `${ctx.mount}/${view.name}`;
   const routes: RouteDescriptor[] = [];
   const links = manyLinks(ctx, view);
+  // A many-to-many field is offered (and written) only when the admin user may list the other view's rows.
+  const linksOf = (principal: AdminPrincipal) => links.filter((link) => may(link.target, 'list', principal));
 
   // A foreign key's select starts with the first rows by label and the row it holds now;
   // its search box asks the lookup route for others (never the whole table).
-  const choices = async (values: Record<string, unknown>) => {
+  const choices = async (values: Record<string, unknown>, principal: AdminPrincipal) => {
     const lists = new Map<string, Choice[]>();
     for (const [column, target] of Object.entries(view.view.references ?? {})) {
       const other = ctx.views.get(target)!;
-      const list = await findChoices(ctx, other, '', LOOKUP_LIMIT);
+      const list = await findChoices(ctx, other, '', principal);
       // Only a value the key can hold is looked up (a re-shown form may echo any text).
       const current = parseId(other, values[column] === undefined ? undefined : String(values[column]));
-      if (current !== undefined && !Array.isArray(current) && !list.some((c) => c.value === String(current))) {
+      const readable = may(other, 'list', principal) && !restricted(principal);
+      if (
+        readable &&
+        current !== undefined &&
+        !Array.isArray(current) &&
+        !list.some((c) => c.value === String(current))
+      ) {
         const row = await ctx
           .knex(other.info.table)
           .where(other.info.idColumn, current as string)
@@ -95,16 +104,20 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   };
 
   const page = async (req: NeutralRequest, principal: AdminPrincipal, status: number, form: FormState) => {
-    const { mode, values, errors = {}, id } = form;
+    const { mode, errors = {}, id } = form;
+    // Fields the policy withholds: not shown (read rule) and not offered (create or update rule).
+    const seen = seenBy(view, principal);
+    const unread = unreadable(view, principal);
+    const values = Object.fromEntries(Object.entries(form.values).filter(([field]) => !unread.has(field)));
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
-    const fields = formFields(view, mode === 'create' ? view.createFields : view.updateFields, values, {
-      choices: await choices(values),
+    const fields = formFields(view, mode === 'create' ? seen.createFields : seen.updateFields, values, {
+      choices: await choices(values, principal),
       required,
     }).map((f) => (view.view.references?.[f.name] ? { ...f, lookup: `${base}/lookup/${f.name}` } : f));
     // A many-to-many field: the rows linked now, chosen, then the first others by label; its search asks for more.
-    for (const link of links) {
+    for (const link of linksOf(principal)) {
       const linked = form.row ? await linkedChoices(ctx.knex, link, form.row[link.ownerKey]) : [];
-      const first = await findChoices(ctx, link.target, '', LOOKUP_LIMIT);
+      const first = await findChoices(ctx, link.target, '', principal);
       fields.push({
         name: link.name,
         label: link.target.labels.plural,
@@ -126,11 +139,13 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       mode === 'create' ? t('form.create', { model: one }) : t('form.update', { model: one, id: String(named) });
     const multipart = fields.some((f) => f.input === 'file');
     const unlockAction =
-      mode === 'update' && view.view.unlock && (await lockedOut(view, id!))
+      mode === 'update' && view.view.unlock && !restricted(principal) && (await lockedOut(view, id!))
         ? `${base}/unlock/${encodeURIComponent(id!)}`
         : null;
     const signOutAction =
-      mode === 'update' && view.view.signOutEverywhere ? `${base}/sign-out/${encodeURIComponent(id!)}` : null;
+      mode === 'update' && view.view.signOutEverywhere && !restricted(principal)
+        ? `${base}/sign-out/${encodeURIComponent(id!)}`
+        : null;
     return html(
       status,
       render('form', {
@@ -161,7 +176,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const { mode, id, row } = target;
     const t = translate(ctx, req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const fields = mode === 'create' ? view.createFields : view.updateFields;
+    const fields = mode === 'create' ? seenBy(view, principal).createFields : seenBy(view, principal).updateFields;
     const echo = Object.fromEntries(
       fields.filter((f) => f !== view.password?.field && typeof body[f] === 'string').map((f) => [f, body[f]]),
     );
@@ -184,7 +199,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       Object.assign(values, stored.values, await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
       // Many-to-many choices are checked before the write, and written in its transaction.
-      const sets = links
+      const sets = linksOf(principal)
         .map((link) => ({ link, keys: parseLinkSet(link, body, t) }))
         .filter((s) => s.keys !== undefined);
       const { logged, committed } =
@@ -210,7 +225,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       // Their change stays: the form comes back with this editor's values, theirs beside
       // them, and the row's new state, so saving again overwrites knowingly.
       if (mode === 'update' && (error instanceof RowChangedError || error instanceof NotFoundError)) {
-        const saved = await view.repository.get(ctx.knex, idFilters(view, parseId(view, id)!));
+        const saved = await view.repository.get(ctx.knex, idFilters(view, parseId(view, id)!), scopeOf(principal));
         if (!saved) throw new NotFoundError('Item not found');
         const conflicts = conflictsOf(view, fields, echo, saved);
         const message = translate(ctx, req)('form.conflict');
@@ -228,7 +243,10 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       guarded(
         ctx,
         { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` },
-        async (req, principal) => page(req, principal, 200, { mode: 'create', values: {} }),
+        async (req, principal) => {
+          requireMay(view, 'create', principal);
+          return page(req, principal, 200, { mode: 'create', values: {} });
+        },
       ),
       guarded(
         ctx,
@@ -238,21 +256,26 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           operation: `admin_${view.name}_form_create`,
           bodyLimit: formBodyLimit(view),
         },
-        (req, principal) =>
-          submit(req, principal, { mode: 'create' }, async (db, values) => {
-            const created = await view.repository.create(db, values);
+        (req, principal) => {
+          requireMay(view, 'create', principal);
+          return submit(req, principal, { mode: 'create' }, async (db, values) => {
+            const created = await view.repository.create(db, values, scopeOf(principal));
             return {
               row: created,
               logged: { recordId: recordIdOf(view, created)!, details: { record: scrub(created, view.hidden) } },
             };
-          }),
+          });
+        },
       ),
     );
   }
   if (view.allowed.has('update')) {
-    const load = async (req: NeutralRequest) => {
+    // A row outside the admin user's read rule is a 404, as through the API.
+    const load = async (req: NeutralRequest, principal: AdminPrincipal) => {
+      requireMay(view, 'update', principal);
       const id = parseId(view, req.params.id);
-      const row = id === undefined ? null : await view.repository.get(ctx.knex, idFilters(view, id));
+      const row =
+        id === undefined ? null : await view.repository.get(ctx.knex, idFilters(view, id), scopeOf(principal));
       if (!row) throw new NotFoundError('Item not found');
       return { id: id!, row };
     };
@@ -261,13 +284,13 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         ctx,
         { method: 'GET', path: `${base}/update/:id`, operation: `admin_${view.name}_update_page` },
         async (req, principal) => {
-          const { row } = await load(req);
+          const { row } = await load(req, principal);
           return page(req, principal, 200, {
             mode: 'update',
             values: row,
             id: req.params.id,
             label: String(row[view.displayField] ?? req.params.id),
-            children: await childLists(ctx, view, row),
+            children: await childLists(ctx, view, row, principal),
             row,
           });
         },
@@ -281,7 +304,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           bodyLimit: formBodyLimit(view),
         },
         async (req, principal) => {
-          const { id, row: before } = await load(req);
+          const { id, row: before } = await load(req, principal);
           const target = { mode: 'update' as const, id: req.params.id, row: before };
           const sent = (req.body as Record<string, unknown> | undefined)?._state;
           return submit(req, principal, target, async (db, values, uploads) => {
@@ -294,7 +317,11 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
             // The row read above must still be the one written: a change in between is a conflict.
             const column = stateColumn(view);
             const unchanged = column && column in before ? { [column]: before[column] } : undefined;
-            await view.repository.update(db, values, { filters: idFilters(view, id), unchanged });
+            await view.repository.update(db, values, {
+              filters: idFilters(view, id),
+              unchanged,
+              ...scopeOf(principal),
+            });
             const after = (await view.repository.get(db, idFilters(view, id))) ?? {};
             const passwordSet = view.password !== undefined && values[view.password.column] !== undefined;
             return {

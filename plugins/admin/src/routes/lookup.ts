@@ -4,6 +4,8 @@ import { guarded } from '../guard';
 import { SEARCH_MAX } from '../list-query';
 import { manyLinks } from '../many-to-many';
 import type { ResolvedView } from '../model-view';
+import type { AdminPrincipal } from '../admin-auth';
+import { labelColumn, may, scopeOf } from '../view-access';
 
 /** Most rows a lookup answers, and a form's select starts with. */
 export const LOOKUP_LIMIT = 20;
@@ -23,15 +25,20 @@ function one(req: NeutralRequest, name: string): string {
 
 /**
  * Rows of `target` for a select: those whose label contains `text` (case-insensitive,
- * taken literally) or whose key is `text`, ordered by label, at most `limit`, in one query.
+ * taken literally) or whose key is `text`, ordered by label, at most LOOKUP_LIMIT, in one
+ * query; for an admin user holding roles, only rows the target's list rule reaches.
  */
 export async function findChoices(
   ctx: AdminContext,
   target: ResolvedView,
   text: string,
-  limit: number,
+  principal: AdminPrincipal,
 ): Promise<Choice[]> {
-  const display = target.info.columns.get(target.displayField)!;
+  const limit = LOOKUP_LIMIT;
+  if (!may(target, 'list', principal)) return [];
+  // A label the list rule withholds is neither searched, sorted on nor shown: the key stands in.
+  const label = labelColumn(target, principal);
+  const display = target.info.columns.get(label)!;
   const key = target.info.columns.get(target.info.idColumn)!;
   const words = text.trim();
   const byLabel: Filters =
@@ -51,9 +58,10 @@ export async function findChoices(
   const { data } = await target.repository.getMulti(ctx.knex, {
     filters,
     limit,
-    sortColumns: target.displayField,
+    sortColumns: label,
     sortOrders: 'asc',
     returnTotalCount: false,
+    ...scopeOf(principal),
   });
   return data.map((row) => ({ value: String(row[key.name]), label: String(row[display.name] ?? '') }));
 }
@@ -77,11 +85,11 @@ export function lookupRoutes(ctx: AdminContext, view: ResolvedView): RouteDescri
         path: `${ctx.mount}/${view.name}/lookup/${column}`,
         operation: `admin_${view.name}_lookup_${column}`,
       },
-      async (req) => {
+      async (req, principal) => {
         const text = one(req, 'q');
         if (text.length > SEARCH_MAX)
           throw ValidationError.of(['query', 'q'], `At most ${SEARCH_MAX} characters`, 'string_too_long');
-        const options = await findChoices(ctx, ctx.views.get(targetName)!, text, LOOKUP_LIMIT);
+        const options = await findChoices(ctx, ctx.views.get(targetName)!, text, principal);
         return { status: 200, headers: { 'Cache-Control': 'no-store' }, json: { options } };
       },
     ),

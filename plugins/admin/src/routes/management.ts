@@ -60,12 +60,14 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
   };
 
   return [
-    guarded(ctx, { method: 'GET', path: `${base}/`, operation: 'admin_management_users' }, async (req, principal) =>
-      usersPage(req, principal, 200),
+    guarded(
+      ctx,
+      { method: 'GET', path: `${base}/`, operation: 'admin_management_users', fullAccess: true },
+      async (req, principal) => usersPage(req, principal, 200),
     ),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/`, operation: 'admin_management_users_create' },
+      { method: 'POST', path: `${base}/`, operation: 'admin_management_users_create', fullAccess: true },
       async (req, principal) => {
         const body = (req.body ?? {}) as Record<string, unknown>;
         const username = typeof body.username === 'string' ? body.username : '';
@@ -96,7 +98,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     ),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock' },
+      { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock', fullAccess: true },
       async (req, principal) => {
         const user = await userOf(req.params.id);
         await auth.unlock(user.username);
@@ -106,7 +108,7 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     ),
     guarded(
       ctx,
-      { method: 'GET', path: `${base}/:id/sessions`, operation: 'admin_management_sessions' },
+      { method: 'GET', path: `${base}/:id/sessions`, operation: 'admin_management_sessions', fullAccess: true },
       async (req, principal) => {
         const user = await userOf(req.params.id);
         const sessions = (await auth.sessions.list(user.id)).map((s) => ({
@@ -130,7 +132,12 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
     ),
     guarded(
       ctx,
-      { method: 'POST', path: `${base}/:id/sessions/:handle/revoke`, operation: 'admin_management_sessions_revoke' },
+      {
+        method: 'POST',
+        path: `${base}/:id/sessions/:handle/revoke`,
+        operation: 'admin_management_sessions_revoke',
+        fullAccess: true,
+      },
       async (req, principal) => {
         const user = await userOf(req.params.id);
         if (!(await auth.sessions.revokeByHandle(user.id, req.params.handle, { current: principal.session })))

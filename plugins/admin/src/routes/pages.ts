@@ -13,6 +13,7 @@ import type { ResolvedView } from '../model-view';
 import { html, isHtmx } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+import { may, requireMay, restricted, scopeOf, seenBy } from '../view-access';
 
 const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
@@ -21,20 +22,28 @@ const LATEST_EVENTS = 10;
 
 /** The dashboard (`GET {mount}/` and its partial `dashboard-content`). */
 export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDescriptor[] {
-  const content = async (req: NeutralRequest) => {
+  const content = async (req: NeutralRequest, principal: AdminPrincipal) => {
     const t = translate(ctx, req);
-    const views = [...ctx.views.values()].filter((v) => v.allowed.has('view'));
-    // With the log on, each model's writes a day (one grouped query) and the latest events (one small indexed query).
-    const activity = ctx.events.enabled ? await ctx.events.activity(views.map((v) => v.name)) : null;
+    const views = [...ctx.views.values()].filter((v) => v.allowed.has('view') && may(v, 'list', principal));
+    // An admin user holding roles sees the count of the rows its list rule reaches (exact, never cached).
+    const scope = scopeOf(principal);
+    const countOf = (v: ResolvedView) =>
+      scope.principal
+        ? v.repository.count(ctx.knex, {}, scope).then((value) => ({ value, estimated: false }))
+        : counts.of(v);
+    // With the log on, each model's writes a day (one grouped query) and the latest events (one small indexed query);
+    // the log counts every row, so an admin user holding roles sees neither.
+    const logged = ctx.events.enabled && !restricted(principal);
+    const activity = logged ? await ctx.events.activity(views.map((v) => v.name)) : null;
     const rows = await Promise.all(
       views.map(async (v) => ({
         name: v.name,
         label: v.labels.plural,
-        count: await counts.of(v),
+        count: await countOf(v),
         chart: activity ? activityChart(v.name, v.labels.plural, activity.get(v.name)!, t) : null,
       })),
     );
-    const latest = ctx.events.enabled ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
+    const latest = logged ? (await ctx.events.list({ page: 1 })).events.slice(0, LATEST_EVENTS) : [];
     return {
       charts: activity !== null,
       rows,
@@ -53,7 +62,7 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
         200,
         render('dashboard', {
           ...layoutLocals(ctx, req, principal, translate(ctx, req)('dashboard.title')),
-          ...(await content(req)),
+          ...(await content(req, principal)),
         }),
       ),
     ),
@@ -65,7 +74,7 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
           200,
           render('dashboard-content', {
             ...layoutLocals(ctx, req, principal, translate(ctx, req)('dashboard.title')),
-            ...(await content(req)),
+            ...(await content(req, principal)),
           }),
         ),
     ),
@@ -75,10 +84,13 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
 /** The list's locals: one page of rows and the total, in two queries. */
 export async function listLocals(
   ctx: AdminContext,
-  view: ResolvedView,
+  declared: ResolvedView,
   req: NeutralRequest,
   principal: AdminPrincipal,
 ): Promise<Record<string, unknown>> {
+  requireMay(declared, 'list', principal);
+  // Columns the list rule withholds are neither shown, searched, filtered nor sorted on.
+  const view = seenBy(declared, principal);
   const query = parseAdminListQuery(req, view);
   const filters = parseColumnFilters(req, view);
   const { data, total_count: total = 0 } = await view.repository.getMulti(ctx.knex, {
@@ -88,8 +100,9 @@ export async function listLocals(
     sortColumns: query.sort ?? view.info.idColumn,
     sortOrders: query.descending ? 'desc' : 'asc',
     returnTotalCount: true,
+    ...scopeOf(principal),
   });
-  const labels = await referenceLabels(ctx, view, data);
+  const labels = await referenceLabels(ctx, view, data, principal);
   const names = view.listColumns.map((c) => c.name);
   const pages = Math.max(1, Math.ceil(total / query.rowsPerPage));
   const base = `${ctx.mount}/${view.name}`;
@@ -115,12 +128,12 @@ export async function listLocals(
       name: view.name,
       base,
       singular: view.labels.singular,
-      canCreate: view.allowed.has('create'),
-      canUpdate: view.allowed.has('update'),
-      canDelete: view.allowed.has('delete'),
-      hasTrash: hasTrash(view),
+      canCreate: view.allowed.has('create') && may(view, 'create', principal),
+      canUpdate: view.allowed.has('update') && may(view, 'update', principal),
+      canDelete: view.allowed.has('delete') && may(view, 'delete', principal),
+      hasTrash: hasTrash(view) && may(view, 'restore', principal),
       canExport: Boolean(view.view.export),
-      canImport: Boolean(view.view.import) && view.allowed.has('create'),
+      canImport: Boolean(view.view.import) && view.allowed.has('create') && may(view, 'create', principal),
     },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,

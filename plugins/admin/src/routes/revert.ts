@@ -19,7 +19,12 @@ const STAMP = 'updated_at';
 export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescriptor {
   return guarded(
     ctx,
-    { method: 'POST', path: `${ctx.mount}/management/events/:id/revert`, operation: 'admin_management_events_revert' },
+    {
+      method: 'POST',
+      path: `${ctx.mount}/management/events/:id/revert`,
+      operation: 'admin_management_events_revert',
+      fullAccess: true,
+    },
     async (req, principal) => {
       const eventId = /^\d{1,12}$/.test(req.params.id) ? Number(req.params.id) : NaN;
       const event = Number.isSafeInteger(eventId) ? await ctx.events.get(eventId) : null;

@@ -4,6 +4,7 @@ import {
   NotFoundError,
   ValidationError,
   type NeutralRequest,
+  type Principal,
   type RouteDescriptor,
 } from '@crudsmith/core';
 import { layoutLocals, translate, type AdminContext } from '../context';
@@ -15,6 +16,7 @@ import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
+import { requireMay, scopeOf, seenBy } from '../view-access';
 
 const FLAG = 'is_deleted';
 const DELETED_AT = 'deleted_at';
@@ -44,13 +46,16 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
   const hasDeletedAt = view.info.columns.has(DELETED_AT);
 
   // Runs `change` on the chosen deleted rows in one transaction; a chosen row that is not in the trash undoes it all (404).
-  const onChosen = async (req: NeutralRequest, change: (chosen: Knex.QueryBuilder) => Promise<number>) => {
+  const onChosen = async (
+    req: NeutralRequest,
+    change: (chosen: Knex.QueryBuilder, trx: Knex, ids: RowId[]) => Promise<number>,
+  ) => {
     const ids = idsOf(view, req);
     return ctx.knex.transaction(async (trx) => {
       const rows = await whereIds(trx(table), view, ids).where(FLAG, true).select('*');
       if (rows.length !== ids.length)
         throw new NotFoundError(`${ids.length - rows.length} of the rows are not in the trash; nothing was changed`);
-      const changed = await change(whereIds(trx(table), view, ids).where(FLAG, true));
+      const changed = await change(whereIds(trx(table), view, ids).where(FLAG, true), trx, ids);
       if (changed !== ids.length) throw new NotFoundError('The rows changed meanwhile; nothing was changed');
       return rows as Record<string, unknown>[];
     });
@@ -58,6 +63,11 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
 
   return [
     guarded(ctx, { method: 'GET', path: `${base}`, operation: `admin_${view.name}_trash` }, async (req, principal) => {
+      // Under the model's policy, an admin user holding roles sees the deleted rows its
+      // list rule reaches, through the repository, and only if it may restore.
+      requireMay(view, 'restore', principal);
+      const scope = scopeOf(principal);
+      const seen = seenBy(view, principal);
       const pageText = req.query.page;
       const page =
         typeof pageText === 'string' && /^\d{1,6}$/.test(pageText) && Number(pageText) >= 1
@@ -72,25 +82,29 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
             { column: idColumn, order: 'desc' as const },
           ]
         : [{ column: idColumn, order: 'desc' as const }];
-      const rows = await ctx
-        .knex(table)
-        .where(FLAG, true)
-        .orderBy(order)
-        .limit(PER_PAGE)
-        .offset((page - 1) * PER_PAGE)
-        .select('*');
-      const total = Number((await ctx.knex(table).where(FLAG, true).count({ n: '*' }).first())?.n ?? 0);
-      const names = view.listColumns.map((c) => c.name);
+      const { rows, total } = scope.principal
+        ? await scopedTrash(view, ctx.knex, { order, page, principal: scope.principal })
+        : {
+            rows: await ctx
+              .knex(table)
+              .where(FLAG, true)
+              .orderBy(order)
+              .limit(PER_PAGE)
+              .offset((page - 1) * PER_PAGE)
+              .select('*'),
+            total: Number((await ctx.knex(table).where(FLAG, true).count({ n: '*' }).first())?.n ?? 0),
+          };
+      const names = seen.listColumns.map((c) => c.name);
       return html(
         200,
         render('trash', {
           ...layoutLocals(ctx, req, principal, translate(ctx, req)('trash.title', { models: view.labels.plural })),
           view: { name: view.name, base: `${ctx.mount}/${view.name}` },
           trash: base,
-          columns: columnHeads(view),
+          columns: columnHeads(seen),
           rows: rows.map((row: Record<string, unknown>) => ({
             id: rowIdText(view, row),
-            cells: rowCells(view, row, names),
+            cells: rowCells(seen, row, names),
           })),
           total,
           page,
@@ -102,6 +116,7 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
       ctx,
       { method: 'POST', path: `${base}/restore`, operation: `admin_${view.name}_trash_restore` },
       async (req, principal) => {
+        requireMay(view, 'restore', principal);
         // The repository's restore, one conditional UPDATE per row, in one transaction: a
         // chosen row that is not in the trash (404) undoes them all.
         const ids = idsOf(view, req);
@@ -109,7 +124,7 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
           const restored: Record<string, unknown>[] = [];
           for (const id of ids) {
             try {
-              restored.push(await view.repository.restore(trx, idFilters(view, id)));
+              restored.push(await view.repository.restore(trx, idFilters(view, id), scopeOf(principal)));
             } catch (error) {
               if (error instanceof NotFoundError)
                 throw new NotFoundError(
@@ -139,7 +154,17 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
       ctx,
       { method: 'POST', path: `${base}/purge`, operation: `admin_${view.name}_trash_purge` },
       async (req, principal) => {
-        const rows = await onChosen(req, (chosen) => chosen.delete());
+        requireMay(view, 'hardDelete', principal);
+        const scope = scopeOf(principal);
+        // Under the model's policy, each row goes through the repository's hard delete, so
+        // its rule decides (a row it does not reach undoes them all: 404, or 403 if readable).
+        const rows = await onChosen(req, async (chosen, trx, ids) => {
+          if (!scope.principal) return Number(await chosen.delete());
+          let removed = 0;
+          for (const id of ids)
+            removed += await view.repository.dbDelete(trx, { ...idFilters(view, id), [FLAG]: true }, scope);
+          return removed;
+        });
         // Nothing issued to a purged account may outlive it (a reused id would inherit it).
         await signOutAll(
           view,
@@ -160,4 +185,23 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
       },
     ),
   ];
+}
+
+/** A page of the trash under the model's list rule, for an admin user holding roles. */
+async function scopedTrash(
+  view: ResolvedView,
+  knex: Knex,
+  at: { order: { column: string; order: 'desc' }[]; page: number; principal: Principal },
+): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+  const { data, total_count: total = 0 } = await view.repository.getMulti(knex, {
+    filters: { [FLAG]: true },
+    includeDeleted: true,
+    sortColumns: at.order.map((o) => o.column),
+    sortOrders: at.order.map((o) => o.order),
+    offset: (at.page - 1) * PER_PAGE,
+    limit: PER_PAGE,
+    returnTotalCount: true,
+    principal: at.principal,
+  });
+  return { rows: data, total };
 }

@@ -1,0 +1,71 @@
+import { ForbiddenError, permits, withheldFields, type AccessOperation, type Principal } from '@crudsmith/core';
+import type { AdminPrincipal } from './admin-auth';
+import { fullAccess } from './admin-roles';
+import { messageError } from './i18n/message-error';
+import type { ResolvedView } from './model-view';
+
+// The model's access policy as the admin's pages apply it to the signed-in admin user:
+// which actions are offered (and refused with a 403 when forced), which columns and form
+// fields it sees, and the principal the repository limits rows with.
+
+/** The principal the admin user acts as (full access until the guard has read its roles). */
+export function actingOf(principal: AdminPrincipal): Principal {
+  return principal.acting ?? fullAccess(principal.user);
+}
+
+/** Whether the admin user holds roles, so the policies (and not full access) decide. */
+export function restricted(principal: AdminPrincipal): boolean {
+  return !actingOf(principal).isSuperuser;
+}
+
+/** Whether the view's model policy lets the admin user perform the operation. */
+export function may(view: ResolvedView, op: AccessOperation, principal: AdminPrincipal): boolean {
+  const acting = actingOf(principal);
+  return acting.isSuperuser || permits(view.repository.policy, op, acting);
+}
+
+/** The 403 of an admin user whose roles do not allow what it asked (its page says so in the reader's language). */
+export function roleRefusal(): ForbiddenError {
+  return messageError((english) => new ForbiddenError(english), 'error.roleForbids');
+}
+
+/** A 403 unless the admin user may perform the operation: a forged request writes nothing. */
+export function requireMay(view: ResolvedView, op: AccessOperation, principal: AdminPrincipal): void {
+  if (!may(view, op, principal)) throw roleRefusal();
+}
+
+/** The repository options that apply the policy: the principal when restricted, nothing for full access. */
+export function scopeOf(principal: AdminPrincipal): { principal?: Principal } {
+  const acting = actingOf(principal);
+  return acting.isSuperuser ? {} : { principal: acting };
+}
+
+/**
+ * The view as the admin user sees it: list columns without the fields the list rule
+ * withholds, form fields without those the create or update rule may not set.
+ */
+export function seenBy(view: ResolvedView, principal: AdminPrincipal): ResolvedView {
+  const acting = actingOf(principal);
+  if (acting.isSuperuser) return view;
+  const { policy } = view.repository;
+  const listed = withheldFields(policy, view.info, 'list', acting);
+  const create = withheldFields(policy, view.info, 'create', acting);
+  const update = withheldFields(policy, view.info, 'update', acting);
+  return {
+    ...view,
+    listColumns: view.listColumns.filter((c) => !listed.has(c.name)),
+    createFields: view.createFields.filter((f) => !create.has(f)),
+    updateFields: view.updateFields.filter((f) => !update.has(f)),
+  };
+}
+
+/** The fields a read by id withholds from the admin user (not shown on its update page). */
+export function unreadable(view: ResolvedView, principal: AdminPrincipal): ReadonlySet<string> {
+  return withheldFields(view.repository.policy, view.info, 'read', actingOf(principal));
+}
+
+/** The column that labels the view's rows for the admin user: its display field, or the key when the list rule withholds it. */
+export function labelColumn(view: ResolvedView, principal: AdminPrincipal): string {
+  const listed = withheldFields(view.repository.policy, view.info, 'list', actingOf(principal));
+  return listed.has(view.displayField) ? view.info.idColumn : view.displayField;
+}
