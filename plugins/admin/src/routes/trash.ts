@@ -90,7 +90,7 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
           columns: columnHeads(view),
           rows: rows.map((row: Record<string, unknown>) => ({
             id: rowIdText(view, row),
-            cells: rowCells(view, row, names),
+            cells: rowCells(view, row, names, { locale: translate(ctx, req)('language.tag') }),
           })),
           total,
           page,
