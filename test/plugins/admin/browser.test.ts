@@ -403,6 +403,11 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
       expect(await page.getAttribute('html', 'lang')).toBe('de');
       expect(await page.textContent('header a.signout')).toBe('Abmelden');
       expect(await page.textContent('#list-content .pager span')).toMatch(/^\d+ Zeilen · Seite 1 von \d+$/);
+      expect(await page.textContent('#list-content a.button.primary')).toBe('Item anlegen');
+      // Dates and numbers for the German reader: in the browser's zone, decimals with a comma.
+      expect(await page.textContent('#list-content tbody time')).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+      await page.goto('/admin/items/?page=3');
+      expect(await page.textContent('tr[data-id="26"] td.num:has-text(",")')).toBe('12,5');
       await w.screenshot('list-de');
       expect(await axeViolations(page)).toEqual([]);
       await page.goto('/admin/');
