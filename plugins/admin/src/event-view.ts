@@ -41,9 +41,9 @@ export function shortAgent(agent: string | null, t: Translate = translator(en)):
 
 /**
  * An event's details as field rows: an update's changes with before and after, a created
- * or deleted record's values; each value shown by its column's type when the model is a view.
+ * or deleted record's values; each value shown by its column's type (for the reader's `locale`) when the model is a view.
  */
-export function eventFields(details: unknown, view: ResolvedView | undefined): EventField[] {
+export function eventFields(details: unknown, view: ResolvedView | undefined, locale = 'en-GB'): EventField[] {
   if (!details || typeof details !== 'object') return [];
   const column = (name: string): ColumnInfo | undefined => view?.info.columns.get(name);
   const label = (name: string) => view?.labels.columns.get(name) ?? name;
@@ -54,10 +54,13 @@ export function eventFields(details: unknown, view: ResolvedView | undefined): E
   if (changes && typeof changes === 'object') {
     return Object.entries(changes).map(([name, change]) => ({
       field: label(name),
-      before: showValue(change?.before, column(name)),
-      after: showValue(change?.after, column(name)),
+      before: showValue(change?.before, column(name), false, locale),
+      after: showValue(change?.after, column(name), false, locale),
     }));
   }
   const values = record && typeof record === 'object' ? record : (details as Record<string, unknown>);
-  return Object.entries(values).map(([name, value]) => ({ field: label(name), after: showValue(value, column(name)) }));
+  return Object.entries(values).map(([name, value]) => ({
+    field: label(name),
+    after: showValue(value, column(name), false, locale),
+  }));
 }

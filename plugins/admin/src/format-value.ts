@@ -37,23 +37,54 @@ export function toBoolean(value: unknown): boolean {
   return value === true || value === 1 || value === '1' || value === 'true';
 }
 
-// UTC on the server, so every page says the same; the admin's script rewrites it in the reader's zone.
-const DATETIME = new Intl.DateTimeFormat('en-GB', {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZone: 'UTC',
-  timeZoneName: 'short',
-});
+/** The date-time and number formats of one locale (built once, kept). */
+interface Formats {
+  datetime: Intl.DateTimeFormat;
+  number: Intl.NumberFormat;
+}
+
+// By locale; the locales are the admin's catalogues' own (`language.tag`), so the cache stays small.
+const formats = new Map<string, Formats>();
+
+/** The formats of `locale`; a tag Intl refuses (an app's catalogue's typo) formats as British English. */
+function formatsOf(locale: string): Formats {
+  let found = formats.get(locale);
+  if (!found) {
+    let known = 'en-GB';
+    try {
+      known = Intl.DateTimeFormat.supportedLocalesOf([locale])[0] ?? known;
+    } catch {
+      // A malformed tag: RangeError.
+    }
+    found = {
+      // UTC on the server, so every page says the same; the admin's script rewrites it in the reader's zone.
+      datetime: new Intl.DateTimeFormat(known, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
+      number: new Intl.NumberFormat(known, { maximumFractionDigits: 20 }),
+    };
+    formats.set(locale, found);
+  }
+  return found;
+}
+
+/** A stored number in the locale's form ("1,234.5", "1.234,5"); an integer past a double's precision keeps every digit. */
+function formatNumber(value: unknown, locale: string): string {
+  const { number } = formatsOf(locale);
+  if (typeof value === 'bigint') return number.format(value);
+  // Drivers answer BIGINT and DECIMAL columns as text.
+  if (typeof value === 'string' && /^-?\d{16,}$/.test(value)) return number.format(BigInt(value));
+  const n = Number(value);
+  return Number.isFinite(n) ? number.format(n) : String(value);
+}
 
 function cut(text: string, kind: 'text' | 'json', full = text): Shown {
   return [...text].length > CUT_AT ? { kind, text: `${[...text].slice(0, CUT_AT).join('')}…`, full } : { kind, text };
 }
 
-/** Shows a value by its column's type: the same on the list, the trash, the forms' echoes and the event log. */
-export function showValue(value: unknown, column: ColumnInfo | undefined, isEnum = false): Shown {
+/**
+ * Shows a value by its column's type, dates and numbers for the reader's `locale` (the page's `language.tag`): the same
+ * on the list, the trash, the forms' echoes and the event log.
+ */
+export function showValue(value: unknown, column: ColumnInfo | undefined, isEnum = false, locale = 'en-GB'): Shown {
   if (value === null || value === undefined || value === '') return { kind: 'empty', text: '' };
   switch (column?.kind) {
     case 'boolean': {
@@ -62,7 +93,9 @@ export function showValue(value: unknown, column: ColumnInfo | undefined, isEnum
     }
     case 'datetime': {
       const date = toDate(value);
-      return date ? { kind: 'date', iso: date.toISOString(), text: DATETIME.format(date) } : cut(String(value), 'text');
+      return date
+        ? { kind: 'date', iso: date.toISOString(), text: `${formatsOf(locale).datetime.format(date)} UTC` }
+        : cut(String(value), 'text');
     }
     case 'date': {
       const date = value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10);
@@ -70,7 +103,7 @@ export function showValue(value: unknown, column: ColumnInfo | undefined, isEnum
     }
     case 'integer':
     case 'number':
-      return { kind: 'num', text: String(value) };
+      return { kind: 'num', text: formatNumber(value, locale) };
     default:
       break;
   }
@@ -86,22 +119,25 @@ export function showValue(value: unknown, column: ColumnInfo | undefined, isEnum
     }
     return cut(JSON.stringify(parsed), 'json', JSON.stringify(parsed, null, 2));
   }
-  if (value instanceof Date) return showValue(value, { name: '', kind: 'datetime', nullable: true });
+  if (value instanceof Date) return showValue(value, { name: '', kind: 'datetime', nullable: true }, false, locale);
   return cut(String(value), 'text');
 }
 
-/** The cells of a row for the given columns; a foreign key with a known label shows the label, its key on hover. */
+/**
+ * The cells of a row for the given columns for the reader's `locale`; a foreign key with a
+ * known label in `references` shows the label, its key on hover.
+ */
 export function rowCells(
   view: Pick<ResolvedView, 'info' | 'enums'>,
   row: Record<string, unknown>,
   columns: readonly string[],
-  references?: Map<string, Map<string, string>>,
+  { references, locale = 'en-GB' }: { references?: Map<string, Map<string, string>>; locale?: string } = {},
 ): Shown[] {
   return columns.map((name) => {
     const value = row[name];
     const label = value === null || value === undefined ? undefined : references?.get(name)?.get(String(value));
     if (label !== undefined) return { kind: 'ref', text: label, full: `#${String(value)}` };
-    return showValue(value, view.info.columns.get(name), view.enums.has(name));
+    return showValue(value, view.info.columns.get(name), view.enums.has(name), locale);
   });
 }
 

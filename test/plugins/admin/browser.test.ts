@@ -8,6 +8,7 @@ import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { axeViolations, pageScrollsSideways, smallTargets } from './browser-axe';
 import { watchedContext, type WatchedContext } from './browser-watch';
+import { badgeMigrations, Badge, BadgedTier } from './badges';
 import { startForgedSite } from './forged-site';
 import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, seed, startAdminApp, type AdminEnv } from './fixture';
 
@@ -29,7 +30,8 @@ afterAll(async () => browser?.close());
 /** What the gadgets view's file store kept, by the value it answered for the column. */
 const kept = new Map<string, Buffer>();
 
-// Items (soft delete) and gadgets (UUID keys) that the admin also creates, with a file field.
+// Items (soft delete) and gadgets (UUID keys) that the admin also creates, with a file field;
+// tiers with a many-to-many set of badges.
 const models: AdminOptions['models'] = {
   items: {
     model: Item,
@@ -55,6 +57,20 @@ const models: AdminOptions['models'] = {
       },
     },
   },
+  tiers: {
+    model: BadgedTier,
+    allowedActions: ['view', 'create', 'update'],
+    createSchema: ['name'],
+    updateSchema: ['name'],
+    displayField: 'name',
+  },
+  badges: {
+    model: Badge,
+    allowedActions: ['view'],
+    createSchema: ['title'],
+    updateSchema: ['title'],
+    displayField: 'title',
+  },
 };
 
 /** The ids of the rows the list (or trash) shows, in order. */
@@ -73,8 +89,19 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
     const deleted = async () => (await items()).filter((row) => Boolean(row.is_deleted)).map((row) => row.id);
 
     beforeAll(async () => {
-      env = await startAdminApp(harness, 'sqlite', { eventIntegration: true, models });
+      env = await startAdminApp(
+        harness,
+        'sqlite',
+        { eventIntegration: true, models },
+        { migrations: [badgeMigrations] },
+      );
       await seed(env.db, 25);
+      await env.db.knex('badges').insert(['alpha', 'beta', 'gamma'].map((title) => ({ title })));
+      await env.db.knex('tiers').insert({ name: 'gold' });
+      await env.db.knex('tier_badges').insert([
+        { tier_id: 1, badge_id: 1 },
+        { tier_id: 1, badge_id: 2 },
+      ]);
       w = await watchedContext(browser, env.server.url, harness.name);
       page = w.page;
     });
@@ -222,6 +249,32 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
       expect(w.problems).toEqual([]);
     });
 
+    it('edits a many-to-many set: searches the multi-select through the server, keeps the chosen, saves the new set', async () => {
+      const linked = async () =>
+        (await env.db.knex('tier_badges').where({ tier_id: 1 }).orderBy('badge_id').select('badge_id')).map((r) =>
+          Number(r.badge_id),
+        );
+      await page.goto('/admin/tiers/update/1');
+      const chosen = () => page.$$eval('#f-badges option:checked', (options) => options.map((o) => o.textContent));
+      expect(await chosen()).toEqual(['alpha', 'beta']);
+      const looked = page.waitForResponse((r) => r.url().includes('/admin/tiers/lookup/badges?q=gam'));
+      await page.fill('input.lookup[aria-controls="f-badges"]', 'gam');
+      expect((await looked).status()).toBe(200);
+      await page.waitForSelector('#f-badges option:has-text("gamma")');
+      // The search replaced the others but kept the chosen ones.
+      expect(await page.$$eval('#f-badges option', (options) => options.map((o) => o.textContent))).toEqual([
+        'alpha',
+        'beta',
+        'gamma',
+      ]);
+      await page.selectOption('#f-badges', ['2', '3']);
+      await w.screenshot('many-to-many');
+      expect(await axeViolations(page)).toEqual([]);
+      await Promise.all([page.waitForURL('**/admin/tiers/'), page.click('form.record button[type=submit]')]);
+      expect(await linked()).toEqual([2, 3]);
+      expect(w.problems).toEqual([]);
+    });
+
     it('deletes the selected rows with one request carrying the CSRF header, and shows the refreshed list', async () => {
       await page.goto('/admin/items/');
       for (const id of ['1', '2', '3']) await page.check(`tr[data-id="${id}"] input.select-row`);
@@ -350,6 +403,11 @@ describe.skipIf(!present).each([koaHarness, expressHarness, fastifyHarness])(
       expect(await page.getAttribute('html', 'lang')).toBe('de');
       expect(await page.textContent('header a.signout')).toBe('Abmelden');
       expect(await page.textContent('#list-content .pager span')).toMatch(/^\d+ Zeilen · Seite 1 von \d+$/);
+      expect(await page.textContent('#list-content a.button.primary')).toBe('Item anlegen');
+      // Dates and numbers for the German reader: in the browser's zone, decimals with a comma.
+      expect(await page.textContent('#list-content tbody time')).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+      await page.goto('/admin/items/?page=3');
+      expect(await page.textContent('tr[data-id="26"] td.num:has-text(",")')).toBe('12,5');
       await w.screenshot('list-de');
       expect(await axeViolations(page)).toEqual([]);
       await page.goto('/admin/');

@@ -5,6 +5,7 @@ import { en } from '../../../plugins/admin/src/i18n/en';
 import { humanize } from '../../../plugins/admin/src/labels';
 import { SHIPPED, languageOf } from '../../../plugins/admin/src/i18n/translate';
 import { EVENT_TYPES } from '../../../plugins/admin/src/event-log';
+import { showValue } from '../../../plugins/admin/src/format-value';
 import { seed, startAdminApp, type AdminEnv, type Client } from './fixture';
 
 // The admin's languages: every shipped catalogue has every key of the English one with the
@@ -43,6 +44,20 @@ describe('the message catalogues', () => {
     expect(of('de', 'en')).toBe('en');
     expect(of('en', 'DE')).toBe('de');
     expect(of('de', 'xx')).toBe('de');
+  });
+  it("format dates and numbers by the catalogue's locale, in UTC on the server, an unknown tag as British English", () => {
+    const at = new Date('2026-11-27T14:05:00Z');
+    const datetime = { name: 'at', kind: 'datetime', nullable: false } as const;
+    const number = { name: 'price', kind: 'number', nullable: true } as const;
+    expect(showValue(at, datetime, false, SHIPPED.de['language.tag']).text).toBe('27.11.2026, 14:05 UTC');
+    expect(showValue(at.getTime(), datetime, false, SHIPPED.en['language.tag']).text).toBe('27 Nov 2026, 14:05 UTC');
+    expect(showValue(1234.5, number, false, 'de-DE').text).toBe('1.234,5');
+    expect(showValue('1234.5', number, false, 'en-GB').text).toBe('1,234.5');
+    // A BIGINT the driver answers as text keeps every digit.
+    expect(showValue('9007199254740993', { ...number, kind: 'integer' }, false, 'de-DE').text).toBe(
+      '9.007.199.254.740.993',
+    );
+    expect(showValue(1234.5, number, false, 'not a tag!').text).toBe('1,234.5');
   });
 });
 
@@ -125,6 +140,18 @@ describe('the admin in German', () => {
     expect(french.text).toContain('<html lang="fr"');
     expect(french.text).toContain('<h1>Connexion</h1>');
     expect(french.text).toContain('>Password</label>');
+  });
+
+  it('formats numbers and dates for German, and names the new row as German reads', async () => {
+    await env.db.knex('items').where({ id: 2 }).update({ price: 1234.5 });
+    const list = await client.get('/admin/items/', DE);
+    expect(list.text).toContain('<td class="num">1.234,5</td>');
+    expect(list.text).toMatch(/<time datetime="[^"]+Z" title="[^"]+">\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2} UTC<\/time>/);
+    expect(list.text).toContain('href="/admin/items/create_page">Item anlegen</a>');
+    expect((await client.get('/admin/items/create_page', DE)).text).toContain('<h1>Item anlegen</h1>');
+    const english = await client.get('/admin/items/', { 'Accept-Language': 'en' });
+    expect(english.text).toContain('<td class="num">1,234.5</td>');
+    expect(english.text).toContain('href="/admin/items/create_page">New item</a>');
   });
 
   it("answers a form's and an import's errors in German", async () => {

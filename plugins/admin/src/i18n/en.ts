@@ -7,6 +7,8 @@ export const en = {
   'language.name': 'English',
   'language.tag': 'en-GB',
   'language.choose': 'Language',
+  // How a model's label reads inside a message: `lower` ("New item") or `as-is` (a German noun keeps its capital).
+  'language.labelCase': 'lower',
   'layout.events': 'Events',
   'layout.signOut': 'Sign out',
   'layout.darkScheme': 'Dark scheme',

@@ -55,6 +55,11 @@ export function languageOf(req: Pick<NeutralRequest, 'cookies' | 'headers'>, lan
   return 'en';
 }
 
+/** A model's label as it reads inside a message of the page's language: "New item", "Item anlegen". */
+export function inSentence(label: string, t: Translate): string {
+  return t('language.labelCase') === 'lower' ? label.toLocaleLowerCase(t('language.tag')) : label;
+}
+
 /** The translate function of a catalogue's messages. */
 export function translator(messages: Messages): Translate {
   return (key, values) => {

@@ -36,8 +36,8 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
             query: { type: one('type'), username: one('username'), from: one('from'), to: one('to') },
             events: events.map((e) => ({
               ...e,
-              at: showValue(e.at, AT),
-              fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model)),
+              at: showValue(e.at, AT, false, t('language.tag')),
+              fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model), t('language.tag')),
               agent: shortAgent(e.userAgent, t),
               revertible:
                 e.type === 'update' && e.model !== null && Boolean(ctx.views.get(e.model)?.allowed.has('update')),

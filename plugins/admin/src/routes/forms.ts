@@ -14,6 +14,7 @@ import { childLists, type ChildList } from '../child-rows';
 import { diff, scrub } from '../event-log';
 import { fieldMessages, formFields, formValues } from '../form-fields';
 import { guarded } from '../guard';
+import { inSentence } from '../i18n/translate';
 import { idFilters, parseId, recordIdOf } from '../ids';
 import { autoValues } from '../model-declaration';
 import { signOutAll, type ResolvedView } from '../model-view';
@@ -132,9 +133,9 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       });
     }
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
-    const one = view.labels.singular.toLowerCase();
-    const named = form.label ?? id;
     const t = translate(ctx, req);
+    const one = inSentence(view.labels.singular, t);
+    const named = form.label ?? id;
     const title =
       mode === 'create' ? t('form.create', { model: one }) : t('form.update', { model: one, id: String(named) });
     const multipart = fields.some((f) => f.input === 'file');

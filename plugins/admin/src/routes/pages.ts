@@ -8,6 +8,7 @@ import { activityChart } from '../activity-chart';
 import { columnHeads, rowCells, showValue } from '../format-value';
 import { referenceLabels } from '../reference-labels';
 import { rowIdText } from '../ids';
+import { inSentence } from '../i18n/translate';
 import { hasTrash } from './trash';
 import type { ResolvedView } from '../model-view';
 import { html, isHtmx } from '../page';
@@ -48,7 +49,7 @@ export function dashboardRoutes(ctx: AdminContext, counts: RowCounts): RouteDesc
       charts: activity !== null,
       rows,
       latest: latest.map((e) => ({
-        at: showValue(e.at, AT),
+        at: showValue(e.at, AT, false, t('language.tag')),
         type: e.type,
         username: e.username ?? '',
         model: e.model ?? '',
@@ -104,6 +105,7 @@ export async function listLocals(
   });
   const labels = await referenceLabels(ctx, view, data, principal);
   const names = view.listColumns.map((c) => c.name);
+  const locale = translate(ctx, req)('language.tag');
   const pages = Math.max(1, Math.ceil(total / query.rowsPerPage));
   const base = `${ctx.mount}/${view.name}`;
   const state = (page: number, sort = query.sort ? `${query.descending ? '-' : ''}${query.sort}` : '') =>
@@ -128,6 +130,7 @@ export async function listLocals(
       name: view.name,
       base,
       singular: view.labels.singular,
+      inSentence: inSentence(view.labels.singular, translate(ctx, req)),
       canCreate: view.allowed.has('create') && may(view, 'create', principal),
       canUpdate: view.allowed.has('update') && may(view, 'update', principal),
       canDelete: view.allowed.has('delete') && may(view, 'delete', principal),
@@ -137,7 +140,10 @@ export async function listLocals(
     },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,
-    rows: data.map((row) => ({ id: rowIdText(view, row), cells: rowCells(view, row, names, labels) })),
+    rows: data.map((row) => ({
+      id: rowIdText(view, row),
+      cells: rowCells(view, row, names, { references: labels, locale }),
+    })),
     total,
     query,
     pages,

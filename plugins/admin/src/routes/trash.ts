@@ -104,7 +104,7 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
           columns: columnHeads(seen),
           rows: rows.map((row: Record<string, unknown>) => ({
             id: rowIdText(view, row),
-            cells: rowCells(seen, row, names),
+            cells: rowCells(seen, row, names, { locale: translate(ctx, req)('language.tag') }),
           })),
           total,
           page,

@@ -1,82 +1,8 @@
-import { Model } from 'objection';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MigrationSet } from '@crudsmith/core';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine, TestDatabase } from '../../../fixtures/db';
-import { adminOptions, AppUser, startAdminApp, Tier, type AdminEnv, type Client } from '../fixture';
-
-class Badge extends Model {
-  static override tableName = 'badges';
-  static override jsonSchema = {
-    type: 'object',
-    properties: { id: { type: 'integer' }, title: { type: 'string', maxLength: 20 } },
-  };
-}
-
-// A user with badges too: a view with a password and a many-to-many set.
-class BadgedUser extends AppUser {
-  static override get relationMappings() {
-    return {
-      badges: {
-        relation: Model.ManyToManyRelation,
-        modelClass: Badge,
-        join: {
-          from: 'app_users.id',
-          through: { from: 'user_badges.user_id', to: 'user_badges.badge_id' },
-          to: 'badges.id',
-        },
-      },
-    };
-  }
-}
-
-// A tier with badges: a many-to-many relation through tier_badges; its users have badges too.
-class BadgedTier extends Tier {
-  static override get relationMappings() {
-    return {
-      ...super.relationMappings,
-      users: { ...super.relationMappings.users, modelClass: BadgedUser },
-      badges: {
-        relation: Model.ManyToManyRelation,
-        modelClass: Badge,
-        join: {
-          from: 'tiers.id',
-          through: { from: 'tier_badges.tier_id', to: 'tier_badges.badge_id' },
-          to: 'badges.id',
-        },
-      },
-    };
-  }
-}
-
-const badgeMigrations: MigrationSet = {
-  name: 'admin-test-badges',
-  migrations: {
-    '0001_badges': {
-      async up(knex) {
-        await knex.schema.createTable('badges', (t) => {
-          t.increments('id');
-          t.string('title', 20).notNullable();
-        });
-        await knex.schema.createTable('tier_badges', (t) => {
-          t.integer('tier_id').unsigned().notNullable().references('id').inTable('tiers');
-          t.integer('badge_id').unsigned().notNullable().references('id').inTable('badges');
-          t.primary(['tier_id', 'badge_id']);
-        });
-        await knex.schema.createTable('user_badges', (t) => {
-          t.integer('user_id').unsigned().notNullable().references('id').inTable('app_users');
-          t.integer('badge_id').unsigned().notNullable().references('id').inTable('badges');
-          t.primary(['user_id', 'badge_id']);
-        });
-      },
-      async down(knex) {
-        await knex.schema.dropTable('user_badges');
-        await knex.schema.dropTable('tier_badges');
-        await knex.schema.dropTable('badges');
-      },
-    },
-  },
-};
+import { Badge, BadgedTier, BadgedUser, badgeMigrations } from '../badges';
+import { adminOptions, startAdminApp, type AdminEnv, type Client } from '../fixture';
 
 /** A row's edit page lists the rows of other views that refer to it, bounded, with links. */
 export function relationsArea(harness: AdapterHarness, engine: Engine): void {
