@@ -41,6 +41,7 @@ export function toBoolean(value: unknown): boolean {
 interface Formats {
   datetime: Intl.DateTimeFormat;
   number: Intl.NumberFormat;
+  integer: Intl.NumberFormat;
 }
 
 // By locale; the locales are the admin's catalogues' own (`language.tag`), so the cache stays small.
@@ -60,15 +61,20 @@ function formatsOf(locale: string): Formats {
       // UTC on the server, so every page says the same; the admin's script rewrites it in the reader's zone.
       datetime: new Intl.DateTimeFormat(known, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
       number: new Intl.NumberFormat(known, { maximumFractionDigits: 20 }),
+      // Integer columns hold ids, years and codes as often as amounts: never "2,026".
+      integer: new Intl.NumberFormat(known, { maximumFractionDigits: 0, useGrouping: false }),
     };
     formats.set(locale, found);
   }
   return found;
 }
 
-/** A stored number in the locale's form ("1,234.5", "1.234,5"); an integer past a double's precision keeps every digit. */
-function formatNumber(value: unknown, locale: string): string {
-  const { number } = formatsOf(locale);
+/**
+ * A stored number in the locale's form ("1,234.5", "1.234,5"; an integer column's without
+ * grouping); an integer past a double's precision keeps every digit.
+ */
+function formatNumber(value: unknown, locale: string, integer: boolean): string {
+  const number = integer ? formatsOf(locale).integer : formatsOf(locale).number;
   if (typeof value === 'bigint') return number.format(value);
   // Drivers answer BIGINT and DECIMAL columns as text.
   if (typeof value === 'string' && /^-?\d{16,}$/.test(value)) return number.format(BigInt(value));
@@ -103,7 +109,7 @@ export function showValue(value: unknown, column: ColumnInfo | undefined, isEnum
     }
     case 'integer':
     case 'number':
-      return { kind: 'num', text: formatNumber(value, locale) };
+      return { kind: 'num', text: formatNumber(value, locale, column.kind === 'integer') };
     default:
       break;
   }
