@@ -25,6 +25,8 @@ export interface MemoryRow {
   megabytes: number;
   seconds: number;
   peaks: MemoryPeaks;
+  /** The heap in use after a full collection once the export ended (bytes). */
+  after: number;
   /** The smallest size's peaks, for the ratios. */
   first?: MemoryPeaks;
 }
@@ -54,10 +56,12 @@ async function measure(server: ServerProcess, format: MemoryRow['format'], live:
   const { bytes, lines } = await readExport(server.port, format);
   const seconds = (performance.now() - start) / 1000;
   const { peaks } = await server.ask({ type: 'memory', reset: false }, 'memory');
+  // What the export left behind: the heap in use once garbage is collected again.
+  const after = (await server.ask({ type: 'memory', reset: true }, 'memory')).peaks.heap;
   // No seeded cell holds a line break: NDJSON has a line per row, CSV one more (its header).
   const rows = format === 'csv' ? lines - 1 : lines;
   if (rows !== live) throw new Error(`the ${format} export answered ${rows} rows, ${live} are live`);
-  return { rows, megabytes: bytes / 1e6, seconds, peaks };
+  return { rows, megabytes: bytes / 1e6, seconds, peaks, after };
 }
 
 async function runEngine(engine: Engine): Promise<MemoryRow[]> {
@@ -101,7 +105,7 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const ratio = (row: MemoryRow, key: 'rss' | 'heap') => (row.peaks[key] / (row.first ?? row.peaks)[key]).toFixed(2);
 
 function line(row: MemoryRow): string {
-  return `peak rss ${mb(row.peaks.rss)} MiB (${ratio(row, 'rss')}×), peak heap ${mb(row.peaks.heap)} MiB (${ratio(row, 'heap')}×), ${row.megabytes.toFixed(1)} MB in ${row.seconds.toFixed(1)} s`;
+  return `peak rss ${mb(row.peaks.rss)} MiB (${ratio(row, 'rss')}×), peak heap ${mb(row.peaks.heap)} MiB (${ratio(row, 'heap')}×), ${mb(row.after)} MiB after gc, ${row.megabytes.toFixed(1)} MB in ${row.seconds.toFixed(1)} s`;
 }
 
 const columns: Column<MemoryRow>[] = [
@@ -117,6 +121,7 @@ const columns: Column<MemoryRow>[] = [
   { title: 'heap at start', value: (r) => mb(r.peaks.baseHeap), right: true },
   { title: 'peak heap MiB', value: (r) => mb(r.peaks.heap), right: true },
   { title: 'heap ratio', value: (r) => ratio(r, 'heap'), right: true },
+  { title: 'heap after gc', value: (r) => mb(r.after), right: true },
 ];
 
 /** `npm run bench -- export-memory`: the export server's memory peaks from 10,000 to 1,000,000 rows. */
