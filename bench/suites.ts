@@ -6,6 +6,7 @@ import { rateLimitSuite } from './rate-limit';
 import { peersSuite } from './peers';
 import { adminSuite } from './admin';
 import { severalMachinesSuite } from './several-machines';
+import { exportMemorySuite } from './export-memory';
 import type { Suite } from './lib/suite';
 
 /** Every suite of `npm run bench`, in the order it runs them. */
@@ -18,4 +19,5 @@ export const suites: Suite<any>[] = [
   rateLimitSuite,
   adminSuite,
   severalMachinesSuite,
+  exportMemorySuite,
 ];

@@ -62,16 +62,27 @@ export interface LimitedConfig {
 /**
  * Parent → server: start or stop recording the SQL the server sends; answer once no
  * request is in flight (so the next server's load never overlaps this one's last writes);
- * tell the CPU time the process has used.
+ * tell the CPU time the process has used; tell its memory peaks since the last reset
+ * (`reset`: collect garbage first, when the process runs with --expose-gc, and start over).
  */
-export type Command = { type: 'trace'; on: boolean } | { type: 'idle' } | { type: 'cpu' };
+export type Command =
+  { type: 'trace'; on: boolean } | { type: 'idle' } | { type: 'cpu' } | { type: 'memory'; reset: boolean };
 
 /**
  * Server → parent: its port once it listens, the statements recorded by a trace (and the
- * Redis commands sent meanwhile), idle, its CPU time so far (µs).
+ * Redis commands sent meanwhile), idle, its CPU time so far (µs), its memory peaks.
  */
 export type Report =
   | { type: 'listening'; port: number }
   | { type: 'traced'; sql: string[]; redis: number }
   | { type: 'idle' }
-  | { type: 'cpu'; micros: number };
+  | { type: 'cpu'; micros: number }
+  | { type: 'memory'; peaks: MemoryPeaks };
+
+/** A server's resident set and V8 heap in use (bytes): at a reset, and the highest since. */
+export interface MemoryPeaks {
+  rss: number;
+  heap: number;
+  baseRss: number;
+  baseHeap: number;
+}

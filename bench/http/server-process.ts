@@ -9,6 +9,7 @@ import { startFloor } from './floor-apps';
 import { floorHandlers } from './floor';
 import { naturalHandlers } from './natural';
 import { startLimited } from './limited-apps';
+import { readPeaks, resetPeaks } from './memory-peaks';
 import { startTaught } from './taught-app';
 import type { Command, Listening, Peer, Report, ServerConfig } from './protocol';
 
@@ -56,6 +57,8 @@ process.on('message', (command: Command) => {
   else if (command.type === 'cpu') {
     const { user, system } = process.cpuUsage();
     send({ type: 'cpu', micros: user + system });
+  } else if (command.type === 'memory') {
+    send({ type: 'memory', peaks: command.reset ? resetPeaks() : readPeaks() });
   } else if (command.on) {
     traced = [];
     redisBefore = redisCommandsSent();

@@ -15,11 +15,16 @@ export interface ServerProcess extends Target {
   ask<T extends Report['type']>(command: Command, answer: T): Promise<Extract<Report, { type: T }>>;
 }
 
-/** Forks a server process with `config` and answers it once it listens. */
-export async function startServer(config: ServerConfig): Promise<ServerProcess> {
+/** Forks a server process with `config` (and node's `nodeArgs`) and answers it once it listens. */
+export async function startServer(config: ServerConfig, nodeArgs: string[] = []): Promise<ServerProcess> {
   const child = fork(join(__dirname, 'server-process.ts'), [JSON.stringify(config)], {
     // BENCH_SERVER_NODE_ARGS adds node flags to every server (`--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...nodeArgs,
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ],
     // tsx reads the tsconfig of the working directory otherwise: decorators need the root's
     // settings, and bench/tsconfig.json drops its source `paths`, so @crudsmith/* loads from dist/.
     env: { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '..', 'tsconfig.json') },

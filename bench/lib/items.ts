@@ -93,17 +93,18 @@ export function prng(seed: number): () => number {
 
 /**
  * Inserts `count` items in batches inside one transaction. About 2% are soft-deleted and
- * 1% have no price, so the soft-delete clause and NULL ordering both matter.
+ * 1% have no price, so the soft-delete clause and NULL ordering both matter. `from` numbers
+ * the first item, so a table can be grown by further calls (names are unique).
  */
-export async function seedItems(knex: Knex, count: number): Promise<void> {
-  const random = prng(42);
+export async function seedItems(knex: Knex, count: number, from = 0): Promise<void> {
+  const random = prng(42 + from);
   // SQLite compiles a multi-row insert as a compound SELECT (at most 500 terms).
   const batch = knex.client.config.client === 'pg' ? 1000 : 500;
   const epoch = Date.UTC(2024, 0, 1);
   await knex.transaction(async (trx) => {
-    for (let start = 0; start < count; start += batch) {
+    for (let start = from; start < from + count; start += batch) {
       const rows: Record<string, unknown>[] = [];
-      for (let i = start; i < Math.min(count, start + batch); i++) {
+      for (let i = start; i < Math.min(from + count, start + batch); i++) {
         const deleted = random() < 0.02;
         rows.push({
           name: `item-${i}`,

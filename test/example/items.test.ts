@@ -134,7 +134,7 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
     expect(await db.knex('items').where('id', body.id).first()).toBeUndefined();
   });
 
-  it('answers a create retried with its Idempotency-Key as the first, writing once, and takes a merge patch', async () => {
+  it('answers a create retried with its Idempotency-Key as the first, writing once, and takes a merge patch under If-Match', async () => {
     const post = () =>
       fetch(`${base}/items`, {
         method: 'POST',
@@ -145,13 +145,21 @@ describe.each(ENGINES)('example app /api/v1/items on %s', (engine) => {
     expect(first.status).toBe(201);
     expect(await post()).toEqual(first);
     expect(await db.knex('items').where({ name: 'Retried' })).toHaveLength(1);
-    const patched = await fetch(`${base}/items/${first.body.id}`, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/merge-patch+json', prefer: 'return=representation' },
-      body: JSON.stringify({ name: null, price: 2 }),
-    });
+    const url = `${base}/items/${first.body.id}`;
+    const tag = (await fetch(url)).headers.get('etag')!;
+    expect((await fetch(url, { headers: { 'if-none-match': tag } })).status).toBe(304);
+    const patch = (price: number) =>
+      fetch(url, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json', prefer: 'return=representation', 'if-match': tag },
+        body: JSON.stringify({ name: null, price }),
+      });
+    const patched = await patch(2);
     expect(patched.headers.get('preference-applied')).toBe('return=representation');
     expect(await patched.json()).toMatchObject({ id: first.body.id, name: null, price: 2 });
+    // The tag it was sent with is stale now: the same write is refused and changes nothing.
+    expect((await patch(3)).status).toBe(412);
+    expect((await call('GET', `/items/${first.body.id}`)).body.price).toBe(2);
   });
 
   it('creates in bulk, updates by a filter, deletes by ids and upserts with PUT', async () => {
