@@ -130,6 +130,8 @@ export interface EventFilter {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
+  /** Only events of these models (an admin user with roles sees those it may read); all when absent. */
+  models?: readonly string[];
   page: number;
 }
 
@@ -262,6 +264,7 @@ export class EventLog {
       if (filter.username) q.where('username', filter.username);
       if (filter.from !== undefined) q.where('created_at', '>=', filter.from);
       if (filter.to !== undefined) q.where('created_at', '<', filter.to);
+      if (filter.models) q.whereIn('model', [...filter.models]);
       return q;
     };
     const rows = await where(this.knex(this.table).select('*'))

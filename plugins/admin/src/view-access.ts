@@ -69,3 +69,9 @@ export function labelColumn(view: ResolvedView, principal: AdminPrincipal): stri
   const listed = withheldFields(view.repository.policy, view.info, 'list', actingOf(principal));
   return listed.has(view.displayField) ? view.info.idColumn : view.displayField;
 }
+
+/** The fields the update rule does not let the admin user write (none with full access). */
+export function unwritableOf(view: ResolvedView, principal: AdminPrincipal): ReadonlySet<string> {
+  const acting = actingOf(principal);
+  return acting.isSuperuser ? new Set() : withheldFields(view.repository.policy, view.info, 'update', acting);
+}
