@@ -255,5 +255,47 @@ for (const engine of engines) {
       expect((await viewer.get('/admin/management/admin-users/')).status).toBe(403);
       await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, {});
     });
+
+    it('offers a create only a role can complete, and imports only rows its create rule allows', async () => {
+      const vera = await env.db.knex('admin_users').where({ username: VIEWER.username }).first('id');
+      const count = async () => Number((await env.db.knex('memos').count({ n: '*' }).first())!.n);
+      const upload = (csv: string) => {
+        const form = new FormData();
+        form.append('csrf_token', viewer.csrf);
+        form.append('file', new Blob([csv], { type: 'text/csv' }), 'memos.csv');
+        return viewer.request('POST', '/admin/memos/import', { multipart: form });
+      };
+      const memos = await count();
+      // A clerk may create but not set the title a memo needs: no Create, the list says why, a forced one is a 403.
+      expect((await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'clerk' })).status).toBe(
+        303,
+      );
+      const list = await viewer.get('/admin/memos/');
+      expect(list.text).not.toContain('/admin/memos/create_page');
+      expect(list.text).not.toContain('/admin/memos/import');
+      expect(list.text).toContain('Your role may not set a field a new row needs');
+      const page = await viewer.get('/admin/memos/create_page');
+      expect(page.status).toBe(403);
+      expect(page.text).toContain('Your role may not set a field a new row needs');
+      expect((await viewer.get('/admin/memos/create_page', { 'Accept-Language': 'de' })).text).toContain(
+        'das ein neuer Eintrag braucht',
+      );
+      expect((await viewer.postForm('/admin/memos/form_create', { shared: 'on' })).status).toBe(403);
+      expect((await upload('shared\r\ntrue\r\n')).status).toBe(403);
+      // A writer imports shared memos only: a file with one other row, or a withheld column, writes nothing.
+      await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, { roles: 'writer' });
+      expect((await viewer.get('/admin/memos/')).text).toContain('/admin/memos/import');
+      const outside = await upload('title,shared\r\nimported shared,true\r\nimported private,false\r\n');
+      expect([403, 422]).toContain(outside.status);
+      expect((await upload('title,shared,secret\r\nimported shared,true,forged\r\n')).status).toBe(422);
+      expect(await count()).toBe(memos);
+      expect((await upload('title,shared\r\nimported shared,true\r\n')).status).toBe(303);
+      expect(await env.db.knex('memos').where({ title: 'imported shared' }).first()).toMatchObject({
+        shared: expect.anything(),
+        secret: null,
+      });
+      await env.db.knex('memos').where({ title: 'imported shared' }).delete();
+      await root.postForm(`/admin/management/roles/admin-users/${vera.id}`, {});
+    });
   });
 }
