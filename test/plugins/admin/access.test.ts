@@ -237,6 +237,7 @@ for (const engine of engines) {
       expect(events.text).not.toContain('withheld');
       expect(events.text).not.toContain('data-type="role_change"');
       expect(events.text).toContain(`/admin/management/events/${sharedEvent}/revert`);
+      expect(events.text).not.toContain(`/admin/management/events/${secretEvent}/revert`);
       // A revert of a row it may not read is not found; one writing a withheld field is refused.
       const revert = (id: number) => viewer.postForm(`/admin/management/events/${id}/revert`, {});
       const before = await env.db.knex('memos').orderBy('id').select('*');

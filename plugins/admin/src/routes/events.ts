@@ -2,14 +2,14 @@ import type { RouteDescriptor } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import type { ResolvedView } from '../model-view';
 import { layoutLocals, translate, type AdminContext } from '../context';
-import { EVENT_TYPES, EVENTS_PER_PAGE, parseEventFilter } from '../event-log';
+import { EVENT_TYPES, EVENTS_PER_PAGE, parseEventFilter, type AdminEvent } from '../event-log';
 import { guarded } from '../guard';
 import { html } from '../page';
 import { render } from '../templates';
 import { eventFields, shortAgent } from '../event-view';
 import { showValue } from '../format-value';
 import { eventModels, visibleEvents } from '../event-access';
-import { may } from '../view-access';
+import { may, unwritableOf } from '../view-access';
 
 const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
@@ -46,7 +46,11 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
             at: showValue(e.at, AT),
             fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model)),
             agent: shortAgent(e.userAgent, t),
-            revertible: revertibleBy(ctx.views.get(e.model ?? ''), principal, e.type),
+            revertible: revertibleBy(
+              ctx.views.get(e.model ?? ''),
+              principal,
+              listed.events.find((o) => o.id === e.id)!,
+            ),
           })),
           total,
           page: filter.page,
@@ -60,6 +64,10 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
   ];
 }
 
-function revertibleBy(view: ResolvedView | undefined, principal: AdminPrincipal, type: string): boolean {
-  return type === 'update' && view !== undefined && view.allowed.has('update') && may(view, 'update', principal);
+// Offered where the update rule lets the admin user write back every field the event changed.
+function revertibleBy(view: ResolvedView | undefined, principal: AdminPrincipal, event: AdminEvent): boolean {
+  if (event.type !== 'update' || !view || !view.allowed.has('update') || !may(view, 'update', principal)) return false;
+  const changes = (event.details as { changes?: Record<string, unknown> } | null)?.changes ?? {};
+  const unwritable = unwritableOf(view, principal);
+  return !Object.keys(changes).some((field) => unwritable.has(field));
 }
