@@ -1,37 +1,43 @@
 import type { AdminPrincipal } from './admin-auth';
 import type { AdminContext } from './context';
-import type { AdminEvent } from './event-log';
+import type { AdminEvent, EventModel } from './event-log';
 import { idFilters, parseId } from './ids';
 import type { ResolvedView } from './model-view';
-import { may, restricted, scopeOf, unreadable } from './view-access';
+import { actingOf, may, restricted, scopeOf, unreadable } from './view-access';
 
 // The event log as an admin user with roles sees it: the events of the models it may read,
-// of the rows their read rule reaches, without the values of fields it may not read. A
-// record's past values are data of that record: the log must not show what its page hides.
-
-/** The models whose events the admin user sees: undefined (all, other events too) with full access. */
-export function eventModels(ctx: AdminContext, principal: AdminPrincipal): string[] | undefined {
-  if (!restricted(principal)) return undefined;
-  return [...ctx.views.values()].filter((v) => v.allowed.has('view') && may(v, 'read', principal)).map((v) => v.name);
-}
+// of the rows their read rule reaches (kept in the log's own statement, so its pages and
+// total agree), without the values of fields it may not read. A record's past values are
+// data of that record: the log must not show what its page hides.
 
 /**
- * The events the admin user may see, their details without withheld fields. An event of
- * a model whose read rule limits rows is kept when its row is still one the rule reaches.
+ * The models whose events the admin user sees, with the subquery of the keys of the rows
+ * its read rule reaches where the rule limits rows (a model with a several-column key and
+ * such a rule is left out); undefined (all, other events too) with full access.
  */
-export async function visibleEvents(
+export async function eventModels(ctx: AdminContext, principal: AdminPrincipal): Promise<EventModel[] | undefined> {
+  if (!restricted(principal)) return undefined;
+  const models: EventModel[] = [];
+  for (const view of ctx.views.values()) {
+    if (!view.allowed.has('view') || !may(view, 'read', principal)) continue;
+    if (!view.repository.policy?.read?.rows) models.push({ name: view.name });
+    else if (view.info.idColumns.length === 1)
+      models.push({ name: view.name, ...(await view.repository.readableKeys(ctx.knex, actingOf(principal))) });
+  }
+  return models;
+}
+
+/** The events' details without the fields the admin user's read rule withholds. */
+export function visibleEvents(
   ctx: AdminContext,
   principal: AdminPrincipal,
   events: readonly AdminEvent[],
-): Promise<AdminEvent[]> {
+): AdminEvent[] {
   if (!restricted(principal)) return [...events];
-  const shown: AdminEvent[] = [];
-  for (const event of events) {
+  return events.map((event) => {
     const view = event.model === null ? undefined : ctx.views.get(event.model);
-    if (!view || !(await readable(ctx, view, principal, event.recordId))) continue;
-    shown.push({ ...event, details: withoutFields(event.details, unreadable(view, principal)) });
-  }
-  return shown;
+    return view ? { ...event, details: withoutFields(event.details, unreadable(view, principal)) } : event;
+  });
 }
 
 /** Whether the row of an event is one the admin user's read rule reaches (any row when the rule limits none). */

@@ -22,10 +22,10 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
   const base = `${ctx.mount}/management/events`;
   return [
     guarded(ctx, { method: 'GET', path: base, operation: 'admin_management_events' }, async (req, principal) => {
-      const filter = { ...parseEventFilter(req.query), models: eventModels(ctx, principal) };
+      const filter = { ...parseEventFilter(req.query), models: await eventModels(ctx, principal) };
       const listed = await ctx.events.list(filter);
       const { total } = listed;
-      const events = await visibleEvents(ctx, principal, listed.events);
+      const events = visibleEvents(ctx, principal, listed.events);
       const pages = Math.max(1, Math.ceil(total / EVENTS_PER_PAGE));
       const one = (name: string) => {
         const value = req.query[name];
