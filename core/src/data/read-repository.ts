@@ -28,6 +28,7 @@ import { storedDatetime } from './sqlite-datetime';
 import { ACCESS_KEY, ownMetadata } from '../model/declarations';
 import { checkPolicy, effectivePolicy, type EffectivePolicy } from '../access/effective';
 import type { AccessPolicy } from '../access/policy';
+import type { Principal } from '../http/principal';
 import { scopedRead, stripHidden, type ScopedRead } from '../access/scoped-read';
 
 type Row = Record<string, unknown>;
@@ -140,6 +141,27 @@ export class ReadRepository<M extends ModelClass = ModelClass> {
     const build = await startBuild(db, this.ctx, [filters, ...joins.map((j) => j.filters)]);
     if (access) build.relatedRows = access.related.rows;
     return countRows(whereQuery(build, this.ctx, { filters, joins, includeDeleted: options.includeDeleted }));
+  }
+
+  /**
+   * A subquery of the keys, as text, of the rows the principal may read (deleted ones too):
+   * a statement over another table that names this model's rows by key (a log, say) keeps
+   * to them with `whereIn(column, keys)`, in the one statement. A single-column key only.
+   * (Wrapped in an object: a query builder is thenable, so a promise of one would run it.)
+   */
+  async readableKeys(db: Knex, principal: Principal | null): Promise<{ keys: Knex.QueryBuilder }> {
+    const { info } = this;
+    if (info.idColumns.length !== 1)
+      throw new ConfigurationError(`readableKeys needs a single-column key; ${info.model.name} has several`);
+    const access = this.scoped('read', { principal });
+    const filters = access?.filters ?? {};
+    const build = await startBuild(db, this.ctx, [filters]);
+    if (access) build.relatedRows = access.related.rows;
+    const text = dialectOf(db) === 'mysql' ? 'CHAR' : 'TEXT';
+    const keys = whereQuery(build, this.ctx, { filters, includeDeleted: true }).select(
+      db.raw(`CAST(?? AS ${text})`, [`${info.table}.${info.idColumn}`]),
+    );
+    return { keys };
   }
 
   /** The rows matching the filters, sorted and windowed, without a count. */

@@ -122,6 +122,12 @@ export function diff(
   return changes;
 }
 
+/** A model whose events are shown, and the subquery of the keys of its rows that are. */
+export interface EventModel {
+  name: string;
+  keys?: Knex.QueryBuilder;
+}
+
 /** The events page's filters, checked. */
 export interface EventFilter {
   type?: EventType;
@@ -130,6 +136,11 @@ export interface EventFilter {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
+  /**
+   * Only events of these models, of the rows whose keys `keys` selects when given (an
+   * admin user with roles sees the rows it may read); all events when absent.
+   */
+  models?: readonly EventModel[];
   page: number;
 }
 
@@ -262,6 +273,16 @@ export class EventLog {
       if (filter.username) q.where('username', filter.username);
       if (filter.from !== undefined) q.where('created_at', '>=', filter.from);
       if (filter.to !== undefined) q.where('created_at', '<', filter.to);
+      const { models } = filter;
+      if (models && models.length === 0) q.whereRaw('1 = 0');
+      else if (models)
+        q.where((any) => {
+          for (const model of models)
+            any.orWhere((one) => {
+              one.where('model', model.name);
+              if (model.keys) one.whereIn('record_id', model.keys.clone());
+            });
+        });
       return q;
     };
     const rows = await where(this.knex(this.table).select('*'))

@@ -3,6 +3,8 @@ import type { AdminPrincipal } from './admin-auth';
 import { fullAccess } from './admin-roles';
 import { messageError } from './i18n/message-error';
 import type { ResolvedView } from './model-view';
+import { requiredOnCreate } from './required-fields';
+import type { Knex } from 'knex';
 
 // The model's access policy as the admin's pages apply it to the signed-in admin user:
 // which actions are offered (and refused with a 403 when forced), which columns and form
@@ -68,4 +70,36 @@ export function unreadable(view: ResolvedView, principal: AdminPrincipal): Reado
 export function labelColumn(view: ResolvedView, principal: AdminPrincipal): string {
   const listed = withheldFields(view.repository.policy, view.info, 'list', actingOf(principal));
   return listed.has(view.displayField) ? view.info.idColumn : view.displayField;
+}
+
+/** The fields the update rule does not let the admin user write (none with full access). */
+export function unwritableOf(view: ResolvedView, principal: AdminPrincipal): ReadonlySet<string> {
+  const acting = actingOf(principal);
+  return acting.isSuperuser ? new Set() : withheldFields(view.repository.policy, view.info, 'update', acting);
+}
+
+/**
+ * The fields a new row needs (nothing else fills them: no default, auto field or stamp)
+ * which the create rule does not let the admin user set: while there is one, the admin
+ * user cannot create a row of the view, so Create is not offered and a forced one is a 403.
+ */
+// `view` is the view as declared (not `seenBy`): its create fields are all the form may have.
+export async function neededButWithheld(knex: Knex, view: ResolvedView, principal: AdminPrincipal): Promise<string[]> {
+  const acting = actingOf(principal);
+  if (acting.isSuperuser) return [];
+  const withheld = withheldFields(view.repository.policy, view.info, 'create', acting);
+  if (withheld.size === 0) return [];
+  return [...(await requiredOnCreate(knex, view))].filter((field) => withheld.has(field));
+}
+
+/** Whether the admin user may create rows of the view: the create rule lets it and withholds no field a new row needs. */
+export async function mayCreate(knex: Knex, view: ResolvedView, principal: AdminPrincipal): Promise<boolean> {
+  return may(view, 'create', principal) && (await neededButWithheld(knex, view, principal)).length === 0;
+}
+
+/** A 403 unless the admin user may create rows of the view (`mayCreate`), saying why when a needed field is withheld. */
+export async function requireCreate(knex: Knex, view: ResolvedView, principal: AdminPrincipal): Promise<void> {
+  requireMay(view, 'create', principal);
+  if ((await neededButWithheld(knex, view, principal)).length > 0)
+    throw messageError((english) => new ForbiddenError(english), 'error.createNeedsWithheld');
 }

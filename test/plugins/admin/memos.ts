@@ -8,7 +8,10 @@ import type { ModelView, RoleCatalogue } from '@crudsmith/admin';
 const isEditor = (p: Principal) => p.roles?.includes('editor') ?? false;
 const noSecret = (p: Principal) => (isEditor(p) ? { except: [] } : { except: ['secret'] });
 
-/** A memo: readers see the shared ones without their secret; editors see and change all; deleting is the editor's. */
+/**
+ * A memo: readers see the shared ones without their secret; editors see and change all;
+ * others create shared ones only, a clerk without the title a memo needs; deleting is the editor's.
+ */
 @Access({
   list: {
     permissions: ['memos:read'],
@@ -20,7 +23,11 @@ const noSecret = (p: Principal) => (isEditor(p) ? { except: [] } : { except: ['s
     rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.shared`, true)),
     fields: noSecret,
   },
-  create: { permissions: ['memos:write'], fields: noSecret },
+  create: {
+    permissions: ['memos:write'],
+    rows: (qb, p, table) => void (isEditor(p) ? qb : qb.where(`${table}.shared`, true)),
+    fields: (p) => (p.roles?.includes('clerk') ? { except: ['secret', 'title'] } : noSecret(p)),
+  },
   update: { permissions: ['memos:write'], fields: noSecret },
   delete: { roles: ['editor'] },
   restore: {
@@ -72,6 +79,7 @@ export const memoMigrations: MigrationSet = {
 export const catalogue: RoleCatalogue = {
   list: async () => [
     { name: 'editor', permissions: ['memos:read', 'memos:write'] },
+    { name: 'clerk', permissions: ['memos:read', 'memos:write'] },
     { name: 'viewer', permissions: ['memos:read'] },
     { name: 'writer', permissions: ['memos:read', 'memos:write'] },
   ],
@@ -86,7 +94,7 @@ export class MemoPin extends Model {
   };
 }
 
-/** The memos' admin view: every action, exported as CSV. */
+/** The memos' admin view: every action, exported and imported as CSV. */
 export const memoView: ModelView = {
   model: Memo,
   allowedActions: ['view', 'create', 'update', 'delete'],
@@ -94,6 +102,7 @@ export const memoView: ModelView = {
   updateSchema: ['title', 'shared', 'secret'],
   displayField: 'title',
   export: true,
+  import: true,
 };
 
 /** The pins' admin view: `memo_id` a select of the memos. */

@@ -21,6 +21,8 @@ export const de: Messages = {
   'error.unexpected': 'Etwas ist schiefgegangen; der Fehler wurde vermerkt.',
   'error.back': 'Zurück zur Übersicht',
   'error.roleForbids': 'Ihre Rolle erlaubt das nicht',
+  'error.createNeedsWithheld':
+    'Ihre Rolle darf ein Feld nicht setzen, das ein neuer Eintrag braucht, und kann hier daher keinen anlegen',
   'error.notFound': 'Nicht gefunden',
   'error.adminUserNotFound': 'Admin-Benutzer nicht gefunden',
   'error.apiKeyNotFound': 'API-Schlüssel nicht gefunden',

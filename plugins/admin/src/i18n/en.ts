@@ -24,6 +24,7 @@ export const en = {
   'error.unexpected': 'Something went wrong; the error has been noted.',
   'error.back': 'Back to the dashboard',
   'error.roleForbids': 'Your role does not allow this',
+  'error.createNeedsWithheld': 'Your role may not set a field a new row needs, so it cannot create one here',
   'error.notFound': 'Not found',
   'error.adminUserNotFound': 'Admin user not found',
   'error.apiKeyNotFound': 'API key not found',

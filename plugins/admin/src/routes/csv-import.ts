@@ -19,7 +19,7 @@ import { html, seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import type { Translate } from '../i18n/translate';
-import { requireMay, scopeOf, seenBy } from '../view-access';
+import { requireCreate, scopeOf, seenBy } from '../view-access';
 
 // A date-time with its zone, as the export writes one (`2026-01-02T03:04:05.678Z`).
 const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -70,7 +70,7 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
       bodyLimit: importMaxBytes(view) + 64 * 1024,
     },
     async (req, principal) => {
-      requireMay(view, 'create', principal);
+      await requireCreate(ctx.knex, view, principal);
       const file = req.files.find((f) => f.field === 'file' && f.size > 0);
       if (!file) throw new BadRequestError('Choose a CSV file to import');
       if (file.size > importMaxBytes(view))

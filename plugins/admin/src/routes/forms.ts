@@ -26,7 +26,7 @@ import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
 import { conflictsOf, rowState, stateColumn, type Conflict } from '../row-state';
-import { may, requireMay, restricted, scopeOf, seenBy, unreadable } from '../view-access';
+import { may, requireCreate, requireMay, restricted, scopeOf, seenBy, unreadable } from '../view-access';
 
 type Mode = 'create' | 'update';
 
@@ -245,7 +245,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
         ctx,
         { method: 'GET', path: `${base}/create_page`, operation: `admin_${view.name}_create_page` },
         async (req, principal) => {
-          requireMay(view, 'create', principal);
+          await requireCreate(ctx.knex, view, principal);
           return page(req, principal, 200, { mode: 'create', values: {} });
         },
       ),
@@ -257,8 +257,8 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           operation: `admin_${view.name}_form_create`,
           bodyLimit: formBodyLimit(view),
         },
-        (req, principal) => {
-          requireMay(view, 'create', principal);
+        async (req, principal) => {
+          await requireCreate(ctx.knex, view, principal);
           return submit(req, principal, { mode: 'create' }, async (db, values) => {
             const created = await view.repository.create(db, values, scopeOf(principal));
             return {

@@ -14,7 +14,7 @@ import type { ResolvedView } from '../model-view';
 import { html, isHtmx } from '../page';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
-import { may, requireMay, restricted, scopeOf, seenBy } from '../view-access';
+import { may, mayCreate, requireMay, restricted, scopeOf, seenBy } from '../view-access';
 
 const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
@@ -124,6 +124,7 @@ export async function listLocals(
       `${base}/?${state(1, query.sort === c.name && !query.descending ? `-${c.name}` : c.name)}`,
     ]),
   );
+  const creates = view.allowed.has('create') && (await mayCreate(ctx.knex, declared, principal));
   return {
     ...layoutLocals(ctx, req, principal, view.labels.plural),
     view: {
@@ -131,12 +132,14 @@ export async function listLocals(
       base,
       singular: view.labels.singular,
       inSentence: inSentence(view.labels.singular, translate(ctx, req)),
-      canCreate: view.allowed.has('create') && may(view, 'create', principal),
+      canCreate: creates,
+      // Create is the role's but a field a new row needs is not: the list says why it offers none.
+      createBlocked: !creates && view.allowed.has('create') && may(view, 'create', principal),
       canUpdate: view.allowed.has('update') && may(view, 'update', principal),
       canDelete: view.allowed.has('delete') && may(view, 'delete', principal),
       hasTrash: hasTrash(view) && may(view, 'restore', principal),
       canExport: Boolean(view.view.export),
-      canImport: Boolean(view.view.import) && view.allowed.has('create') && may(view, 'create', principal),
+      canImport: Boolean(view.view.import) && creates,
     },
     columns: columnHeads(view),
     idColumn: view.info.idColumn,

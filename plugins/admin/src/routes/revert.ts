@@ -6,6 +6,8 @@ import { idFilters, parseId, recordIdOf } from '../ids';
 import { autoValues } from '../model-declaration';
 import { seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
+import { readable } from '../event-access';
+import { requireMay, roleRefusal, scopeOf, unwritableOf } from '../view-access';
 
 const STAMP = 'updated_at';
 
@@ -14,7 +16,9 @@ const STAMP = 'updated_at';
  * replaced (only the columns it changed, never a password field or hash, and not the
  * update time, which the write stamps anew). The revert is an admin update like any
  * other: the model's auto fields are not written back but set anew (`updated_by` names
- * who reverted), and it is itself an update event, naming the event it reverts.
+ * who reverted), and it is itself an update event, naming the event it reverts. An admin
+ * user with roles reverts only under the model's update rule: the row rule joins the write,
+ * and a value of a field it may not write refuses the revert (403, nothing written).
  */
 export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescriptor {
   return guarded(
@@ -23,7 +27,6 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
       method: 'POST',
       path: `${ctx.mount}/management/events/:id/revert`,
       operation: 'admin_management_events_revert',
-      fullAccess: true,
     },
     async (req, principal) => {
       const eventId = /^\d{1,12}$/.test(req.params.id) ? Number(req.params.id) : NaN;
@@ -33,6 +36,10 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
       const changes = (event.details as { changes?: Record<string, { before: unknown }> } | null)?.changes;
       if (event.type !== 'update' || !view || !view.allowed.has('update') || !changes)
         throw new BadRequestError('Only an update of a model the admin may update can be reverted');
+      // An admin user with roles reverts under the update rule: an event of a row it may not
+      // read is not found, a field it may not write refuses the whole revert.
+      if (!(await readable(ctx, view, principal, event.recordId))) throw new NotFoundError('Event not found');
+      requireMay(view, 'update', principal);
       const id = parseId(view, event.recordId ?? '');
       if (id === undefined) throw new NotFoundError('Item not found');
       const auto = view.declaration.autoFields;
@@ -48,10 +55,13 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
       }
       if (Object.keys(values).length === 0)
         throw new BadRequestError('This update changed nothing that can be written back');
+      const unwritable = unwritableOf(view, principal);
+      if (Object.keys(values).some((field) => unwritable.has(field))) throw roleRefusal();
       Object.assign(values, await autoValues(req, auto.update));
-      const before = await view.repository.get(ctx.knex, idFilters(view, id));
+      const scope = scopeOf(principal);
+      const before = await view.repository.get(ctx.knex, idFilters(view, id), scope);
       if (!before) throw new NotFoundError('Item not found');
-      await view.repository.update(ctx.knex, values, { filters: idFilters(view, id) });
+      await view.repository.update(ctx.knex, values, { filters: idFilters(view, id), ...scope });
       const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
       counts.forget(view.name);
       await view.view.afterWrite?.('update');
