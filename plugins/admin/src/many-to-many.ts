@@ -79,33 +79,46 @@ export function parseLinkSet(
   return [...new Set(keys as (string | number)[])];
 }
 
+/** A link set's change as the event log records it: the linked keys before and after, sorted. */
+export interface LinkChange {
+  before: string[];
+  after: string[];
+}
+
+const sortedKeys = (keys: Iterable<unknown>): string[] =>
+  [...new Set([...keys].map(String))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+
 /**
  * Makes the owner's links exactly `keys` in the write's transaction: one query checks every
  * key names a row (else a 422, nothing written), then the links no longer chosen are
- * deleted and the new ones inserted.
+ * deleted and the new ones inserted. Returns the keys linked before and after, or
+ * undefined when the set did not change.
  */
 export async function writeLinkSet(
   trx: Knex.Transaction,
   link: ManyLink,
   owner: unknown,
   { keys, t = translator(en) }: { keys: (string | number)[]; t?: Translate },
-): Promise<void> {
+): Promise<LinkChange | undefined> {
   const table = link.target.info.table;
   if (keys.length > 0) {
     const found = await trx(table).whereIn(link.targetKey, keys).count({ n: '*' }).first();
     if (Number(found?.n) !== keys.length)
       throw ValidationError.of(['body', link.name], t('form.chooseFromList'), 'value_error');
   }
-  const remove = trx(link.joinTable).where(link.joinOwner, owner as string);
-  await (keys.length > 0 ? remove.whereNotIn(link.joinTarget, keys) : remove).delete();
-  const kept = new Set(
+  const linked = async () =>
     (
       await trx(link.joinTable)
         .where(link.joinOwner, owner as string)
         .select(link.joinTarget)
-    ).map((r) => String((r as Record<string, unknown>)[link.joinTarget])),
-  );
+    ).map((r) => String((r as Record<string, unknown>)[link.joinTarget]));
+  const before = sortedKeys(await linked());
+  const remove = trx(link.joinTable).where(link.joinOwner, owner as string);
+  await (keys.length > 0 ? remove.whereNotIn(link.joinTarget, keys) : remove).delete();
+  const kept = new Set(before.filter((k) => keys.some((key) => String(key) === k)));
   const added = keys.filter((k) => !kept.has(String(k)));
   if (added.length > 0)
     await trx(link.joinTable).insert(added.map((k) => ({ [link.joinOwner]: owner, [link.joinTarget]: k })));
+  const after = sortedKeys(keys);
+  return before.join('\n') === after.join('\n') ? undefined : { before, after };
 }

@@ -64,10 +64,13 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
   ];
 }
 
-// Offered where the update rule lets the admin user write back every field the event changed.
+// Offered where the update rule lets the admin user write back every field the event changed,
+// and the event changed a column: a revert leaves many-to-many links as they are, so an
+// update of links only has nothing to write back.
 function revertibleBy(view: ResolvedView | undefined, principal: AdminPrincipal, event: AdminEvent): boolean {
   if (event.type !== 'update' || !view || !view.allowed.has('update') || !may(view, 'update', principal)) return false;
   const changes = (event.details as { changes?: Record<string, unknown> } | null)?.changes ?? {};
   const unwritable = unwritableOf(view, principal);
-  return !Object.keys(changes).some((field) => unwritable.has(field));
+  const fields = Object.keys(changes);
+  return fields.some((field) => view.info.columns.has(field)) && !fields.some((field) => unwritable.has(field));
 }

@@ -21,7 +21,7 @@ import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import { requiredOnCreate } from '../required-fields';
 import { findChoices, type Choice } from './lookup';
-import { linkedChoices, manyLinks, parseLinkSet, writeLinkSet } from '../many-to-many';
+import { linkedChoices, manyLinks, parseLinkSet, writeLinkSet, type LinkChange } from '../many-to-many';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
@@ -47,6 +47,17 @@ interface Written {
    * a write that could still roll back.
    */
   committed?: () => Promise<void>;
+}
+
+/**
+ * An update's written result with its link changes added to the logged changes, by relation
+ * name: an update that changed only links is still logged.
+ */
+function withLinkChanges(view: ResolvedView, done: Written, links: Record<string, LinkChange>): Written {
+  if (Object.keys(links).length === 0) return done;
+  const logged = done.logged ?? { recordId: recordIdOf(view, done.row)!, details: { changes: {} } };
+  const { changes } = logged.details as { changes: Record<string, unknown> };
+  return { ...done, logged: { ...logged, details: { changes: { ...changes, ...links } } } };
 }
 
 /** What a form page shows: its mode, the values, the messages by field (`_form` for the form), the row's id. */
@@ -208,9 +219,12 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
           ? await write(ctx.knex, values, stored)
           : await ctx.knex.transaction(async (trx) => {
               const done = await write(trx, values, stored);
-              for (const { link, keys } of sets)
-                await writeLinkSet(trx, link, done.row[link.ownerKey], { keys: keys!, t });
-              return done;
+              const linkChanges: Record<string, LinkChange> = {};
+              for (const { link, keys } of sets) {
+                const change = await writeLinkSet(trx, link, done.row[link.ownerKey], { keys: keys!, t });
+                if (change) linkChanges[link.name] = change;
+              }
+              return mode === 'update' ? withLinkChanges(view, done, linkChanges) : done;
             });
       written = true;
       await committed?.();

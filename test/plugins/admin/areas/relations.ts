@@ -29,7 +29,13 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
               signOutEverywhere: async (id) =>
                 void signOuts.push((await env.db.knex('app_users').where({ id }).first()).hashed_password),
             },
-            tiers: { ...base.tiers, model: BadgedTier, allowedActions: ['view', 'create', 'update'] },
+            // Without the fixture's name rewrite, so a form of links alone writes no column.
+            tiers: {
+              ...base.tiers,
+              model: BadgedTier,
+              allowedActions: ['view', 'create', 'update'],
+              beforeWrite: undefined,
+            },
             badges: {
               model: Badge,
               allowedActions: ['view'],
@@ -38,6 +44,7 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
               displayField: 'title',
             },
           },
+          eventIntegration: true,
         },
         { migrations: [badgeMigrations] },
       );
@@ -112,6 +119,34 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
       expect(answer.status).toBe(303);
       expect(await linked()).toEqual([badges.beta, badges.gamma]);
       expect((await env.db.knex('tiers').where({ id: tier }).first()).name).toBe('platinum');
+      // One update event holds the row's change and the links' keys before and after, sorted.
+      const sorted = (...keys: number[]) =>
+        keys.map(String).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+      const logged = async () =>
+        (await env.db.knex('admin_events').where({ event_type: 'update', model: 'tiers' }).orderBy('id'))
+          .filter((e) => e.record_id === String(tier))
+          .map((e) => JSON.parse(e.details).changes);
+      expect(await logged()).toEqual([
+        {
+          name: { before: 'gold', after: 'platinum' },
+          badges: { before: sorted(badges.alpha), after: sorted(badges.beta, badges.gamma) },
+        },
+      ]);
+      // Links alone still log an update, which the event view offers no revert for.
+      const links = await client.postForm(`/admin/tiers/form_update/${tier}`, { badges: String(badges.beta) });
+      expect(links.status).toBe(303);
+      expect((await logged())[1]).toEqual({
+        badges: { before: sorted(badges.beta, badges.gamma), after: sorted(badges.beta) },
+      });
+      const [linksOnly] = await env.db.knex('admin_events').orderBy('id', 'desc').limit(1).pluck('id');
+      const view = await client.get('/admin/management/events');
+      expect(view.text).not.toContain(`/admin/management/events/${linksOnly}/revert`);
+      expect(view.text).toContain('/revert');
+      expect((await client.postForm(`/admin/management/events/${linksOnly}/revert`, {})).status).toBe(400);
+      // Restore the set the later cases start from.
+      await client.postForm(`/admin/tiers/form_update/${tier}`, {
+        badges: [String(badges.beta), String(badges.gamma)],
+      });
     });
 
     it('refuses a forged choice with 422, writing neither the row nor the links', async () => {
