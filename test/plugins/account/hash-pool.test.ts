@@ -22,7 +22,7 @@ describe.each(HARNESSES)('account: password hashing off the event loop, with bou
       }),
     );
 
-  it('answers a cheap request before any sign-in hashing meanwhile, and five in turn within its first rounds', async () => {
+  it("answers cheap requests while sign-ins hash, within the pool's first rounds, not after every hash", async () => {
     // Cost 10 on two threads: 12 hashes are six rounds of about 170 ms here, and on a loaded
     // machine as much slower as the cheap requests are, so the order of the answers, not their
     // times, shows the hashing is off the event loop: on it, the cheap request waits for a
@@ -51,8 +51,11 @@ describe.each(HARNESSES)('account: password hashing off the event loop, with bou
     }
     const answers = await burst;
     expect(answers.map((a) => a.status)).toEqual(Array(12).fill(401));
-    expect(seen[0], JSON.stringify(seen)).toBe(0);
-    expect(seen.at(-1), JSON.stringify(seen)).toBeLessThanOrEqual(2);
+    // Hashing on the event loop answers the cheap requests only after all 12 ([12,12,12,12,12]);
+    // off it, at most the first round or two of the pool's hashes (a slow first request on a
+    // busy machine may let one round finish) come before them.
+    expect(seen[0], JSON.stringify(seen)).toBeLessThanOrEqual(2);
+    expect(seen.at(-1), JSON.stringify(seen)).toBeLessThanOrEqual(4);
   });
 
   const statuses = (answers: Answer[]) => answers.map((a) => a.status).sort();
