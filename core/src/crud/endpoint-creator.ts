@@ -8,6 +8,7 @@ import { bulkRoutes } from './bulk-routes';
 import { crudContext, type CrudContext } from './crud-context';
 import { exportHandler } from './export-handler';
 import { exportPageSize } from './export-stream';
+import { indexAdvice } from './index-advice';
 import * as operations from './operations';
 import { DEFAULT_ENDPOINT_NAMES, OPERATION_KEYS, operationKey, type CrudOptions, type OperationKey } from './options';
 import { queryParametersOf } from './paginated-query';
@@ -166,7 +167,10 @@ export class EndpointCreator {
       handler: HANDLERS[op](this.ctx, this.options),
       doc,
     };
-    if (op === 'readMulti') route.checkDatabase = fulltextCheck(this.ctx);
+    if (op === 'readMulti') {
+      route.checkDatabase = fulltextCheck(this.ctx);
+      route.adviseIndexes = indexAdvice(this.ctx, this.options.sortable);
+    }
     return route;
   }
 

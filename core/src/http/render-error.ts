@@ -18,6 +18,8 @@ export interface ErrorContext {
 /** Where unexpected errors are reported; console by default. */
 export interface ErrorLogger {
   error(message: string, error: unknown, context?: ErrorContext): void;
+  /** Where startup advice goes (bootstrap's index check); a logger without it gets none. */
+  warn?(message: string): void;
 }
 
 /**

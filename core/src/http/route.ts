@@ -71,4 +71,10 @@ export interface RouteDescriptor {
    * once, after the migrations; a failure stops the start.
    */
   checkDatabase?(knex: Knex): Promise<void>;
+  /**
+   * Advice on the indexes the route's reads want (a generated list: one for its declared
+   * filters and sorts), read from the database catalogue. `bootstrap`'s `start` logs each
+   * line as a warning when its `indexCheck` is on; it never stops the start.
+   */
+  adviseIndexes?(knex: Knex): Promise<string[]>;
 }

@@ -30,6 +30,13 @@ export interface BootstrapOptions {
   migrationTable?: string;
   /** Where errors no route expected are reported, with the request's id (console by default; `requestLog(...).errors` puts them on the request's log line). */
   logger?: ErrorLogger;
+  /**
+   * At `start`, read each generated list's table indexes from the database catalogue and
+   * warn (through `logger.warn`) when a declared filter or `sortable` column has none to
+   * serve it, naming the index to add. On by default unless `NODE_ENV` is `production` or
+   * `test`; a catalogue that cannot be read is a warning too, never a failed start.
+   */
+  indexCheck?: boolean;
 }
 
 /** A wired app: the routes and fallbacks to hand to an adapter, and its lifecycle. */
@@ -52,7 +59,7 @@ export interface App {
    * history still matches. A set's migration `migrate` already ran is recorded, not re-run.
    */
   migrationSource(...own: KnexMigrations[]): Knex.MigrationSource<unknown>;
-  /** Runs `migrate`, then each route's `checkDatabase`, then each plugin's init. */
+  /** Runs `migrate`, then each route's `checkDatabase` (and, with `indexCheck`, its index advice), then each plugin's init. */
   start(knex: Knex): Promise<void>;
   /** Each plugin's close, in reverse order. */
   close(): Promise<void>;
@@ -94,12 +101,26 @@ export function bootstrap(options: BootstrapOptions): App {
       // once per check, as versions and copies of a route share it.
       for (const check of new Set(routes.flatMap((route) => (route.checkDatabase ? [route.checkDatabase] : []))))
         await check(knex);
+      if (options.indexCheck ?? !['production', 'test'].includes(process.env.NODE_ENV ?? '')) {
+        await adviseIndexes(routes, knex, options.logger ?? console);
+      }
       for (const plugin of plugins) await plugin.init?.();
     },
     async close() {
       for (const plugin of [...plugins].reverse()) await plugin.close?.();
     },
   };
+}
+
+// Every list's advice at once (one catalogue query each), logged as warnings; a failed
+// read is one too, as the advice is never worth a failed start.
+async function adviseIndexes(routes: readonly RouteDescriptor[], knex: Knex, logger: ErrorLogger): Promise<void> {
+  const advisers = new Set(routes.flatMap((route) => (route.adviseIndexes ? [route.adviseIndexes] : [])));
+  const results = await Promise.allSettled([...advisers].map((advise) => advise(knex)));
+  for (const result of results) {
+    if (result.status === 'fulfilled') for (const line of result.value) logger.warn?.(line);
+    else logger.warn?.(`Index check skipped: ${(result.reason as Error)?.message ?? String(result.reason)}`);
+  }
 }
 
 // The tables routers need (one set per name, however many routers share it), before the app's own sets.

@@ -122,6 +122,7 @@ export function requestLog(options: RequestLogOptions): RequestLog {
       if (entry) entry.unexpected ??= error;
       else logger.error({ requestId: context?.requestId ?? null, err: error }, message);
     },
+    warn: (message) => logger.warn({}, message),
   };
 
   return {

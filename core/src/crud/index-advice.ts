@@ -1,0 +1,129 @@
+import type { Knex } from 'knex';
+import { readIndexes, type CatalogueIndex, type IndexColumn } from '../data/catalogue-indexes';
+import { dialectOf, type Dialect } from '../data/dialect';
+import type { CrudContext } from './crud-context';
+
+// The operators an index on the column serves (text patterns, negations and custom
+// operators are left to the deployer); the first three compare for equality, so the
+// columns they filter may come before the flag and the sort column in one index.
+const SERVED = new Set(['eq', 'in', 'is', 'gt', 'gte', 'lt', 'lte', 'between']);
+const EQUALITY = new Set(['eq', 'in', 'is']);
+
+/** What a generated list asks of the table's indexes: its declared filters and sorts. */
+interface ListShape {
+  model: string;
+  table: string;
+  flag?: string;
+  /** Own columns the declared filters compare, each once, not counting the key and the sorted ones. */
+  filters: { column: string; equality: boolean }[];
+  /** The columns `sortable` declares, with whether PostgreSQL orders them with a NULLS clause. */
+  sorts: { column: string; nullable: boolean }[];
+}
+
+/**
+ * The startup check of a generated list's indexes: a warning naming the indexes to add
+ * when a declared filter's column leads no index (nor follows only the soft-delete flag),
+ * or no index holds a declared `sortable` column after nothing but the equality-filtered
+ * columns and the flag (on PostgreSQL a nullable one also wants `NULLS FIRST` ascending,
+ * as lists order it); nothing when every one is served. One catalogue query for the table.
+ */
+export function indexAdvice(ctx: CrudContext, sortable: readonly string[] = []): (knex: Knex) => Promise<string[]> {
+  const shape = listShape(ctx, sortable);
+  return async (knex) => {
+    const db = ctx.fixedSession ?? knex;
+    if (shape.filters.length === 0 && shape.sorts.length === 0) return [];
+    const advice = missingIndexes(shape, await readIndexes(db, shape.table), dialectOf(db));
+    if (advice.missing.length === 0) return [];
+    return [
+      `${shape.model} lists ${advice.missing.join(' and ')} with no index to serve them: add ${advice.statements.join('; ')}`,
+    ];
+  };
+}
+
+function listShape(ctx: CrudContext, sortable: readonly string[]): ListShape {
+  const { info } = ctx;
+  const flag = ctx.repo.readContext.deletedFlag;
+  const keyed = (column: string) => info.idColumns.includes(column) || column === flag;
+  const sorts = [...new Set(sortable)]
+    .filter((column) => !keyed(column))
+    .map((column) => ({ column, nullable: info.columns.get(column)?.nullable ?? true }));
+  const filters: ListShape['filters'] = [];
+  for (const filter of ctx.filters) {
+    const column = filter.column.name;
+    if (filter.owner !== info || !SERVED.has(filter.op) || keyed(column)) continue;
+    if (sorts.some((sort) => sort.column === column)) continue; // judged as a sort
+    const seen = filters.find((known) => known.column === column);
+    if (seen) seen.equality ||= EQUALITY.has(filter.op);
+    else filters.push({ column, equality: EQUALITY.has(filter.op) });
+  }
+  return { model: info.model.name, table: info.table, flag, filters, sorts };
+}
+
+/** What no index serves, and the CREATE INDEX statements that would serve it. */
+function missingIndexes(
+  shape: ListShape,
+  indexes: readonly CatalogueIndex[],
+  dialect: Dialect,
+): { missing: string[]; statements: string[] } {
+  const flag = shape.flag ? [shape.flag] : [];
+  const equalities = shape.filters.filter((filter) => filter.equality).map((filter) => filter.column);
+  const statements = new Set<string>();
+  const unfiltered: string[] = [];
+  const unsorted: string[] = [];
+  const sortColumn = (sort: ListShape['sorts'][number]) =>
+    dialect === 'pg' && sort.nullable ? `${sort.column} NULLS FIRST` : sort.column;
+  for (const filter of shape.filters) {
+    if (indexes.some((index) => leads(index, filter.column, flag))) continue;
+    unfiltered.push(filter.column);
+    const first = shape.sorts[0];
+    const columns = filter.equality
+      ? [filter.column, ...flag, ...(first ? [sortColumn(first)] : [])]
+      : [...flag, filter.column];
+    statements.add(createIndex(shape.table, columns, flag));
+  }
+  for (const sort of shape.sorts) {
+    const before = new Set([...flag, ...equalities]);
+    if (indexes.some((index) => orders(index, sort, before, dialect))) continue;
+    unsorted.push(sort.column);
+    const first = equalities[0];
+    statements.add(createIndex(shape.table, [...(first ? [first] : []), ...flag, sortColumn(sort)], flag));
+  }
+  const missing = [
+    ...(unfiltered.length ? [`filter on ${unfiltered.join(', ')}`] : []),
+    ...(unsorted.length ? [`sort on ${unsorted.join(', ')}`] : []),
+  ];
+  return { missing, statements: [...statements] };
+}
+
+// A filtered column is found through an index it leads, or that only the flag leads
+// (every list compares the flag for equality).
+function leads(index: CatalogueIndex, column: string, flag: readonly string[]): boolean {
+  const at = position(index, column);
+  return at === 0 || (at === 1 && flag.includes(index.columns[0].name));
+}
+
+// A sort is read in index order when only equality-compared columns come before it; on
+// PostgreSQL a nullable column is ordered `ASC NULLS FIRST` / `DESC NULLS LAST`, which
+// one index column serves in either direction only when its NULLs are on that side.
+function orders(
+  index: CatalogueIndex,
+  sort: ListShape['sorts'][number],
+  before: ReadonlySet<string>,
+  dialect: Dialect,
+) {
+  const at = position(index, sort.column);
+  if (at < 0 || !index.columns.slice(0, at).every((column) => before.has(column.name))) return false;
+  const column: IndexColumn = index.columns[at];
+  return dialect !== 'pg' || !sort.nullable || column.desc !== column.nullsFirst;
+}
+
+// MySQL and SQLite compare column names without regard to case; PostgreSQL's are lower case unless quoted.
+function position(index: CatalogueIndex, column: string): number {
+  return index.columns.findIndex((known) => known.name.toLowerCase() === column.toLowerCase());
+}
+
+// Named as the docs name theirs: the table, then the indexed columns but the flag.
+function createIndex(table: string, columns: readonly string[], flag: readonly string[]): string {
+  const named = columns.map((column) => column.split(' ')[0]).filter((column) => !flag.includes(column));
+  return `CREATE INDEX ${[table.split('.').pop(), ...named].join('_')} ON ${table} (${columns.join(', ')})`;
+}
