@@ -4,7 +4,7 @@ import { Model } from 'objection';
 import { bootstrap, crudRouter, type Principal } from '@crudsmith/core';
 import { koaHarness } from '../adapters/koa-harness';
 import type { MountedServer } from '../adapters/conformance';
-import { lockStored, upsertMany } from '../../core/src/data/bulk-writes';
+import { lockStored, upsertMany } from '../../core/src/data/upsert-writes';
 import { mapDatabaseError } from '../../core/src/errors/database-error';
 import { modelInfo } from '../../core/src/model/model-info';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { insertMany, insertValues, lockStored, upsertMany, writeWhere } from '../data/bulk-writes';
+import { insertMany, insertValues, writeWhere } from '../data/bulk-writes';
+import { lockStored, upsertMany } from '../data/upsert-writes';
 import { returnsRows, updateReturning, updateWhere } from '../data/conditional-writes';
 import { selectedFields } from '../data/read-query';
 import { ConflictError, BadRequestError, ValidationError } from '../errors/http-error';
