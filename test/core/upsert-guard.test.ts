@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Knex } from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { Model } from 'objection';
 import { bootstrap, crudRouter, type Principal } from '@crudsmith/core';
 import { koaHarness } from '../adapters/koa-harness';
 import type { MountedServer } from '../adapters/conformance';
-import { lockStored, upsertMany } from '../../core/src/data/bulk-writes';
+import { lockStored, upsertMany } from '../../core/src/data/upsert-writes';
 import { mapDatabaseError } from '../../core/src/errors/database-error';
 import { modelInfo } from '../../core/src/model/model-info';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
@@ -24,6 +24,30 @@ class Tag extends Model {
     },
   };
 }
+
+class Price extends Model {
+  static override tableName = 'ug_prices';
+  static override jsonSchema = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      price: { type: 'number' },
+      at: { type: 'string', format: 'date-time' },
+      owner_id: { type: 'integer' },
+      title: { type: 'string' },
+    },
+  };
+}
+
+const principal = async (req: { headers: Record<string, unknown> }): Promise<Principal> => ({
+  id: Number(req.headers['x-user']),
+  isSuperuser: false,
+  tierId: null,
+  scopes: [],
+  transport: 'bearer',
+  roles: [],
+  permissions: [],
+});
 
 describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engine) => {
   let db: TestDatabase;
@@ -70,14 +94,13 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
       return upsertMany(trx, info, rows, { conflict: 'code', merge, columns: ['code', 'title'], only: stored });
     });
     expect(await titles()).toEqual({ mine: 'new', theirs: 'kept', fresh: 'made' });
-    if (engine === 'mysql') expect(outcome).toEqual({ rows: undefined, skipped: [] });
-    else {
-      expect(outcome.skipped).toEqual(['theirs']);
+    expect(outcome.skipped).toEqual(['theirs']);
+    // MariaDB answers no rows: the caller reads them.
+    if (engine !== 'mysql')
       expect(outcome.rows).toEqual([
         { code: 'mine', title: 'new' },
         { code: 'fresh', title: 'made' },
       ]);
-    }
   });
 
   it('two upserts of one new value at once: the later one skips it, or MariaDB ends their deadlock with a 409', async () => {
@@ -137,15 +160,6 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
         update: { rows: { owner_id: (p: Principal) => p.id } },
       },
     });
-    const principal = async (req: { headers: Record<string, unknown> }): Promise<Principal> => ({
-      id: Number(req.headers['x-user']),
-      isSuperuser: false,
-      tierId: null,
-      scopes: [],
-      transport: 'bearer',
-      roles: [],
-      permissions: [],
-    });
     server = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
     await db.knex('ug_tags').insert([
       { code: 'his', owner_id: 2, title: 'his' },
@@ -180,5 +194,92 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
       ]),
     ).toBe(201);
     expect(await titles()).toEqual({ ...before, mine: 'again', new: 'n' });
+  });
+
+  it('a decimal or datetime conflict value matches its stored row in any form of it, under a row rule', async () => {
+    await db.knex.schema.createTable('ug_prices', (t) => {
+      t.increments('id');
+      t.decimal('price', 8, 2).unique();
+      t.datetime('at').unique();
+      t.integer('owner_id');
+      t.string('title', 20);
+    });
+    const router = crudRouter({
+      session: db.knex,
+      model: Price,
+      path: '/prices',
+      createSchema: ['price', 'at', 'owner_id', 'title'],
+      updateSchema: ['title'],
+      selectSchema: ['price', 'title'],
+      bulk: { conflictColumns: ['price', 'at'] },
+      access: { default: {}, update: { rows: { owner_id: (p: Principal) => p.id } } },
+    });
+    const mounted = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
+    try {
+      const post = async (query: string, item: object) => {
+        const res = await fetch(`${mounted.url}/prices/bulk${query}`, {
+          method: 'POST',
+          body: JSON.stringify([item]),
+          headers: { 'content-type': 'application/json', 'x-user': '1' },
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const at = '2026-01-02T03:04:05Z';
+      expect((await post('', { price: '10.50', at, owner_id: 1, title: 'old' })).status).toBe(201);
+      // Stored as 10.50 (a string from pg and mysql2), sent as 10.5; one instant, two forms.
+      expect(await post('?on_conflict=price', { price: 10.5, at, owner_id: 1, title: 'by price' })).toEqual({
+        status: 201,
+        body: [{ price: 10.5, title: 'by price' }],
+      });
+      const again = { price: 10.5, at: '2026-01-02T03:04:05.000+00:00', owner_id: 1, title: 'by at' };
+      expect(await post('?on_conflict=at', again)).toEqual({ status: 201, body: [{ price: 10.5, title: 'by at' }] });
+      expect(await db.knex('ug_prices').select('title')).toEqual([{ title: 'by at' }]);
+    } finally {
+      await mounted.close();
+    }
+  });
+});
+
+// MariaDB under READ COMMITTED: the check's locking read holds no index gap, so another
+// client's insert of a value no row held goes through before the upsert's statement.
+describe.each(ENGINES.filter((engine) => engine === 'mysql'))('an upsert under READ COMMITTED, on %s', (engine) => {
+  it('a row another client commits after the check is answered skipped and kept, not quietly passed over', async () => {
+    const db = await openDatabase(engine);
+    const app = knexFactory({
+      ...db.knex.client.config,
+      pool: {
+        min: 0,
+        max: 2,
+        afterCreate: (conn: any, done: (error: unknown, conn: unknown) => void) =>
+          conn.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', (error: unknown) => done(error, conn)),
+      },
+    });
+    try {
+      await db.knex.schema.createTable('ug_tags', (t) => {
+        t.increments('id');
+        t.string('code', 20).unique();
+        t.integer('owner_id');
+        t.string('title', 20);
+      });
+      await db.knex('ug_tags').insert({ code: 'mine', owner_id: 1, title: 'old' });
+      const info = modelInfo(Tag);
+      const rows = ['mine', 'theirs', 'fresh'].map((code) => ({ code, owner_id: 1, title: code }));
+      const outcome = await app.transaction(async (trx) => {
+        const only = await lockStored(trx, info, 'code', ['mine', 'theirs', 'fresh']);
+        // The other connection's insert commits at once: nothing holds the gap.
+        await db.knex('ug_tags').insert({ code: 'theirs', owner_id: 2, title: 'kept' });
+        return upsertMany(trx, info, rows, { conflict: 'code', merge: new Set(['title']), only });
+      });
+      expect(outcome.skipped).toEqual(['theirs']);
+      const stored = await db.knex('ug_tags').select('code', 'title').orderBy('code');
+      expect(stored).toEqual([
+        { code: 'fresh', title: 'fresh' },
+        { code: 'mine', title: 'mine' },
+        { code: 'theirs', title: 'kept' },
+      ]);
+    } finally {
+      await app.destroy();
+      await db.destroy();
+    }
   });
 });

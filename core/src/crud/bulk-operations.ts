@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { insertMany, insertValues, lockStored, upsertMany, writeWhere } from '../data/bulk-writes';
+import { insertMany, insertValues, writeWhere } from '../data/bulk-writes';
+import { conflictKey, lockStored, upsertMany } from '../data/upsert-writes';
 import { returnsRows, updateReturning, updateWhere } from '../data/conditional-writes';
 import { selectedFields } from '../data/read-query';
 import { ConflictError, BadRequestError, ValidationError } from '../errors/http-error';
@@ -45,14 +46,24 @@ function answerShape(ctx: CrudContext) {
 
 /** The stored rows whose `column` holds these values, in their order, read as the routes read. */
 async function readBack(ctx: CrudContext, trx: Knex, column: string, values: unknown[]): Promise<Row[]> {
+  const key = conflictKey(ctx.info, column);
+  const fields = selectedFields(ctx.info, ctx.selectSchema);
+  // The column matches each row to its value, so it is read even where the answer leaves it out.
+  const extra = !fields.includes(column);
+  const read = {
+    ...readOptions(ctx),
+    schemaToSelect: extra ? [...fields, column] : ctx.selectSchema,
+    includeDeleted: true,
+  };
   const found = new Map<string, Row>();
   for (let start = 0; start < values.length; start += 1000) {
-    const chunk = values.slice(start, start + 1000);
-    const filters = { [`${column}__in`]: chunk };
-    for (const row of await ctx.repo.select(trx, filters, { ...readOptions(ctx), includeDeleted: true }))
-      found.set(String(row[column]), row);
+    const filters = { [`${column}__in`]: values.slice(start, start + 1000) };
+    for (const row of await ctx.repo.select(trx, filters, read)) {
+      found.set(key(row[column]), row);
+      if (extra) delete row[column];
+    }
   }
-  return values.map((value) => found.get(String(value)) as Row);
+  return values.map((value) => found.get(key(value)) as Row);
 }
 
 /** The column `?on_conflict=` names, when given: one the router declares unique (400 otherwise). */
@@ -134,14 +145,15 @@ async function checkStored(access: BulkAccess, trx: Knex, conflict: string, give
   const scope = changeScope(access, 'update');
   if (!scope && !createdScope(access)) return undefined;
   const stored = await lockStored(trx, access.ctx.info, conflict, given);
-  await requireUpdatableRows(access, trx, { column: conflict, values: given.filter((v) => stored.has(String(v))) });
-  return { stored: scope ? stored : undefined, made: given.filter((value) => !stored.has(String(value))) };
+  const key = conflictKey(access.ctx.info, conflict);
+  await requireUpdatableRows(access, trx, { column: conflict, values: given.filter((v) => stored.has(key(v))) });
+  return { stored: scope ? stored : undefined, made: given.filter((value) => !stored.has(key(value))) };
 }
 
 /**
- * The upsert left rows alone that no check passed: ones another client inserted since
- * (404 or 403 as for a stored row the caller may not update), or, on MariaDB, an item
- * that collided on another unique key (409). Throwing rolls the whole request back.
+ * The upsert left rows alone that no check passed, ones another client inserted since:
+ * 404 or 403 as for a stored row the caller may not update, else 409 (sent again, the
+ * request meets the row checked). Throwing rolls the whole request back.
  */
 async function refuseSkipped(access: BulkAccess, trx: Knex, conflict: string, skipped: unknown[]): Promise<never> {
   await requireUpdatableRows(access, trx, { column: conflict, values: skipped });

@@ -1,0 +1,157 @@
+import type { Knex } from 'knex';
+import { batchesOf, MAX_BATCH_ROWS } from './bulk-writes';
+import { reuseCompiledSql } from './compiled-sql';
+import { returnsRows } from './conditional-writes';
+import { dialectOf } from './dialect';
+import { normalizeRow, normalizeValue } from './normalize';
+import { DuplicateValueError } from '../errors/http-error';
+import { mapDatabaseError } from '../errors/database-error';
+import type { ModelInfo } from '../model/model-info';
+
+// An upsert of many rows, each batch one INSERT … ON CONFLICT / ON DUPLICATE KEY UPDATE,
+// and its guard under a row rule: the stored rows it may reach are locked and checked
+// first (`lockStored`), and its conflict action then updates only those.
+
+type Row = Record<string, unknown>;
+
+/**
+ * Inserts the rows, updating instead the row that already holds a row's `conflict` value
+ * (its `merge` columns set from the row), one statement per batch. Answers the stored
+ * rows' `columns` where the engine returns them (else the caller reads them), and the
+ * conflict values whose stored row the statement left alone.
+ *
+ * With `only` (keys of `conflictKey`, from `lockStored`), the conflict action updates only
+ * stored rows whose `conflict` value is in it (the ones the caller checked and locked): a
+ * row another client inserted meanwhile is never changed, and its value is answered
+ * skipped. PostgreSQL and SQLite put the condition in `DO UPDATE … WHERE` and skip the
+ * rows `RETURNING` leaves out; MariaDB's `ON DUPLICATE KEY UPDATE` has no WHERE, so there
+ * the rows to create and the rows to update are two statements (`upsertCheckedMysql`).
+ */
+export async function upsertMany(
+  trx: Knex,
+  info: ModelInfo,
+  rows: Row[],
+  options: { conflict: string; merge: ReadonlySet<string>; columns?: string[]; only?: ReadonlySet<string> },
+): Promise<{ rows?: Row[]; skipped: unknown[] }> {
+  const { conflict, only } = options;
+  const key = conflictKey(info, conflict);
+  const answers = returnsRows(trx) && (options.columns || only);
+  const returned: Row[] = [];
+  const skipped: unknown[] = [];
+  for (const batch of batchesOf(trx, rows, true)) {
+    const written = Object.keys(batch.rows[0]).filter((column) => column !== conflict && options.merge.has(column));
+    if (only && dialectOf(trx) === 'mysql') {
+      skipped.push(...(await upsertCheckedMysql(trx, info, batch.rows, { conflict, written, only })));
+      continue;
+    }
+    const query = trx(info.table).insert(batch.rows).onConflict(conflict);
+    const given = batch.rows.map((row) => row[conflict]);
+    let merged: Knex.QueryBuilder;
+    if (!only)
+      // A row of the conflict column alone still has a statement to send: it changes nothing.
+      merged = written.length > 0 ? query.merge(written) : query.ignore();
+    else {
+      // The values as written, so the engine compares them by the column's type.
+      const checked = [...new Map(given.filter((v) => only.has(key(v))).map((v) => [key(v), v])).values()];
+      // Setting the conflict column to itself makes a row that changes nothing still answer.
+      merged = query
+        .merge(written.length > 0 ? written : [conflict])
+        .whereIn(`${info.table}.${conflict}`, checked.length > 0 ? (checked as string[]) : [null as never]);
+    }
+    if (answers) {
+      const columns = [...new Set([...(options.columns ?? []), conflict])];
+      const answered = new Set<string>();
+      for (const row of (await reuseCompiledSql(merged.returning(columns))) as Row[]) {
+        answered.add(key(row[conflict]));
+        if (!options.columns?.includes(conflict)) delete row[conflict];
+        if (options.columns) returned.push(normalizeRow(row, info));
+      }
+      if (only) skipped.push(...given.filter((value) => !answered.has(key(value))));
+    } else await reuseCompiledSql(merged);
+  }
+  return { rows: answers && options.columns ? returned : undefined, skipped };
+}
+
+/**
+ * MariaDB's upsert of one batch limited to the `only` rows; answers the values it left
+ * alone. Under READ COMMITTED the check's locking read holds no index gap, so another
+ * client may store a value no row held before this statement: the rows to create are a
+ * plain INSERT, which such a row makes fail (that statement alone is rolled back; the
+ * values stored then are skipped, the others sent again), never an update that quietly
+ * changes nothing. The checked rows go through ON DUPLICATE KEY UPDATE, each column set
+ * only on a row that holds the item's own conflict value (never one it met on another
+ * unique key), compared by the engine, by the column's type.
+ */
+async function upsertCheckedMysql(
+  trx: Knex,
+  info: ModelInfo,
+  rows: Row[],
+  options: { conflict: string; written: string[]; only: ReadonlySet<string> },
+): Promise<unknown[]> {
+  const { conflict, written, only } = options;
+  const key = conflictKey(info, conflict);
+  const checked = rows.filter((row) => only.has(key(row[conflict])));
+  const skipped: unknown[] = [];
+  let made = rows.filter((row) => !only.has(key(row[conflict])));
+  while (made.length > 0) {
+    try {
+      await reuseCompiledSql(trx(info.table).insert(made));
+      break;
+    } catch (error) {
+      if (!(mapDatabaseError(error) instanceof DuplicateValueError)) throw error;
+      const values = made.map((row) => row[conflict]);
+      const taken = await lockStored(trx, info, conflict, values);
+      const isTaken = (row: Row) => taken.has(key(row[conflict]));
+      // None stored: the items collided with each other or on another unique key.
+      if (!made.some(isTaken)) throw error;
+      skipped.push(...made.filter(isTaken).map((row) => row[conflict]));
+      made = made.filter((row) => !isTaken(row));
+    }
+  }
+  if (checked.length > 0) {
+    const assignments = Object.fromEntries(
+      (written.length > 0 ? written : [conflict]).map((column) => [
+        column,
+        column === conflict
+          ? trx.raw('??', [column])
+          : trx.raw('IF(?? <=> VALUES(??), VALUES(??), ??)', [conflict, conflict, column, column]),
+      ]),
+    );
+    await reuseCompiledSql(trx(info.table).insert(checked).onConflict(conflict).merge(assignments));
+  }
+  return skipped;
+}
+
+/**
+ * A value of the unique `column` as a key that two forms of one stored value share: a
+ * decimal without its scale ('10.50' and 10.5), a datetime as its instant whatever the
+ * driver's form (a Date, SQLite's text). Keys, never the text of a value, tell which rows
+ * an upsert checked.
+ */
+export function conflictKey(info: ModelInfo, column: string): (value: unknown) => string {
+  const known = info.columns.get(column);
+  return (value) => {
+    const normal = known ? normalizeValue(value, known) : value;
+    return normal instanceof Date ? normal.toISOString() : String(normal);
+  };
+}
+
+/**
+ * In the caller's transaction, the stored values among `values` of the unique `column`
+ * (as `conflictKey`s), their rows locked until it ends (`SELECT … FOR UPDATE`; SQLite
+ * writes one transaction at a time). On MariaDB's default REPEATABLE READ the locking
+ * read also holds the index gaps of the values no row holds, so no other client inserts
+ * one before the transaction ends.
+ */
+export async function lockStored(trx: Knex, info: ModelInfo, column: string, values: unknown[]): Promise<Set<string>> {
+  const key = conflictKey(info, column);
+  const stored = new Set<string>();
+  for (let start = 0; start < values.length; start += MAX_BATCH_ROWS) {
+    const query = trx(info.table)
+      .select(column)
+      .whereIn(column, values.slice(start, start + MAX_BATCH_ROWS) as string[]);
+    for (const row of (await (dialectOf(trx) === 'sqlite' ? query : query.forUpdate())) as Row[])
+      stored.add(key(row[column]));
+  }
+  return stored;
+}
