@@ -1,21 +1,24 @@
 import type { Knex } from 'knex';
 import { readIndexes, type CatalogueIndex, type IndexColumn } from '../data/catalogue-indexes';
 import { dialectOf, type Dialect } from '../data/dialect';
+import type { ColumnInfo } from '../model/model-info';
 import type { CrudContext } from './crud-context';
 
-// The operators an index on the column serves (text patterns, negations and custom
-// operators are left to the deployer); the first three compare for equality, so the
-// columns they filter may come before the flag and the sort column in one index.
-const SERVED = new Set(['eq', 'in', 'is', 'gt', 'gte', 'lt', 'lte', 'between']);
+// The filters an index is advised for: equality (`eq`, `in`, `is`), whose columns may come
+// before the flag and the sort column in one index. Ranges alone, text patterns, negations
+// and custom operators are left to the deployer, as are columns an index rarely helps
+// (booleans, JSON) or that MariaDB cannot index whole (strings past 255 characters).
 const EQUALITY = new Set(['eq', 'in', 'is']);
+const UNINDEXED_KINDS = new Set(['boolean', 'json']);
+const LONGEST_INDEXED_STRING = 255;
 
 /** What a generated list asks of the table's indexes: its declared filters and sorts. */
 interface ListShape {
   model: string;
   table: string;
   flag?: string;
-  /** Own columns the declared filters compare, each once, not counting the key and the sorted ones. */
-  filters: { column: string; equality: boolean }[];
+  /** Own columns the declared filters compare for equality, each once, not counting the key and the sorted ones. */
+  filters: string[];
   /** The columns `sortable` declares, with whether PostgreSQL orders them with a NULLS clause. */
   sorts: { column: string; nullable: boolean }[];
 }
@@ -50,13 +53,17 @@ function listShape(ctx: CrudContext, sortable: readonly string[]): ListShape {
   const filters: ListShape['filters'] = [];
   for (const filter of ctx.filters) {
     const column = filter.column.name;
-    if (filter.owner !== info || !SERVED.has(filter.op) || keyed(column)) continue;
+    if (filter.owner !== info || !EQUALITY.has(filter.op) || keyed(column) || !indexable(info.columns.get(column)))
+      continue;
     if (sorts.some((sort) => sort.column === column)) continue; // judged as a sort
-    const seen = filters.find((known) => known.column === column);
-    if (seen) seen.equality ||= EQUALITY.has(filter.op);
-    else filters.push({ column, equality: EQUALITY.has(filter.op) });
+    if (!filters.includes(column)) filters.push(column);
   }
   return { model: info.model.name, table: info.table, flag, filters, sorts };
+}
+
+function indexable(column: ColumnInfo | undefined): boolean {
+  if (!column || UNINDEXED_KINDS.has(column.kind)) return false;
+  return column.kind !== 'string' || (column.maxLength ?? 0) <= LONGEST_INDEXED_STRING;
 }
 
 /** What no index serves, and the CREATE INDEX statements that would serve it. */
@@ -66,26 +73,22 @@ function missingIndexes(
   dialect: Dialect,
 ): { missing: string[]; statements: string[] } {
   const flag = shape.flag ? [shape.flag] : [];
-  const equalities = shape.filters.filter((filter) => filter.equality).map((filter) => filter.column);
   const statements = new Set<string>();
   const unfiltered: string[] = [];
   const unsorted: string[] = [];
   const sortColumn = (sort: ListShape['sorts'][number]) =>
     dialect === 'pg' && sort.nullable ? `${sort.column} NULLS FIRST` : sort.column;
-  for (const filter of shape.filters) {
-    if (indexes.some((index) => leads(index, filter.column, flag))) continue;
-    unfiltered.push(filter.column);
+  for (const column of shape.filters) {
+    if (indexes.some((index) => leads(index, column, flag))) continue;
+    unfiltered.push(column);
     const first = shape.sorts[0];
-    const columns = filter.equality
-      ? [filter.column, ...flag, ...(first ? [sortColumn(first)] : [])]
-      : [...flag, filter.column];
-    statements.add(createIndex(shape.table, columns, flag));
+    statements.add(createIndex(shape.table, [column, ...flag, ...(first ? [sortColumn(first)] : [])], flag));
   }
   for (const sort of shape.sorts) {
-    const before = new Set([...flag, ...equalities]);
+    const before = new Set([...flag, ...shape.filters]);
     if (indexes.some((index) => orders(index, sort, before, dialect))) continue;
     unsorted.push(sort.column);
-    const first = equalities[0];
+    const first = shape.filters[0];
     statements.add(createIndex(shape.table, [...(first ? [first] : []), ...flag, sortColumn(sort)], flag));
   }
   const missing = [

@@ -117,10 +117,13 @@ export function bootstrap(options: BootstrapOptions): App {
 async function adviseIndexes(routes: readonly RouteDescriptor[], knex: Knex, logger: ErrorLogger): Promise<void> {
   const advisers = new Set(routes.flatMap((route) => (route.adviseIndexes ? [route.adviseIndexes] : [])));
   const results = await Promise.allSettled([...advisers].map((advise) => advise(knex)));
+  // Two versions of one router give the same advice: said once.
+  const lines = new Set<string>();
   for (const result of results) {
-    if (result.status === 'fulfilled') for (const line of result.value) logger.warn?.(line);
-    else logger.warn?.(`Index check skipped: ${(result.reason as Error)?.message ?? String(result.reason)}`);
+    if (result.status === 'fulfilled') for (const line of result.value) lines.add(line);
+    else lines.add(`Index check skipped: ${(result.reason as Error)?.message ?? String(result.reason)}`);
   }
+  for (const line of lines) logger.warn?.(line);
 }
 
 // The tables routers need (one set per name, however many routers share it), before the app's own sets.

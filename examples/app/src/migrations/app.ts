@@ -2,6 +2,7 @@ import type { MigrationSet } from '@crudsmith/core';
 import { postsMigration } from './posts';
 import { settingsMigration, usersMigration } from './users';
 import { usersVerifiedMigration } from './users-verified';
+import { itemsFilterIndexesMigration } from './items-filter-indexes';
 import { itemsFulltextMigration } from './items-fulltext';
 import { notesMigration } from './notes';
 import { tagsMigration } from './tags';
@@ -38,5 +39,6 @@ export const appMigrations: MigrationSet = {
     '0006_items_fulltext': itemsFulltextMigration,
     '0007_notes': notesMigration,
     '0008_tags': tagsMigration,
+    '0009_items_filter_indexes': itemsFilterIndexesMigration,
   },
 };
