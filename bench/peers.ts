@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { ENGINES, openDatabase, type Engine } from './lib/db';
 import type { Suite } from './lib/suite';
 import { formatOps, formatTable, type Column } from './lib/table';
 import type { RequestKind } from './http/load';
+import { allowNestCreates, installPeers, peerKind } from './http/peer-apps';
 import type { Framework, Peer, Side } from './http/protocol';
 import { defaultHttpOptions, measureSides, ratioOf, sideMedians, type SideResult } from './http/rounds';
 import { OPERATIONS, operations, prepare, traced, warmUpAll, type Operation } from './http/scenario';
@@ -20,7 +18,6 @@ import { startServer, stopServers, type ServerProcess } from './http/server';
 // bench/peers with a package.json of their own, installed here on first use, so the
 // repository's `npm ci` never fetches them.
 
-const PEERS_DIR = join(__dirname, 'peers');
 type PeerSide = 'crudsmith' | 'natural' | 'crudsmith express' | Peer;
 /** Each server of a row: its framework and what serves the items. */
 const SERVERS: Record<PeerSide, { framework: Framework; side: Side | Peer }> = {
@@ -46,62 +43,10 @@ interface PeerRow {
   statements: Record<PeerSide, number>;
 }
 
-/** Installs bench/peers from its lockfile unless it is there, and builds the Nest app unless its build is current. */
-function installPeers(): void {
-  if (
-    !existsSync(join(PEERS_DIR, 'node_modules', '@feathersjs', 'knex')) ||
-    !existsSync(join(PEERS_DIR, 'node_modules', '@dataui', 'crud'))
-  ) {
-    console.log('  installing the peers: npm ci in bench/peers');
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEERS_DIR, stdio: 'inherit' });
-  }
-  const built = join(PEERS_DIR, 'dist', 'nest-app.js');
-  if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(PEERS_DIR, 'nest-app.ts')).mtimeMs) {
-    console.log('  building the Nest app: tsc -p bench/peers/tsconfig.build.json');
-    execFileSync(
-      process.execPath,
-      [require.resolve('typescript/bin/tsc'), '-p', join(PEERS_DIR, 'tsconfig.build.json')],
-      { stdio: 'inherit' },
-    );
-  }
-}
-
-/** crudsmith's list query in @dataui/crud's syntax: `filter=col||$op||value`, `sort=col,DESC`. */
-function nestRequest(request: ReturnType<RequestKind['next']>): ReturnType<RequestKind['next']> {
-  const [path, search] = request.path.split('?');
-  if (search === undefined) return request;
-  const query = new URLSearchParams();
-  for (const [key, value] of new URLSearchParams(search)) {
-    if (key === 'price__gte') query.append('filter', `price||$gte||${value}`);
-    else if (key === 'sort')
-      query.append('sort', `${value.replace(/^-/, '')},${value.startsWith('-') ? 'DESC' : 'ASC'}`);
-    else if (key === 'offset' || key === 'limit') query.append(key, value);
-    else query.append('filter', `${key}||$eq||${value}`);
-  }
-  return { ...request, path: `${path}?${query}` };
-}
-
-/** crudsmith's list query in Feathers' syntax: `price[$gte]`, `$sort`, `$skip`, `$limit`. */
-function feathersRequest(request: ReturnType<RequestKind['next']>): ReturnType<RequestKind['next']> {
-  const [path, search] = request.path.split('?');
-  if (search === undefined) return request;
-  const asked = new URLSearchParams(search);
-  const query = new URLSearchParams();
-  for (const [key, value] of asked) {
-    if (key === 'price__gte') query.append('price[$gte]', value);
-    else if (key === 'sort') query.append(`$sort[${value.replace(/^-/, '')}]`, value.startsWith('-') ? '-1' : '1');
-    else if (key === 'offset') query.append('$skip', value);
-    else if (key === 'limit') query.append('$limit', value);
-    else query.append(key, value);
-  }
-  return { ...request, path: `${path}?${query}` };
-}
-
 /** An operation's request sequence for one side, in that side's syntax. */
 function kindFor(operation: Operation, side: PeerSide): RequestKind {
   const kind = operation.kind();
-  const translate = side === 'feathers' ? feathersRequest : side === 'nest' ? nestRequest : undefined;
-  return translate ? { method: kind.method, next: () => translate(kind.next()) } : kind;
+  return side === 'feathers' || side === 'nest' ? peerKind(kind, side) : kind;
 }
 
 /** Fails the run unless every side answers success; answers the statements each sent per request. */
@@ -130,9 +75,7 @@ async function measureEngine(engine: Engine, rows: PeerRow[]): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     const ops = operations(await prepare(db.knex, engine));
-    // What the Nest app's own migration declares for its CreateDateColumn (TypeORM inserts
-    // DEFAULT there); the other sides always write the creation time themselves.
-    if (engine === 'postgres') await db.knex.raw('alter table items alter column created_at set default now()');
+    await allowNestCreates(db.knex, engine);
     const servers = {} as Record<PeerSide, ServerProcess>;
     await Promise.all(
       PEER_SIDES.map(async (side) => {

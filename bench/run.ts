@@ -1,9 +1,29 @@
 import { assertBuiltPackages, ensureFreshBuild } from './lib/built';
-import { resultTable } from './lib/suite';
+import { resultTable, type Suite } from './lib/suite';
 
 // `npm run bench` runs every suite in order and prints one table per suite;
 // `npm run bench -- repository` runs only the suites named. It measures the built
 // packages: the suites, which load @crudsmith/*, are imported only once dist/ is current.
+// BENCH_RUNS=3 runs each suite that can merge its runs three whole times and prints the
+// medians of the per-run ratios.
+
+/** BENCH_RUNS: how many times to run each suite that can merge its runs (one unless set). */
+const RUNS = Math.max(1, Math.floor(Number(process.env.BENCH_RUNS) || 1));
+
+/** The suite's rows: one run, or RUNS whole runs merged into medians when the suite can merge them. */
+async function runSuite(suite: Suite<any>): Promise<any[]> {
+  if (RUNS === 1) return suite.run();
+  if (!suite.merge) {
+    console.log(`  BENCH_RUNS=${RUNS}: ${suite.name} runs once (it has no medians of several runs)`);
+    return suite.run();
+  }
+  const runs: any[][] = [];
+  for (let run = 1; run <= RUNS; run++) {
+    console.log(`  run ${run} of ${RUNS}`);
+    runs.push(await suite.run());
+  }
+  return suite.merge(runs);
+}
 
 async function main(): Promise<void> {
   ensureFreshBuild();
@@ -19,7 +39,7 @@ async function main(): Promise<void> {
   for (const suite of suites) {
     if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
     console.log(`${suite.name}:`);
-    const rows = await suite.run();
+    const rows = await runSuite(suite);
     console.log(`\n${suite.table ? suite.table(rows) : resultTable(rows)}\n`);
   }
   // Each suite's table names its own reference and target; this says what the columns mean.

@@ -14,6 +14,11 @@ export interface Suite<Row = ResultRow> {
   run(): Promise<Row[]>;
   /** The printed table of its rows, when they are not ResultRows. */
   table?(rows: Row[]): string;
+  /**
+   * Several runs' rows as one row each, every ratio the median of the runs' (BENCH_RUNS);
+   * a suite without it runs once.
+   */
+  merge?(runs: Row[][]): Row[];
 }
 
 const columns: Column<ResultRow>[] = [
