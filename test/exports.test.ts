@@ -196,11 +196,7 @@ const entries: [string, object, string[]][] = [
   ['@crudsmith/koa', koa, ['mountRoutes', 'koaSessionOptions']],
   ['@crudsmith/express', express, ['mountRoutes']],
   ['@crudsmith/fastify', fastify, ['mountRoutes', 'frameworkErrors']],
-  [
-    '@crudsmith/account',
-    account,
-    ['account', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES', 'smtpTransport', 'outbox'],
-  ],
+  ['@crudsmith/account', account, ['account', 'smtpTransport', 'outbox']],
   ['@crudsmith/account/redis', accountRedis, ['RedisSessionStore', 'RedisChallengeStore']],
   [
     '@crudsmith/rate-limit',
