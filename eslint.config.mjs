@@ -9,7 +9,8 @@ import prettier from 'eslint-config-prettier/flat';
 const frameworks = ['koa', 'koa-*', '@koa/*', 'express', 'express-*', 'fastify', '@fastify/*', 'ioredis', 'pug'];
 
 // core's floors, bottom to top (ARCHITECTURE.md lists them): a file imports only from its
-// own floor and the ones below. The entries (index, adapter, session, s3) sit above all.
+// own floor and the ones below. The entries (index, adapter, auth, session, server, s3)
+// sit above all; two share a folder's name, so an entry is refused as that exact file.
 const coreFloors = [
   ['errors'],
   ['text', 'migrations', 'storage'],
@@ -25,7 +26,7 @@ const coreFloors = [
   ['server'],
   ['adapter-kit'],
 ];
-const coreEntries = ['index', 'adapter', 'session', 's3'];
+const coreEntries = ['index', 'adapter', 'auth', 'session', 'server', 's3'];
 const plugins = ['account', 'admin', 'rate-limit', 'versioning'];
 
 const corePatterns = [
@@ -41,15 +42,13 @@ const innerPatterns = [
 /** The imports a folder of core on `floor` may not make: every folder above it, and the entries. */
 function floorRule(floor) {
   const above = coreFloors.slice(floor + 1).flat();
-  const names = [...new Set([...above, ...coreEntries])];
-  const group = names.flatMap((name) => [`../${name}`, `../${name}/**`, `../../${name}`, `../../${name}/**`]);
+  const group = above.flatMap((name) => [`../${name}`, `../${name}/**`, `../../${name}`, `../../${name}/**`]);
+  const message = `core/src/${coreFloors[floor].join(', ')} may import only its own floor and those below.`;
+  const entries = `^(\\.\\./)+(${coreEntries.join('|')})$`;
   return [
     'error',
     {
-      patterns: [
-        ...corePatterns,
-        { group, message: `core/src/${coreFloors[floor].join(', ')} may import only its own floor and those below.` },
-      ],
+      patterns: [...corePatterns, ...(group.length ? [{ group, message }] : []), { regex: entries, message }],
     },
   ];
 }

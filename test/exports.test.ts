@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as core from '@crudsmith/core';
 import * as coreAdapter from '@crudsmith/core/adapter';
+import * as coreAuth from '@crudsmith/core/auth';
 import * as coreSession from '@crudsmith/core/session';
+import * as coreServer from '@crudsmith/core/server';
 import * as coreS3 from '@crudsmith/core/s3';
 import * as koa from '@crudsmith/koa';
 import * as express from '@crudsmith/express';
@@ -14,6 +16,30 @@ import * as versioning from '@crudsmith/versioning';
 import * as adminEntry from '@crudsmith/admin';
 import * as client from '@crudsmith/client';
 import * as clientGenerate from '@crudsmith/client/generate';
+
+/** @crudsmith/core/auth's names: sessions, secrets, passwords and the sign-in lockout. */
+const authNames = [
+  // sessions
+  'SessionManager',
+  'MemorySessionStore',
+  'KnexSessionStore',
+  'sessionTableMigration',
+  'sessionMigrations',
+  // secrets
+  'randomToken',
+  'hashSecret',
+  'safeEqual',
+  // passwords
+  'HashPool',
+  'PasswordHasher',
+  'bcryptInput',
+  'normalizePassword',
+  'BCRYPT_MAX_BYTES',
+  // sign-in lockout
+  'Lockout',
+  'loginFailureMigration',
+  'loginLockoutsMigration',
+];
 
 // Each package entry's public surface is a contract: adding or removing an export is a
 // deliberate change of its list here (and of the packaging test, which loads the builds).
@@ -109,33 +135,6 @@ const entries: [string, object, string[]][] = [
       'bootstrap',
       'principalOf',
       'setPrincipalResolver',
-      // health and readiness
-      'healthRoutes',
-      'knexCheck',
-      // running a server: shutdown and request logs
-      'gracefulShutdown',
-      'ShutdownState',
-      'loadShedding',
-      'LoadMonitor',
-      'OverloadedError',
-      'requestLog',
-      'REQUEST_ID_HEADER',
-      'requestIdFrom',
-      'MAX_REQUEST_ID_LENGTH',
-      // secrets
-      'randomToken',
-      'hashSecret',
-      'safeEqual',
-      // passwords
-      'HashPool',
-      'PasswordHasher',
-      'bcryptInput',
-      'normalizePassword',
-      'BCRYPT_MAX_BYTES',
-      // sign-in lockout
-      'Lockout',
-      'loginFailureMigration',
-      'loginLockoutsMigration',
       // uploaded files
       'localStorage',
       'checkStorageKey',
@@ -171,20 +170,33 @@ const entries: [string, object, string[]][] = [
       'isPlainJson',
     ],
   ],
+  ['@crudsmith/core/auth', coreAuth, authNames],
+  // The old name of /auth, kept for existing apps: the same names.
+  ['@crudsmith/core/session', coreSession, authNames],
   [
-    '@crudsmith/core/session',
-    coreSession,
-    ['SessionManager', 'MemorySessionStore', 'KnexSessionStore', 'sessionTableMigration', 'sessionMigrations'],
+    '@crudsmith/core/server',
+    coreServer,
+    [
+      // health and readiness
+      'healthRoutes',
+      'knexCheck',
+      // shutdown, load shedding and request logs
+      'gracefulShutdown',
+      'ShutdownState',
+      'loadShedding',
+      'LoadMonitor',
+      'OverloadedError',
+      'requestLog',
+      'REQUEST_ID_HEADER',
+      'requestIdFrom',
+      'MAX_REQUEST_ID_LENGTH',
+    ],
   ],
   ['@crudsmith/core/s3', coreS3, ['s3Storage', 'StorageUnavailableError']],
   ['@crudsmith/koa', koa, ['mountRoutes', 'koaSessionOptions']],
   ['@crudsmith/express', express, ['mountRoutes']],
   ['@crudsmith/fastify', fastify, ['mountRoutes', 'frameworkErrors']],
-  [
-    '@crudsmith/account',
-    account,
-    ['account', 'bcryptInput', 'normalizePassword', 'BCRYPT_MAX_BYTES', 'smtpTransport', 'outbox'],
-  ],
+  ['@crudsmith/account', account, ['account', 'smtpTransport', 'outbox']],
   ['@crudsmith/account/redis', accountRedis, ['RedisSessionStore', 'RedisChallengeStore']],
   [
     '@crudsmith/rate-limit',

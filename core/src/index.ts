@@ -1,5 +1,7 @@
 // @crudsmith/core: the application API. What only HTTP adapters need is in
-// `@crudsmith/core/adapter`; server-side sessions are in `@crudsmith/core/session`.
+// `@crudsmith/core/adapter`; sessions, secrets, passwords and the sign-in lockout are in
+// `@crudsmith/core/auth`; health routes, graceful shutdown, load shedding and the request
+// log are in `@crudsmith/core/server`; the S3 store is in `@crudsmith/core/s3`.
 
 /** Errors: typed classes carrying status, `detail` and a stable `code`. */
 export {
@@ -111,22 +113,6 @@ export type { HttpMethod, UploadedFile, Dependency, NeutralRequest, NeutralResul
 export type { RouteDescriptor, RouteDoc } from './http/route';
 export type { ErrorContext, ErrorLogger } from './http/render-error';
 
-/** Liveness and readiness routes for probes and load balancers. */
-export { healthRoutes, knexCheck } from './server/health';
-export type { HealthCheck, HealthOptions, CheckState } from './server/health';
-
-/** Running a node server: graceful shutdown, and one structured log line per request. */
-export { gracefulShutdown } from './server/graceful-shutdown';
-export type { GracefulShutdown, GracefulShutdownOptions, Closer } from './server/graceful-shutdown';
-export { ShutdownState } from './server/shutdown-state';
-/** Shedding load: 503 with Retry-After while the event loop or the heap is past its bound. */
-export { loadShedding, LoadMonitor, OverloadedError } from './server/load-shedding';
-export type { LoadShedding, LoadSheddingOptions } from './server/load-shedding';
-export { requestLog, REQUEST_ID_HEADER } from './server/request-log';
-export type { RequestLog, RequestLogOptions } from './server/request-log';
-export { requestIdFrom, MAX_REQUEST_ID_LENGTH } from './server/request-id';
-export type { StructuredLogger } from './server/structured-logger';
-
 /** JSON schemas for route docs (OpenAPI). */
 export { columnJsonSchema, schemaToJsonSchema } from './schema/json-schema';
 export type { JsonSchema } from './schema/json-schema';
@@ -140,19 +126,6 @@ export type { App, BootstrapOptions } from './plugin/bootstrap';
 export type { Plugin, PluginHooks, BeforeHook, AfterHook, ErrorHook, Fallback } from './plugin/plugin';
 export { principalOf, setPrincipalResolver } from './http/principal';
 export type { Principal } from './http/principal';
-
-/** Secrets: random tokens, their stored hashes, and a timing-safe comparison. */
-export { randomToken, hashSecret, safeEqual } from './security/secrets';
-
-/** Passwords: bcrypt off the event loop, with bounded concurrency (the account plugin's and the admin's). */
-export { HashPool } from './security/hash-pool';
-export type { HashingOptions } from './security/hash-pool';
-export { PasswordHasher, bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from './security/password-hasher';
-export type { PasswordHasherOptions } from './security/password-hasher';
-
-/** Sign-in lockout per account in the database, atomic under concurrent attempts. */
-export { Lockout, loginFailureMigration, loginLockoutsMigration } from './security/login-lockout';
-export type { LockoutOptions, Attempt } from './security/login-lockout';
 
 /** Uploaded files: the storage contract and the local folder (the S3 store is `@crudsmith/core/s3`). */
 export type { Storage, StoredObject } from './storage/storage';

@@ -12,7 +12,7 @@ import type {
   RouteDescriptor,
 } from '@crudsmith/core';
 import type { Mountable } from '@crudsmith/core/adapter';
-import type { SessionManager } from '@crudsmith/core/session';
+import type { SessionManager } from '@crudsmith/core/auth';
 
 /** The adapter options every adapter understands. */
 export interface MountOptions {

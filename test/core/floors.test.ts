@@ -77,6 +77,10 @@ describe("core's floors", () => {
     expect(await lintAs('core/src/crud/probe.ts', "export type { ModelInfo } from '../model/model-info';\n")).toEqual(
       [],
     );
+    // An entry is refused as its exact file, even where a lower folder shares its name.
+    expect(await lintAs('core/src/security/probe.ts', "export * from '../auth';\n")).toHaveLength(1);
+    expect(await lintAs('core/src/adapter-kit/probe.ts', "export * from '../server';\n")).toHaveLength(1);
+    expect(await lintAs('core/src/adapter-kit/probe.ts', "export * from '../server/request-id';\n")).toEqual([]);
   });
 
   it('refuses in lint a plugin importing another plugin, and an adapter importing a plugin', async () => {

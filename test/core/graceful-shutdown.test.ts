@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigurationError, gracefulShutdown, ShutdownState, type GracefulShutdown } from '@crudsmith/core';
+import { ConfigurationError } from '@crudsmith/core';
+import { gracefulShutdown, ShutdownState, type GracefulShutdown } from '@crudsmith/core/server';
 import { rawConnection, statusOf } from '../fixtures/raw-connection';
 
 // The shutdown helper on a plain node server in this process, called directly rather than by a signal

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { healthRoutes, ShutdownState, type HealthOptions } from '@crudsmith/core';
+import { healthRoutes, ShutdownState, type HealthOptions } from '@crudsmith/core/server';
 import { createRequest } from '@crudsmith/core/adapter';
 
 // The probes' routes called directly: what each answers, and that a readiness failure never says why in words.

@@ -2,7 +2,7 @@
 // could grow the table without end: rows idle past `resetAfterSeconds` and not locked are
 // deleted as new names come, at most once a minute, and nothing else changes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lockout, loginFailureMigration, loginLockoutsMigration } from '@crudsmith/core';
+import { Lockout, loginFailureMigration, loginLockoutsMigration } from '@crudsmith/core/auth';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 
 const TABLE = 'retention_login_failures';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REQUEST_ID_LENGTH, requestIdFrom } from '@crudsmith/core';
+import { MAX_REQUEST_ID_LENGTH, requestIdFrom } from '@crudsmith/core/server';
 import { growth } from '../fixtures/growth';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -2,14 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  bootstrap,
-  DatabaseUnavailableError,
-  requestLog,
-  ServiceUnavailableError,
-  type RouteDescriptor,
-  type StructuredLogger,
-} from '@crudsmith/core';
+import { bootstrap, DatabaseUnavailableError, ServiceUnavailableError, type RouteDescriptor } from '@crudsmith/core';
+import { requestLog, type StructuredLogger } from '@crudsmith/core/server';
 import { appWith as expressApp } from '../adapters/express-harness';
 import { appWith as fastifyApp } from '../adapters/fastify-harness';
 import { appWith as koaApp } from '../adapters/koa-harness';

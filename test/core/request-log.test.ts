@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestLog, type StructuredLogger } from '@crudsmith/core';
+import { requestLog, type StructuredLogger } from '@crudsmith/core/server';
 import { rawConnection } from '../fixtures/raw-connection';
 
 type Line = { level: 'info' | 'warn' | 'error'; message: string } & Record<string, unknown>;

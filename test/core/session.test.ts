@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, hashSecret, migrationSource, safeEqual, type NeutralRequest } from '@crudsmith/core';
-import { createRequest } from '@crudsmith/core/adapter';
+import { ConfigurationError, migrationSource, type NeutralRequest } from '@crudsmith/core';
 import {
+  hashSecret,
+  safeEqual,
   KnexSessionStore,
   MemorySessionStore,
   SessionManager,
   sessionMigrations,
   type SessionStore,
-} from '@crudsmith/core/session';
+} from '@crudsmith/core/auth';
+import { createRequest } from '@crudsmith/core/adapter';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 
 const requestWith = (cookies: Record<string, string> = {}): NeutralRequest =>

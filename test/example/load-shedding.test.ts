@@ -2,7 +2,7 @@
 // everything late, on every adapter; /readyz says so, so a balancer sends work elsewhere,
 // and it takes work again once the load is gone, without a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LoadMonitor, loadShedding } from '@crudsmith/core';
+import { LoadMonitor, loadShedding } from '@crudsmith/core/server';
 import { buildApp, type ExampleApp } from '../../examples/app/src/app';
 import { ADAPTERS, serve } from '../../examples/app/src/server';
 import { readSettings } from '../../examples/app/src/config';

@@ -70,7 +70,9 @@ export function publishedPackages(env: UserProject): void {
     expect(Object.keys(env.packed.find((p) => p.name === '@crudsmith/core')!.manifest.exports!)).toEqual([
       '.',
       './adapter',
+      './auth',
       './session',
+      './server',
       './s3',
       './package.json',
     ]);

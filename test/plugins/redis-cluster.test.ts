@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from 'ioredis';
 import { crudRouter, ServiceUnavailableError } from '@crudsmith/core';
 import { createRequest } from '@crudsmith/core/adapter';
-import { SessionManager } from '@crudsmith/core/session';
+import { SessionManager } from '@crudsmith/core/auth';
 import { RedisChallengeStore, RedisSessionStore } from '@crudsmith/account/redis';
 import { clusterNodes } from '@crudsmith/rate-limit';
 import { createRedisClient, RedisInvalidation, RedisStore } from '@crudsmith/rate-limit/redis';

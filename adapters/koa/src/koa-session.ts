@@ -3,9 +3,9 @@ import { Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Context } from 'koa';
 import type { CreateSessionOptions } from 'koa-session';
-import { ConfigurationError, randomToken, type ErrorLogger } from '@crudsmith/core';
+import { ConfigurationError, type ErrorLogger } from '@crudsmith/core';
+import { randomToken, type Session, type SessionCarrier, type SessionManager } from '@crudsmith/core/auth';
 import { errorLoggerFor, errorToResult } from '@crudsmith/core/adapter';
-import type { Session, SessionCarrier, SessionManager } from '@crudsmith/core/session';
 import { writeResult } from './write-result';
 
 // On Koa, koa-session is the session cookie's carrier: it loads the session

@@ -12,7 +12,7 @@ import {
   type AdapterSettings,
   type Mountable,
 } from '@crudsmith/core/adapter';
-import type { SessionManager } from '@crudsmith/core/session';
+import type { SessionManager } from '@crudsmith/core/auth';
 import { assertKoaSession, reportSessionErrors } from './koa-session';
 import { toNeutralRequest } from './to-neutral-request';
 import { writeResult } from './write-result';

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
-import { randomToken, type HashPool } from '@crudsmith/core';
-import type { SessionStore } from '@crudsmith/core/session';
+import { randomToken, type HashPool, type SessionStore } from '@crudsmith/core/auth';
 import { admin, type AdminApiKeys, type AdminPlugin, type RoleCatalogue } from '@crudsmith/admin';
 import { RateLimit, Tier, sanitizePath, type TierService } from '@crudsmith/rate-limit';
 import { Item, ItemCreate, ItemUpdate } from './models/item';

@@ -1,23 +1,24 @@
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import {
-  HashPool,
   bootstrap,
   createRegistry,
   idempotencyMigrations,
-  healthRoutes,
-  knexCheck,
-  loadShedding,
   localStorage,
   type App,
   type ErrorLogger,
+  type Storage,
+} from '@crudsmith/core';
+import {
+  healthRoutes,
+  knexCheck,
+  loadShedding,
   type HealthCheck,
   type LoadSheddingOptions,
   type RequestLog,
   type ShutdownState,
-  type Storage,
-} from '@crudsmith/core';
-import type { SessionStore } from '@crudsmith/core/session';
+} from '@crudsmith/core/server';
+import { HashPool, type SessionStore } from '@crudsmith/core/auth';
 import { createSession } from 'koa-session';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin, type ChallengeStore } from '@crudsmith/account';

@@ -2,12 +2,8 @@ import { join, resolve } from 'node:path';
 import { clusterNodes, rateLimitSettings, type RateLimitSettings } from '@crudsmith/rate-limit';
 import { readMailSettings, type MailSettings } from './mail';
 import { readOidcSettings, type OidcSettings } from './oidc';
-import {
-  DEFAULT_DATABASE_TIMEOUTS,
-  DEFAULT_REPLICA_OPTIONS,
-  type DatabaseTimeouts,
-  type LoadSheddingOptions,
-} from '@crudsmith/core';
+import { DEFAULT_DATABASE_TIMEOUTS, DEFAULT_REPLICA_OPTIONS, type DatabaseTimeouts } from '@crudsmith/core';
+import type { LoadSheddingOptions } from '@crudsmith/core/server';
 import { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './session-store';
 import { readStorageSettings, type S3Settings } from './storage';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { randomToken } from '@crudsmith/core';
+import { randomToken } from '@crudsmith/core/auth';
 import type { AccountPlugin } from '@crudsmith/account';
 import { userRepository } from './routes/user-access';
 import { ensureRoles } from './roles';

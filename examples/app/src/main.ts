@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import pino from 'pino';
-import { gracefulShutdown, requestLog, ShutdownState } from '@crudsmith/core';
+import { gracefulShutdown, requestLog, ShutdownState } from '@crudsmith/core/server';
 import { buildApp } from './app';
 import { serve } from './server';
 import { readSettings } from './config';

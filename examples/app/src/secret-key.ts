@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
-import { DuplicateValueError, mapDatabaseError, randomToken } from '@crudsmith/core';
+import { DuplicateValueError, mapDatabaseError } from '@crudsmith/core';
+import { randomToken } from '@crudsmith/core/auth';
 
 /**
  * SECRET_KEY, or one generated once and kept where every process of the deployment

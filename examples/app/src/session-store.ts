@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import type { SessionStore } from '@crudsmith/core/session';
+import type { SessionStore } from '@crudsmith/core/auth';
 import { RedisSessionStore } from '@crudsmith/account/redis';
 import { OutageLog } from './outage-log';
 

@@ -6,12 +6,9 @@ import {
   type Dependency,
   type NeutralRequest,
 } from '@crudsmith/core';
-import type { Session, SessionManager } from '@crudsmith/core/session';
-import { Lockout } from '@crudsmith/core';
+import { type Session, type SessionManager, Lockout, HashPool, hashSecret } from '@crudsmith/core/auth';
 import type { AccountOptions, AccountUser } from './options';
-import { HashPool } from '@crudsmith/core';
 import { Passwords } from './password';
-import { hashSecret } from '@crudsmith/core';
 import { Roles } from './roles';
 import { ApiKeys } from './api-key-store';
 import { apiKeyCredential, presentedKey } from './api-key-credential';

@@ -1,14 +1,12 @@
 import {
   ConfigurationError,
-  loginFailureMigration,
-  loginLockoutsMigration,
   type Dependency,
   type Plugin,
   type Principal,
   type RouteDescriptor,
   type MigrationSet,
 } from '@crudsmith/core';
-import type { SessionManager } from '@crudsmith/core/session';
+import { loginFailureMigration, loginLockoutsMigration, type SessionManager } from '@crudsmith/core/auth';
 import { AccountCore } from './account-core';
 import { commonRoutes } from './common-routes';
 import { currentUserFactory, principalDependency, type CurrentUserOptions } from './dependencies';

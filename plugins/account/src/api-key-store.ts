@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { hashSecret, randomToken, safeEqual, type Migration } from '@crudsmith/core';
+import type { Migration } from '@crudsmith/core';
+import { hashSecret, randomToken, safeEqual } from '@crudsmith/core/auth';
 
 /** An API key as stored and listed (never its secret). */
 export interface ApiKey {

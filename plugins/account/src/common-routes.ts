@@ -3,10 +3,10 @@ import {
   RateLimitError,
   UnauthorizedError,
   ValidationError,
-  hashSecret,
   type RouteDescriptor,
   type ValidationIssue,
 } from '@crudsmith/core';
+import { hashSecret } from '@crudsmith/core/auth';
 import type { AccountCore, Credential } from './account-core';
 import { bodyObject, stringFields } from './body';
 import { credentialDependency } from './dependencies';

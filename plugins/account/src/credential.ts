@@ -1,4 +1,4 @@
-import type { Session } from '@crudsmith/core/session';
+import type { Session } from '@crudsmith/core/auth';
 import type { ApiKey } from './api-key-store';
 
 type Row = Record<string, unknown>;

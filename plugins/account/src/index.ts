@@ -21,10 +21,6 @@ export type { NewUser } from './registration';
 export type { Roles, Role, Access } from './roles';
 export type { OperatorApiKeys } from './api-keys/operator-api-keys';
 export type { ApiKey } from './api-key-store';
-export type { HashingOptions } from '@crudsmith/core';
-
-/** Password primitives, for apps that hash elsewhere (an admin user, a seed). */
-export { bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from '@crudsmith/core';
 
 /** Mail and text messages of the recovery factor: SMTP, the development outbox, pug templates. */
 export { smtpTransport } from './recovery/mail/smtp';

@@ -1,11 +1,10 @@
 import type { Knex } from 'knex';
 import type { ModelClass } from '@crudsmith/core';
-import type { SessionStore } from '@crudsmith/core/session';
+import type { SessionStore, HashPool, HashingOptions, LockoutOptions } from '@crudsmith/core/auth';
 import type { RecoveryOptions } from './recovery/recovery-options';
 import type { OidcProviderOptions } from './oauth/oauth-options';
 import type { MfaOptions } from './mfa/mfa-options';
 import type { AccountUser } from './account-user';
-import type { HashPool, HashingOptions, LockoutOptions } from '@crudsmith/core';
 
 /** Which columns of the app's user model hold what the account plugin needs. */
 export interface UserColumns {

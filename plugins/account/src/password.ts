@@ -1,5 +1,6 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { HashPool, PasswordHasher, normalizePassword, type ValidationIssue } from '@crudsmith/core';
+import type { ValidationIssue } from '@crudsmith/core';
+import { HashPool, PasswordHasher, normalizePassword } from '@crudsmith/core/auth';
 import type { PasswordPolicyOptions } from './options';
 
 let common: Set<string> | undefined;

@@ -1,16 +1,14 @@
 import { createHmac } from 'node:crypto';
+import { RateLimitError, type CookieToSet, type NeutralRequest, type Principal } from '@crudsmith/core';
 import {
   Lockout,
   PasswordHasher,
-  RateLimitError,
   hashSecret,
   randomToken,
   safeEqual,
-  type CookieToSet,
-  type NeutralRequest,
-  type Principal,
-} from '@crudsmith/core';
-import type { Session, SessionManager } from '@crudsmith/core/session';
+  type Session,
+  type SessionManager,
+} from '@crudsmith/core/auth';
 import { AdminUsers, USERNAME_MAX, foldUsername, type AdminUser } from './admin-users';
 
 /** The signed-in admin of a request. */

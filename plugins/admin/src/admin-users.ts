@@ -1,12 +1,6 @@
 import type { Knex } from 'knex';
-import {
-  DuplicateValueError,
-  ValidationError,
-  dialectOf,
-  mapDatabaseError,
-  normalizePassword,
-  type Migration,
-} from '@crudsmith/core';
+import { DuplicateValueError, ValidationError, dialectOf, mapDatabaseError, type Migration } from '@crudsmith/core';
+import { normalizePassword } from '@crudsmith/core/auth';
 
 /** Longest admin username, in characters. */
 export const USERNAME_MAX = 50;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { MigrationSet, Plugin } from '@crudsmith/core';
 import {
   HashPool,
   Lockout,
@@ -6,10 +7,10 @@ import {
   loginFailureMigration,
   loginLockoutsMigration,
   normalizePassword,
-  type MigrationSet,
-  type Plugin,
-} from '@crudsmith/core';
-import { KnexSessionStore, SessionManager, sessionTableMigration } from '@crudsmith/core/session';
+  KnexSessionStore,
+  SessionManager,
+  sessionTableMigration,
+} from '@crudsmith/core/auth';
 import { AdminAuth } from './admin-auth';
 import { AdminUsers, adminUsersMigration } from './admin-users';
 import { AdminRoles, adminUserRolesMigration } from './admin-roles';

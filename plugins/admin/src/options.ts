@@ -1,16 +1,6 @@
 import type { Knex } from 'knex';
-import type {
-  Dependency,
-  ErrorLogger,
-  HashPool,
-  HashingOptions,
-  LockoutOptions,
-  ModelClass,
-  SchemaLike,
-  Storage,
-  UploadedFile,
-} from '@crudsmith/core';
-import type { SessionStore } from '@crudsmith/core/session';
+import type { Dependency, ErrorLogger, ModelClass, SchemaLike, Storage, UploadedFile } from '@crudsmith/core';
+import type { HashPool, HashingOptions, LockoutOptions, SessionStore } from '@crudsmith/core/auth';
 import type { Messages } from './i18n/en';
 import type { AdminAccessOptions } from './admin-roles';
 import type { AdminApiKeys } from './api-key-events';

@@ -24,11 +24,13 @@ export function existingAppCase(env: UserProject): void {
     };
     writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['app.ts'] }));
     const files = await compile('existing-app');
-    // The subpath entries the adapters' and plugins' declarations import, found without exports.
+    // The subpath entries the app's, the adapters' and the plugins' declarations import, found without exports.
     expect(files).toEqual(
       expect.arrayContaining([
-        'node_modules/@crudsmith/core/dist/session.d.ts',
+        'node_modules/@crudsmith/core/dist/auth.d.ts',
         'node_modules/@crudsmith/core/dist/adapter.d.ts',
+        'node_modules/@crudsmith/core/dist/server.d.ts',
+        'node_modules/@crudsmith/core/dist/session.d.ts',
       ]),
     );
     expect(readFileSync(join(folder, 'dist', 'app.js'), 'utf8')).toContain('require("@crudsmith/core")');
@@ -48,6 +50,7 @@ export function existingAppCase(env: UserProject): void {
     expect(created.status).toBe(201);
     expect(created.headers.get('x-ratelimit-limit')).toBe('50');
     expect((await fetch(`${url}/admin/login`)).status).toBe(200);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${url}/api/versions`)).json()).toMatchObject({ available_versions: ['v1'] });
   });
 }

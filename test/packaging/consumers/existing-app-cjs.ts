@@ -9,6 +9,9 @@ import knex from 'knex';
 import { Model } from 'objection';
 import { IsOptional, IsString } from 'class-validator';
 import { bootstrap, Crud, createRegistry } from '@crudsmith/core';
+import { healthRoutes } from '@crudsmith/core/server';
+// The old name of @crudsmith/core/auth, as an app written before the rename imports it.
+import { HashPool } from '@crudsmith/core/session';
 import { mountRoutes } from '@crudsmith/koa';
 import { account } from '@crudsmith/account';
 import { rateLimit } from '@crudsmith/rate-limit';
@@ -58,8 +61,11 @@ async function main(): Promise<void> {
     await db.destroy();
     return;
   }
+  // One pool of bcrypt workers for the account plugin and the admin.
+  const hashPool = new HashPool();
   const auth = account({
     knex: db,
+    hashPool,
     userModel: User,
     secretKey: 'an existing app secret long enough to sign tokens',
     path: '/auth',
@@ -69,6 +75,7 @@ async function main(): Promise<void> {
   const limits = rateLimit({ knex: db, paths: ['/api'], defaultLimit: 50 });
   const panel = admin({
     knex: db,
+    hashPool,
     mountPath: '/admin',
     secretKey: 'an existing app admin secret, long enough',
     models: {
@@ -84,7 +91,11 @@ async function main(): Promise<void> {
     prefix: '/api',
     versions: [{ label: 'v1', routers: [...createRegistry([Item]).compile({ session: db })] }],
   });
-  const app = bootstrap({ plugins: [versions, limits, auth, panel], principal: auth.principal });
+  const app = bootstrap({
+    routers: [healthRoutes()],
+    plugins: [versions, limits, auth, panel],
+    principal: auth.principal,
+  });
   await app.migrate(db);
   await db.migrate.latest();
   await app.start(db);

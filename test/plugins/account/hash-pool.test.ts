@@ -3,7 +3,8 @@
 // (overall) at once instead of queueing without limit. Before, bcrypt ran on the event
 // loop: 20 bogus sign-ins made a one-row read take 4 s.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HashPool, HttpError, PasswordHasher } from '@crudsmith/core';
+import { HttpError } from '@crudsmith/core';
+import { HashPool, PasswordHasher } from '@crudsmith/core/auth';
 import { koaHarness } from '../../adapters/koa-harness';
 import { HARNESSES } from './adapter-runs';
 import { PASSWORD, startAccountApp, type AccountEnv, type Answer } from './fixture';

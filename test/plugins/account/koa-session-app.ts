@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { createSession } from 'koa-session';
 import { bootstrap, type App, type RouteDescriptor } from '@crudsmith/core';
-import type { SessionStore } from '@crudsmith/core/session';
+import type { SessionStore } from '@crudsmith/core/auth';
 import { koaSessionOptions } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
 import type { TestDatabase } from '../../fixtures/db';

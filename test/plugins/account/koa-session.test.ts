@@ -7,13 +7,12 @@ import { createSession } from 'koa-session';
 import {
   ConfigurationError,
   bootstrap,
-  hashSecret,
   type App,
   type ErrorLogger,
   type NeutralRequest,
   type RouteDescriptor,
 } from '@crudsmith/core';
-import { MemorySessionStore, type SessionChanges, type SessionManager } from '@crudsmith/core/session';
+import { hashSecret, MemorySessionStore, type SessionChanges, type SessionManager } from '@crudsmith/core/auth';
 import { koaSessionOptions, mountRoutes } from '@crudsmith/koa';
 import { account, type AccountPlugin } from '@crudsmith/account';
 import { listen } from '../../adapters/koa-harness';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createRequest } from '@crudsmith/core/adapter';
-import { SessionManager } from '@crudsmith/core/session';
+import { SessionManager } from '@crudsmith/core/auth';
 import { RedisSessionStore } from '@crudsmith/account/redis';
 
 // The Redis session store against the real Redis. Under CI=true an

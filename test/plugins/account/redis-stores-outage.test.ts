@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ServiceUnavailableError } from '@crudsmith/core';
 import { RedisChallengeStore, RedisSessionStore } from '@crudsmith/account/redis';
-import type { SessionRecord } from '@crudsmith/core/session';
+import type { SessionRecord } from '@crudsmith/core/auth';
 import type { ChallengeRecord } from '../../../plugins/account/src/mfa/challenges';
 import { TcpProxy } from '../../fixtures/tcp-proxy';
 import { describeRedis, REDIS, uniquePrefix } from '../rate-limit/redis-fixture';

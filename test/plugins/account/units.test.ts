@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BCRYPT_MAX_BYTES, bcryptInput, normalizePassword } from '@crudsmith/account';
+import { BCRYPT_MAX_BYTES, bcryptInput, normalizePassword } from '@crudsmith/core/auth';
 import { lockSeconds } from '../../../core/src/security/login-lockout';
 import { AccessTokens } from '../../../plugins/account/src/bearer/access-token';
 import { Passwords } from '../../../plugins/account/src/password';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import knexFactory from 'knex';
-import { HashPool } from '@crudsmith/core';
+import { HashPool } from '@crudsmith/core/auth';
 import { createRequest } from '@crudsmith/core/adapter';
 import {
   admin,

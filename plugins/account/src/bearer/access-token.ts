@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { randomToken, safeEqual } from '@crudsmith/core';
+import { randomToken, safeEqual } from '@crudsmith/core/auth';
 
 /** What an access token says. Standard JWT claim names, plus the user's token_version. */
 export interface AccessClaims {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { hashSecret, randomToken, type Migration } from '@crudsmith/core';
+import type { Migration } from '@crudsmith/core';
+import { hashSecret, randomToken } from '@crudsmith/core/auth';
 
 /** A stored refresh token (only the hash of the token itself is kept). */
 export interface RefreshRecord {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { hashSecret, randomToken, type Migration } from '@crudsmith/core';
+import type { Migration } from '@crudsmith/core';
+import { hashSecret, randomToken } from '@crudsmith/core/auth';
 
 /** Wrong codes a challenge takes before it dies. */
 export const CHALLENGE_MAX_ATTEMPTS = 5;

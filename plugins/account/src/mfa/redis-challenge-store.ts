@@ -1,4 +1,4 @@
-import { hashSecret, randomToken } from '@crudsmith/core';
+import { hashSecret, randomToken } from '@crudsmith/core/auth';
 import { CHALLENGE_MAX_ATTEMPTS, type ChallengeRecord, type ChallengeStore } from './challenges';
 import { boundedRedis, commandTimeout, type RedisClient } from '../bounded-redis';
 

@@ -1,4 +1,5 @@
-import { DuplicateValueError, ValidationError, mapDatabaseError, randomToken } from '@crudsmith/core';
+import { DuplicateValueError, ValidationError, mapDatabaseError } from '@crudsmith/core';
+import { randomToken } from '@crudsmith/core/auth';
 import type { AccountCore } from '../account-core';
 import { looksLikeEmail } from '../registration';
 import { normalizeIdentifier } from '../users';

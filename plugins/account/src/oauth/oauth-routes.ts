@@ -1,12 +1,11 @@
 import {
   BadRequestError,
   RateLimitError,
-  hashSecret,
-  safeEqual,
   type NeutralRequest,
   type NeutralResult,
   type RouteDescriptor,
 } from '@crudsmith/core';
+import { hashSecret, safeEqual } from '@crudsmith/core/auth';
 import * as oidc from 'openid-client';
 import type { AccountCore } from '../account-core';
 import { clearCookie, cookie } from '../cookies';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { DuplicateValueError, hashSecret, mapDatabaseError, type Migration } from '@crudsmith/core';
+import { DuplicateValueError, mapDatabaseError, type Migration } from '@crudsmith/core';
+import { hashSecret } from '@crudsmith/core/auth';
 
 /** A sign-in in progress, between /authorize and /callback. */
 export interface OAuthFlow {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { hashSecret, randomToken, safeEqual, type Migration } from '@crudsmith/core';
+import type { Migration } from '@crudsmith/core';
+import { hashSecret, randomToken, safeEqual } from '@crudsmith/core/auth';
 
 /** What a mailed token is for: confirming the address, resetting the password, changing the address. */
 export type TokenPurpose = 'verify' | 'reset' | 'change';

@@ -1,4 +1,5 @@
-import { ConfigurationError, RateLimitError, hashSecret, type NeutralRequest } from '@crudsmith/core';
+import { ConfigurationError, RateLimitError, type NeutralRequest } from '@crudsmith/core';
+import { hashSecret } from '@crudsmith/core/auth';
 import type { AccountCore } from '../account-core';
 import { AccountTokens, stateFingerprint, type AccountToken, type TokenPurpose } from './account-tokens';
 import { MailRenderer, type MailKind, type MailLocals } from './mail/templates';

@@ -1,4 +1,4 @@
-import type { SessionChanges, SessionRecord, SessionStore } from '@crudsmith/core/session';
+import type { SessionChanges, SessionRecord, SessionStore } from '@crudsmith/core/auth';
 import { boundedRedis, commandTimeout, type RedisClient } from '../bounded-redis';
 
 /** Options of the Redis session store. */

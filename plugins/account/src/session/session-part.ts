@@ -1,4 +1,4 @@
-import { sessionTableMigration } from '@crudsmith/core/session';
+import { sessionTableMigration } from '@crudsmith/core/auth';
 import type { AccountCore } from '../account-core';
 import { withAccountDocs, type RouteDocPart } from '../openapi';
 import type { AccountPart } from '../part';

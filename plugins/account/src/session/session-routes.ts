@@ -3,10 +3,10 @@ import {
   ForbiddenError,
   NotFoundError,
   UnauthorizedError,
-  randomToken,
   type Dependency,
   type RouteDescriptor,
 } from '@crudsmith/core';
+import { randomToken } from '@crudsmith/core/auth';
 import type { AccountCore, Credential } from '../account-core';
 import { stringFields } from '../body';
 import type { FinishSignIn } from '../sign-in';

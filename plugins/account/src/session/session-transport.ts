@@ -1,5 +1,5 @@
-import { randomToken, safeEqual, type CookieToSet, type Dependency, type NeutralRequest } from '@crudsmith/core';
-import { KnexSessionStore, SessionManager, type Session } from '@crudsmith/core/session';
+import type { CookieToSet, Dependency, NeutralRequest } from '@crudsmith/core';
+import { randomToken, safeEqual, KnexSessionStore, SessionManager, type Session } from '@crudsmith/core/auth';
 import type { AccountCore, Credential, SessionSide } from '../account-core';
 import { clearCookie, cookie } from '../cookies';
 import type { SessionTransportOptions } from '../options';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lockout, loginFailureMigration, loginLockoutsMigration } from '@crudsmith/core';
+import { Lockout, loginFailureMigration, loginLockoutsMigration } from '@crudsmith/core/auth';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine, TestDatabase } from '../../../fixtures/db';
 import { ADMIN, adminOptions, seed, startAdminApp, type AdminEnv, type Client } from '../fixture';

@@ -1,6 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomToken } from '@crudsmith/core';
+import { randomToken } from '@crudsmith/core/auth';
 import type { MailMessage, MailTransport, MessageSender, TextMessage } from './transport';
 
 /**
