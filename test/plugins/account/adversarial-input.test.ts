@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { looksLikeEmail } from '../../../plugins/account/src/registration';
 import { ADAPTER_RUNS } from './adapter-runs';
-import { growth } from '../../fixtures/growth';
+import { growth, timeWithin } from '../../fixtures/growth';
 import { PASSWORD, startAccountApp, type AccountEnv } from './fixture';
 
 const KB120 = 120_000;
@@ -140,10 +140,11 @@ for (const [adapter, engine, harness] of ADAPTER_RUNS) {
         `Bearer ${'a'.repeat(8000)}${' '.repeat(4000)}!`,
         `bearer ${'a.'.repeat(6000)}`,
       ]) {
-        const started = performance.now();
-        const res = await env.client().get('/auth/me', { authorization: value });
-        expect(res.status).toBe(401);
-        expect(performance.now() - started).toBeLessThan(budget);
+        const elapsed = await timeWithin(budget, async () => {
+          const res = await env.client().get('/auth/me', { authorization: value });
+          expect(res.status).toBe(401);
+        });
+        expect(elapsed).toBeLessThan(budget);
       }
     });
   });
