@@ -194,6 +194,25 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await events('sign_in_failed')).some((e) => e.username === 'someone-new')).toBe(true);
     });
 
+    it("records a form's event in the write's transaction: an event that cannot be written takes the write back", async () => {
+      const before = await env.db.knex('items').where({ id: 2 }).first();
+      const count = async () => Number((await env.db.knex('items').count({ n: '*' }).first())?.n);
+      const rows = await count();
+      // The log's table gone, its insert fails after the row's write, in the same transaction.
+      await env.db.knex.schema.renameTable('admin_events', 'admin_events_away');
+      try {
+        expect((await client.postForm('/admin/items/form_create', { name: 'never kept', price: '3' })).status).toBe(
+          500,
+        );
+        expect((await client.postForm('/admin/items/form_update/2', { price: '999' })).status).toBe(500);
+      } finally {
+        await env.db.knex.schema.renameTable('admin_events_away', 'admin_events');
+      }
+      expect(await count()).toBe(rows);
+      expect(await env.db.knex('items').where({ name: 'never kept' }).first()).toBeUndefined();
+      expect(await env.db.knex('items').where({ id: 2 }).first()).toEqual(before);
+    });
+
     it('lists events newest first, filtered by type, admin user and dates, and records sign-outs', async () => {
       const page = await client.get('/admin/management/events');
       expect(page.status).toBe(200);
