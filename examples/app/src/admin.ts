@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
-import { randomToken, type HashPool } from '@crudsmith/core';
+import { randomToken, type HashPool, type OperatorApiKeys } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
-import { admin, type AdminApiKeys, type AdminPlugin, type RoleCatalogue } from '@crudsmith/admin';
+import { admin, type AdminPlugin, type RoleCatalogue } from '@crudsmith/admin';
 import { RateLimit, Tier, sanitizePath, type TierService } from '@crudsmith/rate-limit';
 import { Item, ItemCreate, ItemUpdate } from './models/item';
 import { Note, NoteUpdate } from './models/note';
@@ -93,7 +93,7 @@ export interface ExampleAdminOptions {
   /** The roles (the account plugin's `roles`): admin users may hold them, and the roles page assigns users' roles. */
   roles?: RoleCatalogue;
   /** The users' API keys (the account plugin's `apiKeys`): the API keys page lists and revokes them. */
-  apiKeys?: AdminApiKeys;
+  apiKeys?: OperatorApiKeys;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ModelClass } from '@crudsmith/core';
+import type { ApiKeyEvent, ModelClass } from '@crudsmith/core';
 import type { SessionStore } from '@crudsmith/core/session';
 import type { RecoveryOptions } from './recovery/recovery-options';
 import type { OidcProviderOptions } from './oauth/oauth-options';
@@ -154,17 +154,8 @@ export interface AccountOptions {
   now?: () => number;
 }
 
-/** What `onApiKeyEvent` hears. */
-export interface ApiKeyEvent {
-  type: 'api_key_created' | 'api_key_revoked' | 'api_key_first_used';
-  userId: string;
-  keyId: number;
-  /** The key's name and prefix (`csk_<lookup>`), when the key was found (creation always). */
-  name?: string;
-  prefix?: string;
-  ipAddress: string;
-  at: Date;
-}
+/** What `onApiKeyEvent` hears (core's, which the admin records). */
+export type { ApiKeyEvent };
 
 /** A user row as the plugin hands it out: every column except the password hash. */
 export type { AccountUser };
