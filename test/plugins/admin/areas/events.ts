@@ -198,15 +198,19 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       const before = await env.db.knex('items').where({ id: 2 }).first();
       const count = async () => Number((await env.db.knex('items').count({ n: '*' }).first())?.n);
       const rows = await count();
-      // The log's table gone, its insert fails after the row's write, in the same transaction.
-      await env.db.knex.schema.renameTable('admin_events', 'admin_events_away');
+      const [update] = (await events('update')).filter((e) => e.record_id === '2' && e.details.changes.price);
+      // The log still reads, but its insert fails after the row's write, in the same transaction.
+      const column = (from: string, to: string) =>
+        env.db.knex.schema.alterTable('admin_events', (t) => t.renameColumn(from, to));
+      await column('user_agent', 'user_agent_away');
       try {
         expect((await client.postForm('/admin/items/form_create', { name: 'never kept', price: '3' })).status).toBe(
           500,
         );
         expect((await client.postForm('/admin/items/form_update/2', { price: '999' })).status).toBe(500);
+        expect((await client.postForm(`/admin/management/events/${update.id}/revert`, {})).status).toBe(500);
       } finally {
-        await env.db.knex.schema.renameTable('admin_events_away', 'admin_events');
+        await column('user_agent_away', 'user_agent');
       }
       expect(await count()).toBe(rows);
       expect(await env.db.knex('items').where({ name: 'never kept' }).first()).toBeUndefined();
