@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as core from '@crudsmith/core';
 import * as coreAdapter from '@crudsmith/core/adapter';
 import * as coreAuth from '@crudsmith/core/auth';
@@ -267,5 +267,15 @@ const entries: [string, object, string[]][] = [
 describe('package entries', () => {
   it.each(entries)('%s exports exactly its documented names', (_name, entry, names) => {
     expect(Object.keys(entry).sort()).toEqual([...names].sort());
+  });
+});
+
+describe('shared types', () => {
+  // Type-only: a plugin may not import another, so what two plugins speak is core's, once.
+  it('the API key contract of the account plugin and the admin is core’s', () => {
+    expectTypeOf<account.ApiKeyEvent>().toEqualTypeOf<coreAuth.ApiKeyEvent>();
+    expectTypeOf<Parameters<adminEntry.AdminPlugin['apiKeyEvent']>[0]>().toEqualTypeOf<coreAuth.ApiKeyEvent>();
+    expectTypeOf<account.OperatorApiKeys>().toEqualTypeOf<coreAuth.OperatorApiKeys<account.ApiKey>>();
+    expectTypeOf<account.OperatorApiKeys>().toMatchTypeOf<NonNullable<adminEntry.AdminOptions['apiKeys']>>();
   });
 });

@@ -24,6 +24,9 @@ export type { HashingOptions } from './security/hash-pool';
 export { PasswordHasher, bcryptInput, normalizePassword, BCRYPT_MAX_BYTES } from './security/password-hasher';
 export type { PasswordHasherOptions } from './security/password-hasher';
 
+/** The API key contract of the account plugin and the admin: key events and an operator's list and revoke. */
+export type { ApiKeyEvent, ListedApiKey, OperatorApiKeys } from './security/api-keys';
+
 /** Sign-in lockout per account in the database, atomic under concurrent attempts. */
 export { Lockout, loginFailureMigration, loginLockoutsMigration } from './security/login-lockout';
 export type { LockoutOptions, Attempt } from './security/login-lockout';

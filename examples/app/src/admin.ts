@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { IsBoolean, IsEmail, IsInt, IsOptional, IsString, Matches, MaxLength, Min, MinLength } from 'class-validator';
-import { randomToken, type HashPool, type SessionStore } from '@crudsmith/core/auth';
-import { admin, type AdminApiKeys, type AdminPlugin, type RoleCatalogue } from '@crudsmith/admin';
+import { randomToken, type HashPool, type OperatorApiKeys, type SessionStore } from '@crudsmith/core/auth';
+import { admin, type AdminPlugin, type RoleCatalogue } from '@crudsmith/admin';
 import { RateLimit, Tier, sanitizePath, type TierService } from '@crudsmith/rate-limit';
 import { Item, ItemCreate, ItemUpdate } from './models/item';
 import { Note, NoteUpdate } from './models/note';
@@ -92,7 +92,7 @@ export interface ExampleAdminOptions {
   /** The roles (the account plugin's `roles`): admin users may hold them, and the roles page assigns users' roles. */
   roles?: RoleCatalogue;
   /** The users' API keys (the account plugin's `apiKeys`): the API keys page lists and revokes them. */
-  apiKeys?: AdminApiKeys;
+  apiKeys?: OperatorApiKeys;
 }
 
 /**

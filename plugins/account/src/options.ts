@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ModelClass } from '@crudsmith/core';
-import type { SessionStore, HashPool, HashingOptions, LockoutOptions } from '@crudsmith/core/auth';
+import type { ApiKeyEvent, SessionStore, HashPool, HashingOptions, LockoutOptions } from '@crudsmith/core/auth';
 import type { RecoveryOptions } from './recovery/recovery-options';
 import type { OidcProviderOptions } from './oauth/oauth-options';
 import type { MfaOptions } from './mfa/mfa-options';
@@ -153,17 +153,8 @@ export interface AccountOptions {
   now?: () => number;
 }
 
-/** What `onApiKeyEvent` hears. */
-export interface ApiKeyEvent {
-  type: 'api_key_created' | 'api_key_revoked' | 'api_key_first_used';
-  userId: string;
-  keyId: number;
-  /** The key's name and prefix (`csk_<lookup>`), when the key was found (creation always). */
-  name?: string;
-  prefix?: string;
-  ipAddress: string;
-  at: Date;
-}
+/** What `onApiKeyEvent` hears (core's, which the admin records). */
+export type { ApiKeyEvent };
 
 /** A user row as the plugin hands it out: every column except the password hash. */
 export type { AccountUser };

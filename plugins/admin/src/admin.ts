@@ -10,6 +10,7 @@ import {
   KnexSessionStore,
   SessionManager,
   sessionTableMigration,
+  type ApiKeyEvent,
 } from '@crudsmith/core/auth';
 import { AdminAuth } from './admin-auth';
 import { AdminUsers, adminUsersMigration } from './admin-users';
@@ -32,7 +33,7 @@ import { lookupRoutes } from './routes/lookup';
 import { revertRoute } from './routes/revert';
 import { roleRoutes } from './routes/roles';
 import { apiKeyRoutes } from './routes/api-keys';
-import { recordApiKeyEvent, type ApiKeyEventInput } from './api-key-events';
+import { recordApiKeyEvent } from './api-key-events';
 import { hasTrash, trashRoutes } from './routes/trash';
 import { accountActionRoute } from './routes/account-actions';
 import { ADMIN_PASSWORD_MIN, managementRoutes } from './routes/management';
@@ -52,7 +53,7 @@ export interface AdminPlugin extends Plugin {
    * Writes an API key event made through the API to the event log (give it to the account
    * plugin's `onApiKeyEvent`); nothing when the log is off.
    */
-  apiKeyEvent(event: ApiKeyEventInput): Promise<void>;
+  apiKeyEvent(event: ApiKeyEvent): Promise<void>;
 }
 
 const SHORT_KEY = "admin() needs secretKey, at least 32 characters (the app's SECRET_KEY)";

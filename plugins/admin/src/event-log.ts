@@ -198,6 +198,14 @@ export class EventLog {
     private readonly signInFailureRetentionMs = 30 * DAY_MS,
   ) {}
 
+  /**
+   * The same log writing through `db`: a transaction's, so an event commits or rolls back
+   * with the write it records (and on SQLite waits for no second connection).
+   */
+  on(db: Knex): EventLog {
+    return new EventLog(db, this.table, this.enabled, this.signInFailureRetentionMs);
+  }
+
   /** Records events (one per entry) for the request's admin, address and browser; nothing when the log is off. */
   record(req: NeutralRequest, who: AdminPrincipal | { username: string } | null, entries: EventEntry[]): Promise<void> {
     return this.recordFrom({ ipAddress: req.clientAddress, userAgent: req.headers['user-agent'] }, who, entries);

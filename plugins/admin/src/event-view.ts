@@ -39,14 +39,31 @@ export function shortAgent(agent: string | null, t: Translate = translator(en)):
   return system ? t('events.agent', { browser: name, system }) : name;
 }
 
+/** How an event's fields are labelled: the page's messages, and the view's many-to-many relations by name. */
+export interface FieldLabels {
+  t: Translate;
+  /** A relation's name → its label on the form (the other view's plural label). */
+  links?: ReadonlyMap<string, string>;
+}
+
 /**
  * An event's details as field rows: an update's changes with before and after, a created
- * or deleted record's values; each value shown by its column's type (for the reader's `locale`) when the model is a view.
+ * or deleted record's values; each value shown by its column's type (for the reader's
+ * language) when the model is a view, each field by its label, a link change's by its
+ * relation's ("Badges (links)").
  */
-export function eventFields(details: unknown, view: ResolvedView | undefined, locale = 'en-GB'): EventField[] {
+export function eventFields(
+  details: unknown,
+  view: ResolvedView | undefined,
+  { t, links = new Map() }: FieldLabels,
+): EventField[] {
   if (!details || typeof details !== 'object') return [];
+  const locale = t('language.tag');
   const column = (name: string): ColumnInfo | undefined => view?.info.columns.get(name);
-  const label = (name: string) => view?.labels.columns.get(name) ?? name;
+  const label = (name: string) => {
+    const link = links.get(name);
+    return view?.labels.columns.get(name) ?? (link === undefined ? name : t('events.links', { models: link }));
+  };
   const { changes, record } = details as {
     changes?: Record<string, { before: unknown; after: unknown }>;
     record?: Record<string, unknown>;

@@ -7,7 +7,7 @@ export type { AdminPlugin } from './admin';
 export { adminUserOf } from './admin-user-of';
 export type { AdminUser } from './admin-users';
 export type { AdminAccessOptions, RoleCatalogue, RoleOfCatalogue, HeldRoles } from './admin-roles';
-export type { AdminApiKeys, ListedApiKey, ApiKeyEventInput } from './api-key-events';
+
 export type {
   AdminOptions,
   AdminSessionOptions,

@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import type { Dependency, ErrorLogger, ModelClass, SchemaLike, Storage, UploadedFile } from '@crudsmith/core';
-import type { HashPool, HashingOptions, LockoutOptions, SessionStore } from '@crudsmith/core/auth';
+import type { HashPool, HashingOptions, LockoutOptions, OperatorApiKeys, SessionStore } from '@crudsmith/core/auth';
 import type { Messages } from './i18n/en';
 import type { AdminAccessOptions } from './admin-roles';
-import type { AdminApiKeys } from './api-key-events';
 
 /** What the admin may do with a model's rows. */
 export type AdminAction = 'view' | 'create' | 'update' | 'delete';
@@ -183,7 +182,7 @@ export interface AdminOptions {
    */
   access?: AdminAccessOptions;
   /** The app users' API keys (the account plugin's `apiKeys`): a page lists a user's keys and revokes one. */
-  apiKeys?: AdminApiKeys;
+  apiKeys?: OperatorApiKeys;
   /** Table names (default `admin_users`, `admin_sessions`, `admin_login_failures`, `admin_events`, `admin_user_roles`). */
   tables?: { users?: string; sessions?: string; loginFailures?: string; events?: string; userRoles?: string };
 }

@@ -1,7 +1,7 @@
 // What the admin's Chromium walk-through watches on every page of a browser context: every
 // request Chromium makes (so a request to another host shows), console errors, uncaught
 // page errors, Content-Security-Policy violations, and the CSP header of every document.
-// It also keeps a screenshot of each page under test-artifacts/admin/{adapter}/.
+// It also keeps a screenshot of each page under test-artifacts/admin/{under}/.
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -25,14 +25,14 @@ export interface WatchedContext {
   screenshot(name: string, of?: Page): Promise<void>;
 }
 
-/** Opens a fresh context (its own cookies) on `origin` with one watched page; one per adapter, as it empties the adapter's screenshot folder. */
-export async function watchedContext(browser: Browser, origin: string, adapter: string): Promise<WatchedContext> {
+/** Opens a fresh context (its own cookies) on `origin` with one watched page; one per `under` (`koa/list`), as it empties that screenshot folder. */
+export async function watchedContext(browser: Browser, origin: string, under: string): Promise<WatchedContext> {
   const context = await browser.newContext({ baseURL: origin });
   const page = await context.newPage();
   const requested: string[] = [];
   const problems: string[] = [];
   const withoutCsp: string[] = [];
-  const folder = join(ARTIFACTS, adapter);
+  const folder = join(ARTIFACTS, under);
   // The walk's own screenshots only: an earlier run's, numbered otherwise, would mislead.
   rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });

@@ -1,13 +1,9 @@
+import type { OperatorApiKeys as KeyOperator } from '@crudsmith/core/auth';
 import type { AccountCore } from '../account-core';
 import type { ApiKey, ApiKeys } from '../api-key-store';
 
-/** Any user's API keys, for an operator's tool (the admin): listed and revoked by owner. */
-export interface OperatorApiKeys {
-  /** The user's live keys (unrevoked, unexpired, of their current token version), newest first. */
-  list(userId: string): Promise<ApiKey[]>;
-  /** Revokes one of the user's keys; answers it, or null when the user has no such live key. */
-  revoke(userId: string, keyId: number): Promise<ApiKey | null>;
-}
+/** Any user's API keys, for an operator's tool (the admin): core's contract, answering the stored keys. */
+export type OperatorApiKeys = KeyOperator<ApiKey>;
 
 /** The operator's view of the key table. */
 export function operatorApiKeys(core: AccountCore, keys: ApiKeys): OperatorApiKeys {

@@ -127,6 +127,7 @@ export const de: Messages = {
   'events.pager': '{total} Ereignisse · Seite {page} von {pages}',
   'events.newer': 'Neuere',
   'events.older': 'Ältere',
+  'events.links': '{models} (Verknüpfungen)',
   'events.agent': '{browser} unter {system}',
   'eventType.sign_in': 'Anmeldung',
   'eventType.sign_in_failed': 'Fehlgeschlagene Anmeldung',

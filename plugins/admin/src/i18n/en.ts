@@ -129,6 +129,7 @@ export const en = {
   'events.pager': '{total} events · page {page} of {pages}',
   'events.newer': 'Newer',
   'events.older': 'Older',
+  'events.links': '{models} (links)',
   'events.agent': '{browser} on {system}',
   'eventType.sign_in': 'Sign-in',
   'eventType.sign_in_failed': 'Failed sign-in',

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError, type RouteDescriptor } from '@crudsmith/core';
-import type { AdminApiKeys } from '../api-key-events';
+import type { OperatorApiKeys } from '@crudsmith/core/auth';
 import { layoutLocals, translate, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { messageError } from '../i18n/message-error';
@@ -23,7 +23,7 @@ const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString(
  * option): an app user's live API keys with when each was made, expires and was last
  * used, and a button that revokes one, an `api_key_revoked` event naming the admin.
  */
-export function apiKeyRoutes(ctx: AdminContext, keys: AdminApiKeys | undefined): RouteDescriptor[] {
+export function apiKeyRoutes(ctx: AdminContext, keys: OperatorApiKeys | undefined): RouteDescriptor[] {
   if (!keys) return [];
   const base = `${ctx.mount}/management/api-keys`;
   return [

@@ -49,9 +49,9 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
       try {
         await ctx.knex.transaction(async (trx) => {
           // The rows as they were, for the event log, read in the transaction that deletes them.
+          let removed = 0;
           if (view.info.idColumns.length > 1) {
             // A composite key: one conditional delete per row (filters take no tuple list).
-            let removed = 0;
             for (const id of ids) {
               if (ctx.events.enabled)
                 removedRows.push(...(await view.repository.select(trx, idFilters(view, id), scope)));
@@ -59,19 +59,28 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
                 .delete(trx, idFilters(view, id), { values, ...scope })
                 .catch((error: unknown) => (error instanceof NotFoundError ? 0 : Promise.reject(error)));
             }
-            if (removed !== ids.length)
-              throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
-            return;
+          } else {
+            if (ctx.events.enabled)
+              removedRows = await view.repository.select(trx, { [`${view.info.idColumn}__in`]: ids }, scope);
+            removed = await view.repository.delete(
+              trx,
+              { [`${view.info.idColumn}__in`]: ids },
+              { allowMultiple: true, values, ...scope },
+            );
           }
-          if (ctx.events.enabled)
-            removedRows = await view.repository.select(trx, { [`${view.info.idColumn}__in`]: ids }, scope);
-          const removed = await view.repository.delete(
-            trx,
-            { [`${view.info.idColumn}__in`]: ids },
-            { allowMultiple: true, values, ...scope },
-          );
           if (removed !== ids.length)
             throw new NotFoundError(`${ids.length - removed} of the rows were not found; nothing was deleted`);
+          // The events in the same transaction: the delete and its record are kept or neither.
+          await ctx.events.on(trx).record(
+            req,
+            principal,
+            removedRows.map((row) => ({
+              type: 'delete' as const,
+              model: view.name,
+              recordId: recordIdOf(view, row),
+              details: { record: scrub(row, view.hidden) },
+            })),
+          );
         });
       } catch (error) {
         const mapped = mapDatabaseError(error);
@@ -87,16 +96,6 @@ export function bulkDeleteRoute(ctx: AdminContext, view: ResolvedView, counts: R
       // A deleted account is signed out everywhere, so a later restore revives none of its sign-ins.
       await signOutAll(view, ids);
       await view.view.afterWrite?.('delete');
-      await ctx.events.record(
-        req,
-        principal,
-        removedRows.map((row) => ({
-          type: 'delete' as const,
-          model: view.name,
-          recordId: recordIdOf(view, row),
-          details: { record: scrub(row, view.hidden) },
-        })),
-      );
       return html(200, render('list-content', await listLocals(ctx, view, req, principal)));
     },
   );

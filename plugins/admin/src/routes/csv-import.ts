@@ -90,12 +90,15 @@ export function csvImportRoute(ctx: AdminContext, view: ResolvedView, counts: Ro
               throw new ImportRefused([t('import.line', { line, problem: String(mapped.detail) })]);
             }
           }
+          // The event in the same transaction: the rows and their record are kept or neither.
+          await ctx.events
+            .on(trx)
+            .record(req, principal, [
+              { type: 'import', model: view.name, details: { rows: rows.length, file: file.filename.slice(0, 100) } },
+            ]);
         });
         counts.forget(view.name);
         await view.view.afterWrite?.('create');
-        await ctx.events.record(req, principal, [
-          { type: 'import', model: view.name, details: { rows: rows.length, file: file.filename.slice(0, 100) } },
-        ]);
         return seeOther(req, `${base}/`);
       } catch (error) {
         if (error instanceof ImportRefused) return refused(req, principal, error.lines);

@@ -10,6 +10,7 @@ import { eventFields, shortAgent } from '../event-view';
 import { showValue } from '../format-value';
 import { eventModels, visibleEvents } from '../event-access';
 import { may, unwritableOf } from '../view-access';
+import { manyLinks } from '../many-to-many';
 
 const AT = { name: 'at', kind: 'datetime', nullable: false } as const;
 
@@ -44,7 +45,10 @@ export function eventRoutes(ctx: AdminContext): RouteDescriptor[] {
           events: events.map((e) => ({
             ...e,
             at: showValue(e.at, AT, false, t('language.tag')),
-            fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model), t('language.tag')),
+            fields: eventFields(e.details, e.model === null ? undefined : ctx.views.get(e.model), {
+              t,
+              links: linkLabels(ctx, e.model),
+            }),
             agent: shortAgent(e.userAgent, t),
             revertible: revertibleBy(
               ctx.views.get(e.model ?? ''),
@@ -73,4 +77,10 @@ function revertibleBy(view: ResolvedView | undefined, principal: AdminPrincipal,
   const unwritable = unwritableOf(view, principal);
   const fields = Object.keys(changes);
   return fields.some((field) => view.info.columns.has(field)) && !fields.some((field) => unwritable.has(field));
+}
+
+/** The labels of a model's many-to-many relations by name, as its form shows them. */
+function linkLabels(ctx: AdminContext, model: string | null): Map<string, string> {
+  const view = model === null ? undefined : ctx.views.get(model);
+  return new Map(view ? manyLinks(ctx, view).map((link) => [link.name, link.target.labels.plural]) : []);
 }

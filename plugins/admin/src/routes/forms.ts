@@ -20,45 +20,16 @@ import { autoValues } from '../model-declaration';
 import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
 import { requiredOnCreate } from '../required-fields';
-import { findChoices, type Choice } from './lookup';
-import { linkedChoices, manyLinks, parseLinkSet, writeLinkSet, type LinkChange } from '../many-to-many';
+import { referenceChoices } from './lookup';
+import { formLinks } from './form-links';
+import { afterCommit, writeAtomically, type Written } from './form-write';
 import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
 import { conflictsOf, rowState, stateColumn, type Conflict } from '../row-state';
-import { may, requireCreate, requireMay, restricted, scopeOf, seenBy, unreadable } from '../view-access';
+import { requireCreate, requireMay, restricted, scopeOf, seenBy, unreadable } from '../view-access';
 
 type Mode = 'create' | 'update';
-
-/** What the event log keeps of a write: the row's key, and the record (create) or the changes (update). */
-interface LoggedWrite {
-  recordId: string | number;
-  details: unknown;
-}
-
-/** What a form's write answers: the row (created, or as it was before an update) and what the event log keeps. */
-interface Written {
-  row: Record<string, unknown>;
-  logged?: LoggedWrite;
-  /**
-   * What follows the write once it is committed: work on other connections or outside the
-   * database (a sign-out everywhere, dropping a replaced file). Inside the transaction it
-   * would wait for SQLite's one connection, which the transaction holds, and would act on
-   * a write that could still roll back.
-   */
-  committed?: () => Promise<void>;
-}
-
-/**
- * An update's written result with its link changes added to the logged changes, by relation
- * name: an update that changed only links is still logged.
- */
-function withLinkChanges(view: ResolvedView, done: Written, links: Record<string, LinkChange>): Written {
-  if (Object.keys(links).length === 0) return done;
-  const logged = done.logged ?? { recordId: recordIdOf(view, done.row)!, details: { changes: {} } };
-  const { changes } = logged.details as { changes: Record<string, unknown> };
-  return { ...done, logged: { ...logged, details: { changes: { ...changes, ...links } } } };
-}
 
 /** What a form page shows: its mode, the values, the messages by field (`_form` for the form), the row's id. */
 interface FormState {
@@ -83,37 +54,8 @@ class RowChangedError extends Error {}
 export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const base = `${ctx.mount}/${view.name}`;
   const routes: RouteDescriptor[] = [];
-  const links = manyLinks(ctx, view);
   // A many-to-many field is offered (and written) only when the admin user may list the other view's rows.
-  const linksOf = (principal: AdminPrincipal) => links.filter((link) => may(link.target, 'list', principal));
-
-  // A foreign key's select starts with the first rows by label and the row it holds now;
-  // its search box asks the lookup route for others (never the whole table).
-  const choices = async (values: Record<string, unknown>, principal: AdminPrincipal) => {
-    const lists = new Map<string, Choice[]>();
-    for (const [column, target] of Object.entries(view.view.references ?? {})) {
-      const other = ctx.views.get(target)!;
-      const list = await findChoices(ctx, other, '', principal);
-      // Only a value the key can hold is looked up (a re-shown form may echo any text).
-      const current = parseId(other, values[column] === undefined ? undefined : String(values[column]));
-      const readable = may(other, 'list', principal) && !restricted(principal);
-      if (
-        readable &&
-        current !== undefined &&
-        !Array.isArray(current) &&
-        !list.some((c) => c.value === String(current))
-      ) {
-        const row = await ctx
-          .knex(other.info.table)
-          .where(other.info.idColumn, current as string)
-          .first(other.info.idColumn, other.displayField);
-        if (row)
-          list.unshift({ value: String(row[other.info.idColumn]), label: String(row[other.displayField] ?? '') });
-      }
-      lists.set(column, list);
-    }
-    return lists;
-  };
+  const links = formLinks(ctx, view, base);
 
   const page = async (req: NeutralRequest, principal: AdminPrincipal, status: number, form: FormState) => {
     const { mode, errors = {}, id } = form;
@@ -123,26 +65,11 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const values = Object.fromEntries(Object.entries(form.values).filter(([field]) => !unread.has(field)));
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
     const fields = formFields(view, mode === 'create' ? seen.createFields : seen.updateFields, values, {
-      choices: await choices(values, principal),
+      choices: await referenceChoices(ctx, view, values, principal),
       required,
     }).map((f) => (view.view.references?.[f.name] ? { ...f, lookup: `${base}/lookup/${f.name}` } : f));
     // A many-to-many field: the rows linked now, chosen, then the first others by label; its search asks for more.
-    for (const link of linksOf(principal)) {
-      const linked = form.row ? await linkedChoices(ctx.knex, link, form.row[link.ownerKey]) : [];
-      const first = await findChoices(ctx, link.target, '', principal);
-      fields.push({
-        name: link.name,
-        label: link.target.labels.plural,
-        input: 'multiselect',
-        required: false,
-        value: '',
-        options: [
-          ...linked.map((c) => ({ ...c, selected: true })),
-          ...first.filter((c) => !linked.some((l) => l.value === c.value)),
-        ],
-        lookup: `${base}/lookup/${link.name}`,
-      });
-    }
+    fields.push(...(await links.fields(principal, form.row)));
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
     const t = translate(ctx, req);
     const one = inSentence(view.labels.singular, t);
@@ -183,7 +110,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     req: NeutralRequest,
     principal: AdminPrincipal,
     target: { mode: Mode; id?: string; row?: Record<string, unknown> },
-    write: (db: Knex, values: Record<string, unknown>, uploads: StoredUploads) => Promise<Written>,
+    write: (db: Knex.Transaction, values: Record<string, unknown>, uploads: StoredUploads) => Promise<Written>,
   ) => {
     const { mode, id, row } = target;
     const t = translate(ctx, req);
@@ -210,27 +137,12 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       uploads = stored;
       Object.assign(values, stored.values, await autoValues(req, view.declaration.autoFields[mode]));
       if (view.view.beforeWrite) values = await view.view.beforeWrite(values, mode);
-      // Many-to-many choices are checked before the write, and written in its transaction.
-      const sets = linksOf(principal)
-        .map((link) => ({ link, keys: parseLinkSet(link, body, t) }))
-        .filter((s) => s.keys !== undefined);
-      const { logged, committed } =
-        sets.length === 0
-          ? await write(ctx.knex, values, stored)
-          : await ctx.knex.transaction(async (trx) => {
-              const done = await write(trx, values, stored);
-              const linkChanges: Record<string, LinkChange> = {};
-              for (const { link, keys } of sets) {
-                const change = await writeLinkSet(trx, link, done.row[link.ownerKey], { keys: keys!, t });
-                if (change) linkChanges[link.name] = change;
-              }
-              return mode === 'update' ? withLinkChanges(view, done, linkChanges) : done;
-            });
+      // Many-to-many choices are checked before the write, and written in its transaction with its event.
+      const sets = links.sent(principal, body, t);
+      const submission = { req, principal, mode, t, sets };
+      const done = await writeAtomically(ctx, view, submission, (trx) => write(trx, values, stored));
       written = true;
-      await committed?.();
-      counts.forget(view.name);
-      await view.view.afterWrite?.(mode);
-      if (logged) await ctx.events.record(req, principal, [{ type: mode, model: view.name, ...logged }]);
+      await afterCommit(view, counts, mode, done);
       return seeOther(req, `${base}/`);
     } catch (error) {
       // No row refers to the files of a write that failed.

@@ -5,7 +5,8 @@ import { SEARCH_MAX } from '../list-query';
 import { manyLinks } from '../many-to-many';
 import type { ResolvedView } from '../model-view';
 import type { AdminPrincipal } from '../admin-auth';
-import { labelColumn, may, scopeOf } from '../view-access';
+import { labelColumn, may, restricted, scopeOf } from '../view-access';
+import { parseId } from '../ids';
 
 /** Most rows a lookup answers, and a form's select starts with. */
 export const LOOKUP_LIMIT = 20;
@@ -64,6 +65,41 @@ export async function findChoices(
     ...scopeOf(principal),
   });
   return data.map((row) => ({ value: String(row[key.name]), label: String(row[display.name] ?? '') }));
+}
+
+/**
+ * The choices of a form's foreign key selects, by column: the first rows by label and the
+ * row the key holds now; the select's search box asks the lookup route for others (never
+ * the whole table).
+ */
+export async function referenceChoices(
+  ctx: AdminContext,
+  view: ResolvedView,
+  values: Record<string, unknown>,
+  principal: AdminPrincipal,
+): Promise<Map<string, Choice[]>> {
+  const lists = new Map<string, Choice[]>();
+  for (const [column, target] of Object.entries(view.view.references ?? {})) {
+    const other = ctx.views.get(target)!;
+    const list = await findChoices(ctx, other, '', principal);
+    // Only a value the key can hold is looked up (a re-shown form may echo any text).
+    const current = parseId(other, values[column] === undefined ? undefined : String(values[column]));
+    const readable = may(other, 'list', principal) && !restricted(principal);
+    if (
+      readable &&
+      current !== undefined &&
+      !Array.isArray(current) &&
+      !list.some((c) => c.value === String(current))
+    ) {
+      const row = await ctx
+        .knex(other.info.table)
+        .where(other.info.idColumn, current as string)
+        .first(other.info.idColumn, other.displayField);
+      if (row) list.unshift({ value: String(row[other.info.idColumn]), label: String(row[other.displayField] ?? '') });
+    }
+    lists.set(column, list);
+  }
+  return lists;
 }
 
 /**

@@ -59,20 +59,23 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
       if (Object.keys(values).some((field) => unwritable.has(field))) throw roleRefusal();
       Object.assign(values, await autoValues(req, auto.update));
       const scope = scopeOf(principal);
-      const before = await view.repository.get(ctx.knex, idFilters(view, id), scope);
-      if (!before) throw new NotFoundError('Item not found');
-      await view.repository.update(ctx.knex, values, { filters: idFilters(view, id), ...scope });
-      const after = (await view.repository.get(ctx.knex, idFilters(view, id))) ?? {};
+      // The write and its event in one transaction: both are kept or neither.
+      await ctx.knex.transaction(async (trx) => {
+        const before = await view.repository.get(trx, idFilters(view, id), scope);
+        if (!before) throw new NotFoundError('Item not found');
+        await view.repository.update(trx, values, { filters: idFilters(view, id), ...scope });
+        const after = (await view.repository.get(trx, idFilters(view, id))) ?? {};
+        await ctx.events.on(trx).record(req, principal, [
+          {
+            type: 'update',
+            model: view.name,
+            recordId: recordIdOf(view, before),
+            details: { changes: diff(before, after, view.hidden), revertOf: event.id },
+          },
+        ]);
+      });
       counts.forget(view.name);
       await view.view.afterWrite?.('update');
-      await ctx.events.record(req, principal, [
-        {
-          type: 'update',
-          model: view.name,
-          recordId: recordIdOf(view, before),
-          details: { changes: diff(before, after, view.hidden), revertOf: event.id },
-        },
-      ]);
       return seeOther(req, `${ctx.mount}/management/events`);
     },
   );

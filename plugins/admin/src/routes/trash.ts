@@ -8,7 +8,8 @@ import {
   type RouteDescriptor,
 } from '@crudsmith/core';
 import { layoutLocals, translate, type AdminContext } from '../context';
-import { scrub } from '../event-log';
+import { scrub, type EventEntry } from '../event-log';
+import type { AdminPrincipal } from '../admin-auth';
 import { columnHeads, rowCells } from '../format-value';
 import { guarded } from '../guard';
 import { idFilters, parseIds, recordIdOf, rowIdText, whereIds, type RowId } from '../ids';
@@ -49,6 +50,8 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
   const onChosen = async (
     req: NeutralRequest,
     change: (chosen: Knex.QueryBuilder, trx: Knex, ids: RowId[]) => Promise<number>,
+    logged: (rows: Record<string, unknown>[]) => EventEntry[],
+    principal: AdminPrincipal,
   ) => {
     const ids = idsOf(view, req);
     return ctx.knex.transaction(async (trx) => {
@@ -57,6 +60,8 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
         throw new NotFoundError(`${ids.length - rows.length} of the rows are not in the trash; nothing was changed`);
       const changed = await change(whereIds(trx(table), view, ids).where(FLAG, true), trx, ids);
       if (changed !== ids.length) throw new NotFoundError('The rows changed meanwhile; nothing was changed');
+      // The event in the same transaction: the change and its record are kept or neither.
+      await ctx.events.on(trx).record(req, principal, logged(rows));
       return rows as Record<string, unknown>[];
     });
   };
@@ -133,6 +138,12 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
               throw error;
             }
           }
+          // The event in the same transaction: the restore and its record are kept or neither.
+          await ctx.events.on(trx).record(
+            req,
+            principal,
+            restored.map((row) => ({ type: 'restore' as const, model: view.name, recordId: recordIdOf(view, row) })),
+          );
           return restored;
         });
         counts.forget(view.name);
@@ -142,11 +153,6 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
           rows.map((row) => recordIdOf(view, row)),
         );
         await view.view.afterWrite?.('update');
-        await ctx.events.record(
-          req,
-          principal,
-          rows.map((row) => ({ type: 'restore' as const, model: view.name, recordId: recordIdOf(view, row) })),
-        );
         return seeOther(req, base);
       },
     ),
@@ -158,29 +164,27 @@ export function trashRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCo
         const scope = scopeOf(principal);
         // Under the model's policy, each row goes through the repository's hard delete, so
         // its rule decides (a row it does not reach undoes them all: 404, or 403 if readable).
-        const rows = await onChosen(req, async (chosen, trx, ids) => {
+        const purged = (rows: Record<string, unknown>[]) =>
+          rows.map((row) => ({
+            type: 'purge' as const,
+            model: view.name,
+            recordId: recordIdOf(view, row),
+            details: { record: scrub(row, view.hidden) },
+          }));
+        const remove = async (chosen: Knex.QueryBuilder, trx: Knex, ids: RowId[]) => {
           if (!scope.principal) return Number(await chosen.delete());
           let removed = 0;
           for (const id of ids)
             removed += await view.repository.dbDelete(trx, { ...idFilters(view, id), [FLAG]: true }, scope);
           return removed;
-        });
+        };
+        const rows = await onChosen(req, remove, purged, principal);
         // Nothing issued to a purged account may outlive it (a reused id would inherit it).
         await signOutAll(
           view,
           rows.map((row) => recordIdOf(view, row)),
         );
         await view.view.afterWrite?.('delete');
-        await ctx.events.record(
-          req,
-          principal,
-          rows.map((row) => ({
-            type: 'purge' as const,
-            model: view.name,
-            recordId: recordIdOf(view, row),
-            details: { record: scrub(row, view.hidden) },
-          })),
-        );
         return seeOther(req, base);
       },
     ),

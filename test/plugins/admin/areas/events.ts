@@ -194,6 +194,40 @@ export function eventsArea(harness: AdapterHarness, engine: Engine): void {
       expect((await events('sign_in_failed')).some((e) => e.username === 'someone-new')).toBe(true);
     });
 
+    it("records a write's event in its transaction: an event that cannot be written takes the write back", async () => {
+      const before = await env.db.knex('items').where({ id: 2 }).first();
+      const count = async () => Number((await env.db.knex('items').count({ n: '*' }).first())?.n);
+      const rows = await count();
+      const [update] = (await events('update')).filter((e) => e.record_id === '2' && e.details.changes.price);
+      const trashed = async () => (await env.db.knex('items').where({ is_deleted: true }).pluck('id')).map(Number);
+      const inTrash = await trashed();
+      expect(inTrash.length).toBeGreaterThan(0);
+      const csv = new FormData();
+      csv.append('csrf_token', client.csrf);
+      csv.append('file', new Blob(['name\nimported\n'], { type: 'text/csv' }), 'items.csv');
+      // The log still reads, but its insert fails after the row's write, in the same transaction.
+      const column = (from: string, to: string) =>
+        env.db.knex.schema.alterTable('admin_events', (t) => t.renameColumn(from, to));
+      await column('user_agent', 'user_agent_away');
+      try {
+        expect((await client.postForm('/admin/items/form_create', { name: 'never kept', price: '3' })).status).toBe(
+          500,
+        );
+        expect((await client.postForm('/admin/items/form_update/2', { price: '999' })).status).toBe(500);
+        expect((await client.postForm(`/admin/management/events/${update.id}/revert`, {})).status).toBe(500);
+        const ids = { json: { ids: [2] }, headers: { 'x-csrf-token': client.csrf } };
+        expect((await client.request('DELETE', '/admin/items/bulk-delete', ids)).status).toBe(500);
+        expect((await client.postForm('/admin/items/trash/restore', { ids: String(inTrash[0]) })).status).toBe(500);
+        expect((await client.request('POST', '/admin/items/import', { multipart: csv })).status).toBe(500);
+      } finally {
+        await column('user_agent_away', 'user_agent');
+      }
+      expect(await count()).toBe(rows);
+      expect(await env.db.knex('items').where({ name: 'never kept' }).first()).toBeUndefined();
+      expect(await env.db.knex('items').where({ id: 2 }).first()).toEqual(before);
+      expect(await trashed()).toEqual(inTrash);
+    });
+
     it('lists events newest first, filtered by type, admin user and dates, and records sign-outs', async () => {
       const page = await client.get('/admin/management/events');
       expect(page.status).toBe(200);

@@ -142,6 +142,11 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
       const view = await client.get('/admin/management/events');
       expect(view.text).not.toContain(`/admin/management/events/${linksOnly}/revert`);
       expect(view.text).toContain('/revert');
+      // A link change's field reads as the form's label, in the page's language, not the relation's name.
+      expect(view.text).toContain('<th scope="row">Badges (links)</th>');
+      expect(view.text).not.toContain('<th scope="row">badges</th>');
+      const german = await client.get('/admin/management/events', { 'accept-language': 'de' });
+      expect(german.text).toContain('<th scope="row">Badges (Verknüpfungen)</th>');
       expect((await client.postForm(`/admin/management/events/${linksOnly}/revert`, {})).status).toBe(400);
       // Restore the set the later cases start from.
       await client.postForm(`/admin/tiers/form_update/${tier}`, {
