@@ -76,6 +76,13 @@ export const readJson = (res: Response): Promise<any> => res.json();
 export function clientOf(env: SuiteEnv) {
   return {
     api: (path: string, init?: RequestInit) => fetch(`${env.base.url}/api${path}`, init),
+    /** POSTs `body` under /api, as JSON unless `headers` name another type. */
+    send: (path: string, body: RequestInit['body'], headers: Record<string, string> = {}) =>
+      fetch(`${env.base.url}/api${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      }),
     postJson: (server: MountedServer, body: string) =>
       fetch(`${server.url}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
     postJsonGzip: (server: MountedServer, body: string) =>

@@ -27,7 +27,7 @@ function raw(
 
 /** Matching: case, trailing slashes, 405s, fallbacks, and paths left to the app. */
 export function routeMatching(env: SuiteEnv): void {
-  const { api } = clientOf(env);
+  const { api, send } = clientOf(env);
 
   describe('matching', () => {
     it('lets an unmatched path fall through to the app', async () => {
@@ -39,11 +39,7 @@ export function routeMatching(env: SuiteEnv): void {
     });
 
     it('answers unmatched paths under a fallback prefix with that fallback, longest prefix first', async () => {
-      const res = await api('/fb/no/such/path?x=1', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"a":1}',
-      });
+      const res = await send('/fb/no/such/path?x=1', '{"a":1}');
       expect(res.status).toBe(404);
       expect(res.headers.get('x-fallback')).toBe('/fb');
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');

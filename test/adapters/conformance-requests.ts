@@ -6,7 +6,7 @@ import { clientOf, readJson, type SuiteEnv } from './conformance-kit';
 
 /** Request translation: paths, params, query, headers, cookies, bodies and their limits. */
 export function requestTranslation(env: SuiteEnv): void {
-  const { api, postJson, postJsonGzip } = clientOf(env);
+  const { api, send, postJson, postJsonGzip } = clientOf(env);
 
   describe('request translation', () => {
     it('passes method, decoded path, params, repeated query keys, headers and cookies', async () => {
@@ -28,11 +28,7 @@ export function requestTranslation(env: SuiteEnv): void {
     });
 
     it('parses a JSON body', async () => {
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"name":"x","n":[1,{"a":null}]}',
-      });
+      const res = await send('/echo', '{"name":"x","n":[1,{"a":null}]}');
       expect((await readJson(res)).body).toEqual({ name: 'x', n: [1, { a: null }] });
     });
 
@@ -60,63 +56,42 @@ export function requestTranslation(env: SuiteEnv): void {
     });
 
     it('gives undefined for an empty body', async () => {
-      const res = await api('/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+      const res = await send('/echo', '');
       expect((await readJson(res)).body).toBe('<none>');
       const bare = await api('/echo', { method: 'POST' });
       expect((await readJson(bare)).body).toBe('<none>');
     });
 
     it('answers 400 for malformed JSON, never 500', async () => {
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"name":',
-      });
+      const res = await send('/echo', '{"name":');
       expect(res.status).toBe(400);
       expect(await readJson(res)).toEqual({ detail: 'Malformed JSON body' });
     });
 
     it('reads a gzip-encoded JSON body', async () => {
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        body: gzipSync('{"name":"zipped"}'),
-      });
+      const res = await send('/echo', gzipSync('{"name":"zipped"}'), { 'content-encoding': 'gzip' });
       expect((await readJson(res)).body).toEqual({ name: 'zipped' });
     });
 
     it('answers 400 for a body that does not match its Content-Encoding, never 500', async () => {
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        body: '{"name":"plain"}',
-      });
+      const res = await send('/echo', '{"name":"plain"}', { 'content-encoding': 'gzip' });
       expect(res.status).toBe(400);
       expect(await readJson(res)).toEqual({ detail: 'Body does not match its Content-Encoding' });
-      const form = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'deflate' },
-        body: 'a=1',
+      const form = await send('/echo', 'a=1', {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-encoding': 'deflate',
       });
       expect(form.status).toBe(400);
     });
 
     it('answers 400 for a body that is not the brotli its Content-Encoding says, never 500', async () => {
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'br' },
-        body: '{"name":"plain"}',
-      });
+      const res = await send('/echo', '{"name":"plain"}', { 'content-encoding': 'br' });
       expect(res.status).toBe(400);
       expect(await readJson(res)).toEqual({ detail: 'Body does not match its Content-Encoding' });
     });
 
     it('answers 415 for an unknown Content-Encoding', async () => {
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'x-unheard-of' },
-        body: '{}',
-      });
+      const res = await send('/echo', '{}', { 'content-encoding': 'x-unheard-of' });
       expect(res.status).toBe(415);
       expect(typeof (await readJson(res)).detail).toBe('string');
     });
@@ -128,30 +103,17 @@ export function requestTranslation(env: SuiteEnv): void {
 
     it('answers 400 for a JSON body nested deeper than 64 levels, and accepts 64', async () => {
       const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: nested(65),
-      });
+      const res = await send('/echo', nested(65));
       expect(res.status).toBe(400);
       expect(typeof (await readJson(res)).detail).toBe('string');
-      const ok = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: nested(64),
-      });
+      const ok = await send('/echo', nested(64));
       expect(ok.status).toBe(200);
-      const huge = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: nested(100_000),
-      });
+      const huge = await send('/echo', nested(100_000));
       expect(huge.status).toBe(400);
     });
 
     it('answers 413 naming the cap for a JSON body of more than 10,000 values, counted at every depth, and accepts 10,000', async () => {
-      const json = (body: unknown) =>
-        api('/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = (body: unknown) => send('/echo', JSON.stringify(body));
       const over = await json({ list: Array.from({ length: 5000 }, () => ({})), more: Array(4999).fill(0) });
       expect(over.status).toBe(413);
       expect((await readJson(over)).detail).toBe(
@@ -203,11 +165,7 @@ export function requestTranslation(env: SuiteEnv): void {
     });
 
     it('answers 413 for a body over the default 1 MiB, sent whole', async () => {
-      const res = await api('/echo', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify('x'.repeat(2 * 1024 * 1024)),
-      });
+      const res = await send('/echo', JSON.stringify('x'.repeat(2 * 1024 * 1024)));
       expect(res.status).toBe(413);
       const form = new FormData();
       form.append('file', new Blob([Buffer.alloc(3 * 1024 * 1024)]), 'big.bin');
