@@ -196,6 +196,54 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
     expect(await titles()).toEqual({ ...before, mine: 'again', new: 'n' });
   });
 
+  it('a key differing only in case is the stored row where the unique index holds them equal (MariaDB)', async () => {
+    await db.knex('ug_tags').insert({ code: 'Case', owner_id: 1, title: 'old' });
+    // As the route above, answering the rows: the read-back matches them to the items too.
+    const router = crudRouter({
+      session: db.knex,
+      model: Tag,
+      path: '/tags',
+      createSchema: ['code', 'title'],
+      updateSchema: ['title'],
+      selectSchema: ['code', 'title'],
+      bulk: { conflictColumns: ['code'] },
+      access: {
+        default: {},
+        read: { rows: (qb, p, table) => void qb.whereIn(`${table}.owner_id`, [p.id, 2]) },
+        update: { rows: { owner_id: (p: Principal) => p.id } },
+      },
+    });
+    const mounted = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
+    try {
+      const upsert = async (code: string) => {
+        const res = await fetch(`${mounted.url}/tags/bulk?on_conflict=code`, {
+          method: 'POST',
+          body: JSON.stringify([{ code, title: 'new' }]),
+          headers: { 'content-type': 'application/json', 'x-user': '1' },
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const folded = async (code: string) =>
+        (await db.knex('ug_tags').select('code', 'title').orderBy('id')).filter(
+          (row) => row.code.toLowerCase() === code,
+        );
+      const collated = engine === 'mysql';
+      // User 2's row, which user 1 may read but not update: a 403 where 'HIS' is that row.
+      expect((await upsert('HIS')).status).toBe(collated ? 403 : 201);
+      expect(await upsert('CASE')).toEqual({ status: 201, body: [{ code: collated ? 'Case' : 'CASE', title: 'new' }] });
+      expect(await folded('case')).toEqual(
+        collated
+          ? [{ code: 'Case', title: 'new' }]
+          : [
+              { code: 'Case', title: 'old' },
+              { code: 'CASE', title: 'new' },
+            ],
+      );
+    } finally {
+      await mounted.close();
+    }
+  });
+
   it('a decimal or datetime conflict value matches its stored row in any form of it, under a row rule', async () => {
     await db.knex.schema.createTable('ug_prices', (t) => {
       t.increments('id');

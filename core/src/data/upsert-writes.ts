@@ -3,7 +3,8 @@ import { batchesOf, MAX_BATCH_ROWS } from './bulk-writes';
 import { reuseCompiledSql } from './compiled-sql';
 import { returnsRows } from './conditional-writes';
 import { dialectOf } from './dialect';
-import { normalizeRow, normalizeValue } from './normalize';
+import { normalizeRow } from './normalize';
+import { collatedKey, conflictKey } from './conflict-keys';
 import { DuplicateValueError } from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import type { ModelInfo } from '../model/model-info';
@@ -123,35 +124,24 @@ async function upsertCheckedMysql(
 }
 
 /**
- * A value of the unique `column` as a key that two forms of one stored value share: a
- * decimal without its scale ('10.50' and 10.5), a datetime as its instant whatever the
- * driver's form (a Date, SQLite's text). Keys, never the text of a value, tell which rows
- * an upsert checked.
- */
-export function conflictKey(info: ModelInfo, column: string): (value: unknown) => string {
-  const known = info.columns.get(column);
-  return (value) => {
-    const normal = known ? normalizeValue(value, known) : value;
-    return normal instanceof Date ? normal.toISOString() : String(normal);
-  };
-}
-
-/**
- * In the caller's transaction, the stored values among `values` of the unique `column`
- * (as `conflictKey`s), their rows locked until it ends (`SELECT … FOR UPDATE`; SQLite
- * writes one transaction at a time). On MariaDB's default REPEATABLE READ the locking
- * read also holds the index gaps of the values no row holds, so no other client inserts
- * one before the transaction ends.
+ * In the caller's transaction, the values among `values` of the unique `column` that a
+ * stored row holds, as the database compares them (as `conflictKey`s of the values given),
+ * their rows locked until it ends (`SELECT … FOR UPDATE`; SQLite writes one transaction at
+ * a time). On MariaDB's default REPEATABLE READ the locking read also holds the index gaps
+ * of the values no row holds, so no other client inserts one before the transaction ends.
  */
 export async function lockStored(trx: Knex, info: ModelInfo, column: string, values: unknown[]): Promise<Set<string>> {
-  const key = conflictKey(info, column);
-  const stored = new Set<string>();
+  const held: unknown[] = [];
   for (let start = 0; start < values.length; start += MAX_BATCH_ROWS) {
     const query = trx(info.table)
       .select(column)
       .whereIn(column, values.slice(start, start + MAX_BATCH_ROWS) as string[]);
     for (const row of (await (dialectOf(trx) === 'sqlite' ? query : query.forUpdate())) as Row[])
-      stored.add(key(row[column]));
+      held.push(row[column]);
   }
-  return stored;
+  // A value matches the stored one its unique index holds equal ('Abc' and 'abc' on MariaDB).
+  const collated = await collatedKey(trx, info, column, { given: values, stored: held });
+  const stored = new Set(held.map(collated));
+  const key = conflictKey(info, column);
+  return new Set(values.filter((value) => stored.has(collated(value))).map(key));
 }
