@@ -145,6 +145,37 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
     }
   });
 
+  it('an item that meets another row on another unique key leaves it alone; MariaDB answers the item skipped', async () => {
+    await db.knex.schema.createTable('ug_slugs', (t) => {
+      t.increments('id');
+      t.string('slug', 20).unique();
+      t.string('code', 20).unique();
+      t.string('title', 20);
+    });
+    await db.knex('ug_slugs').insert([
+      { slug: 'a', code: 'one', title: 'old' },
+      { slug: 'b', code: 'two', title: 'other' },
+    ]);
+    const slugs = modelInfo(
+      class extends Tag {
+        static override tableName = 'ug_slugs';
+      },
+    );
+    // 'one' names the first row, but its slug is the second's: the insert meets that first.
+    const items = [{ slug: 'b', code: 'one', title: 'new' }];
+    const outcome = await db.knex
+      .transaction(async (trx) => {
+        const only = await lockStored(trx, slugs, 'code', ['one']);
+        return upsertMany(trx, slugs, items, { conflict: 'code', merge: new Set(['title']), only });
+      })
+      .catch((error: unknown) => mapDatabaseError(error)?.status);
+    const stored = await db.knex('ug_slugs').select('code', 'title').orderBy('id');
+    expect(stored[1]).toEqual({ code: 'two', title: 'other' });
+    // PostgreSQL and SQLite meet the conflict column's row first and update it.
+    expect(outcome).toEqual(engine === 'mysql' ? { skipped: ['one'] } : { skipped: [] });
+    expect(stored[0]).toEqual({ code: 'one', title: engine === 'mysql' ? 'old' : 'new' });
+  });
+
   it('through the route: 404 on a row out of sight, 403 on one it may not update, all or nothing', async () => {
     // User 1 reads its own rows and user 2's, updates its own only; creating needs no row condition.
     const router = crudRouter({

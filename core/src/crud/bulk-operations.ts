@@ -154,9 +154,10 @@ async function checkStored(access: BulkAccess, trx: Knex, conflict: string, give
 }
 
 /**
- * The upsert left rows alone that no check passed, ones another client inserted since:
- * 404 or 403 as for a stored row the caller may not update, else 409 (sent again, the
- * request meets the row checked). Throwing rolls the whole request back.
+ * The upsert left rows alone that no check passed: ones another client inserted since,
+ * or (MariaDB) another row an item met first by another unique value. 404 or 403 as for a
+ * stored row the caller may not update, else 409 (sent again, the request meets the row
+ * checked). Throwing rolls the whole request back.
  */
 async function refuseSkipped(access: BulkAccess, trx: Knex, conflict: string, skipped: unknown[]): Promise<never> {
   await requireUpdatableRows(access, trx, { column: conflict, values: skipped });

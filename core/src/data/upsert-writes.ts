@@ -79,9 +79,7 @@ export async function upsertMany(
  * client may store a value no row held before this statement: the rows to create are a
  * plain INSERT, which such a row makes fail (that statement alone is rolled back; the
  * values stored then are skipped, the others sent again), never an update that quietly
- * changes nothing. The checked rows go through ON DUPLICATE KEY UPDATE, each column set
- * only on a row that holds the item's own conflict value (never one it met on another
- * unique key), compared by the engine, by the column's type.
+ * changes nothing. The checked rows go through `updateCheckedMysql`.
  */
 async function upsertCheckedMysql(
   trx: Knex,
@@ -109,18 +107,45 @@ async function upsertCheckedMysql(
       made = made.filter((row) => !isTaken(row));
     }
   }
-  if (checked.length > 0) {
-    const assignments = Object.fromEntries(
-      (written.length > 0 ? written : [conflict]).map((column) => [
-        column,
-        column === conflict
-          ? trx.raw('??', [column])
-          : trx.raw('IF(?? <=> VALUES(??), VALUES(??), ??)', [conflict, conflict, column, column]),
-      ]),
-    );
-    await reuseCompiledSql(trx(info.table).insert(checked).onConflict(conflict).merge(assignments));
-  }
+  if (checked.length > 0) skipped.push(...(await updateCheckedMysql(trx, info, checked, { conflict, written })));
   return skipped;
+}
+
+/**
+ * The checked rows through ON DUPLICATE KEY UPDATE, which updates the first row an item
+ * meets on any unique key: each column is set only on a row that holds the item's own
+ * conflict value, compared by the engine (by the column's type and collation). An item
+ * that met another row first (on another unique key) changes nothing there; the conflict
+ * column's assignment, which keeps its value, notes that item's value in a session
+ * variable (set empty first, read after), and it is answered skipped.
+ */
+async function updateCheckedMysql(
+  trx: Knex,
+  info: ModelInfo,
+  checked: Row[],
+  options: { conflict: string; written: string[] },
+): Promise<unknown[]> {
+  const { conflict, written } = options;
+  const same = trx.raw('?? <=> VALUES(??)', [conflict, conflict]);
+  const assignments = Object.fromEntries([
+    [
+      conflict,
+      trx.raw(`IF(? OR (@crudsmith_missed := JSON_ARRAY_APPEND(@crudsmith_missed, '$', VALUES(??))) IS NULL, ??, ??)`, [
+        same,
+        conflict,
+        conflict,
+        conflict,
+      ]),
+    ],
+    ...written.map((column) => [column, trx.raw('IF(?, VALUES(??), ??)', [same, column, column])]),
+  ]);
+  await trx.raw('SET @crudsmith_missed = JSON_ARRAY()');
+  await reuseCompiledSql(trx(info.table).insert(checked).onConflict(conflict).merge(assignments));
+  const [[{ missed }]] = (await trx.raw('SELECT @crudsmith_missed AS missed')) as [{ missed: string }[]];
+  // The values as the database wrote them into JSON: keys tell which items they are.
+  const key = conflictKey(info, conflict);
+  const sent = new Map(checked.map((row) => [key(row[conflict]), row[conflict]]));
+  return (JSON.parse(missed) as unknown[]).map((value) => sent.get(key(value)) ?? value);
 }
 
 /**
