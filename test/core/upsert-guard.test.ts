@@ -145,6 +145,37 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
     }
   });
 
+  it('an item that meets another row on another unique key leaves it alone; MariaDB answers the item skipped', async () => {
+    await db.knex.schema.createTable('ug_slugs', (t) => {
+      t.increments('id');
+      t.string('slug', 20).unique();
+      t.string('code', 20).unique();
+      t.string('title', 20);
+    });
+    await db.knex('ug_slugs').insert([
+      { slug: 'a', code: 'one', title: 'old' },
+      { slug: 'b', code: 'two', title: 'other' },
+    ]);
+    const slugs = modelInfo(
+      class extends Tag {
+        static override tableName = 'ug_slugs';
+      },
+    );
+    // 'one' names the first row, but its slug is the second's: the insert meets that first.
+    const items = [{ slug: 'b', code: 'one', title: 'new' }];
+    const outcome = await db.knex
+      .transaction(async (trx) => {
+        const only = await lockStored(trx, slugs, 'code', ['one']);
+        return upsertMany(trx, slugs, items, { conflict: 'code', merge: new Set(['title']), only });
+      })
+      .catch((error: unknown) => mapDatabaseError(error)?.status);
+    const stored = await db.knex('ug_slugs').select('code', 'title').orderBy('id');
+    expect(stored[1]).toEqual({ code: 'two', title: 'other' });
+    // PostgreSQL and SQLite meet the conflict column's row first and update it.
+    expect(outcome).toEqual(engine === 'mysql' ? { skipped: ['one'] } : { skipped: [] });
+    expect(stored[0]).toEqual({ code: 'one', title: engine === 'mysql' ? 'old' : 'new' });
+  });
+
   it('through the route: 404 on a row out of sight, 403 on one it may not update, all or nothing', async () => {
     // User 1 reads its own rows and user 2's, updates its own only; creating needs no row condition.
     const router = crudRouter({
@@ -194,6 +225,54 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
       ]),
     ).toBe(201);
     expect(await titles()).toEqual({ ...before, mine: 'again', new: 'n' });
+  });
+
+  it('a key differing only in case is the stored row where the unique index holds them equal (MariaDB)', async () => {
+    await db.knex('ug_tags').insert({ code: 'Case', owner_id: 1, title: 'old' });
+    // As the route above, answering the rows: the read-back matches them to the items too.
+    const router = crudRouter({
+      session: db.knex,
+      model: Tag,
+      path: '/tags',
+      createSchema: ['code', 'title'],
+      updateSchema: ['title'],
+      selectSchema: ['code', 'title'],
+      bulk: { conflictColumns: ['code'] },
+      access: {
+        default: {},
+        read: { rows: (qb, p, table) => void qb.whereIn(`${table}.owner_id`, [p.id, 2]) },
+        update: { rows: { owner_id: (p: Principal) => p.id } },
+      },
+    });
+    const mounted = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
+    try {
+      const upsert = async (code: string) => {
+        const res = await fetch(`${mounted.url}/tags/bulk?on_conflict=code`, {
+          method: 'POST',
+          body: JSON.stringify([{ code, title: 'new' }]),
+          headers: { 'content-type': 'application/json', 'x-user': '1' },
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const folded = async (code: string) =>
+        (await db.knex('ug_tags').select('code', 'title').orderBy('id')).filter(
+          (row) => row.code.toLowerCase() === code,
+        );
+      const collated = engine === 'mysql';
+      // User 2's row, which user 1 may read but not update: a 403 where 'HIS' is that row.
+      expect((await upsert('HIS')).status).toBe(collated ? 403 : 201);
+      expect(await upsert('CASE')).toEqual({ status: 201, body: [{ code: collated ? 'Case' : 'CASE', title: 'new' }] });
+      expect(await folded('case')).toEqual(
+        collated
+          ? [{ code: 'Case', title: 'new' }]
+          : [
+              { code: 'Case', title: 'old' },
+              { code: 'CASE', title: 'new' },
+            ],
+      );
+    } finally {
+      await mounted.close();
+    }
   });
 
   it('a decimal or datetime conflict value matches its stored row in any form of it, under a row rule', async () => {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { insertMany, insertValues, writeWhere } from '../data/bulk-writes';
-import { conflictKey, lockStored, upsertMany } from '../data/upsert-writes';
+import { lockStored, upsertMany } from '../data/upsert-writes';
+import { collatedKey, conflictKey } from '../data/conflict-keys';
 import { returnsRows, updateReturning, updateWhere } from '../data/conditional-writes';
 import { selectedFields } from '../data/read-query';
 import { ConflictError, BadRequestError, ValidationError } from '../errors/http-error';
@@ -46,7 +47,6 @@ function answerShape(ctx: CrudContext) {
 
 /** The stored rows whose `column` holds these values, in their order, read as the routes read. */
 async function readBack(ctx: CrudContext, trx: Knex, column: string, values: unknown[]): Promise<Row[]> {
-  const key = conflictKey(ctx.info, column);
   const fields = selectedFields(ctx.info, ctx.selectSchema);
   // The column matches each row to its value, so it is read even where the answer leaves it out.
   const extra = !fields.includes(column);
@@ -55,14 +55,17 @@ async function readBack(ctx: CrudContext, trx: Knex, column: string, values: unk
     schemaToSelect: extra ? [...fields, column] : ctx.selectSchema,
     includeDeleted: true,
   };
-  const found = new Map<string, Row>();
+  const stored: [unknown, Row][] = [];
   for (let start = 0; start < values.length; start += 1000) {
     const filters = { [`${column}__in`]: values.slice(start, start + 1000) };
     for (const row of await ctx.repo.select(trx, filters, read)) {
-      found.set(key(row[column]), row);
+      stored.push([row[column], row]);
       if (extra) delete row[column];
     }
   }
+  // A value sent may differ from the stored one it matched ('Abc' and 'abc' on MariaDB).
+  const key = await collatedKey(trx, ctx.info, column, { given: values, stored: stored.map(([value]) => value) });
+  const found = new Map(stored.map(([value, row]) => [key(value), row]));
   return values.map((value) => found.get(key(value)) as Row);
 }
 
@@ -151,9 +154,10 @@ async function checkStored(access: BulkAccess, trx: Knex, conflict: string, give
 }
 
 /**
- * The upsert left rows alone that no check passed, ones another client inserted since:
- * 404 or 403 as for a stored row the caller may not update, else 409 (sent again, the
- * request meets the row checked). Throwing rolls the whole request back.
+ * The upsert left rows alone that no check passed: ones another client inserted since,
+ * or (MariaDB) another row an item met first by another unique value. 404 or 403 as for a
+ * stored row the caller may not update, else 409 (sent again, the request meets the row
+ * checked). Throwing rolls the whole request back.
  */
 async function refuseSkipped(access: BulkAccess, trx: Knex, conflict: string, skipped: unknown[]): Promise<never> {
   await requireUpdatableRows(access, trx, { column: conflict, values: skipped });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ReadRepository } from './read-repository';
 import { ConfigurationError } from '../errors/configuration-error';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors/http-error';
+import { BadRequestError, NotFoundError } from '../errors/http-error';
 import { rethrowMapped } from '../errors/database-error';
 import { reuseCompiledSql } from './compiled-sql';
 import {
@@ -24,9 +24,15 @@ import { writeValues } from './write-values';
 import { isComposite, keyFilters, keyOf, whereKeys } from './row-key';
 import { storedDates } from './sqlite-datetime';
 import type { Principal } from '../http/principal';
-import { authorize, excludedFields, refuseUnwritable, rowCondition, withRows } from '../access/enforce';
 import { answerAccess, stripHidden } from '../access/scoped-read';
-import { scopedWrite } from '../access/scoped-write';
+import {
+  createUnderPolicy,
+  deleteReturningUnderPolicy,
+  deleteUnderPolicy,
+  hardDeleteUnderPolicy,
+  restoreUnderPolicy,
+  updateUnderPolicy,
+} from './policy-writes';
 
 export type {
   RepositoryOptions,
@@ -54,24 +60,8 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
    * no row, so none is read back (one statement on MariaDB too) and only its key is answered.
    */
   async create(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean } = {}): Promise<Row> {
-    if (options.principal === undefined) return this.createRow(db, data, options);
-    const { principal } = options;
-    const rule = this.policy?.create;
-    authorize(rule, principal);
-    refuseUnwritable(data, excludedFields(this.info, rule, principal));
-    const rows = rowCondition(rule, principal);
-    const plain = { ...options, principal: undefined };
-    // A create's row rule holds of the row it makes: checked in SQL, in the insert's
-    // transaction, which a row outside it rolls back (403).
-    const row = !rows
-      ? await this.createRow(db, data, plain)
-      : await db.transaction(async (trx) => {
-          const made = await this.createRow(trx, data, plain);
-          const key = keyFilters(this.info, keyOf(this.info, made));
-          if (!(await this.existsOn(trx, withRows(key, rows), { includeDeleted: true }))) throw new ForbiddenError();
-          return made;
-        });
-    return stripHidden([row], answerAccess(this.policy, this.info, principal), this.joined(options))[0];
+    if (options.principal !== undefined) return createUnderPolicy(this, db, data, options);
+    return this.createRow(db, data, options);
   }
 
   private async createRow(db: Knex, data: Row, options: ReadOptions & { returnRow?: boolean }): Promise<Row> {
@@ -139,13 +129,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
    */
   async update(db: Knex, data: Row, options: UpdateOptions): Promise<Row | Row[] | null> {
     this.refuseUnfiltered('update', options.filters, options);
-    if (options.principal !== undefined) {
-      const scope = this.writeScope(db, options.principal, options.filters);
-      const answer = await scopedWrite(this.policy, 'update', { ...scope, values: data }, (filters) =>
-        this.update(db, data, { ...options, filters, principal: undefined }),
-      );
-      return answer ? this.stripAnswer(answer, options.principal) : answer;
-    }
+    if (options.principal !== undefined) return updateUnderPolicy(this, db, data, options);
     const values = this.updateValues(db, data);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
     const { schemaToSelect, filters } = options;
@@ -200,12 +184,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
 
   /** Soft-deletes the matching row when the model has the flag column, else hard-deletes it. */
   async delete(db: Knex, filters: Filters, options: DeleteOptions = {}): Promise<number> {
-    if (options.principal !== undefined) {
-      const scope = this.writeScope(db, options.principal, filters);
-      return scopedWrite(this.policy, 'delete', scope, (where) =>
-        this.delete(db, where, { ...options, principal: undefined }),
-      );
-    }
+    if (options.principal !== undefined) return deleteUnderPolicy(this, db, filters, options);
     this.refuseUnfiltered('delete', filters, options);
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) return this.removeRows(db, filters, options, false);
@@ -241,13 +220,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
     filters: Filters,
     options: DeleteOptions & ReadOptions & { hard?: boolean } = {},
   ): Promise<Row> {
-    if (options.principal !== undefined) {
-      const scope = this.writeScope(db, options.principal, filters, options.hard ? {} : undefined);
-      const row = await scopedWrite(this.policy, options.hard ? 'hardDelete' : 'delete', scope, (where) =>
-        this.deleteReturning(db, where, { ...options, principal: undefined }),
-      );
-      return this.stripAnswer(row, options.principal, options) as Row;
-    }
+    if (options.principal !== undefined) return deleteReturningUnderPolicy(this, db, filters, options);
     this.refuseUnfiltered('delete', filters, options);
     const { deletedFlag } = this.ctx;
     const hard = options.hard === true || !deletedFlag;
@@ -286,14 +259,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
    * concurrent restores cannot both succeed.
    */
   async restore(db: Knex, filters: Filters, options: ReadOptions & Pick<WriteOptions, 'unchanged'> = {}): Promise<Row> {
-    if (options.principal !== undefined) {
-      const flag = this.ctx.deletedFlag;
-      const scope = this.writeScope(db, options.principal, filters, flag ? { [flag]: true } : {});
-      const row = await scopedWrite(this.policy, 'restore', scope, (where) =>
-        this.restore(db, where, { ...options, principal: undefined }),
-      );
-      return this.stripAnswer(row, options.principal, options) as Row;
-    }
+    if (options.principal !== undefined) return restoreUnderPolicy(this, db, filters, options);
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) throw new NotFoundError('Item not found');
     const values: Row = { [deletedFlag]: false };
@@ -340,6 +306,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
 
   /** Removes the matching row for good, soft-deleted or not. */
   dbDelete(db: Knex, filters: Filters, options: WriteOptions = {}): Promise<number> {
+    if (options.principal !== undefined) return hardDeleteUnderPolicy(this, db, filters, options);
     return this.removeRows(db, filters, options, true);
   }
 
@@ -353,12 +320,6 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
     options: WriteOptions,
     includeDeleted: boolean,
   ): Promise<number> {
-    if (options.principal !== undefined) {
-      const scope = this.writeScope(db, options.principal, filters, {});
-      return scopedWrite(this.policy, 'hardDelete', scope, (where) =>
-        this.removeRows(db, where, { ...options, principal: undefined }, includeDeleted),
-      );
-    }
     this.refuseUnfiltered('dbDelete', filters, options);
     if (writesDirectly(this.info) && writesInOneStatement(this.info, filters, options.allowMultiple)) {
       return this.guard(db, async () => found(await deleteWhere({ db, ctx: this.ctx, filters, includeDeleted })));
@@ -385,20 +346,6 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
         return ids.length;
       }),
     );
-  }
-
-  /**
-   * A write's scope for the policy; `deleted` are the conditions of a soft-deleted row the
-   * write reaches (absent: only rows not deleted), for telling 403 from 404.
-   */
-  private writeScope(db: Knex, principal: Principal | null, filters: Filters, deleted?: Filters) {
-    return {
-      info: this.info,
-      principal,
-      filters,
-      readable: (where: Filters) =>
-        this.exists(db, deleted ? { ...where, ...deleted } : where, { includeDeleted: deleted !== undefined }),
-    };
   }
 
   /** A write's answer without the fields the read rule hides from the caller (bulk writes answer through it). */

@@ -3,7 +3,8 @@ import { batchesOf, MAX_BATCH_ROWS } from './bulk-writes';
 import { reuseCompiledSql } from './compiled-sql';
 import { returnsRows } from './conditional-writes';
 import { dialectOf } from './dialect';
-import { normalizeRow, normalizeValue } from './normalize';
+import { normalizeRow } from './normalize';
+import { collatedKey, conflictKey } from './conflict-keys';
 import { DuplicateValueError } from '../errors/http-error';
 import { mapDatabaseError } from '../errors/database-error';
 import type { ModelInfo } from '../model/model-info';
@@ -78,9 +79,7 @@ export async function upsertMany(
  * client may store a value no row held before this statement: the rows to create are a
  * plain INSERT, which such a row makes fail (that statement alone is rolled back; the
  * values stored then are skipped, the others sent again), never an update that quietly
- * changes nothing. The checked rows go through ON DUPLICATE KEY UPDATE, each column set
- * only on a row that holds the item's own conflict value (never one it met on another
- * unique key), compared by the engine, by the column's type.
+ * changes nothing. The checked rows go through `updateCheckedMysql`.
  */
 async function upsertCheckedMysql(
   trx: Knex,
@@ -108,50 +107,66 @@ async function upsertCheckedMysql(
       made = made.filter((row) => !isTaken(row));
     }
   }
-  if (checked.length > 0) {
-    const assignments = Object.fromEntries(
-      (written.length > 0 ? written : [conflict]).map((column) => [
-        column,
-        column === conflict
-          ? trx.raw('??', [column])
-          : trx.raw('IF(?? <=> VALUES(??), VALUES(??), ??)', [conflict, conflict, column, column]),
-      ]),
-    );
-    await reuseCompiledSql(trx(info.table).insert(checked).onConflict(conflict).merge(assignments));
-  }
+  if (checked.length > 0) skipped.push(...(await updateCheckedMysql(trx, info, checked, { conflict, written })));
   return skipped;
 }
 
 /**
- * A value of the unique `column` as a key that two forms of one stored value share: a
- * decimal without its scale ('10.50' and 10.5), a datetime as its instant whatever the
- * driver's form (a Date, SQLite's text). Keys, never the text of a value, tell which rows
- * an upsert checked.
+ * The checked rows through ON DUPLICATE KEY UPDATE, which updates the first row an item
+ * meets on any unique key: each column is set only on a row that holds the item's own
+ * conflict value, compared by the engine (by the column's type and collation). An item
+ * that met another row first (on another unique key) changes nothing there; the conflict
+ * column's assignment, which keeps its value, notes that item's value in a session
+ * variable (set empty first, read after), and it is answered skipped.
  */
-export function conflictKey(info: ModelInfo, column: string): (value: unknown) => string {
-  const known = info.columns.get(column);
-  return (value) => {
-    const normal = known ? normalizeValue(value, known) : value;
-    return normal instanceof Date ? normal.toISOString() : String(normal);
-  };
+async function updateCheckedMysql(
+  trx: Knex,
+  info: ModelInfo,
+  checked: Row[],
+  options: { conflict: string; written: string[] },
+): Promise<unknown[]> {
+  const { conflict, written } = options;
+  const same = trx.raw('?? <=> VALUES(??)', [conflict, conflict]);
+  const assignments = Object.fromEntries([
+    [
+      conflict,
+      trx.raw(`IF(? OR (@crudsmith_missed := JSON_ARRAY_APPEND(@crudsmith_missed, '$', VALUES(??))) IS NULL, ??, ??)`, [
+        same,
+        conflict,
+        conflict,
+        conflict,
+      ]),
+    ],
+    ...written.map((column) => [column, trx.raw('IF(?, VALUES(??), ??)', [same, column, column])]),
+  ]);
+  await trx.raw('SET @crudsmith_missed = JSON_ARRAY()');
+  await reuseCompiledSql(trx(info.table).insert(checked).onConflict(conflict).merge(assignments));
+  const [[{ missed }]] = (await trx.raw('SELECT @crudsmith_missed AS missed')) as [{ missed: string }[]];
+  // The values as the database wrote them into JSON: keys tell which items they are.
+  const key = conflictKey(info, conflict);
+  const sent = new Map(checked.map((row) => [key(row[conflict]), row[conflict]]));
+  return (JSON.parse(missed) as unknown[]).map((value) => sent.get(key(value)) ?? value);
 }
 
 /**
- * In the caller's transaction, the stored values among `values` of the unique `column`
- * (as `conflictKey`s), their rows locked until it ends (`SELECT … FOR UPDATE`; SQLite
- * writes one transaction at a time). On MariaDB's default REPEATABLE READ the locking
- * read also holds the index gaps of the values no row holds, so no other client inserts
- * one before the transaction ends.
+ * In the caller's transaction, the values among `values` of the unique `column` that a
+ * stored row holds, as the database compares them (as `conflictKey`s of the values given),
+ * their rows locked until it ends (`SELECT … FOR UPDATE`; SQLite writes one transaction at
+ * a time). On MariaDB's default REPEATABLE READ the locking read also holds the index gaps
+ * of the values no row holds, so no other client inserts one before the transaction ends.
  */
 export async function lockStored(trx: Knex, info: ModelInfo, column: string, values: unknown[]): Promise<Set<string>> {
-  const key = conflictKey(info, column);
-  const stored = new Set<string>();
+  const held: unknown[] = [];
   for (let start = 0; start < values.length; start += MAX_BATCH_ROWS) {
     const query = trx(info.table)
       .select(column)
       .whereIn(column, values.slice(start, start + MAX_BATCH_ROWS) as string[]);
     for (const row of (await (dialectOf(trx) === 'sqlite' ? query : query.forUpdate())) as Row[])
-      stored.add(key(row[column]));
+      held.push(row[column]);
   }
-  return stored;
+  // A value matches the stored one its unique index holds equal ('Abc' and 'abc' on MariaDB).
+  const collated = await collatedKey(trx, info, column, { given: values, stored: held });
+  const stored = new Set(held.map(collated));
+  const key = conflictKey(info, column);
+  return new Set(values.filter((value) => stored.has(collated(value))).map(key));
 }
