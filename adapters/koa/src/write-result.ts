@@ -27,5 +27,19 @@ export function writeResult(ctx: Context, result: NeutralResult): void {
   }
   // Typed first, so Koa does not guess (it would answer 204 for a null body and send a JSON string as text).
   if (!hasContentType(headers)) ctx.type = payload.defaultType;
+  if (typeof payload.body !== 'string' && !Buffer.isBuffer(payload.body)) quietOnDisconnect(ctx);
   ctx.body = payload.body;
+}
+
+/**
+ * Koa pipes a streamed body and reports whatever ends the pipe to the app's `error`
+ * event (which logs it): a client that goes away mid-stream (an export it stopped) is not
+ * an error, as the other adapters treat it; every other error still is.
+ */
+function quietOnDisconnect(ctx: Context): void {
+  const report = ctx.onerror;
+  ctx.onerror = function (this: Context, error: unknown) {
+    if ((error as NodeJS.ErrnoException | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    return report.call(this, error as Error);
+  };
 }
