@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { serialize } from 'cookie';
 import type { NeutralResult } from '@crudsmith/core';
@@ -27,19 +28,26 @@ export function writeResult(ctx: Context, result: NeutralResult): void {
   }
   // Typed first, so Koa does not guess (it would answer 204 for a null body and send a JSON string as text).
   if (!hasContentType(headers)) ctx.type = payload.defaultType;
-  if (typeof payload.body !== 'string' && !Buffer.isBuffer(payload.body)) quietOnDisconnect(ctx);
+  if (typeof payload.body !== 'string' && !Buffer.isBuffer(payload.body)) quietOnDisconnect(ctx, payload.body);
   ctx.body = payload.body;
 }
 
+/** What a connection the client closed or reset reports: the pipe cut short, or the socket's own error. */
+const DISCONNECT_CODES = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+
 /**
- * Koa pipes a streamed body and reports whatever ends the pipe to the app's `error`
- * event (which logs it): a client that goes away mid-stream (an export it stopped) is not
- * an error, as the other adapters treat it; every other error still is.
+ * Koa pipes a streamed body and reports whatever ends the pipe, and any error of the
+ * socket, to the app's `error` event (which logs it): a client that goes away mid-stream
+ * (an export it stopped) is not an error, as the other adapters treat it. An error of the
+ * body stream itself (a database connection reset under an export) is still reported.
  */
-function quietOnDisconnect(ctx: Context): void {
+function quietOnDisconnect(ctx: Context, body: Readable): void {
+  let failure: unknown;
+  body.once('error', (error) => void (failure ??= error));
   const report = ctx.onerror;
   ctx.onerror = function (this: Context, error: unknown) {
-    if ((error as NodeJS.ErrnoException | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (error !== failure && code !== undefined && DISCONNECT_CODES.has(code)) return;
     return report.call(this, error as Error);
   };
 }
