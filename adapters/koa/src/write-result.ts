@@ -2,13 +2,22 @@ import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { serialize } from 'cookie';
 import type { NeutralResult } from '@crudsmith/core';
-import { hasContentType, toPayload } from '@crudsmith/core/adapter';
+import { hasContentType, isPlainJson, toPayload } from '@crudsmith/core/adapter';
 
 /** Writes a neutral result (status, headers, cookies, redirect, body) onto the Koa context. */
 export function writeResult(ctx: Context, result: NeutralResult): void {
   // Serialise before touching ctx, so a value that cannot be encoded leaves nothing half-written.
   const payload = toPayload(result);
   const { headers, cookies } = result;
+  // Most answers are JSON with no cookie, and at most plain headers of their own (a read's
+  // ETag): our type names its charset, so it is set as it is, without Koa's type lookup.
+  if (isPlainJson(result, payload)) {
+    ctx.status = payload.status;
+    if (headers) for (const name in headers) ctx.set(name, headers[name]);
+    ctx.set('Content-Type', payload.defaultType);
+    ctx.body = payload.body;
+    return;
+  }
   const serialized = cookies && cookies.length > 0 ? cookies.map((cookie) => serialize(cookie)) : undefined;
 
   ctx.status = payload.status;
