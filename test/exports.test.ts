@@ -156,6 +156,7 @@ const entries: [string, object, string[]][] = [
       'answerRequest',
       'errorLoggerFor',
       'createRequest',
+      'routeRunner',
       'runRoute',
       'errorToResult',
       'readBody',

@@ -10,7 +10,7 @@ import {
   mountPlan,
   otherMethodResult,
   runFallback,
-  runRoute,
+  routeRunner,
   type AdapterOptions,
   type AdapterSettings,
   type Mountable,
@@ -93,11 +93,12 @@ function routeEveryMethod(instance: FastifyInstance): void {
 
 function serve(route: RouteDescriptor, settings: AdapterSettings) {
   const spelledAsRouted = spellingCheck();
+  const run = routeRunner(route, settings.logger);
   return (request: FastifyRequest, reply: FastifyReply) => {
     // find-my-way lets `/items/:id` match `/items/` with an empty id; Koa and Express do
     // not, and no route means that: answer as if nothing matched.
     if (hasEmptyParam(request) || !spelledAsRouted(request)) return unmatched(request, reply, settings);
-    return exchange({ request, reply, settings }, (req) => runRoute(route, req, settings.logger));
+    return exchange({ request, reply, settings }, run);
   };
 }
 
