@@ -155,6 +155,7 @@ const entries: [string, object, string[]][] = [
       'answerRequest',
       'errorLoggerFor',
       'createRequest',
+      'routeRunner',
       'runRoute',
       'errorToResult',
       'readBody',

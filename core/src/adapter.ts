@@ -16,7 +16,7 @@ export { errorLoggerFor } from './adapter-kit/error-report';
 /** Running a route on a neutral request, and rendering any error as the JSON body. */
 export { createRequest } from './http/neutral';
 export type { RequestInit } from './http/neutral';
-export { runRoute } from './http/run-route';
+export { routeRunner, runRoute } from './http/run-route';
 export { errorToResult } from './http/render-error';
 export type { AddressResolver } from './http/client-address';
 

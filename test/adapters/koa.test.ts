@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +45,33 @@ describe('mountRoutes (Koa specifics)', () => {
     mountRoutes(app, [route('GET /tenant', (req) => ({ status: 200, json: req.state.tenant }))]);
     const { url } = await start(app);
     expect(await (await fetch(`${url}/tenant`)).json()).toBe('acme');
+  });
+
+  it('reports nothing when a client leaves mid-stream, and keeps serving', async () => {
+    const app = new Koa();
+    const reported: unknown[] = [];
+    app.on('error', (error) => void reported.push(error));
+    // An export that never ends on its own: only the client going away stops it.
+    const rows = new Readable({ read: () => void setImmediate(() => rows.push('x'.repeat(16_384) + '\n')) });
+    const closed = new Promise((resolve) => rows.once('close', resolve));
+    const logger = { error: (_message: string, error: unknown) => void reported.push(error) };
+    mountRoutes(
+      app,
+      [
+        route('GET /export', () => ({ status: 200, body: rows, headers: { 'Content-Type': 'text/csv' } })),
+        route('GET /ping', () => ({ status: 200, json: 'pong' })),
+      ],
+      { logger },
+    );
+    const { url } = await start(app);
+
+    const leaving = new AbortController();
+    const res = await fetch(`${url}/export`, { signal: leaving.signal });
+    await res.body!.getReader().read();
+    leaving.abort();
+    await closed;
+    expect(await (await fetch(`${url}/ping`)).json()).toBe('pong');
+    expect(reported).toEqual([]);
   });
 
   it('refuses fallbacks on a router, which cannot host them', () => {

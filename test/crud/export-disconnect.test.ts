@@ -14,6 +14,7 @@ const PAGE = 10;
 describe(`export on ${ENGINES[0]}: a client that disconnects`, () => {
   let db: TestDatabase;
   let server: MountedServer;
+  const logged: unknown[] = [];
 
   beforeAll(async () => {
     db = await openDatabase(ENGINES[0]);
@@ -29,7 +30,10 @@ describe(`export on ${ENGINES[0]}: a client that disconnects`, () => {
       includedMethods: ['export'],
       export: { pageSize: PAGE },
     });
-    server = await koaHarness.mount(routesOf(router), { prefix: '', logger: { error: () => {} } });
+    server = await koaHarness.mount(routesOf(router), {
+      prefix: '',
+      logger: { error: (_message, error) => void logged.push(error) },
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -64,6 +68,24 @@ describe(`export on ${ENGINES[0]}: a client that disconnects`, () => {
       expect(pages.length).toBeLessThan(ROWS / PAGE / 2);
     } finally {
       db.knex.off('query', count);
+    }
+  });
+
+  it('reports nothing, through the app or its logger, and keeps serving', async () => {
+    // Koa reports to the app's error event, which logs to the console when no one listens.
+    const consoleError = vi.spyOn(console, 'error');
+    try {
+      const abort = new AbortController();
+      const res = await fetch(`${server.url}/items/export?format=csv`, { signal: abort.signal });
+      expect((await res.body!.getReader().read()).done).toBe(false);
+      abort.abort();
+      // A later export runs to the end: by then the stopped one has been torn down.
+      const next = await fetch(`${server.url}/items/export?format=ndjson&name=n1`);
+      expect(await next.text()).toContain('"name":"n1"');
+      expect(consoleError).not.toHaveBeenCalled();
+      expect(logged).toEqual([]);
+    } finally {
+      consoleError.mockRestore();
     }
   });
 });

@@ -24,7 +24,7 @@ import {
   mountPlan,
   otherMethodResult,
   runFallback,
-  runRoute,
+  routeRunner,
   type AdapterOptions,
   type AdapterSettings,
   type Mountable,
@@ -70,7 +70,8 @@ function lowerCase<M extends string>(method: M): Lowercase<M> {
 }
 
 function serve(route: RouteDescriptor, settings: AdapterSettings): RequestHandler {
-  return (req, res) => exchange({ req, res, settings }, (neutral) => runRoute(route, neutral, settings.logger));
+  const run = routeRunner(route, settings.logger);
+  return (req, res) => exchange({ req, res, settings }, run);
 }
 
 // Paths are matched as sent (case-sensitively), like the routes.

@@ -8,9 +8,11 @@ import { hasContentType, isPlainJson, toPayload } from '@crudsmith/core/adapter'
 export function writeResult(res: Response, result: NeutralResult, logger: ErrorLogger): void {
   // Serialise before touching res, so a value that cannot be encoded leaves nothing half-written.
   const payload = toPayload(result);
-  // Most answers are JSON with no header or cookie of their own.
+  // Most answers are JSON with no cookie, and at most plain headers of their own (a read's ETag).
   if (isPlainJson(result, payload)) {
     res.statusCode = payload.status;
+    const { headers } = result;
+    if (headers) for (const name in headers) res.setHeader(name, headers[name]);
     res.setHeader('Content-Type', payload.defaultType);
     res.setHeader('Content-Length', Buffer.byteLength(payload.body));
     res.end(payload.body);

@@ -10,7 +10,7 @@ import {
   mountPlan,
   otherMethodResult,
   runFallback,
-  runRoute,
+  routeRunner,
   type AdapterOptions,
   type AdapterSettings,
   type Mountable,
@@ -58,6 +58,7 @@ export function mountRoutes(fastify: FastifyInstance, source: Mountable, options
       // Fastify answers its own 404 for a method a path does not serve: answer 405.
       for (const [path, allowed] of allowedMethods(routes)) {
         const others = methods.filter((method) => !allowed.includes(method));
+        const spelledAsRouted = spellingCheck();
         const handler = (request: FastifyRequest, reply: FastifyReply) =>
           hasEmptyParam(request) || !spelledAsRouted(request)
             ? unmatched(request, reply, settings)
@@ -91,30 +92,45 @@ function routeEveryMethod(instance: FastifyInstance): void {
 }
 
 function serve(route: RouteDescriptor, settings: AdapterSettings) {
+  const spelledAsRouted = spellingCheck();
+  const run = routeRunner(route, settings.logger);
   return (request: FastifyRequest, reply: FastifyReply) => {
     // find-my-way lets `/items/:id` match `/items/` with an empty id; Koa and Express do
     // not, and no route means that: answer as if nothing matched.
     if (hasEmptyParam(request) || !spelledAsRouted(request)) return unmatched(request, reply, settings);
-    return exchange({ request, reply, settings }, (req) => runRoute(route, req, settings.logger));
+    return exchange({ request, reply, settings }, run);
   };
 }
 
 /**
- * Whether the path's fixed segments are written as the route writes them. find-my-way
- * decodes the path before matching, so `/%69tems` would reach `/items`; Koa and Express
- * match the path as sent and answer 404, and so does this adapter.
+ * Whether a request's fixed path segments are written as its route writes them, for the
+ * handler of one route. find-my-way decodes the path before matching, so `/%69tems` would
+ * reach `/items`; Koa and Express match the path as sent and answer 404, and so does this
+ * adapter. The route's pattern is split on the first request, not on each: Fastify builds
+ * `request.routeOptions` afresh every time it is read.
  */
-function spelledAsRouted(request: FastifyRequest): boolean {
-  const pattern = request.routeOptions.url;
-  if (pattern === undefined) return true;
-  const sent = (request.raw.url ?? '').split('?', 1)[0].split('/');
-  const written = pattern.split('/');
-  if (sent.length !== written.length) return false;
-  return written.every((segment, i) => segment.includes(':') || segment.includes('*') || segment === sent[i]);
+function spellingCheck(): (request: FastifyRequest) => boolean {
+  let written: readonly string[] | null | undefined;
+  return (request) => {
+    if (written === undefined) written = request.routeOptions.url?.split('/') ?? null;
+    if (written === null) return true;
+    const url = request.raw.url ?? '';
+    const mark = url.indexOf('?');
+    const sent = (mark === -1 ? url : url.slice(0, mark)).split('/');
+    if (sent.length !== written.length) return false;
+    for (let i = 0; i < written.length; i++) {
+      const segment = written[i];
+      if (segment !== sent[i] && !segment.includes(':') && !segment.includes('*')) return false;
+    }
+    return true;
+  };
 }
 
+// A for-in rather than Object.values: every request of a route runs it.
 function hasEmptyParam(request: FastifyRequest): boolean {
-  return Object.values(request.params as Record<string, string>).includes('');
+  const params = request.params as Record<string, string>;
+  for (const name in params) if (params[name] === '') return true;
+  return false;
 }
 
 /** A request no route answers: the fallback covering its path, or the app's own 404. */

@@ -11,9 +11,13 @@ import { hasContentType, isPlainJson, toPayload } from '@crudsmith/core/adapter'
 export function writeResult(reply: FastifyReply, result: NeutralResult, logger?: ErrorLogger): FastifyReply {
   // Serialise before touching the reply, so a value that cannot be encoded leaves nothing half-written.
   const payload = toPayload(result);
-  // Most answers are JSON with no header or cookie of their own: the type is ours, and names its charset.
+  // Most answers are JSON with no cookie, and at most plain headers of their own (a read's
+  // ETag): the type is ours, and names its charset.
   if (isPlainJson(result, payload)) {
-    return reply.code(payload.status).header('content-type', payload.defaultType).send(payload.body);
+    reply.code(payload.status);
+    const { headers } = result;
+    if (headers) for (const name in headers) reply.header(name, headers[name]);
+    return reply.header('content-type', payload.defaultType).send(payload.body);
   }
   const cookies = (result.cookies ?? []).map((cookie) => serialize(cookie));
 

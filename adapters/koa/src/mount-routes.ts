@@ -7,7 +7,7 @@ import {
   mountPlan,
   otherMethodResult,
   runFallback,
-  runRoute,
+  routeRunner,
   type AdapterOptions,
   type AdapterSettings,
   type Mountable,
@@ -69,7 +69,8 @@ function isRouter(target: Koa<any, any> | Router<any, any>): target is Router<an
 }
 
 function serve(route: RouteDescriptor, settings: AdapterSettings): RouterMiddleware {
-  return (ctx) => exchange(ctx, settings, (req) => runRoute(route, req, settings.logger));
+  const run = routeRunner(route, settings.logger);
+  return (ctx) => exchange(ctx, settings, run);
 }
 
 function exchange(

@@ -57,8 +57,10 @@ export function toPayload(result: NeutralResult): Payload {
 }
 
 /**
- * True when the payload is JSON in our own content type, and the result sets no header,
- * cookie or redirect: most answers, which an adapter may write the short way.
+ * True when the payload is JSON in our own content type, with no cookie or redirect, and
+ * headers of its own (an ETag) that name neither Content-Type nor Set-Cookie: most
+ * answers, reads included, which an adapter may write the short way (its headers as they
+ * are, then our Content-Type).
  */
 export function isPlainJson(
   result: NeutralResult,
@@ -67,14 +69,23 @@ export function isPlainJson(
   return (
     payload.defaultType === JSON_TYPE &&
     payload.location === undefined &&
-    result.headers === undefined &&
-    result.cookies === undefined
+    result.cookies === undefined &&
+    (result.headers === undefined || namesNoTypeOrCookie(result.headers))
   );
+}
+
+function namesNoTypeOrCookie(headers: Record<string, unknown>): boolean {
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-type' || lower === 'set-cookie') return false;
+  }
+  return true;
 }
 
 /** True when `headers` name a Content-Type, in any case. */
 export function hasContentType(headers: Record<string, unknown> | undefined): boolean {
-  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
+  for (const name in headers) if (name.toLowerCase() === 'content-type') return true;
+  return false;
 }
 
 // Koa normalises absolute http(s) URLs before encoding them, so that the Location cannot be
