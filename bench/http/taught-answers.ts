@@ -103,6 +103,9 @@ export async function checkAnswers<S extends string>(
       const request = { method: requests.method, ...requests.next() };
       const answer = await traced(server, request);
       statements[name] += answer.sql.length / TRIES;
+      // BENCH_SHOW_SQL=1 prints what each side sent for its first request, to compare plans.
+      if (process.env.BENCH_SHOW_SQL && i === 0)
+        console.log(`  ${label} ${name} sent:\n    ${answer.sql.join('\n    ')}`);
       let json = peer ? peerAnswer({ peer, kind, label: `${label} ${name}` }, answer.json, request.body) : answer.json;
       if (kind === 'create' && json && typeof json === 'object') {
         json = { ...(json as Json) };

@@ -27,11 +27,10 @@ describe.each(ENGINES)('pagination and order on %s', (engine) => {
 
   const expectedOrder = (order: 'asc' | 'desc') => {
     const rows = PRICES.slice(0, 24).map((price, i) => ({ id: i + 1, price }));
-    // NULLs first ascending, last descending; the primary key breaks ties ascending.
+    // NULLs first ascending, last descending; the primary key breaks ties in the same direction.
     const key = (p: number | null) => (p === null ? -Infinity : p);
-    return rows
-      .sort((a, b) => (order === 'asc' ? key(a.price) - key(b.price) : key(b.price) - key(a.price)) || a.id - b.id)
-      .map((r) => r.id);
+    const sign = order === 'asc' ? 1 : -1;
+    return rows.sort((a, b) => sign * (key(a.price) - key(b.price) || a.id - b.id)).map((r) => r.id);
   };
 
   it('offset and limit window the rows; total_count counts all matches', async () => {

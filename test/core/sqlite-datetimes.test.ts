@@ -79,8 +79,9 @@ describe('datetimes on SQLite', () => {
       'crudsmith, now',
       'default, now',
       'crudsmith, 10:00:00.250',
-      'default, 10:00:00',
+      // Equal times: the key breaks the tie in the sort's direction, the later row first.
       'crudsmith, 10:00:00',
+      'default, 10:00:00',
       'crudsmith, 09:59:59.500',
     ]);
   });

@@ -137,14 +137,14 @@ export function describeList(env: CrudEnv): void {
         expect(ids(paged)).toEqual([2]);
       });
 
-      it('breaks ties by the primary key, so offset pages never overlap or skip', async () => {
+      it('breaks ties by the primary key in the sort direction, so offset pages never overlap or skip', async () => {
         // Categories: null (6), food (4, 5), garden (3), tools (1, 2).
         expect(ids(await api.get('/items?sort=category&limit=5'))).toEqual([6, 4, 5, 3, 1]);
         const walked: number[] = [];
         for (let page = 1; page <= 6; page++)
           walked.push(...ids(await api.get(`/items?sort=category&page=${page}&itemsPerPage=1`)));
         expect(walked).toEqual([6, 4, 5, 3, 1, 2]);
-        expect(ids(await api.get('/items?sort=-category&limit=5'))).toEqual([1, 2, 3, 4, 5]);
+        expect(ids(await api.get('/items?sort=-category&limit=5'))).toEqual([2, 1, 3, 5, 4]);
       });
     });
 

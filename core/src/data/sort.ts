@@ -24,7 +24,10 @@ export function parseSortParam(text: string): { sortColumns: string[]; sortOrder
 
 /**
  * Validates sort columns and orders against the model and appends the primary key, so
- * every list has one deterministic order and offset pages never overlap.
+ * every list has one deterministic order and offset pages never overlap. The key follows
+ * the last sort column's direction: SQLite's and MariaDB's indexes end with the key, so
+ * `(category, is_deleted, price)` read backwards is already `price desc, id desc`, and a
+ * page stops after its rows with no sort at all.
  */
 export function sortSpecs(info: ModelInfo, columns?: string | string[], orders?: string | string[]): SortSpec[] {
   if (
@@ -47,7 +50,8 @@ export function sortSpecs(info: ModelInfo, columns?: string | string[], orders?:
       throw new BadRequestError(`Invalid sort order '${orderList[i]}': use asc or desc`);
     if (!specs.some((s) => s.column === column)) specs.push({ column, order });
   });
-  for (const key of info.idColumns) if (!specs.some((s) => s.column === key)) specs.push({ column: key, order: 'asc' });
+  const last = specs.at(-1)?.order ?? 'asc';
+  for (const key of info.idColumns) if (!specs.some((s) => s.column === key)) specs.push({ column: key, order: last });
   return specs;
 }
 
