@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { withJsonText } from '../http/json-text';
 import type { NeutralRequest, NeutralResult } from '../http/neutral';
 import type { CrudContext } from './crud-context';
 
@@ -9,10 +10,9 @@ import type { CrudContext } from './crud-context';
 
 type Row = Record<string, unknown>;
 
-const hash = (value: unknown): string =>
-  createHash('sha1')
-    .update(JSON.stringify(value) ?? '')
-    .digest('base64url');
+const digest = (text: string): string => createHash('sha1').update(text).digest('base64url');
+
+const hash = (value: unknown): string => digest(JSON.stringify(value) ?? '');
 
 const stamp = (value: unknown): string | undefined => {
   if (value instanceof Date) return String(value.getTime());
@@ -44,13 +44,17 @@ export function rowTag(ctx: CrudContext, row: Row): string {
 }
 
 /**
- * The weak ETag of a list answer's body. A keyset page's `next_cursor` is sealed with a
- * fresh nonce each time, so the tag takes only whether there is one: the cursor itself
- * follows from the rows and the request.
+ * A list answer with the weak ETag of its body, the body's text made once for the tag and
+ * the wire. A keyset page's `next_cursor` is sealed with a fresh nonce each time, so its
+ * tag takes only whether there is one: the cursor itself follows from the rows and the
+ * request.
  */
-export function listTag(body: Row): string {
-  const stable = typeof body.next_cursor === 'string' ? { ...body, next_cursor: true } : body;
-  return `W/"${hash(stable)}"`;
+export function listAnswer(req: NeutralRequest, body: Row): NeutralResult {
+  const text = JSON.stringify(body);
+  const stable = typeof body.next_cursor === 'string' ? JSON.stringify({ ...body, next_cursor: true }) : text;
+  const tag = `W/"${digest(stable)}"`;
+  const answer = conditionalAnswer(req, body, tag);
+  return answer.status === 200 ? withJsonText(answer, text) : answer;
 }
 
 /** The tags an `If-None-Match`/`If-Match` header lists, without their weak prefix; `*` as itself. */

@@ -6,7 +6,7 @@ import { requestFilters } from './filter-config';
 import { checkSortable, parseListQuery } from './list-query';
 import type { Query } from './query-values';
 import { checkPageSize } from './response-size';
-import { conditionalAnswer, listTag, rowTag } from './etag';
+import { conditionalAnswer, listAnswer, rowTag } from './etag';
 import { writeIfMatch } from './if-match';
 import { bodyMediaType, CREATE_TYPES, MERGE_PATCH, UPDATE_TYPES } from './media-type';
 import { mergeUpdate } from './merge-patch';
@@ -75,8 +75,6 @@ export function readHandler(ctx: CrudContext): Handler {
     return conditionalAnswer(req, row, rowTag(ctx, row));
   };
 }
-
-const listAnswer = (req: NeutralRequest, body: Record<string, unknown>) => conditionalAnswer(req, body, listTag(body));
 
 /** GET: a list envelope, a page envelope, or a keyset page. */
 export function readMultiHandler(ctx: CrudContext): Handler {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { jsonTextOf } from '../../http/json-text';
 import type { NeutralResult } from '../../http/neutral';
 
 /** What goes on the wire for a neutral result: content type, body, and redirect target. */
@@ -29,7 +30,12 @@ export function toPayload(result: NeutralResult): Payload {
   if (EMPTY_STATUSES.has(status)) return { status, location, body: '' };
   // 'json' present, even as null, is JSON: the literal null, never an empty 204.
   if ('json' in result)
-    return { status, location, defaultType: JSON_TYPE, body: JSON.stringify(result.json) ?? 'null' };
+    return {
+      status,
+      location,
+      defaultType: JSON_TYPE,
+      body: jsonTextOf(result) ?? JSON.stringify(result.json) ?? 'null',
+    };
   const { body } = result;
   if (typeof body === 'string')
     return {
