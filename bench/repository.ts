@@ -55,7 +55,7 @@ function knexSide(knex: Knex, engine: Engine): { list: Operation; get: Operation
         where(knex.from('items')).count({ count: '*' }),
         where(knex.from('items').select(columns))
           .orderBy('items.price', 'desc', nullsLast)
-          .orderBy('items.id', 'asc')
+          .orderBy('items.id', 'desc')
           .offset(PAGE.offset)
           .limit(PAGE.limit),
       ]);

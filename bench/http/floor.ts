@@ -58,7 +58,7 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
       const rows = where(knex.from('items').select(columns));
       if (sort === '-price') rows.orderBy('items.price', 'desc', nullsLast);
       if (sort === 'price') rows.orderBy('items.price', 'asc', engine === 'postgres' ? 'first' : undefined);
-      rows.orderBy('items.id', 'asc');
+      rows.orderBy('items.id', sort === '-price' ? 'desc' : 'asc');
       if (offset > 0) rows.offset(offset);
       rows.limit(limit);
       const [found, counted] = await Promise.all([rows, where(knex.from('items')).count({ count: '*' })]);

@@ -62,12 +62,12 @@ export function naturalHandlers(knex: Knex, engine: Engine, { plainSort = false 
         return qb;
       };
       const page = matching().select(columns);
-      // The id breaks ties, so pages never overlap. NULL prices sort last descending, first
+      // The id breaks ties in the price's direction, so pages never overlap. NULL prices sort last descending, first
       // ascending: SQLite's own order, PostgreSQL's when told. (knex 3.3's `nulls` option on
       // SQLite writes `(price is null)` in place of the price, so it is not passed there.)
       const nulls = engine === 'postgres' ? (sort === '-price' ? 'last' : 'first') : undefined;
       if (sort !== undefined) page.orderBy('price', sort === '-price' ? 'desc' : 'asc', plainSort ? undefined : nulls);
-      if (!plainSort || sort === undefined) page.orderBy('id');
+      if (!plainSort || sort === undefined) page.orderBy('id', sort === '-price' ? 'desc' : 'asc');
       page.offset(offset).limit(limit);
       const [rows, [{ total }]] = await Promise.all([page, matching().count({ total: '*' })]);
       return { status: 200, json: { data: (rows as Row[]).map(map), total_count: Number(total) } };
