@@ -91,15 +91,9 @@ function kindFor(operation: Operation, side: Side): RequestKind {
       const request = kind.next();
       const [path, search] = request.path.split('?');
       const query = new URLSearchParams(search);
-      const cursor = query.get('cursor') ?? '';
       query.delete('cursor');
-      // crudsmith's cursor is the last row's sort values (here its id) as base64url JSON, then its signature.
-      query.set(
-        'after',
-        cursor === ''
-          ? ''
-          : String((JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8')) as unknown[])[0]),
-      );
+      // crudsmith's cursors are sealed: the floor takes the id of the row the page follows.
+      query.set('after', operation.after ?? '');
       return { ...request, path: `${path}?${query}` };
     },
   };

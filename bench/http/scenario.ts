@@ -32,6 +32,8 @@ export interface Operation {
    * floor and the peers have none), and compared by its rows and whether more follow.
    */
   keyset?: boolean;
+  /** For a keyset page, the id the natural floor's `after` takes: the last row before the page (crudsmith's cursors are sealed). */
+  after?: string;
   /** `false`: the same-SQL floor does not serve it (only crudsmith and the natural floor do). */
   sameSqlFloor?: false;
   /** `false`: the peers have no such route. */
@@ -42,10 +44,12 @@ export interface Operation {
 export interface Seeded {
   ids: number[];
   deepCursor: string;
+  /** The id of the row the deep cursor follows. */
+  deepAfter: number;
 }
 
 /** The operations, each a factory of request sequences (the same sequence for each side). */
-export function operations({ ids: activeIds, deepCursor }: Seeded): Operation[] {
+export function operations({ ids: activeIds, deepCursor, deepAfter }: Seeded): Operation[] {
   const randomId = (random: () => number, ids = activeIds) => ids[Math.floor(random() * ids.length)];
   // Conditional reads ask for rows no update touches, so the tag their client holds stays current.
   const unchanged = activeIds.filter((_, i) => i % 20 === 7);
@@ -102,11 +106,13 @@ export function operations({ ids: activeIds, deepCursor }: Seeded): Operation[] 
     {
       name: 'cursor page 1',
       keyset: true,
+      after: '',
       kind: () => ({ method: 'GET', next: () => ({ path: '/items?cursor=&limit=20' }) }),
     },
     {
       name: 'cursor page deep',
       keyset: true,
+      after: String(deepAfter),
       kind: () => ({ method: 'GET', next: () => ({ path: `/items?cursor=${deepCursor}&limit=20` }) }),
     },
     {
@@ -203,12 +209,13 @@ export async function prepare(
   const ids = ((await knex('items').where('is_deleted', false).pluck('id')) as number[]).sort((a, b) => a - b);
   // The cursor a client holds after paging nine tenths of the way through, made as
   // crudsmith makes it: the next_cursor of a one-row page ending on that row.
+  const deepAfter = ids[Math.floor(ids.length * 0.9)];
   const deep = await new CrudRepository(Item, { cursorKey: CURSOR_KEY }).getMultiByCursor(knex, {
-    filters: { id__gte: ids[Math.floor(ids.length * 0.9)] },
+    filters: { id__gte: deepAfter },
     limit: 1,
   });
   console.log(
     `  ${engine}: ${rows.toLocaleString('en-US')} rows seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
-  return { ids, deepCursor: deep.next_cursor! };
+  return { ids, deepCursor: deep.next_cursor!, deepAfter };
 }
