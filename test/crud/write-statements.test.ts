@@ -288,9 +288,10 @@ describe.each(ENGINES)('statements per generated write on %s', (engine) => {
     });
 
     // A bulk write is one transaction; within it, one statement per batch (and on MariaDB
-    // one read of the rows it answers).
+    // one read of the rows it answers). MariaDB's upsert also sets and reads back the session
+    // variable that notes items meeting another row: no round trip to the table.
     const statements = (sql: string[]) =>
-      sql.filter((statement) => !/^(begin|commit|start transaction)/i.test(statement));
+      sql.filter((statement) => !/^(begin|commit|start transaction|(set|select) @crudsmith_missed)/i.test(statement));
     const readBack = engine === 'mysql' ? 1 : 0;
 
     it('bulk create of N rows is one multi-row INSERT per batch, in one transaction', async () => {

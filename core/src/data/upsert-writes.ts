@@ -6,7 +6,7 @@ import { dialectOf } from './dialect';
 import { normalizeRow } from './normalize';
 import { collatedKey, conflictKey } from './conflict-keys';
 import { DuplicateValueError } from '../errors/http-error';
-import { mapDatabaseError } from '../errors/database-error';
+import { DUPLICATE_DETAIL, mapDatabaseError } from '../errors/database-error';
 import type { ModelInfo } from '../model/model-info';
 
 // An upsert of many rows, each batch one INSERT … ON CONFLICT / ON DUPLICATE KEY UPDATE,
@@ -21,12 +21,20 @@ type Row = Record<string, unknown>;
  * rows' `columns` where the engine returns them (else the caller reads them), and the
  * conflict values whose stored row the statement left alone.
  *
+ * An item that meets a stored row by another unique value than its `conflict` one (a
+ * row holding another of its values, or none holding its `conflict` value) changes no row
+ * and fails with a `DuplicateValueError`, on every engine: PostgreSQL and SQLite raise the
+ * unique violation, MariaDB's `ON DUPLICATE KEY UPDATE` (which would update that other row)
+ * only sets columns on the row holding the item's own value (`upsertOwnRowsMysql`). The
+ * caller's transaction rolls the request back.
+ *
  * With `only` (keys of `conflictKey`, from `lockStored`), the conflict action updates only
  * stored rows whose `conflict` value is in it (the ones the caller checked and locked): a
  * row another client inserted meanwhile is never changed, and its value is answered
  * skipped. PostgreSQL and SQLite put the condition in `DO UPDATE … WHERE` and skip the
  * rows `RETURNING` leaves out; MariaDB's `ON DUPLICATE KEY UPDATE` has no WHERE, so there
- * the rows to create and the rows to update are two statements (`upsertCheckedMysql`).
+ * the rows to create and the rows to update are two statements (`upsertCheckedMysql`), and
+ * an item that met another row is answered skipped too.
  */
 export async function upsertMany(
   trx: Knex,
@@ -41,8 +49,12 @@ export async function upsertMany(
   const skipped: unknown[] = [];
   for (const batch of batchesOf(trx, rows, true)) {
     const written = Object.keys(batch.rows[0]).filter((column) => column !== conflict && options.merge.has(column));
-    if (only && dialectOf(trx) === 'mysql') {
-      skipped.push(...(await upsertCheckedMysql(trx, info, batch.rows, { conflict, written, only })));
+    if (dialectOf(trx) === 'mysql') {
+      if (only) skipped.push(...(await upsertCheckedMysql(trx, info, batch.rows, { conflict, written, only })));
+      // An item that met another row first left it alone: PostgreSQL and SQLite refuse
+      // such an item with a unique violation, and so does this; the caller rolls back.
+      else if ((await upsertOwnRowsMysql(trx, info, batch.rows, { conflict, written })).length > 0)
+        throw new DuplicateValueError(DUPLICATE_DETAIL);
       continue;
     }
     const query = trx(info.table).insert(batch.rows).onConflict(conflict);
@@ -107,22 +119,23 @@ async function upsertCheckedMysql(
       made = made.filter((row) => !isTaken(row));
     }
   }
-  if (checked.length > 0) skipped.push(...(await updateCheckedMysql(trx, info, checked, { conflict, written })));
+  if (checked.length > 0) skipped.push(...(await upsertOwnRowsMysql(trx, info, checked, { conflict, written })));
   return skipped;
 }
 
 /**
- * The checked rows through ON DUPLICATE KEY UPDATE, which updates the first row an item
- * meets on any unique key: each column is set only on a row that holds the item's own
- * conflict value, compared by the engine (by the column's type and collation). An item
- * that met another row first (on another unique key) changes nothing there; the conflict
+ * MariaDB's upsert of `rows` by `conflict`, one INSERT … ON DUPLICATE KEY UPDATE, which
+ * updates the first row an item meets on any unique key (the primary key, or another
+ * unique column, may come before `conflict`'s): each column is set only on a row that
+ * holds the item's own conflict value, compared by the engine (by the column's type and
+ * collation). An item that met another row first changes nothing there; the conflict
  * column's assignment, which keeps its value, notes that item's value in a session
- * variable (set empty first, read after), and it is answered skipped.
+ * variable (set empty first, read after). Answers those items' values.
  */
-async function updateCheckedMysql(
+async function upsertOwnRowsMysql(
   trx: Knex,
   info: ModelInfo,
-  checked: Row[],
+  rows: Row[],
   options: { conflict: string; written: string[] },
 ): Promise<unknown[]> {
   const { conflict, written } = options;
@@ -140,11 +153,11 @@ async function updateCheckedMysql(
     ...written.map((column) => [column, trx.raw('IF(?, VALUES(??), ??)', [same, column, column])]),
   ]);
   await trx.raw('SET @crudsmith_missed = JSON_ARRAY()');
-  await reuseCompiledSql(trx(info.table).insert(checked).onConflict(conflict).merge(assignments));
+  await reuseCompiledSql(trx(info.table).insert(rows).onConflict(conflict).merge(assignments));
   const [[{ missed }]] = (await trx.raw('SELECT @crudsmith_missed AS missed')) as [{ missed: string }[]];
   // The values as the database wrote them into JSON: keys tell which items they are.
   const key = conflictKey(info, conflict);
-  const sent = new Map(checked.map((row) => [key(row[conflict]), row[conflict]]));
+  const sent = new Map(rows.map((row) => [key(row[conflict]), row[conflict]]));
   return (JSON.parse(missed) as unknown[]).map((value) => sent.get(key(value)) ?? value);
 }
 

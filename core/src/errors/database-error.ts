@@ -164,8 +164,11 @@ function notNullColumn(message: unknown): string | undefined {
   return undefined;
 }
 
+/** What a unique violation answers when its error names no column (knex's, as the bulk writes get, name none). */
+export const DUPLICATE_DETAIL = 'Duplicate value: a record with this value already exists';
+
 function duplicateMessage(error: any): string {
   const columns: string[] | undefined = error?.columns;
   if (Array.isArray(columns) && columns.length > 0) return `Duplicate value for ${columns.join(', ')}`;
-  return 'Duplicate value: a record with this value already exists';
+  return DUPLICATE_DETAIL;
 }
