@@ -1,5 +1,6 @@
 // Bulk and upsert: every row of a request or none, one statement per batch.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Model } from 'objection';
 import { crudRouter, ForbiddenError, type Dependency } from '@crudsmith/core';
 import { itemOptions, storedRow, type Api, type CrudEnv } from './kit';
 
@@ -148,6 +149,100 @@ export function describeBulk(env: CrudEnv): void {
       expect(res.body[0].id).toBe(3);
       expect((await storedRow(env.knex, 'items', 3))?.category).toBe('garden');
       expect((await json('POST', '/items/bulk?on_conflict=category', [{ name: 'x' }])).status).toBe(400);
+    });
+  });
+
+  describe('upsert on one unique column of a table with another', () => {
+    // `name`'s index comes first, so MariaDB's ON DUPLICATE KEY meets a row by it before `sku`'s.
+    class Sku extends Model {
+      static override tableName = 'bulk_skus';
+      static override jsonSchema = {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          name: { type: 'string' },
+          sku: { type: 'string' },
+          price: { type: 'integer' },
+        },
+      };
+    }
+    let api: Api;
+    const upsert = (items: object[]) =>
+      api.send('POST', '/skus/bulk?on_conflict=sku', {
+        body: JSON.stringify(items),
+        headers: { 'content-type': 'application/json' },
+      });
+    const stored = async () =>
+      (await env.knex('bulk_skus').select('sku', 'name', 'price').orderBy('sku')).map((row) => ({
+        ...row,
+        price: Number(row.price),
+      }));
+    const seeded = [
+      { sku: 'A', name: 'alpha', price: 1 },
+      { sku: 'B', name: 'beta', price: 2 },
+      { sku: 'D', name: 'delta', price: 4 },
+    ];
+
+    beforeAll(async () => {
+      await env.knex.schema.createTable('bulk_skus', (t) => {
+        t.increments('id');
+        t.string('name', 20).notNullable().unique();
+        t.string('sku', 20).notNullable().unique();
+        t.integer('price');
+      });
+      await env.knex('bulk_skus').insert(seeded);
+      api = await env.serve(
+        crudRouter({
+          session: env.knex,
+          model: Sku,
+          path: '/skus',
+          createSchema: ['sku', 'name', 'price'],
+          updateSchema: ['name', 'price'],
+          selectSchema: ['sku', 'name', 'price'],
+          bulk: { conflictColumns: ['sku'] },
+        }),
+      );
+    });
+
+    it("refuses with the same 409 on every engine an item whose other unique value is another row's, and writes no item", async () => {
+      const refused = { status: 409, body: { detail: 'Duplicate value: a record with this value already exists' } };
+      // An item setting its own row's name to another row's, then one creating a row with it:
+      // MariaDB's insert meets the row named 'beta' first and would update that one.
+      for (const clash of [
+        { sku: 'D', name: 'beta', price: 9 },
+        { sku: 'N', name: 'beta', price: 9 },
+      ]) {
+        const res = await upsert([{ sku: 'C', name: 'gamma', price: 3 }, { sku: 'A', name: 'alpha', price: 7 }, clash]);
+        expect(res).toEqual(expect.objectContaining(refused));
+        expect(await stored()).toEqual(seeded);
+      }
+    });
+
+    it('sent again without the clash, creates and updates, an item meeting its own row by either unique value', async () => {
+      // Items of different fields go in separate batches: the refusal rolls back the earlier ones.
+      const items = [
+        { sku: 'C', name: 'gamma', price: 3 },
+        { sku: 'A', name: 'alpha' },
+        { sku: 'B', name: 'bravo', price: 6 },
+        { sku: 'N', name: 'alpha', price: 9 },
+      ];
+      expect((await upsert(items)).status).toBe(409);
+      expect(await stored()).toEqual(seeded);
+      const res = await upsert([...items.slice(0, 3), { sku: 'N', name: 'nu', price: 9 }]);
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual([
+        { sku: 'C', name: 'gamma', price: 3 },
+        { sku: 'A', name: 'alpha', price: 1 },
+        { sku: 'B', name: 'bravo', price: 6 },
+        { sku: 'N', name: 'nu', price: 9 },
+      ]);
+      expect(await stored()).toEqual([
+        { sku: 'A', name: 'alpha', price: 1 },
+        { sku: 'B', name: 'bravo', price: 6 },
+        { sku: 'C', name: 'gamma', price: 3 },
+        { sku: 'D', name: 'delta', price: 4 },
+        { sku: 'N', name: 'nu', price: 9 },
+      ]);
     });
   });
 }
