@@ -196,7 +196,7 @@ export function describeBulk(env: CrudEnv): void {
           session: env.knex,
           model: Sku,
           path: '/skus',
-          createSchema: ['sku', 'name', 'price'],
+          createSchema: ['id', 'sku', 'name', 'price'],
           updateSchema: ['name', 'price'],
           selectSchema: ['sku', 'name', 'price'],
           bulk: { conflictColumns: ['sku'] },
@@ -206,11 +206,13 @@ export function describeBulk(env: CrudEnv): void {
 
     it("refuses with the same 409 on every engine an item whose other unique value is another row's, and writes no item", async () => {
       const refused = { status: 409, body: { detail: 'Duplicate value: a record with this value already exists' } };
-      // An item setting its own row's name to another row's, then one creating a row with it:
-      // MariaDB's insert meets the row named 'beta' first and would update that one.
+      // An item setting its own row's name to another row's, one creating a row with it, and
+      // one creating a row with its id: MariaDB's insert meets that row first and would update it.
+      const { id } = await env.knex('bulk_skus').where({ sku: 'B' }).first('id');
       for (const clash of [
         { sku: 'D', name: 'beta', price: 9 },
         { sku: 'N', name: 'beta', price: 9 },
+        { id, sku: 'N', name: 'nu', price: 9 },
       ]) {
         const res = await upsert([{ sku: 'C', name: 'gamma', price: 3 }, { sku: 'A', name: 'alpha', price: 7 }, clash]);
         expect(res).toEqual(expect.objectContaining(refused));
