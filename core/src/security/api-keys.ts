@@ -1,6 +1,7 @@
 // The API key contract two plugins speak without importing each other: the account plugin
 // tells key events and lists any user's keys, the admin records those events and shows the
 // keys. One declaration here, so the two cannot drift apart.
+import type { Knex } from 'knex';
 
 /** An API key made, revoked or used for the first time, as the account plugin tells it (`onApiKeyEvent`); never the secret. */
 export interface ApiKeyEvent {
@@ -31,6 +32,9 @@ export interface ListedApiKey {
 export interface OperatorApiKeys<Key extends ListedApiKey = ListedApiKey> {
   /** The user's live keys (unrevoked, unexpired, of their current token version), newest first. */
   list(userId: string): Promise<Key[]>;
-  /** Revokes one of the user's live keys; answers it, or null when the user has no such key. */
-  revoke(userId: string, keyId: number): Promise<Key | null>;
+  /**
+   * Revokes one of the user's live keys; answers it, or null when the user has no such key.
+   * In `trx` when given, so the revocation commits with the caller's record of it.
+   */
+  revoke(userId: string, keyId: number, trx?: Knex.Transaction): Promise<Key | null>;
 }

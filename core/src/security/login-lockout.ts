@@ -214,9 +214,9 @@ export class Lockout {
       .delete();
   }
 
-  /** A success clears the count. */
-  async succeed(key: string): Promise<void> {
-    await this.knex(this.table).where({ key }).delete();
+  /** A success clears the count; through `db` when given (a transaction the clearing commits with). */
+  async succeed(key: string, db: Knex = this.knex): Promise<void> {
+    await db(this.table).where({ key }).delete();
   }
 
   private async row(key: string): Promise<{ failures: number; lockouts: number; lockedUntil: number } | null> {

@@ -52,6 +52,11 @@ export class KnexSessionStore implements SessionStore {
     this.table = options.table ?? 'sessions';
   }
 
+  /** The same table through `db` (a transaction). */
+  within(db: Knex): KnexSessionStore {
+    return new KnexSessionStore(db, { table: this.table });
+  }
+
   async insert(record: SessionRecord): Promise<void> {
     await this.knex(this.table).insert(toRow(record));
   }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
 import type { CookieToSet, Dependency, NeutralRequest } from '../http/neutral';
 import type { SessionCarrier } from './session-carrier';
@@ -230,14 +231,19 @@ export class SessionManager {
     return true;
   }
 
-  /** Ends every session of the user, except `keep`; answers how many ended. `current` as for `revokeByHandle`. */
+  /**
+   * Ends every session of the user, except `keep`; answers how many ended. `current` as for
+   * `revokeByHandle`. With `db` (a transaction), a database store ends them in it, so they
+   * end only if it commits; a store elsewhere (Redis) ends them at once.
+   */
   async revokeAll(
     userId: string | number,
-    options: { keep?: Session | null; current?: Session | null } = {},
+    options: { keep?: Session | null; current?: Session | null; db?: Knex } = {},
   ): Promise<number> {
-    const records = await this.store.listByUser(String(userId));
+    const store = options.db && this.store.within ? this.store.within(options.db) : this.store;
+    const records = await store.listByUser(String(userId));
     const ended = records.filter((r) => r.idHash !== options.keep?.idHash).map((r) => r.idHash);
-    const count = await this.store.delete(ended);
+    const count = await store.delete(ended);
     if (options.current && ended.includes(options.current.idHash)) this.carriers.get(options.current)?.replace(null);
     return count;
   }

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 /**
  * One stored session. The secret id never appears here: only its SHA-256 hash, which is
  * the key. `handle` is a separate random value, safe to show (what `/sessions` lists).
@@ -38,4 +40,9 @@ export interface SessionStore {
   listByUser(userId: string): Promise<SessionRecord[]>;
   /** Deletes sessions that expired before `now`; answers how many. */
   deleteExpired(now: number): Promise<number>;
+  /**
+   * The same store working through `db`, a transaction, so its writes commit or roll back
+   * with the caller's (stores in the database; others leave it out and act at once).
+   */
+  within?(db: Knex): SessionStore;
 }

@@ -83,12 +83,12 @@ export interface ExampleAdminOptions {
   tiers: TierService;
   /** The bcrypt pool the account plugin uses too. */
   hashPool?: HashPool;
-  /** Lifts an API user's sign-in lockout (the account plugin's `unlock`): the users view's Unlock button. */
-  unlockUser?: (id: string | number) => Promise<void>;
+  /** Lifts an API user's sign-in lockout (the account plugin's `unlock`, in the admin's transaction): the users view's Unlock button. */
+  unlockUser?: (id: string | number, trx?: Knex.Transaction) => Promise<void>;
   /** Whether an API user is locked out (the account plugin's `isLocked`): the Unlock button shows only then. */
   isUserLocked?: (id: string | number) => Promise<boolean>;
   /** Ends an API user's sessions and tokens (the account plugin's `signOutEverywhere`): after a password set, delete or restore, and the users view's button. */
-  signOutUser?: (id: string | number) => Promise<void>;
+  signOutUser?: (id: string | number, trx?: Knex.Transaction) => Promise<void>;
   /** The roles (the account plugin's `roles`): admin users may hold them, and the roles page assigns users' roles. */
   roles?: RoleCatalogue;
   /** The users' API keys (the account plugin's `apiKeys`): the API keys page lists and revokes them. */

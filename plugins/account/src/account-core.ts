@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import {
   ConfigurationError,
   RateLimitError,
@@ -85,7 +86,7 @@ export interface BearerSide extends BearerSettings {
 export interface AccountTransports<B extends BearerSide = BearerSide> {
   session: ((core: AccountCore) => SessionSide) | null;
   bearer: ((core: AccountCore) => B) | null;
-  revokeRefreshTokens: (core: AccountCore) => (userId: string, now: number) => Promise<void>;
+  revokeRefreshTokens: (core: AccountCore) => (userId: string, now: number, db?: Knex) => Promise<void>;
 }
 
 /**
@@ -113,7 +114,7 @@ export class AccountCore<B extends BearerSide = BearerSide> {
   readonly roles: Roles;
   /** Scoped API keys, or null when `apiKeys` is off (then a key authenticates nothing). */
   readonly apiKeys: ApiKeys | null;
-  private readonly revokeRefreshTokens: (userId: string, now: number) => Promise<void>;
+  private readonly revokeRefreshTokens: (userId: string, now: number, db?: Knex) => Promise<void>;
   /** The app's secret, resolved once: keys for other purposes (sealed TOTP secrets) derive from it. */
   readonly secret: () => Promise<string>;
   /** The plugin's table names: the options' `tables` over the defaults. */
@@ -193,9 +194,12 @@ export class AccountCore<B extends BearerSide = BearerSide> {
     });
   }
 
-  /** Lifts a user's sign-in lockout and forgets its failures (the key `signIn` counts a known account under). */
-  async unlock(userId: string | number): Promise<void> {
-    await this.lockout.succeed(`user:${userId}`);
+  /**
+   * Lifts a user's sign-in lockout and forgets its failures (the key `signIn` counts a known
+   * account under); through `db` when given, a transaction it commits with.
+   */
+  async unlock(userId: string | number, db?: Knex): Promise<void> {
+    await this.lockout.succeed(`user:${userId}`, db);
   }
 
   /** Whether a user's sign-in is locked out now (what `unlock` would lift). */
@@ -204,10 +208,14 @@ export class AccountCore<B extends BearerSide = BearerSide> {
     return (await this.lockout.lockedKeys([key], this.now())).has(key);
   }
 
-  /** Ends every session and refresh token of a user (soft delete, hard delete, compromise). */
-  async signOutEverywhere(userId: string | number, options: { keep?: Session | null } = {}): Promise<void> {
-    await this.session?.manager.revokeAll(userId, { keep: options.keep });
-    await this.revokeRefreshTokens(String(userId), this.now());
+  /**
+   * Ends every session and refresh token of a user (soft delete, hard delete, compromise).
+   * With `db` (a transaction) the database's part commits with it; the sessions go last, as
+   * a store outside the database (Redis) ends them at once.
+   */
+  async signOutEverywhere(userId: string | number, options: { keep?: Session | null; db?: Knex } = {}): Promise<void> {
+    await this.revokeRefreshTokens(String(userId), this.now(), options.db);
+    await this.session?.manager.revokeAll(userId, { keep: options.keep, db: options.db });
   }
 
   /** Ends every refresh token of a user, and no session (`/logout-all` ends those itself). */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import {
   ConfigurationError,
   type Dependency,
@@ -53,8 +54,11 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
   /** The caller as a core Principal, for `bootstrap({ principal })`. */
   principal: Dependency<Principal | null>;
   sudo: Sudo;
-  /** Lifts the sign-in lockout of the user with this id (the admin's Unlock button on the users view). */
-  unlock(userId: string | number): Promise<void>;
+  /**
+   * Lifts the sign-in lockout of the user with this id (the admin's Unlock button on the
+   * users view); in `trx` when given, so it commits with the caller's other writes.
+   */
+  unlock(userId: string | number, trx?: Knex.Transaction): Promise<void>;
   /** Whether the user with this id is locked out of sign-in now (the admin shows its Unlock button only then). */
   isLocked(userId: string | number): Promise<boolean>;
   /** A dependency that answers 403 unless the caller elevated with `sudo.elevate` recently. */
@@ -73,8 +77,12 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
     flags?: { superuser?: boolean; verified?: boolean },
     options?: { client?: string },
   ): Promise<User>;
-  /** Ends every session and refresh token of a user, and kills their access tokens. */
-  signOutEverywhere(userId: string | number): Promise<void>;
+  /**
+   * Ends every session and refresh token of a user, and kills their access tokens. With
+   * `trx`, what the database holds ends only if it commits (sessions in Redis end at once,
+   * last, so a failing write before them leaves them be).
+   */
+  signOutEverywhere(userId: string | number, trx?: Knex.Transaction): Promise<void>;
   /** Hashes a password as the plugin does (bcrypt, NFKC, long ones pre-hashed). */
   hashPassword(password: string): Promise<string>;
   /**
@@ -166,16 +174,16 @@ export function account<User extends object = AccountUser>(options: AccountOptio
     // The rows are the app's users, so they are typed as the app says (see AccountPlugin).
     currentUser: currentUserFactory(core) as AccountPlugin<User>['currentUser'],
     principal: principalDependency(core),
-    unlock: (userId) => core.unlock(userId),
+    unlock: (userId, trx) => core.unlock(userId, trx),
     isLocked: (userId) => core.isLocked(userId),
     sudo,
     requireSudo: requireSudo as () => Dependency<User>,
     requireFreshSignIn: freshSignInGate(core) as () => Dependency<User>,
     migrations: { name: 'account', migrations: all.migrations },
     createUser: (input, flags, options) => createUser(core, input, flags, options?.client) as Promise<User>,
-    async signOutEverywhere(userId) {
-      await core.signOutEverywhere(userId);
-      await core.users.bumpTokenVersion(userId);
+    async signOutEverywhere(userId, trx) {
+      await core.users.bumpTokenVersion(userId, trx);
+      await core.signOutEverywhere(userId, { db: trx });
     },
     roles: core.roles,
     apiKeys: parts.apiKeys.operator,

@@ -150,14 +150,14 @@ export class ApiKeys {
     return rows.map((row: Record<string, unknown>) => this.record(row));
   }
 
-  /** Revokes one of a user's keys; answers it, or null when the user has no such live key. */
-  async revoke(userId: string, id: number, now: number): Promise<ApiKey | null> {
-    const changed = await this.knex(this.table)
+  /** Revokes one of a user's keys (through `db` when given: a transaction); answers it, or null when the user has no such live key. */
+  async revoke(userId: string, id: number, now: number, db: Knex = this.knex): Promise<ApiKey | null> {
+    const changed = await db(this.table)
       .where({ id, user_id: userId })
       .whereNull('revoked_at')
       .update({ revoked_at: now });
     if (Number(changed) !== 1) return null;
-    return this.record(await this.knex(this.table).where({ id }).first());
+    return this.record(await db(this.table).where({ id }).first());
   }
 
   private record(row: Record<string, unknown>): ApiKey {

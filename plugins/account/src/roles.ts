@@ -143,27 +143,46 @@ export class Roles {
     );
   }
 
-  /** Sets exactly the roles a user holds; 422 naming a role that does not exist. */
-  async setRoles(userId: string | number, roles: string[]): Promise<string[]> {
+  /**
+   * Sets exactly the roles a user holds; 422 naming a role that does not exist. In `trx`
+   * when given, the change counter too, so the change commits with the caller's writes;
+   * this process's cache is then dropped once it commits.
+   */
+  async setRoles(userId: string | number, roles: string[], trx?: Knex.Transaction): Promise<string[]> {
     const names = [...new Set(roles)].sort();
     const user = String(userId);
-    await this.knex.transaction(async (trx) => {
+    const write = async (db: Knex.Transaction) => {
       const found: { id: number; name: string }[] =
-        names.length > 0 ? await trx(this.tables.roles).whereIn('name', names).select('id', 'name') : [];
+        names.length > 0 ? await db(this.tables.roles).whereIn('name', names).select('id', 'name') : [];
       const missing = names.filter((n) => !found.some((r) => r.name === n));
       if (missing.length > 0)
         throw ValidationError.of(['body', 'roles'], `Unknown role: ${missing.join(', ')}`, 'unknown_role');
-      await trx(this.tables.userRoles).where({ user_id: user }).delete();
+      await db(this.tables.userRoles).where({ user_id: user }).delete();
       if (found.length > 0)
-        await trx(this.tables.userRoles).insert(found.map((r) => ({ user_id: user, role_id: r.id })));
-    });
-    await this.changed();
+        await db(this.tables.userRoles).insert(found.map((r) => ({ user_id: user, role_id: r.id })));
+    };
+    if (!trx) {
+      await this.knex.transaction(write);
+      await this.changed();
+      return names;
+    }
+    await write(trx);
+    await trx(this.tables.accessVersion).where({ id: 1 }).increment('version', 1);
+    // Dropped only after the commit: a read in between would cache the roles as they were.
+    trx.executionPromise.then(
+      () => this.forget(),
+      () => undefined,
+    );
     return names;
   }
 
   /** Drops this process's cache now (other processes drop theirs within a second). */
   async changed(): Promise<void> {
     await this.knex(this.tables.accessVersion).where({ id: 1 }).increment('version', 1);
+    this.forget();
+  }
+
+  private forget(): void {
     this.cache.clear();
     this.checkedAt = -Infinity;
   }

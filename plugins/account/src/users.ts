@@ -174,9 +174,9 @@ export class UserTable {
       });
   }
 
-  /** Kills every access token issued to the user so far. */
-  async bumpTokenVersion(id: string | number): Promise<void> {
-    await this.knex(this.info.table).where(this.columns.id, id).increment(this.columns.tokenVersion, 1);
+  /** Kills every access token issued to the user so far (through `db` when given: a transaction). */
+  async bumpTokenVersion(id: string | number, db: Knex = this.knex): Promise<void> {
+    await db(this.info.table).where(this.columns.id, id).increment(this.columns.tokenVersion, 1);
   }
 
   /** The row without its password hash: what dependencies hand to handlers. */

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { Knex } from 'knex';
 import { RateLimitError, type CookieToSet, type NeutralRequest, type Principal } from '@crudsmith/core';
 import {
   Lockout,
@@ -124,9 +125,9 @@ export class AdminAuth {
     });
   }
 
-  /** Lifts an admin user's sign-in lockout and forgets its failures. */
-  async unlock(username: string): Promise<void> {
-    await this.lockout.succeed(this.lockoutKey(username));
+  /** Lifts an admin user's sign-in lockout and forgets its failures (through `db` when given: a transaction). */
+  async unlock(username: string, db?: Knex): Promise<void> {
+    await this.lockout.succeed(this.lockoutKey(username), db);
   }
 
   /** The ones of `usernames` locked out of sign-in now (one query). */

@@ -14,8 +14,11 @@ export interface RoleCatalogue {
   list(): Promise<readonly RoleOfCatalogue[]>;
   /** The roles an app user holds: with `setRoles`, the roles page assigns app users' roles too. */
   rolesOf?(userId: string): Promise<{ roles: readonly string[] }>;
-  /** Sets exactly the roles an app user holds (422 naming an unknown role). */
-  setRoles?(userId: string, roles: string[]): Promise<string[]>;
+  /**
+   * Sets exactly the roles an app user holds (422 naming an unknown role); through `trx`
+   * when given, the admin's transaction its event is written in, so both commit together.
+   */
+  setRoles?(userId: string, roles: string[], trx?: Knex.Transaction): Promise<string[]>;
 }
 
 /** What an admin user holds: role names and the union of their permissions. */
@@ -101,18 +104,24 @@ export class AdminRoles {
     return byUser;
   }
 
-  /** Sets exactly the roles an admin user holds; 422 naming a role the catalogue does not have. */
-  async set(userId: number, roles: readonly string[]): Promise<string[]> {
+  /**
+   * The role names, once each and sorted; 422 naming a role the catalogue does not have. It
+   * reads the catalogue on the app's connection: call it before a transaction, which on
+   * SQLite holds the only one.
+   */
+  async checked(roles: readonly string[]): Promise<string[]> {
     const names = [...new Set(roles)].sort();
     const known = new Set((await this.catalogue()).map((role) => role.name));
     const unknown = names.filter((name) => !known.has(name));
     if (unknown.length > 0)
       throw ValidationError.of(['body', 'roles'], `Unknown role: ${unknown.join(', ')}`, 'unknown_role');
-    await this.knex.transaction(async (trx) => {
-      await trx(this.table).where({ admin_user_id: userId }).delete();
-      if (names.length > 0) await trx(this.table).insert(names.map((role) => ({ admin_user_id: userId, role })));
-    });
     return names;
+  }
+
+  /** Makes `names` (checked) exactly the roles an admin user holds, in `trx`. */
+  async write(userId: number, names: readonly string[], trx: Knex.Transaction): Promise<void> {
+    await trx(this.table).where({ admin_user_id: userId }).delete();
+    if (names.length > 0) await trx(this.table).insert(names.map((role) => ({ admin_user_id: userId, role })));
   }
 
   /** The principal the models' policies see for an admin user. */

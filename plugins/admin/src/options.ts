@@ -76,9 +76,11 @@ export interface ModelView {
   /**
    * Lifts the sign-in lockout of the row's account (the API users' view: the account
    * plugin's `unlock`), so the admin needs no import of the account plugin. When given, the
-   * row's update page has an Unlock button, and each unlock is in the event log.
+   * row's update page has an Unlock button, and each unlock is in the event log. It is given
+   * the admin's transaction, which its database writes should go through: the unlock and
+   * its event then commit together (the account plugin's does, sharing the admin's database).
    */
-  unlock?: (id: string | number) => Promise<void>;
+  unlock?: (id: string | number, trx?: Knex.Transaction) => Promise<void>;
   /**
    * Whether the row's account is locked out of sign-in now (the account plugin's
    * `isLocked`): with it, the Unlock button shows only for a locked account; without it,
@@ -90,8 +92,10 @@ export interface ModelView {
    * plugin's `signOutEverywhere`). When given, it runs after the admin sets the row's
    * password, deletes it (soft or for good) or restores it from the trash, and the row's
    * update page has a "Sign out everywhere" button, logged as a `sign_out_everywhere` event.
+   * The button's run is given the admin's transaction, as `unlock` is, so the sign-out and
+   * its event commit together; the other runs come after their write commits, with none.
    */
-  signOutEverywhere?: (id: string | number) => Promise<void>;
+  signOutEverywhere?: (id: string | number, trx?: Knex.Transaction) => Promise<void>;
   /**
    * The address column and the flag that says it was proven (`{ column: 'email', flag:
    * 'is_verified' }`): an admin's change of the address clears the flag in the same write.

@@ -15,6 +15,6 @@ export function operatorApiKeys(core: AccountCore, keys: ApiKeys): OperatorApiKe
       const live = await keys.list(userId, core.users.tokenVersionOf(row));
       return live.filter((key) => key.expiresAt === null || key.expiresAt > now);
     },
-    revoke: (userId, keyId) => keys.revoke(userId, keyId, core.now()),
+    revoke: (userId, keyId, trx) => keys.revoke(userId, keyId, core.now(), trx),
   };
 }

@@ -18,7 +18,7 @@ export function bearerTransport(
     bearer: option ? (core) => new BearerTransport(core, option === true ? {} : option) : null,
     revokeRefreshTokens: (core) => {
       const tokens = refreshTokensOf(core, 0);
-      return (userId, now) => tokens.revokeUser(userId, now);
+      return (userId, now, db) => tokens.revokeUser(userId, now, db);
     },
   };
 }

@@ -130,8 +130,8 @@ export class RefreshTokens {
   }
 
   /** Revokes every refresh token of a user (password change, sign-out everywhere). */
-  async revokeUser(userId: string, now: number): Promise<void> {
-    await this.knex(this.table).where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
+  async revokeUser(userId: string, now: number, db: Knex = this.knex): Promise<void> {
+    await db(this.table).where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
   }
 }
 

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { NotFoundError, type RouteDescriptor } from '@crudsmith/core';
+import { inTransaction, takesTransaction } from '../app-transaction';
 import type { AdminContext } from '../context';
 import type { EventType } from '../event-log';
 import { guarded } from '../guard';
@@ -12,13 +14,14 @@ export interface AccountAction {
   segment: 'unlock' | 'sign-out';
   /** What the event log calls it. */
   event: Extract<EventType, 'unlock' | 'sign_out_everywhere'>;
-  run: (id: string | number) => Promise<void>;
+  /** Runs it, through `trx` (the transaction its event is written in) when it takes one. */
+  run: (id: string | number, trx?: Knex.Transaction) => Promise<void>;
 }
 
 /**
  * `POST {mount}/{model}/{unlock|sign-out}/{id}`: runs one of the view's account actions
- * (lift the sign-in lockout, end every session and token) on a row's account, logs it,
- * and goes back to the row's update page. A missing row (deleted ones count) is a 404 and
+ * (lift the sign-in lockout, end every session and token) on a row's account, logs it in
+ * the same transaction, and goes back to the row's update page. A missing row (deleted ones count) is a 404 and
  * runs nothing; the guard checks the session and its CSRF token first. Only admin users
  * with full access (holding no roles) act on accounts.
  */
@@ -41,8 +44,12 @@ export function accountActionRoute(ctx: AdminContext, view: ResolvedView, action
         !(await view.repository.exists(ctx.knex, { [view.info.idColumn]: id }, { includeDeleted: true }))
       )
         throw new NotFoundError('Item not found');
-      await action.run(id);
-      await ctx.events.record(req, principal, [{ type: action.event, model: view.name, recordId: id }]);
+      // The event first, then the action, in one transaction: both are kept or neither, and a
+      // part of the action outside the database (sessions in Redis) runs only once the event is written.
+      await inTransaction(ctx, takesTransaction(action.run, 1), async (trx, events) => {
+        await events.record(req, principal, [{ type: action.event, model: view.name, recordId: id }]);
+        await action.run(id, trx);
+      });
       return seeOther(req, `${base}/update/${encodeURIComponent(String(id))}`);
     },
   );

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError, type RouteDescriptor } from '@crudsmith/core';
 import type { OperatorApiKeys } from '@crudsmith/core/auth';
+import { inTransaction, takesTransaction } from '../app-transaction';
 import { layoutLocals, translate, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { messageError } from '../i18n/message-error';
@@ -62,16 +63,21 @@ export function apiKeyRoutes(ctx: AdminContext, keys: OperatorApiKeys | undefine
       async (req, principal) => {
         const user = userIdOf(req.params.user);
         const keyId = /^\d{1,9}$/.test(req.params.key) ? Number(req.params.key) : NaN;
-        const revoked = Number.isSafeInteger(keyId) ? await keys.revoke(user, keyId) : null;
-        if (!revoked) throw messageError((english) => new NotFoundError(english), 'error.apiKeyNotFound');
-        await ctx.events.record(req, principal, [
-          {
-            type: 'api_key_revoked',
-            model: 'api_keys',
-            recordId: revoked.id,
-            details: { user_id: user, name: revoked.name, prefix: revoked.prefix },
-          },
-        ]);
+        if (!Number.isSafeInteger(keyId))
+          throw messageError((english) => new NotFoundError(english), 'error.apiKeyNotFound');
+        // The revocation and its event in one transaction: both are kept or neither.
+        await inTransaction(ctx, takesTransaction(keys.revoke, 2), async (trx, events) => {
+          const revoked = await keys.revoke(user, keyId, trx);
+          if (!revoked) throw messageError((english) => new NotFoundError(english), 'error.apiKeyNotFound');
+          await events.record(req, principal, [
+            {
+              type: 'api_key_revoked',
+              model: 'api_keys',
+              recordId: revoked.id,
+              details: { user_id: user, name: revoked.name, prefix: revoked.prefix },
+            },
+          ]);
+        });
         return seeOther(req, `${base}/?${new URLSearchParams({ user })}`);
       },
     ),

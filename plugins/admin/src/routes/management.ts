@@ -101,8 +101,13 @@ export function managementRoutes(ctx: AdminContext): RouteDescriptor[] {
       { method: 'POST', path: `${base}/:id/unlock`, operation: 'admin_management_users_unlock', fullAccess: true },
       async (req, principal) => {
         const user = await userOf(req.params.id);
-        await auth.unlock(user.username);
-        await ctx.events.record(req, principal, [{ type: 'unlock', model: 'admin_users', recordId: user.id }]);
+        // The unlock and its event in one transaction: both are kept or neither.
+        await ctx.knex.transaction(async (trx) => {
+          await auth.unlock(user.username, trx);
+          await ctx.events
+            .on(trx)
+            .record(req, principal, [{ type: 'unlock', model: 'admin_users', recordId: user.id }]);
+        });
         return seeOther(req, `${base}/`);
       },
     ),

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError, type NeutralRequest, type RouteDescriptor } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
+import { inTransaction, takesTransaction } from '../app-transaction';
 import { layoutLocals, translate, type AdminContext } from '../context';
 import { guarded } from '../guard';
 import { messageError } from '../i18n/message-error';
@@ -82,10 +83,16 @@ export function roleRoutes(ctx: AdminContext): RouteDescriptor[] {
         const user = Number.isSafeInteger(id) ? await auth.users.byId(id) : null;
         if (!user) throw messageError((english) => new NotFoundError(english), 'error.adminUserNotFound');
         const before = await roles.of(user.id);
-        const after = await roles.set(user.id, postedRoles(req));
-        await ctx.events.record(req, principal, [
-          { type: 'role_change', model: 'admin_users', recordId: user.id, details: { roles: { before, after } } },
-        ]);
+        const after = await roles.checked(postedRoles(req));
+        // The change and its event in one transaction: both are kept or neither.
+        await ctx.knex.transaction(async (trx) => {
+          await roles.write(user.id, after, trx);
+          await ctx.events
+            .on(trx)
+            .record(req, principal, [
+              { type: 'role_change', model: 'admin_users', recordId: user.id, details: { roles: { before, after } } },
+            ]);
+        });
         return seeOther(req, `${base}/`);
       },
     ),
@@ -97,10 +104,15 @@ export function roleRoutes(ctx: AdminContext): RouteDescriptor[] {
           throw messageError((english) => new NotFoundError(english), 'error.notFound');
         const id = appUserId(req.params.id);
         const before = [...(await store.rolesOf(id)).roles].sort();
-        const after = await store.setRoles(id, postedRoles(req));
-        await ctx.events.record(req, principal, [
-          { type: 'role_change', model: 'users', recordId: id, details: { roles: { before, after } } },
-        ]);
+        const posted = postedRoles(req);
+        const setRoles = store.setRoles;
+        // The change and its event in one transaction: both are kept or neither.
+        await inTransaction(ctx, takesTransaction(setRoles, 2), async (trx, events) => {
+          const after = await setRoles.call(store, id, posted, trx);
+          await events.record(req, principal, [
+            { type: 'role_change', model: 'users', recordId: id, details: { roles: { before, after } } },
+          ]);
+        });
         return seeOther(req, `${base}/?${new URLSearchParams({ user: id })}`);
       },
     ),
