@@ -4,24 +4,17 @@
 // index to add; the documented index silences it, and a catalogue that cannot be read
 // never stops the start.
 import knexFactory, { type Knex } from 'knex';
-import { Model } from 'objection';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bootstrap, crudRouter, type ErrorLogger } from '@crudsmith/core';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { Item } from '../fixtures/models';
 
-class Gadget extends Model {
+/** The fixtures' soft-deleted item, with a flag to filter on, on a table whose indexes are this suite's. */
+class Gadget extends Item {
   static override tableName = 'gadgets';
   static override jsonSchema = {
-    type: 'object',
-    properties: {
-      id: { type: 'integer' },
-      category: { type: 'string' },
-      name: { type: 'string' },
-      price: { type: ['number', 'null'] },
-      is_featured: { type: 'boolean' },
-      is_deleted: { type: 'boolean' },
-      deleted_at: { type: ['string', 'null'], format: 'date-time' },
-    },
+    ...Item.jsonSchema,
+    properties: { ...Item.jsonSchema.properties, is_featured: { type: 'boolean' } },
   };
 }
 

@@ -49,6 +49,26 @@ const principal = async (req: { headers: Record<string, unknown> }): Promise<Pri
   permissions: [],
 });
 
+/** The tags' table: a unique code, an owner, a title. */
+function createTags(knex: Knex): Promise<void> {
+  return knex.schema.createTable('ug_tags', (t) => {
+    t.increments('id');
+    t.string('code', 20).unique();
+    t.integer('owner_id');
+    t.string('title', 20);
+  });
+}
+
+/** Posts items to a bulk route as user 1: the answer's status and body. */
+async function postAsUser1(url: string, items: object[]): Promise<{ status: number; body: any }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(items),
+    headers: { 'content-type': 'application/json', 'x-user': '1' },
+  });
+  return { status: res.status, body: await res.json() };
+}
+
 describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engine) => {
   let db: TestDatabase;
   const info = modelInfo(Tag);
@@ -57,18 +77,37 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
 
   beforeAll(async () => {
     db = await openDatabase(engine);
-    await db.knex.schema.createTable('ug_tags', (t) => {
-      t.increments('id');
-      t.string('code', 20).unique();
-      t.integer('owner_id');
-      t.string('title', 20);
-    });
+    await createTags(db.knex);
   });
   afterAll(async () => {
     await server?.close();
     await db.destroy();
   });
   let server: MountedServer | undefined;
+  // User 1 reads its own rows and user 2's, updates its own only; creating needs no row condition.
+  const mountTags = (selectSchema?: string[]) =>
+    koaHarness.mount(
+      bootstrap({
+        routers: [
+          crudRouter({
+            session: db.knex,
+            model: Tag,
+            path: '/tags',
+            createSchema: ['code', 'title'],
+            updateSchema: ['title'],
+            ...(selectSchema ? { selectSchema } : {}),
+            bulk: { conflictColumns: ['code'] },
+            access: {
+              default: {},
+              read: { rows: (qb, p, table) => void qb.whereIn(`${table}.owner_id`, [p.id, 2]) },
+              update: { rows: { owner_id: (p: Principal) => p.id } },
+            },
+          }),
+        ],
+        principal,
+      }).routes,
+      {},
+    );
 
   it('leaves alone a row stored after the check, answers it skipped, and updates the checked ones', async () => {
     await db.knex('ug_tags').insert({ code: 'mine', owner_id: 1, title: 'old' });
@@ -177,33 +216,13 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
   });
 
   it('through the route: 404 on a row out of sight, 403 on one it may not update, all or nothing', async () => {
-    // User 1 reads its own rows and user 2's, updates its own only; creating needs no row condition.
-    const router = crudRouter({
-      session: db.knex,
-      model: Tag,
-      path: '/tags',
-      createSchema: ['code', 'title'],
-      updateSchema: ['title'],
-      bulk: { conflictColumns: ['code'] },
-      access: {
-        default: {},
-        read: { rows: (qb, p, table) => void qb.whereIn(`${table}.owner_id`, [p.id, 2]) },
-        update: { rows: { owner_id: (p: Principal) => p.id } },
-      },
-    });
-    server = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
+    server = await mountTags();
     await db.knex('ug_tags').insert([
       { code: 'his', owner_id: 2, title: 'his' },
       { code: 'hidden', owner_id: 3, title: 'hidden' },
     ]);
     const upsert = async (items: object[]) =>
-      (
-        await fetch(`${server!.url}/tags/bulk?on_conflict=code`, {
-          method: 'POST',
-          body: JSON.stringify(items),
-          headers: { 'content-type': 'application/json', 'x-user': '1' },
-        })
-      ).status;
+      (await postAsUser1(`${server!.url}/tags/bulk?on_conflict=code`, items)).status;
     const before = await titles();
     expect(
       await upsert([
@@ -230,30 +249,10 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
   it('a key differing only in case is the stored row where the unique index holds them equal (MariaDB)', async () => {
     await db.knex('ug_tags').insert({ code: 'Case', owner_id: 1, title: 'old' });
     // As the route above, answering the rows: the read-back matches them to the items too.
-    const router = crudRouter({
-      session: db.knex,
-      model: Tag,
-      path: '/tags',
-      createSchema: ['code', 'title'],
-      updateSchema: ['title'],
-      selectSchema: ['code', 'title'],
-      bulk: { conflictColumns: ['code'] },
-      access: {
-        default: {},
-        read: { rows: (qb, p, table) => void qb.whereIn(`${table}.owner_id`, [p.id, 2]) },
-        update: { rows: { owner_id: (p: Principal) => p.id } },
-      },
-    });
-    const mounted = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
+    const mounted = await mountTags(['code', 'title']);
     try {
-      const upsert = async (code: string) => {
-        const res = await fetch(`${mounted.url}/tags/bulk?on_conflict=code`, {
-          method: 'POST',
-          body: JSON.stringify([{ code, title: 'new' }]),
-          headers: { 'content-type': 'application/json', 'x-user': '1' },
-        });
-        return { status: res.status, body: await res.json() };
-      };
+      const upsert = (code: string) =>
+        postAsUser1(`${mounted.url}/tags/bulk?on_conflict=code`, [{ code, title: 'new' }]);
       const folded = async (code: string) =>
         (await db.knex('ug_tags').select('code', 'title').orderBy('id')).filter(
           (row) => row.code.toLowerCase() === code,
@@ -295,14 +294,7 @@ describe.each(ENGINES)('an upsert limited to the rows it checked, on %s', (engin
     });
     const mounted = await koaHarness.mount(bootstrap({ routers: [router], principal }).routes, {});
     try {
-      const post = async (query: string, item: object) => {
-        const res = await fetch(`${mounted.url}/prices/bulk${query}`, {
-          method: 'POST',
-          body: JSON.stringify([item]),
-          headers: { 'content-type': 'application/json', 'x-user': '1' },
-        });
-        return { status: res.status, body: await res.json() };
-      };
+      const post = (query: string, item: object) => postAsUser1(`${mounted.url}/prices/bulk${query}`, [item]);
       const at = '2026-01-02T03:04:05Z';
       expect((await post('', { price: '10.50', at, owner_id: 1, title: 'old' })).status).toBe(201);
       // Stored as 10.50 (a string from pg and mysql2), sent as 10.5; one instant, two forms.
@@ -334,12 +326,7 @@ describe.each(ENGINES.filter((engine) => engine === 'mysql'))('an upsert under R
       },
     });
     try {
-      await db.knex.schema.createTable('ug_tags', (t) => {
-        t.increments('id');
-        t.string('code', 20).unique();
-        t.integer('owner_id');
-        t.string('title', 20);
-      });
+      await createTags(db.knex);
       await db.knex('ug_tags').insert({ code: 'mine', owner_id: 1, title: 'old' });
       const info = modelInfo(Tag);
       const rows = ['mine', 'theirs', 'fresh'].map((code) => ({ code, owner_id: 1, title: code }));

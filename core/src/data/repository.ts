@@ -1,8 +1,6 @@
 import type { Knex } from 'knex';
 import { ReadRepository } from './read-repository';
-import { ConfigurationError } from '../errors/configuration-error';
-import { BadRequestError, NotFoundError } from '../errors/http-error';
-import { rethrowMapped } from '../errors/database-error';
+import { NotFoundError } from '../errors/http-error';
 import { reuseCompiledSql } from './compiled-sql';
 import {
   deleteReturning,
@@ -16,13 +14,11 @@ import {
 import { insertDirectly, patchDirectly, plainValues, whereUnchanged, writesDirectly } from './direct-writes';
 import type { Filters } from './filters';
 import type { ModelClass } from '../model/model-info';
-import { selectedFields, startBuild, whereQuery } from './read-query';
+import { selectedFields } from './read-query';
 import type { DeleteOptions, ReadOptions, UpdateOptions, WriteOptions } from './repository-options';
-import { noteWrite, readFromPrimary } from './consistency';
-import { replicaSetOf } from './replicas';
-import { writeValues } from './write-values';
+import { createValues, softDeleteValues, updateValues } from './write-stamps';
+import { found, guardWrite, matchingIds, refuseUnfiltered } from './write-guards';
 import { isComposite, keyFilters, keyOf, whereKeys } from './row-key';
-import { storedDates } from './sqlite-datetime';
 import type { Principal } from '../http/principal';
 import { answerAccess, stripHidden } from '../access/scoped-read';
 import {
@@ -95,30 +91,17 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
 
   /** The values a create writes for this data: each coerced to its column, the creation time stamped. */
   createValues(db: Knex, data: Row): Row {
-    const values = writeValues(this.info, data);
-    const stamp = this.options.createdAtColumn === undefined ? 'created_at' : this.options.createdAtColumn;
-    if (stamp !== null && this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values))
-      values[stamp] = new Date();
-    return storedDates(values, db);
+    return createValues(this.ctx, this.options, data, db);
   }
 
   /** The values an update writes for this data: each coerced to its column, the update time stamped. */
   updateValues(db: Knex, data: Row): Row {
-    const values = writeValues(this.info, data);
-    const stamp = this.options.updatedAtColumn ?? 'updated_at';
-    if (this.info.columns.get(stamp)?.kind === 'datetime' && !(stamp in values)) values[stamp] = new Date();
-    return storedDates(values, db);
+    return updateValues(this.ctx, this.options, data, db);
   }
 
   /** The values a soft delete writes (the flag, the deletion time, `extra`); undefined when deletes are hard. */
   softDeleteValues(db: Knex, extra?: Row): Row | undefined {
-    const { deletedFlag } = this.ctx;
-    if (!deletedFlag) return undefined;
-    const values: Row = { ...(extra ? writeValues(this.info, extra) : {}), [deletedFlag]: true };
-    const at = this.options.deletedAtColumn ?? 'deleted_at';
-    // A deletion time the caller gives (a DeleteConfig auto field) is the one written.
-    if (this.info.columns.has(at) && values[at] === undefined) values[at] = new Date();
-    return storedDates(values, db);
+    return softDeleteValues(this.ctx, this.options, extra, db);
   }
 
   /**
@@ -128,7 +111,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
    * a transaction.
    */
   async update(db: Knex, data: Row, options: UpdateOptions): Promise<Row | Row[] | null> {
-    this.refuseUnfiltered('update', options.filters, options);
+    refuseUnfiltered(this.info, 'update', options.filters, options);
     if (options.principal !== undefined) return updateUnderPolicy(this, db, data, options);
     const values = this.updateValues(db, data);
     const direct = writesDirectly(this.info) && plainValues(this.info, values);
@@ -185,7 +168,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
   /** Soft-deletes the matching row when the model has the flag column, else hard-deletes it. */
   async delete(db: Knex, filters: Filters, options: DeleteOptions = {}): Promise<number> {
     if (options.principal !== undefined) return deleteUnderPolicy(this, db, filters, options);
-    this.refuseUnfiltered('delete', filters, options);
+    refuseUnfiltered(this.info, 'delete', filters, options);
     const { deletedFlag } = this.ctx;
     if (!deletedFlag) return this.removeRows(db, filters, options, false);
     const values = this.softDeleteValues(db, options.values)!;
@@ -221,7 +204,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
     options: DeleteOptions & ReadOptions & { hard?: boolean } = {},
   ): Promise<Row> {
     if (options.principal !== undefined) return deleteReturningUnderPolicy(this, db, filters, options);
-    this.refuseUnfiltered('delete', filters, options);
+    refuseUnfiltered(this.info, 'delete', filters, options);
     const { deletedFlag } = this.ctx;
     const hard = options.hard === true || !deletedFlag;
     const includeDeleted = options.hard === true;
@@ -320,7 +303,7 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
     options: WriteOptions,
     includeDeleted: boolean,
   ): Promise<number> {
-    this.refuseUnfiltered('dbDelete', filters, options);
+    refuseUnfiltered(this.info, 'dbDelete', filters, options);
     if (writesDirectly(this.info) && writesInOneStatement(this.info, filters, options.allowMultiple)) {
       return this.guard(db, async () => found(await deleteWhere({ db, ctx: this.ctx, filters, includeDeleted })));
     }
@@ -355,54 +338,17 @@ export class CrudRepository<M extends ModelClass = ModelClass> extends ReadRepos
     return answer;
   }
 
-  /**
-   * A write without a filter would act on the whole table (or on whichever row comes
-   * first): refused unless the caller says `all: true`.
-   */
-  private refuseUnfiltered(method: string, filters: Filters | undefined, options: WriteOptions): void {
-    if (options.all === true) return;
-    if (filters && Object.values(filters).some((value) => value !== undefined)) return;
-    throw new ConfigurationError(
-      `${method} on ${this.info.table} without a filter would act on every row: pass { all: true } to mean it`,
-    );
-  }
-
   /** The ids a write will touch: 404 when none, 400 when several without allowMultiple. */
-  protected async matchingIds(
+  protected matchingIds(
     db: Knex,
     filters: Filters,
     options: WriteOptions & { includeDeleted?: boolean },
   ): Promise<unknown[]> {
-    const build = await startBuild(db, this.ctx, [filters]);
-    const qb = whereQuery(build, this.ctx, { filters, includeDeleted: options.includeDeleted }).select(
-      this.info.idColumns.map((column) => `${this.info.table}.${column}`),
-    );
-    if (!options.allowMultiple) qb.limit(2);
-    const ids = ((await reuseCompiledSql(qb)) as Row[]).map((r) => keyOf(this.info, r));
-    if (ids.length === 0) throw new NotFoundError('Item not found');
-    if (ids.length > 1 && !options.allowMultiple) {
-      throw new BadRequestError('More than one record matches; pass allowMultiple to change them all');
-    }
-    return ids;
+    return matchingIds(db, this.ctx, filters, options);
   }
 
   /** Runs a database call, turning the client's mistakes (duplicates, bad values) into HTTP errors. */
-  async guard<T>(db: Knex, work: () => Promise<T>): Promise<T> {
-    try {
-      // A write's own reads (a row read back, ids read first) are the primary's.
-      const set = replicaSetOf(db);
-      if (!set) return await work();
-      const done = await readFromPrimary(work);
-      noteWrite(set);
-      return done;
-    } catch (error) {
-      rethrowMapped(error);
-    }
+  guard<T>(db: Knex, work: () => Promise<T>): Promise<T> {
+    return guardWrite(db, work);
   }
-}
-
-/** The number of rows a conditional write touched; none is a 404. */
-function found(count: number): number {
-  if (count === 0) throw new NotFoundError('Item not found');
-  return count;
 }

@@ -1,5 +1,6 @@
 import { Model } from 'objection';
 import type { MigrationSet } from '@crudsmith/core';
+import type { ModelView } from '@crudsmith/admin';
 import { AppUser, Tier } from './fixture';
 
 // Badges, linked many-to-many to tiers and to users: the relations area and the Chromium
@@ -48,6 +49,15 @@ export class BadgedTier extends Tier {
     };
   }
 }
+
+/** The badges' view: read-only, named by `title`, offered in the tiers' and users' badge sets. */
+export const badgesView: ModelView = {
+  model: Badge,
+  allowedActions: ['view'],
+  createSchema: ['title'],
+  updateSchema: ['title'],
+  displayField: 'title',
+};
 
 export const badgeMigrations: MigrationSet = {
   name: 'admin-test-badges',

@@ -11,8 +11,8 @@ import { expressHarness } from '../../adapters/express-harness';
 import { fastifyHarness } from '../../adapters/fastify-harness';
 import { koaHarness } from '../../adapters/koa-harness';
 import { watchedContext, type WatchedContext } from './browser-watch';
-import { badgeMigrations, Badge, BadgedTier } from './badges';
-import { ADMIN, Gadget, Item, ItemCreate, ItemUpdate, seed, startAdminApp, type AdminEnv } from './fixture';
+import { badgeMigrations, badgesView, BadgedTier } from './badges';
+import { ADMIN, Gadget, itemsView, seed, startAdminApp, type AdminEnv } from './fixture';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ci = process.env.CI === 'true' || process.env.CI === '1';
@@ -26,13 +26,7 @@ export const kept = new Map<string, Buffer>();
 // Items (soft delete) and gadgets (UUID keys) that the admin also creates, with a file field;
 // tiers with a many-to-many set of badges.
 const models: AdminOptions['models'] = {
-  items: {
-    model: Item,
-    allowedActions: ['view', 'create', 'update', 'delete'],
-    createSchema: ItemCreate,
-    updateSchema: ItemUpdate,
-    displayField: 'name',
-  },
+  items: itemsView,
   gadgets: {
     model: Gadget,
     allowedActions: ['view', 'create', 'update'],
@@ -57,13 +51,7 @@ const models: AdminOptions['models'] = {
     updateSchema: ['name'],
     displayField: 'name',
   },
-  badges: {
-    model: Badge,
-    allowedActions: ['view'],
-    createSchema: ['title'],
-    updateSchema: ['title'],
-    displayField: 'title',
-  },
+  badges: badgesView,
 };
 
 /** The ids of the rows the list (or trash) shows, in order. */

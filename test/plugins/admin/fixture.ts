@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Model } from 'objection';
 import { IsArray, IsBoolean, IsNumber, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { bootstrap, type MigrationSet } from '@crudsmith/core';
-import { admin, type AdminOptions, type AdminPlugin } from '@crudsmith/admin';
+import { admin, type AdminOptions, type AdminPlugin, type ModelView } from '@crudsmith/admin';
 import type { AdapterHarness, MountedServer } from '../../adapters/conformance';
 import { openDatabase, type Engine, type TestDatabase } from '../../fixtures/db';
 
@@ -153,6 +153,15 @@ export const writes: string[] = [];
 export const SECRET = 'admin-test-secret-key-that-is-long-enough-0123';
 export const ADMIN = { username: 'root', password: 'correct horse battery staple' };
 
+/** The items' view every admin app here starts from: all four actions, named by `name`. */
+export const itemsView: ModelView = {
+  model: Item,
+  allowedActions: ['view', 'create', 'update', 'delete'],
+  createSchema: ItemCreate,
+  updateSchema: ItemUpdate,
+  displayField: 'name',
+};
+
 /** The admin's options for the test app (overridable per suite). */
 export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = {}): AdminOptions {
   return {
@@ -162,15 +171,7 @@ export function adminOptions(db: TestDatabase, options: Partial<AdminOptions> = 
     bcryptRounds: 4,
     lockout: { threshold: 3, baseSeconds: 30 },
     models: {
-      items: {
-        model: Item,
-        allowedActions: ['view', 'create', 'update', 'delete'],
-        createSchema: ItemCreate,
-        updateSchema: ItemUpdate,
-        displayField: 'name',
-        export: true,
-        import: { maxBytes: 4096 },
-      },
+      items: { ...itemsView, export: true, import: { maxBytes: 4096 } },
       gadgets: {
         model: Gadget,
         allowedActions: ['view', 'update', 'delete'],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine, TestDatabase } from '../../../fixtures/db';
-import { Badge, BadgedTier, BadgedUser, badgeMigrations } from '../badges';
+import { BadgedTier, BadgedUser, badgeMigrations, badgesView } from '../badges';
 import { adminOptions, startAdminApp, type AdminEnv, type Client } from '../fixture';
 
 /** A row's edit page lists the rows of other views that refer to it, bounded, with links. */
@@ -36,13 +36,7 @@ export function relationsArea(harness: AdapterHarness, engine: Engine): void {
               allowedActions: ['view', 'create', 'update'],
               beforeWrite: undefined,
             },
-            badges: {
-              model: Badge,
-              allowedActions: ['view'],
-              createSchema: ['title'],
-              updateSchema: ['title'],
-              displayField: 'title',
-            },
+            badges: badgesView,
           },
           eventIntegration: true,
         },
