@@ -5,47 +5,9 @@
 // limit and offset, one row of plain values to insert or update, returned columns); a
 // builder holding anything else answers undefined and compiles as usual.
 
+import type { Builder, RawLike, Statement } from './knex-internals';
+
 type Value = string | number | boolean | bigint | Date | null;
-
-interface Statement {
-  grouping: string;
-  type?: string;
-  value?: unknown;
-  [key: string]: unknown;
-}
-
-interface RawLike {
-  isRawInstance: true;
-  sql: string;
-  bindings?: unknown;
-  [key: string]: unknown;
-}
-
-/** The parts of a knex query builder the walk reads (knex's own, untyped, fields). */
-export interface Builder {
-  client: {
-    config: object;
-    raw(sql: string, bindings: unknown[]): RawLike;
-    positionBindings(sql: string): string;
-    prepBindings(b: unknown[]): unknown[];
-  };
-  _method: string;
-  _single: Record<string, unknown>;
-  _statements: Statement[];
-  _comments?: unknown[];
-  _options?: unknown[];
-  _queryContext?: unknown;
-  _timeout?: number;
-  toSQL(method?: string, tz?: unknown): CompiledQuery;
-}
-
-/** A query as knex's compiler makes it for its runner. */
-export interface CompiledQuery {
-  method: string;
-  sql: string;
-  bindings: unknown[];
-  [key: string]: unknown;
-}
 
 /** A builder taken apart: its shape's key, its values, and (for the probe) its parts rebuilt. */
 export interface Described {

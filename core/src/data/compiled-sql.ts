@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { describe, markerIndex, type Builder, type CompiledQuery, type Described } from './builder-shape';
+import { describe, markerIndex, type Described } from './builder-shape';
+import { methodOf, QUERY_UID, type Builder, type CompiledQuery } from './knex-internals';
 import { namePreparedStatements } from './pg-statements';
 import { FIXED_SQL } from './query-hook';
 import { reusePreparedStatements } from './sqlite-statements';
@@ -30,7 +31,7 @@ interface Shape {
 const shapes = new WeakMap<object, Map<string, Shape | null>>();
 // Enough for every read shape of a large app; a shape beyond it simply compiles as usual.
 const MAX_SHAPES = 1000;
-const STANDARD_KEYS = new Set(['method', 'options', 'timeout', 'cancelOnTimeout', 'bindings', '__knexQueryUid', 'sql']);
+const STANDARD_KEYS = new Set(['method', 'options', 'timeout', 'cancelOnTimeout', 'bindings', QUERY_UID, 'sql']);
 const PROCESS_ID = randomBytes(6).toString('base64url');
 let queries = 0;
 
@@ -42,7 +43,7 @@ export function reuseCompiledSql<T extends Knex.QueryBuilder>(qb: T): T {
 
 function compileCached(this: Builder, method?: string, tz?: unknown): CompiledQuery {
   const original = Object.getPrototypeOf(this).toSQL as Builder['toSQL'];
-  if ((method !== undefined && method !== this._method) || tz !== undefined) return original.call(this, method, tz);
+  if ((method !== undefined && method !== methodOf(this)) || tz !== undefined) return original.call(this, method, tz);
   const described = describe(this, false);
   if (!described) return original.call(this);
   let byShape = shapes.get(this.client.config);
@@ -97,13 +98,13 @@ class CachedQuery implements CompiledQuery {
   timeout = undefined;
   cancelOnTimeout = undefined;
   bindings: unknown[];
-  __knexQueryUid: string;
+  [QUERY_UID]: string;
   sql: string;
 
   constructor(client: Builder['client'], shape: Shape, bindings: unknown[]) {
     this.method = shape.method;
     this.bindings = bindings;
-    this.__knexQueryUid = `${PROCESS_ID}.${++queries}`;
+    this[QUERY_UID] = `${PROCESS_ID}.${++queries}`;
     this.sql = shape.sql;
     if ('returning' in shape) this.returning = Array.isArray(shape.returning) ? [...shape.returning] : shape.returning;
     clients.set(this, client);

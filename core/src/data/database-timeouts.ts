@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { DatabaseUnavailableError, isDatabaseUnreachable } from '../errors/database-error';
 import { HttpError } from '../errors/http-error';
+import { dialectClass, dialectQuery, isDisposed, markDisposed } from './knex-internals';
 import { Liveness } from './liveness';
 import { sendPgCancel, type PgCancelKey } from './pg-cancel';
 
@@ -28,21 +29,11 @@ export const DEFAULT_DATABASE_TIMEOUTS: Required<DatabaseTimeouts> = {
   unresponsiveMs: 4000,
 };
 
-// knex's dialect classes (a documented way to pass a client is a class extending one).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { getDialectByNameOrAlias } = require('knex/lib/dialects') as {
-  getDialectByNameOrAlias(name: string): KnexClientClass;
-};
-
-type RawConnection = { __knex__disposed?: unknown } & PgCancelKey;
-type KnexClientClass = new (config: Knex.Config) => {
-  acquireRawConnection(): Promise<unknown>;
-  destroyRawConnection(connection: unknown): Promise<unknown>;
-  query(connection: RawConnection, query: unknown): Promise<unknown>;
-  _query(connection: unknown, query: { sql: string; bindings: unknown[]; options: object }): Promise<unknown>;
-  driver: unknown;
-  connectionSettings: unknown;
-};
+type RawConnection = object & PgCancelKey;
+type KnexQuery = (
+  connection: unknown,
+  query: { sql: string; bindings: unknown[]; options: object },
+) => Promise<unknown>;
 const SERVER_CLIENTS = new Set(['pg', 'postgres', 'postgresql', 'mysql', 'mysql2']);
 const PG_CLIENTS = new Set(['pg', 'postgres', 'postgresql']);
 
@@ -81,7 +72,7 @@ export function withDatabaseTimeouts(config: Knex.Config, timeouts: DatabaseTime
   if (typeof config.client !== 'string')
     throw new TypeError('withDatabaseTimeouts needs the client by name (pg, mysql2, better-sqlite3, ...)');
   const name = config.client;
-  const Base = getDialectByNameOrAlias(name);
+  const Base = dialectClass(name);
   const server = SERVER_CLIENTS.has(name);
   const cancels = PG_CLIENTS.has(name);
   let bounds: Bounds | undefined;
@@ -97,7 +88,7 @@ export function withDatabaseTimeouts(config: Knex.Config, timeouts: DatabaseTime
           ? new Liveness({
               open: () => Base.prototype.acquireRawConnection.call(this),
               ask: (connection) =>
-                Base.prototype._query.call(this, connection, { sql: 'select 1', bindings: [], options: {} }),
+                dialectQuery<KnexQuery>(Base).call(this, connection, { sql: 'select 1', bindings: [], options: {} }),
               close: (connection) => this.destroyRawConnection(connection),
             })
           : undefined,
@@ -145,7 +136,7 @@ function boundQuery(bounds: Bounds, run: Promise<unknown>, connection: RawConnec
     const giveUp = (error: DatabaseUnavailableError) => {
       if (settled) return;
       settled = true;
-      connection.__knex__disposed = error;
+      markDisposed(connection, error);
       bounds.cancel(connection);
       reject(error);
     };
@@ -181,7 +172,7 @@ function boundQuery(bounds: Bounds, run: Promise<unknown>, connection: RawConnec
         settled = true;
         clearTimeout(timer);
         // The driver reported this connection dead (reset, ended), or the failure is one: whatever it says, it was not the query's fault.
-        if ((connection.__knex__disposed || isDatabaseUnreachable(error)) && !(error instanceof HttpError))
+        if ((isDisposed(connection) || isDatabaseUnreachable(error)) && !(error instanceof HttpError))
           reject(new DatabaseUnavailableError(undefined, { cause: error }));
         else reject(error);
       },

@@ -1,10 +1,5 @@
 import type { Knex } from 'knex';
-
-type FsMigrationsClass = new (
-  directories: string | string[],
-  sortDirsSeparately: boolean,
-  loadExtensions?: string[],
-) => Knex.MigrationSource<unknown>;
+import { fsMigrations } from './knex-internals';
 
 /** How knex reads a migration directory (the same options as its migrator's). */
 export interface DirectoryMigrationsOptions {
@@ -23,12 +18,7 @@ export function directoryMigrations(
   directory: string | string[],
   options: DirectoryMigrationsOptions = {},
 ): Knex.MigrationSource<unknown> {
-  // knex exports no name for its directory source; its migrator builds this one.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { FsMigrations } = require('knex/lib/migrations/migrate/sources/fs-migrations') as {
-    FsMigrations: FsMigrationsClass;
-  };
-  const source = new FsMigrations(directory, options.sortDirsSeparately ?? false, options.loadExtensions);
+  const source = fsMigrations(directory, options.sortDirsSeparately ?? false, options.loadExtensions);
   // Its own extensions, whatever the migrator it is handed to passes.
   return {
     getMigrations: () => source.getMigrations(undefined as unknown as string[]),

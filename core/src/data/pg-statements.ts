@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { FIXED_SQL, hookKnexQuery, knexQueryOf } from './query-hook';
+import { hookKnexQuery, inKnexTransaction, knexQueryOf } from './knex-internals';
+import { FIXED_SQL } from './query-hook';
 
 // PostgreSQL parses and plans every unnamed statement it receives. The SQL of a query the
 // compiled-SQL cache answers is fixed for its shape, so it is sent as a named prepared
@@ -34,7 +35,6 @@ interface PgConnection {
     config: { name?: string; text: string; values: unknown[] },
     callback: (error: Error | null, response: { rows: { pid: number }[] }) => void,
   ): void;
-  __knexTxId?: string;
   processID?: number;
 }
 
@@ -102,7 +102,7 @@ function queryNamed(this: PgClient, connection: PgConnection, obj: RunnableQuery
       else if (code === '26000' || code === '42P05') turnedOff.add(this.config);
       else return reject(error);
       // Inside a transaction the failure has aborted it: the error stands, the next query is unnamed.
-      if (connection.__knexTxId !== undefined) return reject(error);
+      if (inKnexTransaction(connection)) return reject(error);
       resolve(knexQuery().call(this, connection, obj));
     });
   });

@@ -14,7 +14,8 @@
 // connection the pool drops takes them with it) and only the most recently used few
 // hundred of them; SQLite itself re-prepares a kept statement after a schema change.
 
-import { FIXED_SQL, hookKnexQuery, knexQueryOf } from './query-hook';
+import { formatBindings, hookKnexQuery, knexQueryOf } from './knex-internals';
+import { FIXED_SQL } from './query-hook';
 
 /** The most statements kept per connection; the least recently used one goes first. */
 export const MAX_STATEMENTS = 300;
@@ -37,9 +38,7 @@ interface RunnableQuery {
   [FIXED_SQL]?: true;
 }
 
-interface QueryingClient {
-  _formatBindings(bindings: unknown[] | undefined): unknown[];
-}
+type QueryingClient = object;
 
 type Query = (this: QueryingClient, connection: SqliteConnection, obj: RunnableQuery) => Promise<RunnableQuery>;
 const statements = new WeakMap<SqliteConnection, Map<string, PreparedStatement>>();
@@ -58,7 +57,7 @@ async function queryReusing(
   if (obj[FIXED_SQL] !== true || !obj.sql || !connection)
     return knexQueryOf<Query>('better-sqlite3').call(this, connection, obj);
   const statement = preparedFor(connection, obj.sql);
-  const bindings = this._formatBindings(obj.bindings);
+  const bindings = formatBindings(this, obj.bindings);
   if (statement.reader) {
     obj.response = statement.all(bindings);
     return obj;

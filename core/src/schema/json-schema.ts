@@ -1,10 +1,7 @@
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
-// class-transformer keeps its metadata storage in a deep module without typings; nested
-// classes need it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: any };
 import type { ColumnInfo, ModelInfo } from '../model/model-info';
 import type { SchemaLike } from './fields';
+import { transformerStorage } from './transformer-storage';
 
 /** A JSON Schema object (draft 2020-12, as OpenAPI 3.1 uses). */
 export type JsonSchema = Record<string, any>;
@@ -28,7 +25,8 @@ export function schemaToJsonSchema(
   } else {
     json = structuredClone(
       targetConstructorToSchema(schema as Function, {
-        classTransformerMetadataStorage: defaultMetadataStorage,
+        // Nested classes are described from class-transformer's storage.
+        classTransformerMetadataStorage: transformerStorage() as never,
       }) as JsonSchema,
     );
     fixDateStrings(json);

@@ -1,5 +1,6 @@
-import { Exclude, plainToInstance } from 'class-transformer';
+import { plainToInstance } from 'class-transformer';
 import type { SchemaClass } from './fields';
+import { transformerMetadataMaps } from './transformer-storage';
 
 // `plainToInstance` walks every key of a body through class-transformer's metadata (type,
 // transform, expose and exclude look-ups on the class and each ancestor) even when the
@@ -9,19 +10,10 @@ import type { SchemaClass } from './fields';
 // is what `toInstance` does then; anything else goes to `plainToInstance` itself.
 //
 // Whether a class declares class-transformer metadata is only kept in class-transformer's
-// own storage, which is not part of its public API. It is read here through the CommonJS
-// copy, and only after checking that this copy is the one our `plainToInstance` reads
-// (a bundler may load class-transformer's ES module build instead, with a storage of its
-// own): a probe class decorated with the `Exclude` imported beside `plainToInstance` must
-// show up in it. When the check fails, or the storage has changed shape, every call goes to
+// own storage (`transformer-storage.ts`); when it cannot be trusted, every call goes to
 // `plainToInstance`.
 
-/** A class's metadata of one kind, by class (class-transformer's own maps). */
-type MetadataMap = Map<Function, unknown>;
-
 const plainClasses = new WeakMap<Function, boolean>();
-// The type, transform, expose and exclude maps; null when they cannot be trusted.
-let storage: MetadataMap[] | null | undefined;
 
 /** `plainToInstance(schema, body)`, made directly when the schema and the body need nothing of class-transformer. */
 export function toInstance(schema: SchemaClass, body: Record<string, unknown>): Record<string, unknown> {
@@ -57,7 +49,7 @@ function isFlat(body: Record<string, unknown>): boolean {
 function declaresNothing(schema: Function): boolean {
   let known = plainClasses.get(schema);
   if (known === undefined) {
-    const maps = storageMaps();
+    const maps = transformerMetadataMaps();
     known = maps !== null && lineage(schema).every((target) => maps.every((map) => !map.has(target)));
     plainClasses.set(schema, known);
   }
@@ -75,29 +67,4 @@ function lineage(schema: Function): Function[] {
     classes.push(base);
   }
   return classes;
-}
-
-/** class-transformer's metadata maps, or null when they cannot be trusted to be the ones `plainToInstance` reads. */
-function storageMaps(): MetadataMap[] | null {
-  if (storage !== undefined) return storage;
-  storage = null;
-  try {
-    // A require, not an import: an internal path that a later class-transformer may not have must not stop core from loading.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const loaded = require('class-transformer/cjs/storage') as { defaultMetadataStorage?: Record<string, unknown> };
-    const found = loaded.defaultMetadataStorage;
-    const maps = found && [
-      found._typeMetadatas,
-      found._transformMetadatas,
-      found._exposeMetadatas,
-      found._excludeMetadatas,
-    ];
-    if (!maps || !maps.every((map) => map instanceof Map)) return storage;
-    class Probe {}
-    Exclude()(Probe.prototype, 'probe');
-    if ((maps[3] as MetadataMap).has(Probe)) storage = maps as MetadataMap[];
-  } catch {
-    // Not loadable here: plainToInstance for every call.
-  }
-  return storage;
 }
