@@ -1,9 +1,6 @@
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
-import type Koa from 'koa';
 import type { Context } from 'koa';
 import type { CreateSessionOptions } from 'koa-session';
-import { ConfigurationError, type ErrorLogger } from '@crudsmith/core';
+import type { ErrorLogger } from '@crudsmith/core';
 import { randomToken, type Session, type SessionCarrier, type SessionManager } from '@crudsmith/core/auth';
 import { errorLoggerFor, errorToResult } from '@crudsmith/core/adapter';
 import { writeResult } from './write-result';
@@ -13,7 +10,8 @@ import { writeResult } from './write-result';
 // share it as `ctx.session`. Every rule stays the manager's: hashed ids, handles,
 // expiry, regeneration at sign-in, revocation, writes that never revive a session.
 
-const MANAGER = Symbol('crudsmith.koaSession.manager');
+/** Where koa-session's options (its `store`) keep the manager they were made for. */
+export const MANAGER = Symbol('crudsmith.koaSession.manager');
 const CARRIER = Symbol('crudsmith.koaSession.carrier');
 // What koa-session adds to the data it saves: its own bookkeeping, not session data.
 const BOOKKEEPING = ['_expire', '_maxAge', '_session'];
@@ -168,32 +166,6 @@ export function koaSessionOptions(manager: SessionManager): KoaSessionOptions {
     store,
   };
   return options satisfies CreateSessionOptions;
-}
-
-/**
- * Checks at startup that koa-session carries `manager` on `app`, installed before the
- * routes; throws a ConfigurationError saying what to do otherwise.
- */
-export function assertKoaSession(app: Koa<any, any>, manager: SessionManager): void {
-  const fix = `app.use(createSession(koaSessionOptions(manager), app)) before mountRoutes`;
-  if (manager.carrier !== 'koa-session')
-    throw new ConfigurationError(`Session manager "${manager.name}" is not carried by koa-session: ${fix}`);
-  const req = new IncomingMessage(new Socket());
-  const probe = app.createContext(req, new ServerResponse(req)) as {
-    sessionOptions?: { store?: Record<symbol, unknown> };
-  };
-  const installed = probe.sessionOptions;
-  if (!installed)
-    throw new ConfigurationError(
-      `koa-session is missing on this Koa app for session manager "${manager.name}": ${fix}`,
-    );
-  if (installed.store?.[MANAGER] !== manager) {
-    throw new ConfigurationError(
-      `koa-session on this Koa app carries other options than session manager "${manager.name}" (koa-session carries one configuration per app): ${fix}`,
-    );
-  }
-  if (!app.middleware.some((fn) => fn.name === 'session'))
-    throw new ConfigurationError(`koa-session's middleware is not installed before the routes: ${fix}`);
 }
 
 // koa-session saves after the routes answered, outside their error rendering: a failed

@@ -13,7 +13,8 @@ import {
   type Mountable,
 } from '@crudsmith/core/adapter';
 import type { SessionManager } from '@crudsmith/core/auth';
-import { assertKoaSession, reportSessionErrors } from './koa-session';
+import { reportSessionErrors } from './koa-session';
+import { assertKoaSession } from './koa-session-check';
 import { toNeutralRequest } from './to-neutral-request';
 import { writeResult } from './write-result';
 
