@@ -27,6 +27,7 @@ import {
   type BulkAccess,
 } from './bulk-access';
 import { ForbiddenError } from '../errors/http-error';
+import { refuseRepeated, requireOwnIds } from './upsert-items';
 
 // The bulk handlers: each validates the whole request before any statement, then writes in
 // one transaction, so a request either changes every row it names or none.
@@ -111,11 +112,13 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
       await eachItem(bodies, (body) => ({ ...ctx.repo.createValues(db, { ...body, ...auto }), ...upsert?.stamp })),
     );
     if (values.length === 0) return { status: 201, json: [] };
+    if (conflict) await refuseRepeated(db, ctx.info, conflict, values);
     const rows = await ctx.repo.guard(db, () =>
       db.transaction(async (trx) => {
         if (conflict) {
           const merge = new Set(bodies.flatMap((body) => [...upsert!.merge(body)]));
           const given = values.map((row) => row[conflict]);
+          await requireOwnIds(trx, ctx.info, conflict, values);
           const checked = await checkStored(access, trx, conflict, given);
           const upserted = await upsertMany(trx, ctx.info, values, {
             conflict,

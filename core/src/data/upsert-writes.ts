@@ -48,7 +48,10 @@ export async function upsertMany(
   const returned: Row[] = [];
   const skipped: unknown[] = [];
   for (const batch of batchesOf(trx, rows, true)) {
-    const written = Object.keys(batch.rows[0]).filter((column) => column !== conflict && options.merge.has(column));
+    // A stored row keeps its primary key: an item giving another is refused before this.
+    const written = Object.keys(batch.rows[0]).filter(
+      (column) => column !== conflict && !info.idColumns.includes(column) && options.merge.has(column),
+    );
     if (dialectOf(trx) === 'mysql') {
       if (only) skipped.push(...(await upsertCheckedMysql(trx, info, batch.rows, { conflict, written, only })));
       // An item that met another row first left it alone: PostgreSQL and SQLite refuse
@@ -61,8 +64,9 @@ export async function upsertMany(
     const given = batch.rows.map((row) => row[conflict]);
     let merged: Knex.QueryBuilder;
     if (!only)
-      // A row of the conflict column alone still has a statement to send: it changes nothing.
-      merged = written.length > 0 ? query.merge(written) : query.ignore();
+      // A row of nothing to set still has a statement to send: it sets the conflict column
+      // to itself, so it changes nothing yet answers its row (DO NOTHING would answer none).
+      merged = query.merge(written.length > 0 ? written : [conflict]);
     else {
       // The values as written, so the engine compares them by the column's type.
       const checked = [...new Map(given.filter((v) => only.has(key(v))).map((v) => [key(v), v])).values()];
