@@ -27,7 +27,7 @@ import {
   type BulkAccess,
 } from './bulk-access';
 import { ForbiddenError } from '../errors/http-error';
-import { refuseRepeated, requireOwnIds } from './upsert-items';
+import { refuseRepeated, refuseShared, requireOwnIds } from './upsert-items';
 
 // The bulk handlers: each validates the whole request before any statement, then writes in
 // one transaction, so a request either changes every row it names or none.
@@ -112,7 +112,7 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
       await eachItem(bodies, (body) => ({ ...ctx.repo.createValues(db, { ...body, ...auto }), ...upsert?.stamp })),
     );
     if (values.length === 0) return { status: 201, json: [] };
-    if (conflict) await refuseRepeated(db, ctx.info, conflict, values);
+    if (conflict) refuseRepeated(ctx.info, conflict, values);
     const rows = await ctx.repo.guard(db, () =>
       db.transaction(async (trx) => {
         if (conflict) {
@@ -126,6 +126,7 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
             columns: shape.returning,
             only: checked?.stored,
           });
+          refuseShared(ctx.info, conflict, values, upserted.met);
           if (upserted.skipped.length > 0) await refuseSkipped(access, trx, conflict, upserted.skipped);
           await requireInScope(access, trx, createdScope(access), { column: conflict, values: checked?.made ?? [] });
           if (!shape.row) return values.map(() => null);

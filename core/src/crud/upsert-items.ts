@@ -1,39 +1,70 @@
 import type { Knex } from 'knex';
 import { MAX_BATCH_ROWS } from '../data/bulk-writes';
-import { collatedKey, conflictKey, weighedKey } from '../data/conflict-keys';
+import { collatedKey, conflictKey } from '../data/conflict-keys';
 import { dialectOf } from '../data/dialect';
-import { ConflictError, ValidationError, type ValidationIssue } from '../errors/http-error';
+import { ConflictError, ValidationError } from '../errors/http-error';
 import type { ModelInfo } from '../model/model-info';
 
-// What a bulk upsert's items may ask, checked before its statement: each item names its own
-// row, and no other item names it. Two items of one conflict value make PostgreSQL refuse
-// the statement (it updates a row once) where MariaDB and SQLite apply both; an item whose
-// id is not its row's would change that row's primary key.
+// What a bulk upsert's items may ask: each item names its own row, and no other item names
+// it. Two items of one conflict value make PostgreSQL refuse the statement (it updates a row
+// once) where MariaDB and SQLite apply both; an item whose id is not its row's would change
+// that row's primary key.
 
 type Row = Record<string, unknown>;
 
 /**
- * 422 locating each item whose `conflict` value an earlier item gives, compared as the
- * unique index compares them (on MariaDB `Abc` repeats `abc` under the default collation).
- * The values are never echoed: the column may be one the caller cannot read.
+ * 422 locating each item whose `conflict` value an earlier item gives, before any
+ * statement. The values are never echoed: the column may be one the caller cannot read.
  */
-export async function refuseRepeated(db: Knex, info: ModelInfo, conflict: string, rows: Row[]): Promise<void> {
-  if (rows.length < 2) return;
-  const given = rows.map((row) => row[conflict]);
-  const key = await weighedKey(db, info, conflict, given);
+export function refuseRepeated(info: ModelInfo, conflict: string, rows: Row[]): void {
+  const key = conflictKey(info, conflict);
   const first = new Map<string, number>();
-  const issues: ValidationIssue[] = [];
-  given.forEach((value, index) => {
-    const earlier = first.get(key(value));
-    if (earlier === undefined) first.set(key(value), index);
-    else
-      issues.push({
-        loc: ['body', index, conflict],
-        msg: `Item ${earlier} gives the same ${conflict}: an upsert writes each row once`,
-        type: 'duplicate_in_request',
-      });
+  const repeats: [number, number][] = [];
+  rows.forEach((row, index) => {
+    const earlier = first.get(key(row[conflict]));
+    if (earlier === undefined) first.set(key(row[conflict]), index);
+    else repeats.push([index, earlier]);
   });
-  if (issues.length > 0) throw new ValidationError(issues);
+  if (repeats.length > 0) throw repeatedError(conflict, repeats);
+}
+
+/**
+ * After MariaDB's upsert, in its transaction: the same 422 for items whose values differ
+ * but reached one row (its collation holds 'Abc' and 'abc' equal), told by the rows the
+ * statement `met` ([value sent, value stored]): two items met one row, or one met the row
+ * another item's value made. Throwing rolls the request back.
+ */
+export function refuseShared(info: ModelInfo, conflict: string, rows: Row[], met: [unknown, unknown][]): void {
+  const key = conflictKey(info, conflict);
+  // Values are distinct by now (`refuseRepeated`): each names one item.
+  const sender = new Map(rows.map((row, index) => [key(row[conflict]), index]));
+  const reached = new Map<string, Set<number>>();
+  for (const [value, stored] of met) {
+    const index = sender.get(key(value));
+    if (index === undefined) continue;
+    const items = reached.get(key(stored)) ?? new Set(sender.has(key(stored)) ? [sender.get(key(stored))!] : []);
+    reached.set(key(stored), items.add(index));
+  }
+  const repeats = [...reached.values()].flatMap((items) => {
+    const [first, ...others] = [...items].sort((a, b) => a - b);
+    return others.map((index): [number, number] => [index, first]);
+  });
+  if (repeats.length > 0)
+    throw repeatedError(
+      conflict,
+      repeats.sort(([a], [b]) => a - b),
+    );
+}
+
+/** The 422 of items (`[index, earlier index]`) naming a row an earlier item names. */
+function repeatedError(conflict: string, repeats: [number, number][]): ValidationError {
+  return new ValidationError(
+    repeats.map(([index, earlier]) => ({
+      loc: ['body', index, conflict],
+      msg: `Item ${earlier} gives the same ${conflict}: an upsert writes each row once`,
+      type: 'duplicate_in_request',
+    })),
+  );
 }
 
 /**

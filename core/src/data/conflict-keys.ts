@@ -42,23 +42,13 @@ export async function collatedKey(
   values: { given: unknown[]; stored: unknown[] },
 ): Promise<Key> {
   const exact = conflictKey(info, column);
-  const held = new Set(values.stored.map(exact));
-  if (held.size === 0 || values.given.every((value) => held.has(exact(value)))) return exact;
-  return weighedKey(trx, info, column, [...values.given, ...values.stored]);
-}
-
-/**
- * `conflictKey`, made to agree with the unique index for these `values` whatever is
- * stored: on MariaDB a text column's values are weighed in its collation (one statement
- * for the collation, one per `WEIGHED_AT_ONCE` values); elsewhere no statement.
- */
-export async function weighedKey(trx: Knex, info: ModelInfo, column: string, values: unknown[]): Promise<Key> {
-  const exact = conflictKey(info, column);
   const kind = info.columns.get(column)?.kind;
   if (dialectOf(trx) !== 'mysql' || (kind !== undefined && kind !== 'string')) return exact;
+  const held = new Set(values.stored.map(exact));
+  if (held.size === 0 || values.given.every((value) => held.has(exact(value)))) return exact;
   const collation = await collationOf(trx, info.table, column);
   if (!collation) return exact;
-  const distinct = [...new Set(values.map((value) => String(value)))];
+  const distinct = [...new Set([...values.given, ...values.stored].map((value) => String(value)))];
   const weights = new Map<string, string>();
   const text = collation.pads ? 'TRIM(TRAILING ? FROM CONVERT(? USING ??))' : 'CONVERT(? USING ??)';
   for (let start = 0; start < distinct.length; start += WEIGHED_AT_ONCE) {
