@@ -293,19 +293,35 @@ export function describeBulk(env: CrudEnv): void {
 
     it('refuses values its unique index holds equal as one row: on MariaDB, ones differing in case', async () => {
       const before = await stored();
-      const res = await upsert([
-        { sku: 'E', name: 'echo', price: 5 },
-        { sku: 'e', name: 'echo2', price: 6 },
-      ]);
-      if (env.engine === 'mysql') {
-        // utf8mb4_general_ci holds 'E' and 'e' equal: one row, which the second item would update.
-        expect(res.status).toBe(422);
-        expect(res.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([['body', 1, 'sku']]);
-        expect(await stored()).toEqual(before);
-      } else {
-        expect(res.status).toBe(201);
-        expect((await stored()).length).toBe(before.length + 2);
-        await env.knex('bulk_skus').whereIn('sku', ['E', 'e']).delete();
+      // A new row made by the first item, and a stored row met by both (items of different fields: two batches).
+      const requests = [
+        [
+          { sku: 'E', name: 'echo', price: 5 },
+          { sku: 'e', name: 'echo2', price: 6 },
+        ],
+        [
+          { sku: 'b', name: 'bee', price: 8 },
+          { sku: 'B', name: 'bravo' },
+        ],
+      ];
+      for (const items of requests) {
+        const res = await upsert(items);
+        if (env.engine === 'mysql') {
+          // utf8mb4_general_ci holds 'E' and 'e' equal: one row, which the second item would update.
+          expect(res.status).toBe(422);
+          expect(res.body.detail).toEqual([
+            {
+              loc: ['body', 1, 'sku'],
+              msg: 'Item 0 gives the same sku: an upsert writes each row once',
+              type: 'duplicate_in_request',
+            },
+          ]);
+          expect(await stored()).toEqual(before);
+        } else expect(res.status).toBe(201);
+      }
+      if (env.engine !== 'mysql') {
+        expect((await stored()).length).toBe(before.length + 3);
+        await env.knex('bulk_skus').whereIn('sku', ['E', 'e', 'b']).delete();
       }
     });
 
