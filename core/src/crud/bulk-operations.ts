@@ -118,8 +118,9 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
         if (conflict) {
           const merge = new Set(bodies.flatMap((body) => [...upsert!.merge(body)]));
           const given = values.map((row) => row[conflict]);
-          await requireOwnIds(trx, ctx.info, conflict, values);
+          // A row the caller may not see is refused (404) before its id is compared.
           const checked = await checkStored(access, trx, conflict, given);
+          await requireOwnIds(trx, ctx.info, conflict, values);
           const upserted = await upsertMany(trx, ctx.info, values, {
             conflict,
             merge,
