@@ -220,6 +220,50 @@ export function describeBulk(env: CrudEnv): void {
       }
     });
 
+    it('refuses with the same 422 on every engine items that name one row twice, and writes none of them', async () => {
+      const send = (column: string, items: object[]) =>
+        api.send('POST', `/skus/bulk?on_conflict=${column}`, {
+          body: JSON.stringify(items),
+          headers: { 'content-type': 'application/json' },
+        });
+      const issues = (res: { body: { detail: { loc: unknown[]; msg: string; type: string }[] } }) =>
+        res.body.detail.map(({ loc, msg, type }) => ({ loc, msg, type }));
+      // PostgreSQL would refuse the statement, MariaDB and SQLite apply both items.
+      const res = await send('sku', [
+        { sku: 'A', name: 'alpha', price: 5 },
+        { sku: 'C', name: 'gamma', price: 3 },
+        { sku: 'A', name: 'alpha', price: 6 },
+        { sku: 'C', name: 'gamma', price: 7 },
+      ]);
+      expect(res.status).toBe(422);
+      expect(issues(res)).toEqual([
+        {
+          loc: ['body', 2, 'sku'],
+          msg: 'Item 0 gives the same sku: an upsert writes each row once',
+          type: 'duplicate_in_request',
+        },
+        {
+          loc: ['body', 3, 'sku'],
+          msg: 'Item 1 gives the same sku: an upsert writes each row once',
+          type: 'duplicate_in_request',
+        },
+      ]);
+      const { id } = await env.knex('bulk_skus').where({ sku: 'A' }).first('id');
+      const byId = await send('id', [
+        { id, sku: 'A', name: 'alpha', price: 5 },
+        { id: String(id), sku: 'A', name: 'alpha', price: 6 },
+      ]);
+      expect(byId.status).toBe(422);
+      expect(issues(byId)).toEqual([
+        {
+          loc: ['body', 1, 'id'],
+          msg: 'Item 0 gives the same id: an upsert writes each row once',
+          type: 'duplicate_in_request',
+        },
+      ]);
+      expect(await stored()).toEqual(seeded);
+    });
+
     it('sent again without the clash, creates and updates, an item meeting its own row by either unique value', async () => {
       // Items of different fields go in separate batches: the refusal rolls back the earlier ones.
       const items = [
@@ -245,6 +289,74 @@ export function describeBulk(env: CrudEnv): void {
         { sku: 'D', name: 'delta', price: 4 },
         { sku: 'N', name: 'nu', price: 9 },
       ]);
+    });
+
+    it('refuses values its unique index holds equal as one row: on MariaDB, ones differing in case', async () => {
+      const before = await stored();
+      // A new row made by the first item, and a stored row met by both (items of different fields: two batches).
+      const requests = [
+        [
+          { sku: 'E', name: 'echo', price: 5 },
+          { sku: 'e', name: 'echo2', price: 6 },
+        ],
+        [
+          { sku: 'b', name: 'bee', price: 8 },
+          { sku: 'B', name: 'bravo' },
+        ],
+      ];
+      for (const items of requests) {
+        const res = await upsert(items);
+        if (env.engine === 'mysql') {
+          // utf8mb4_general_ci holds 'E' and 'e' equal: one row, which the second item would update.
+          expect(res.status).toBe(422);
+          expect(res.body.detail).toEqual([
+            {
+              loc: ['body', 1, 'sku'],
+              msg: 'Item 0 gives the same sku: an upsert writes each row once',
+              type: 'duplicate_in_request',
+            },
+          ]);
+          expect(await stored()).toEqual(before);
+        } else expect(res.status).toBe(201);
+      }
+      if (env.engine !== 'mysql') {
+        expect((await stored()).length).toBe(before.length + 3);
+        await env.knex('bulk_skus').whereIn('sku', ['E', 'e', 'b']).delete();
+      }
+    });
+
+    it("updates an item's row when it gives the row's id, refuses with 409 another id, and never changes a row's id", async () => {
+      const ids = async (): Promise<Record<string, number>> =>
+        Object.fromEntries((await env.knex('bulk_skus').select('sku', 'id')).map((row) => [row.sku, Number(row.id)]));
+      const before = await ids();
+      const free = Math.max(...Object.values(before)) + 100;
+      // Items with and without an id go in separate batches; the refusal rolls back the earlier ones.
+      for (const stranger of [free, before.C]) {
+        const res = await upsert([
+          { sku: 'A', name: 'alpha', price: 11 },
+          { id: stranger, sku: 'B', name: 'bravo', price: 12 },
+        ]);
+        expect(res.status).toBe(409);
+        expect(await ids()).toEqual(before);
+        expect((await stored())[0]).toEqual({ sku: 'A', name: 'alpha', price: 1 });
+      }
+      const res = await upsert([
+        { sku: 'A', name: 'alpha', price: 11 },
+        { id: before.B, sku: 'B', name: 'bravo', price: 12 },
+        { sku: 'M', name: 'mike', price: 13 },
+        { id: free, sku: 'K', name: 'kilo', price: 14 },
+      ]);
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual([
+        { sku: 'A', name: 'alpha', price: 11 },
+        { sku: 'B', name: 'bravo', price: 12 },
+        { sku: 'M', name: 'mike', price: 13 },
+        { sku: 'K', name: 'kilo', price: 14 },
+      ]);
+      const after = await ids();
+      expect(after).toMatchObject({ ...before, K: free });
+      expect(Object.values(before)).not.toContain(after.M);
+      expect(after.M).not.toBe(free);
     });
   });
 }

@@ -27,6 +27,7 @@ import {
   type BulkAccess,
 } from './bulk-access';
 import { ForbiddenError } from '../errors/http-error';
+import { refuseRepeated, refuseShared, requireOwnIds } from './upsert-items';
 
 // The bulk handlers: each validates the whole request before any statement, then writes in
 // one transaction, so a request either changes every row it names or none.
@@ -111,18 +112,22 @@ export function bulkCreateHandler(ctx: CrudContext, bulk: BulkConfig, updateDeps
       await eachItem(bodies, (body) => ({ ...ctx.repo.createValues(db, { ...body, ...auto }), ...upsert?.stamp })),
     );
     if (values.length === 0) return { status: 201, json: [] };
+    if (conflict) refuseRepeated(ctx.info, conflict, values);
     const rows = await ctx.repo.guard(db, () =>
       db.transaction(async (trx) => {
         if (conflict) {
           const merge = new Set(bodies.flatMap((body) => [...upsert!.merge(body)]));
           const given = values.map((row) => row[conflict]);
+          // A row the caller may not see is refused (404) before its id is compared.
           const checked = await checkStored(access, trx, conflict, given);
+          await requireOwnIds(trx, ctx.info, conflict, values);
           const upserted = await upsertMany(trx, ctx.info, values, {
             conflict,
             merge,
             columns: shape.returning,
             only: checked?.stored,
           });
+          refuseShared(ctx.info, conflict, values, upserted.met);
           if (upserted.skipped.length > 0) await refuseSkipped(access, trx, conflict, upserted.skipped);
           await requireInScope(access, trx, createdScope(access), { column: conflict, values: checked?.made ?? [] });
           if (!shape.row) return values.map(() => null);

@@ -19,7 +19,10 @@ type Row = Record<string, unknown>;
  * Inserts the rows, updating instead the row that already holds a row's `conflict` value
  * (its `merge` columns set from the row), one statement per batch. Answers the stored
  * rows' `columns` where the engine returns them (else the caller reads them), and the
- * conflict values whose stored row the statement left alone.
+ * conflict values whose stored row the statement left alone. On MariaDB, also each item
+ * that updated a row by its own conflict value as the value sent and the value stored
+ * (`met`): two items of values its collation holds equal ('Abc', 'abc') reach one row
+ * there, which the statement updates twice, and these pairs tell the caller so.
  *
  * An item that meets a stored row by another unique value than its `conflict` one (a
  * row holding another of its values, or none holding its `conflict` value) changes no row
@@ -41,28 +44,36 @@ export async function upsertMany(
   info: ModelInfo,
   rows: Row[],
   options: { conflict: string; merge: ReadonlySet<string>; columns?: string[]; only?: ReadonlySet<string> },
-): Promise<{ rows?: Row[]; skipped: unknown[] }> {
+): Promise<{ rows?: Row[]; skipped: unknown[]; met: [unknown, unknown][] }> {
   const { conflict, only } = options;
   const key = conflictKey(info, conflict);
   const answers = returnsRows(trx) && (options.columns || only);
   const returned: Row[] = [];
   const skipped: unknown[] = [];
+  const met: [unknown, unknown][] = [];
   for (const batch of batchesOf(trx, rows, true)) {
-    const written = Object.keys(batch.rows[0]).filter((column) => column !== conflict && options.merge.has(column));
+    // A stored row keeps its primary key: an item giving another is refused before this.
+    const written = Object.keys(batch.rows[0]).filter(
+      (column) => column !== conflict && !info.idColumns.includes(column) && options.merge.has(column),
+    );
     if (dialectOf(trx) === 'mysql') {
-      if (only) skipped.push(...(await upsertCheckedMysql(trx, info, batch.rows, { conflict, written, only })));
+      const upserted = only
+        ? await upsertCheckedMysql(trx, info, batch.rows, { conflict, written, only })
+        : await upsertOwnRowsMysql(trx, info, batch.rows, { conflict, written });
       // An item that met another row first left it alone: PostgreSQL and SQLite refuse
       // such an item with a unique violation, and so does this; the caller rolls back.
-      else if ((await upsertOwnRowsMysql(trx, info, batch.rows, { conflict, written })).length > 0)
-        throw new DuplicateValueError(DUPLICATE_DETAIL);
+      if (!only && upserted.missed.length > 0) throw new DuplicateValueError(DUPLICATE_DETAIL);
+      skipped.push(...upserted.missed);
+      met.push(...upserted.met);
       continue;
     }
     const query = trx(info.table).insert(batch.rows).onConflict(conflict);
     const given = batch.rows.map((row) => row[conflict]);
     let merged: Knex.QueryBuilder;
     if (!only)
-      // A row of the conflict column alone still has a statement to send: it changes nothing.
-      merged = written.length > 0 ? query.merge(written) : query.ignore();
+      // A row of nothing to set still has a statement to send: it sets the conflict column
+      // to itself, so it changes nothing yet answers its row (DO NOTHING would answer none).
+      merged = query.merge(written.length > 0 ? written : [conflict]);
     else {
       // The values as written, so the engine compares them by the column's type.
       const checked = [...new Map(given.filter((v) => only.has(key(v))).map((v) => [key(v), v])).values()];
@@ -82,12 +93,12 @@ export async function upsertMany(
       if (only) skipped.push(...given.filter((value) => !answered.has(key(value))));
     } else await reuseCompiledSql(merged);
   }
-  return { rows: answers && options.columns ? returned : undefined, skipped };
+  return { rows: answers && options.columns ? returned : undefined, skipped, met };
 }
 
 /**
  * MariaDB's upsert of one batch limited to the `only` rows; answers the values it left
- * alone. Under READ COMMITTED the check's locking read holds no index gap, so another
+ * alone (`missed`) and the rows it met (`met`, as `upsertOwnRowsMysql`). Under READ COMMITTED the check's locking read holds no index gap, so another
  * client may store a value no row held before this statement: the rows to create are a
  * plain INSERT, which such a row makes fail (that statement alone is rolled back; the
  * values stored then are skipped, the others sent again), never an update that quietly
@@ -98,7 +109,7 @@ async function upsertCheckedMysql(
   info: ModelInfo,
   rows: Row[],
   options: { conflict: string; written: string[]; only: ReadonlySet<string> },
-): Promise<unknown[]> {
+): Promise<{ missed: unknown[]; met: [unknown, unknown][] }> {
   const { conflict, written, only } = options;
   const key = conflictKey(info, conflict);
   const checked = rows.filter((row) => only.has(key(row[conflict])));
@@ -119,8 +130,9 @@ async function upsertCheckedMysql(
       made = made.filter((row) => !isTaken(row));
     }
   }
-  if (checked.length > 0) skipped.push(...(await upsertOwnRowsMysql(trx, info, checked, { conflict, written })));
-  return skipped;
+  if (checked.length === 0) return { missed: skipped, met: [] };
+  const own = await upsertOwnRowsMysql(trx, info, checked, { conflict, written });
+  return { missed: [...skipped, ...own.missed], met: own.met };
 }
 
 /**
@@ -130,35 +142,41 @@ async function upsertCheckedMysql(
  * holds the item's own conflict value, compared by the engine (by the column's type and
  * collation). An item that met another row first changes nothing there; the conflict
  * column's assignment, which keeps its value, notes that item's value in a session
- * variable (set empty first, read after). Answers those items' values.
+ * variable (set empty first, read after). Answers those items' values (`missed`), and
+ * each other item that met a row as its value and the row's, noted the same way (`met`).
  */
 async function upsertOwnRowsMysql(
   trx: Knex,
   info: ModelInfo,
   rows: Row[],
   options: { conflict: string; written: string[] },
-): Promise<unknown[]> {
+): Promise<{ missed: unknown[]; met: [unknown, unknown][] }> {
   const { conflict, written } = options;
   const same = trx.raw('?? <=> VALUES(??)', [conflict, conflict]);
+  // The conflict column's assignment comes first, so `??` there is the row's value as met.
+  const noted = trx.raw(
+    `IF(?, (@crudsmith_met := JSON_ARRAY_APPEND(@crudsmith_met, '$', JSON_ARRAY(VALUES(??), ??))),
+      (@crudsmith_missed := JSON_ARRAY_APPEND(@crudsmith_missed, '$', VALUES(??))))`,
+    [same, conflict, conflict, conflict],
+  );
   const assignments = Object.fromEntries([
-    [
-      conflict,
-      trx.raw(`IF(? OR (@crudsmith_missed := JSON_ARRAY_APPEND(@crudsmith_missed, '$', VALUES(??))) IS NULL, ??, ??)`, [
-        same,
-        conflict,
-        conflict,
-        conflict,
-      ]),
-    ],
+    // Either way the value is kept; noting the item is what the assignment is for.
+    [conflict, trx.raw('IF(? IS NULL, ??, ??)', [noted, conflict, conflict])],
     ...written.map((column) => [column, trx.raw('IF(?, VALUES(??), ??)', [same, column, column])]),
   ]);
-  await trx.raw('SET @crudsmith_missed = JSON_ARRAY()');
+  await trx.raw('SET @crudsmith_missed = JSON_ARRAY(), @crudsmith_met = JSON_ARRAY()');
   await reuseCompiledSql(trx(info.table).insert(rows).onConflict(conflict).merge(assignments));
-  const [[{ missed }]] = (await trx.raw('SELECT @crudsmith_missed AS missed')) as [{ missed: string }[]];
+  const [[noting]] = (await trx.raw('SELECT @crudsmith_missed AS missed, @crudsmith_met AS met')) as [
+    { missed: string; met: string }[],
+  ];
   // The values as the database wrote them into JSON: keys tell which items they are.
   const key = conflictKey(info, conflict);
   const sent = new Map(rows.map((row) => [key(row[conflict]), row[conflict]]));
-  return (JSON.parse(missed) as unknown[]).map((value) => sent.get(key(value)) ?? value);
+  const item = (value: unknown) => sent.get(key(value)) ?? value;
+  return {
+    missed: (JSON.parse(noting.missed) as unknown[]).map(item),
+    met: (JSON.parse(noting.met) as [unknown, unknown][]).map(([value, stored]) => [item(value), stored]),
+  };
 }
 
 /**

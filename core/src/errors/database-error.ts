@@ -24,6 +24,9 @@ const NO_FULLTEXT_INDEX = { mysql: 1191 };
 // upserts locking the same absent values, say), or a serializable snapshot failed: the
 // request was fine and may succeed when sent again, so a 409 rather than a 500.
 const CONCURRENT = { pg: ['40P01', '40001'], mysql: [1213] };
+// PostgreSQL's cardinality violation: an INSERT … ON CONFLICT DO UPDATE whose rows name one
+// stored row twice (a bulk upsert refuses such items before, this is its safety net).
+const ROW_TWICE = { pg: '21000' };
 const BAD_VALUE = { pg: ['22001', '22003', '22007', '22008', '22P02'], mysql: [1264, 1265, 1292, 1366, 1406] };
 // The database cannot be reached or did not answer in time: the client's request was fine,
 // so a 503 it may retry, never a 500. Socket errors as Node reports them; PostgreSQL's
@@ -128,6 +131,18 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
   }
   if ((pg && CONCURRENT.pg.includes(pg)) || CONCURRENT.mysql.includes(errno as number)) {
     return new ConflictError('The write met a concurrent one and was rolled back: send it again', { cause: error });
+  }
+  if (pg === ROW_TWICE.pg) {
+    return new ValidationError(
+      [
+        {
+          loc: ['body'],
+          msg: 'Two items name the same row: a request writes each row once',
+          type: 'duplicate_in_request',
+        },
+      ],
+      { cause: error },
+    );
   }
   if ((pg && BAD_VALUE.pg.includes(pg)) || BAD_VALUE.mysql.includes(errno as number)) {
     return new ValidationError([{ loc: ['body'], msg: 'A value does not fit its column', type: 'value_error' }], {
