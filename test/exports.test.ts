@@ -92,6 +92,7 @@ const entries: [string, object, string[]][] = [
       'FilterConfig',
       'policyOf',
       'permits',
+      'rowOnlyFields',
       'withheldFields',
       'ACCESS_OPERATIONS',
       'CreateConfig',

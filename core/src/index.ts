@@ -58,7 +58,7 @@ export type { FilterValue } from './crud/filter-config';
 
 /** Access control: a model's policy of who may do what, on which rows and fields. */
 export { policyOf } from './access/effective';
-export { permits, withheldFields } from './access/permits';
+export { permits, rowOnlyFields, withheldFields } from './access/permits';
 export type { EffectivePolicy } from './access/effective';
 export { ACCESS_OPERATIONS } from './access/policy';
 export type {

@@ -13,6 +13,7 @@ import {
   policyOf,
   UnauthorizedError,
   ValidationError,
+  rowOnlyFields,
   withheldFields,
   type AccessPolicy,
   type Principal,
@@ -75,6 +76,15 @@ describe('policyOf and the startup check', () => {
     });
     expect([...withheldFields(shownOnSome.policy, shownOnSome.info, 'list', who('tools'))]).toEqual(['category']);
     expect(withheldFields(shownOnSome.policy, shownOnSome.info, 'list', who('all')).size).toBe(0);
+    // Of the withheld fields, those shown on some rows: an interface shows them there, but never sorts on them.
+    expect([...rowOnlyFields(shownOnSome.policy, shownOnSome.info, 'list', who('tools'))]).toEqual(['category']);
+    expect(rowOnlyFields(shownOnSome.policy, shownOnSome.info, 'list', who('all')).size).toBe(0);
+    expect(rowOnlyFields(shownOnSome.policy, shownOnSome.info, 'read', who('tools')).size).toBe(0);
+    // A field the field set leaves out is hidden on every row, whatever its per-row rule says.
+    const leftOut = new CrudRepository(Item, {
+      access: { list: { fields: { except: ['category'] }, rowFields: { category: () => () => true } } },
+    });
+    expect(rowOnlyFields(leftOut.policy, leftOut.info, 'list', who('tools')).size).toBe(0);
   });
 
   it('fails at startup naming unknown columns of row rules and field sets, and unknown operations', () => {

@@ -126,7 +126,14 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
     expect((await root.postForm(`/admin/management/roles/users/${ex.ids.ben}`, { roles: 'editor' })).status).toBe(303);
     expect((await ex.app.auth.roles.rolesOf(ex.ids.ben)).roles).toEqual(['editor']);
     await root.postForm(`/admin/management/roles/users/${ex.ids.ben}`, {});
-    // The admin user ann acts as the user ann: her own notes and the shared ones, without the comment column.
+    // The admin user ann acts as the user ann: her own notes and the shared ones, the
+    // comment on her own only, never sorted, searched nor filtered on.
+    const benShared = (await send(ben, 'POST', NOTES, { title: 'benShared', body: 'text', shared: true })).body.id;
+    for (const [id, comment] of [
+      [ids.annShared, 'ann-review'],
+      [benShared, 'ben-review'],
+    ] as const)
+      expect((await send(eve, 'PATCH', `${NOTES}${id}`, { reviewer_comment: comment })).status).toBe(200);
     const panel = new AdminClient(ex.base);
     expect((await panel.login('ann', ADMIN_PASSWORD)).status).toBe(303);
     const list = await panel.get('/admin/notes/');
@@ -134,7 +141,18 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
     const visible = (await ann.get(NOTES)).body.total_count;
     expect(list.text).toContain(`${visible} rows`);
     expect(list.text).toContain('annPrivate');
-    expect(list.text).not.toContain('Reviewer comment');
+    expect(list.text).toContain('benShared');
+    expect(list.text).toMatch(/<th[^>]*>Reviewer comment<\/th>/);
+    expect(list.text).toContain('ann-review');
+    expect(list.text).not.toContain('ben-review');
+    expect(list.text).not.toContain('sort=reviewer_comment');
+    expect(list.text).not.toContain('name="f.reviewer_comment"');
+    expect((await panel.get('/admin/notes/?sort=reviewer_comment')).status).toBe(400);
+    const csv = await panel.get('/admin/notes/export');
+    expect(csv.text).toContain('ann-review');
+    expect(csv.text).not.toContain('ben-review');
+    expect((await panel.get(`/admin/notes/update/${benShared}`)).text).not.toContain('ben-review');
+    expect((await root.get('/admin/notes/')).text).toContain('ben-review');
     expect((await panel.get('/admin/management/api-keys/')).status).toBe(403);
     // A key made and used through the API is in the admin's log; the admin lists and revokes it.
     const made = await send(ann, 'POST', '/auth/api-keys', { name: 'to revoke', scopes: ['notes:read'] });

@@ -1,7 +1,7 @@
 import type { ModelInfo } from '../model/model-info';
 import type { Principal } from '../http/principal';
 import type { EffectivePolicy } from './effective';
-import { passes, unseenFields } from './enforce';
+import { hiddenFields, passes, rowMasks, unseenFields } from './enforce';
 import type { AccessOperation } from './policy';
 
 // What an interface built on the policy asks before offering an action: whether the
@@ -31,4 +31,24 @@ export function withheldFields(
   principal: Principal | null,
 ): ReadonlySet<string> {
   return unseenFields(info, policy?.[op], principal);
+}
+
+/**
+ * The model's fields the read or list rule shows the principal on some rows only (a subset
+ * of `withheldFields`): an interface may show one on the rows the repository answers it on,
+ * but neither search, filter nor sort on it.
+ */
+export function rowOnlyFields(
+  policy: EffectivePolicy | undefined,
+  info: ModelInfo,
+  op: 'read' | 'list',
+  principal: Principal | null,
+): ReadonlySet<string> {
+  const rule = policy?.[op];
+  const hidden = hiddenFields(info, rule, principal);
+  return new Set(
+    rowMasks(rule, principal)
+      .map((mask) => mask.field)
+      .filter((field) => !hidden.has(field)),
+  );
 }

@@ -147,13 +147,17 @@ export function rowCells(
   });
 }
 
-/** The list's column heads: name, label, and whether its values are numbers (aligned right). */
-export function columnHeads(view: ResolvedView): { name: string; label: string; num: boolean }[] {
+/**
+ * The list's column heads: name, label, whether its values are numbers (aligned right), and
+ * whether the list searches and sorts on it (not on a column shown on some rows only).
+ */
+export function columnHeads(view: ResolvedView): { name: string; label: string; num: boolean; queried: boolean }[] {
   // A foreign key shows its row's label, text: only plain numbers align right.
   const numeric = (c: ColumnInfo) => (c.kind === 'integer' || c.kind === 'number') && !view.view.references?.[c.name];
   return view.listColumns.map((c) => ({
     name: c.name,
     label: view.labels.columns.get(c.name) ?? c.name,
     num: numeric(c),
+    queried: !view.rowOnly?.has(c.name),
   }));
 }

@@ -56,7 +56,8 @@ function one(req: NeutralRequest, name: string): string {
  */
 export function parseColumnFilters(req: NeutralRequest, view: ResolvedView): ColumnFilter[] {
   const filters = view.listColumns.flatMap((column) => {
-    const kind = filterKind(view, column);
+    // A column shown on some rows only is not filtered on: the rows kept would reveal its values.
+    const kind = view.rowOnly?.has(column.name) ? null : filterKind(view, column);
     return kind ? [{ column, kind, value: '', from: '', to: '' } as ColumnFilter] : [];
   });
   const byName = new Map(filters.map((f) => [f.column.name, f]));

@@ -52,15 +52,22 @@ export function parseAdminListQuery(req: NeutralRequest, view: ResolvedView): Ad
     );
   const columnText = one(req, 'column-to-search');
   const column = columnText ? columnText : null;
-  if (column !== null && !view.listColumns.some((c) => c.name === column)) {
+  if (column !== null && !queried(view, column)) {
     throw ValidationError.of(['query', 'column-to-search'], `Unknown column to search: ${column.slice(0, 64)}`, 'enum');
   }
   const sortText = one(req, 'sort') ?? '';
   const descending = sortText.startsWith('-');
   const sort = sortText.replace(/^-/, '') || null;
-  if (sort !== null && !view.listColumns.some((c) => c.name === sort))
-    throw new BadRequestError(`Invalid sort column: ${sort.slice(0, 64)}`);
+  if (sort !== null && !queried(view, sort)) throw new BadRequestError(`Invalid sort column: ${sort.slice(0, 64)}`);
   return { page, rowsPerPage, column, search, sort, descending };
+}
+
+/**
+ * Whether the list searches and sorts on the column: one it shows, and on every row (the
+ * rows a search keeps or the order of a page would reveal a value shown on some only).
+ */
+export function queried(view: ResolvedView, column: string): boolean {
+  return view.listColumns.some((c) => c.name === column) && !view.rowOnly?.has(column);
 }
 
 /** Escapes LIKE's wildcards and its escape character, so a search matches literally. */
@@ -77,7 +84,7 @@ export function searchFilters(query: AdminListQuery, view: ResolvedView): Filter
   if (query.search === '') return {};
   const column = query.column
     ? view.info.columns.get(query.column)!
-    : view.listColumns.find((c) => c.kind === 'string' && !view.formats.has(c.name));
+    : view.listColumns.find((c) => c.kind === 'string' && !view.formats.has(c.name) && !view.rowOnly?.has(c.name));
   if (!column) throw ValidationError.of(['query', 'column-to-search'], 'Choose a column to search', 'missing');
   return { ...typedSearch(column, query.search, view.formats.get(column.name)) };
 }

@@ -20,6 +20,8 @@ export interface ResolvedView {
   allowed: ReadonlySet<AdminAction>;
   /** Columns of the list. */
   listColumns: ColumnInfo[];
+  /** List columns the admin user sees on some rows only: shown there, never searched, filtered nor sorted on. */
+  rowOnly?: ReadonlySet<string>;
   createFields: string[];
   updateFields: string[];
   /** The JSON-schema format of each column (`uuid`, `email`...), and its enum values. */

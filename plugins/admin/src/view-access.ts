@@ -1,4 +1,11 @@
-import { ForbiddenError, permits, withheldFields, type AccessOperation, type Principal } from '@crudsmith/core';
+import {
+  ForbiddenError,
+  permits,
+  rowOnlyFields,
+  withheldFields,
+  type AccessOperation,
+  type Principal,
+} from '@crudsmith/core';
 import type { AdminPrincipal } from './admin-auth';
 import { fullAccess } from './admin-roles';
 import { messageError } from './i18n/message-error';
@@ -44,26 +51,61 @@ export function scopeOf(principal: AdminPrincipal): { principal?: Principal } {
 
 /**
  * The view as the admin user sees it: list columns without the fields the list rule
- * withholds, form fields without those the create or update rule may not set.
+ * withholds on every row (those it shows on some rows only stay, in `rowOnly`, never
+ * searched, filtered nor sorted on), form fields without those the create or update rule
+ * may not set.
  */
 export function seenBy(view: ResolvedView, principal: AdminPrincipal): ResolvedView {
   const acting = actingOf(principal);
   if (acting.isSuperuser) return view;
   const { policy } = view.repository;
   const listed = withheldFields(policy, view.info, 'list', acting);
+  const rowOnly = rowOnlyFields(policy, view.info, 'list', acting);
   const create = withheldFields(policy, view.info, 'create', acting);
   const update = withheldFields(policy, view.info, 'update', acting);
   return {
     ...view,
-    listColumns: view.listColumns.filter((c) => !listed.has(c.name)),
+    listColumns: view.listColumns.filter((c) => !listed.has(c.name) || rowOnly.has(c.name)),
+    rowOnly,
     createFields: view.createFields.filter((f) => !create.has(f)),
     updateFields: view.updateFields.filter((f) => !update.has(f)),
   };
 }
 
-/** The fields a read by id withholds from the admin user (not shown on its update page). */
+/**
+ * The fields a read by id withholds from the admin user on some row or every row: what the
+ * event log never shows of the model's rows (a logged value is of a row as it was).
+ */
 export function unreadable(view: ResolvedView, principal: AdminPrincipal): ReadonlySet<string> {
   return withheldFields(view.repository.policy, view.info, 'read', actingOf(principal));
+}
+
+/**
+ * The fields the read rule shows the admin user on some rows only that the repository left
+ * out of this row, as it answered it under that rule (all of them without a row): the
+ * update page neither shows nor offers them, and its event does not log them.
+ */
+export function maskedOn(
+  view: ResolvedView,
+  principal: AdminPrincipal,
+  row: Readonly<Record<string, unknown>> | undefined,
+): ReadonlySet<string> {
+  const rowOnly = rowOnlyFields(view.repository.policy, view.info, 'read', actingOf(principal));
+  return row ? new Set([...rowOnly].filter((field) => !(field in row))) : rowOnly;
+}
+
+/** The fields of a row the admin user may not see: those withheld on every row, and those `maskedOn` it. */
+export function unreadableOn(
+  view: ResolvedView,
+  principal: AdminPrincipal,
+  row: Readonly<Record<string, unknown>> | undefined,
+): ReadonlySet<string> {
+  const acting = actingOf(principal);
+  const withheld = withheldFields(view.repository.policy, view.info, 'read', acting);
+  if (!row || withheld.size === 0) return withheld;
+  const masked = maskedOn(view, principal, row);
+  const rowOnly = rowOnlyFields(view.repository.policy, view.info, 'read', acting);
+  return new Set([...withheld].filter((field) => !rowOnly.has(field) || masked.has(field)));
 }
 
 /** The column that labels the view's rows for the admin user: its display field, or the key when the list rule withholds it. */

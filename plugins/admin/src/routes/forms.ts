@@ -27,7 +27,7 @@ import type { RowCounts } from '../row-counts';
 import { render } from '../templates';
 import { formBodyLimit, storeUploads, type StoredUploads } from '../uploads';
 import { conflictsOf, rowState, stateColumn, type Conflict } from '../row-state';
-import { requireCreate, requireMay, restricted, scopeOf, seenBy, unreadable } from '../view-access';
+import { maskedOn, requireCreate, requireMay, restricted, scopeOf, seenBy, unreadableOn } from '../view-access';
 
 type Mode = 'create' | 'update';
 
@@ -57,14 +57,22 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
   // A many-to-many field is offered (and written) only when the admin user may list the other view's rows.
   const links = formLinks(ctx, view, base);
 
+  // The fields a form offers: those the create or update rule lets the admin user set, on an
+  // update page less those the read rule hides on the row (a forced value of one is ignored).
+  const offered = (principal: AdminPrincipal, mode: Mode, row: Record<string, unknown> | undefined) => {
+    const seen = seenBy(view, principal);
+    if (mode === 'create') return seen.createFields;
+    const masked = maskedOn(view, principal, row);
+    return seen.updateFields.filter((field) => !masked.has(field));
+  };
+
   const page = async (req: NeutralRequest, principal: AdminPrincipal, status: number, form: FormState) => {
     const { mode, errors = {}, id } = form;
-    // Fields the policy withholds: not shown (read rule) and not offered (create or update rule).
-    const seen = seenBy(view, principal);
-    const unread = unreadable(view, principal);
+    // Fields the policy withholds: not shown (read rule, on this row) and not offered (create or update rule).
+    const unread = unreadableOn(view, principal, mode === 'update' ? form.row : undefined);
     const values = Object.fromEntries(Object.entries(form.values).filter(([field]) => !unread.has(field)));
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
-    const fields = formFields(view, mode === 'create' ? seen.createFields : seen.updateFields, values, {
+    const fields = formFields(view, offered(principal, mode, form.row), values, {
       choices: await referenceChoices(ctx, view, values, principal),
       required,
     }).map((f) => (view.view.references?.[f.name] ? { ...f, lookup: `${base}/lookup/${f.name}` } : f));
@@ -115,7 +123,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const { mode, id, row } = target;
     const t = translate(ctx, req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const fields = mode === 'create' ? seenBy(view, principal).createFields : seenBy(view, principal).updateFields;
+    const fields = offered(principal, mode, row);
     const echo = Object.fromEntries(
       fields.filter((f) => f !== view.password?.field && typeof body[f] === 'string').map((f) => [f, body[f]]),
     );
@@ -160,7 +168,7 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
       }
       const mapped = mapDatabaseError(error);
       if (mapped instanceof DuplicateValueError)
-        return page(req, principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id });
+        return page(req, principal, 409, { mode, values: echo, errors: { _form: mapped.message }, id, row });
       throw error;
     }
   };
@@ -250,10 +258,12 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
               ...scopeOf(principal),
             });
             const after = (await view.repository.get(db, idFilters(view, id))) ?? {};
+            // A field the read rule hides on this row was not read above: its stored value is no change.
+            const unlogged = new Set([...view.hidden, ...maskedOn(view, principal, before)]);
             const passwordSet = view.password !== undefined && values[view.password.column] !== undefined;
             return {
               row: before,
-              logged: { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, view.hidden) } },
+              logged: { recordId: recordIdOf(view, before)!, details: { changes: diff(before, after, unlogged) } },
               committed: async () => {
                 await uploads.dropReplaced(before);
                 // A password the admin set replaces every sign-in made with the old one.

@@ -2,7 +2,7 @@ import type { NeutralRequest, RouteDescriptor } from '@crudsmith/core';
 import type { AdminPrincipal } from '../admin-auth';
 import { layoutLocals, translate, type AdminContext } from '../context';
 import { guarded } from '../guard';
-import { ROWS_PER_PAGE, parseAdminListQuery, searchFilters } from '../list-query';
+import { ROWS_PER_PAGE, parseAdminListQuery, queried, searchFilters } from '../list-query';
 import { columnFilterConditions, filterControls, filterParams, parseColumnFilters } from '../list-filters';
 import { activityChart } from '../activity-chart';
 import { columnHeads, rowCells, showValue } from '../format-value';
@@ -119,10 +119,9 @@ export async function listLocals(
     }).toString();
   // A column's header sorts by it (descending when it already sorts ascending), keeping the search.
   const sortLinks = Object.fromEntries(
-    view.listColumns.map((c) => [
-      c.name,
-      `${base}/?${state(1, query.sort === c.name && !query.descending ? `-${c.name}` : c.name)}`,
-    ]),
+    view.listColumns
+      .filter((c) => queried(view, c.name))
+      .map((c) => [c.name, `${base}/?${state(1, query.sort === c.name && !query.descending ? `-${c.name}` : c.name)}`]),
   );
   const creates = view.allowed.has('create') && (await mayCreate(ctx.knex, declared, principal));
   return {

@@ -7,7 +7,7 @@ import { autoValues } from '../model-declaration';
 import { seeOther } from '../page';
 import type { RowCounts } from '../row-counts';
 import { readable } from '../event-access';
-import { requireMay, roleRefusal, scopeOf, unwritableOf } from '../view-access';
+import { maskedOn, requireMay, roleRefusal, scopeOf, unwritableOf } from '../view-access';
 
 const STAMP = 'updated_at';
 
@@ -63,14 +63,19 @@ export function revertRoute(ctx: AdminContext, counts: RowCounts): RouteDescript
       await ctx.knex.transaction(async (trx) => {
         const before = await view.repository.get(trx, idFilters(view, id), scope);
         if (!before) throw new NotFoundError('Item not found');
+        // As on its update page, the admin user writes no field the read rule hides on this row.
+        const masked = maskedOn(view, principal, before);
+        if (Object.keys(values).some((field) => masked.has(field))) throw roleRefusal();
         await view.repository.update(trx, values, { filters: idFilters(view, id), ...scope });
         const after = (await view.repository.get(trx, idFilters(view, id))) ?? {};
+        // A masked field was not read above: its stored value is no change.
+        const unlogged = new Set([...view.hidden, ...masked]);
         await ctx.events.on(trx).record(req, principal, [
           {
             type: 'update',
             model: view.name,
             recordId: recordIdOf(view, before),
-            details: { changes: diff(before, after, view.hidden), revertOf: event.id },
+            details: { changes: diff(before, after, unlogged), revertOf: event.id },
           },
         ]);
       });
