@@ -374,4 +374,16 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('an upsert nami
       await db.destroy();
     }
   });
+  it("keeps the same code from a subquery answering two rows an unknown failure, not the upsert's 422", async () => {
+    const db = await openDatabase(engine);
+    try {
+      const error = await db.knex
+        .raw('select (select x from (values (1), (2)) as t(x)) as one')
+        .catch((failure: unknown) => failure);
+      expect((error as { code?: string }).code).toBe('21000');
+      expect(mapDatabaseError(error)).toBeUndefined();
+    } finally {
+      await db.destroy();
+    }
+  });
 });

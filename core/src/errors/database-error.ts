@@ -24,9 +24,11 @@ const NO_FULLTEXT_INDEX = { mysql: 1191 };
 // upserts locking the same absent values, say), or a serializable snapshot failed: the
 // request was fine and may succeed when sent again, so a 409 rather than a 500.
 const CONCURRENT = { pg: ['40P01', '40001'], mysql: [1213] };
-// PostgreSQL's cardinality violation: an INSERT … ON CONFLICT DO UPDATE whose rows name one
-// stored row twice (a bulk upsert refuses such items before, this is its safety net).
-const ROW_TWICE = { pg: '21000' };
+// PostgreSQL's cardinality violation raised by an INSERT … ON CONFLICT DO UPDATE whose rows
+// name one stored row twice (a bulk upsert refuses such items before; this is its safety
+// net). Told apart by the server routine that raised it, which no locale translates: the
+// same code from a subquery answering two rows stays a 500.
+const ROW_TWICE = { pg: '21000', routine: 'ExecOnConflictUpdate' };
 const BAD_VALUE = { pg: ['22001', '22003', '22007', '22008', '22P02'], mysql: [1264, 1265, 1292, 1366, 1406] };
 // The database cannot be reached or did not answer in time: the client's request was fine,
 // so a 503 it may retry, never a 500. Socket errors as Node reports them; PostgreSQL's
@@ -132,7 +134,7 @@ export function mapDatabaseError(error: unknown): HttpError | undefined {
   if ((pg && CONCURRENT.pg.includes(pg)) || CONCURRENT.mysql.includes(errno as number)) {
     return new ConflictError('The write met a concurrent one and was rolled back: send it again', { cause: error });
   }
-  if (pg === ROW_TWICE.pg) {
+  if (pg === ROW_TWICE.pg && (root as { routine?: unknown })?.routine === ROW_TWICE.routine) {
     return new ValidationError(
       [
         {
