@@ -3,7 +3,6 @@ import {
   UnauthorizedError,
   crudRouter,
   setPrincipalResolver,
-  type CrudOptions,
   type Dependency,
   type NeutralRequest,
   type NeutralResult,
@@ -47,8 +46,8 @@ function shownColumns(view: ResolvedView): string[] | undefined {
  * Nor does one with `verifiedEmail` offer an update: a changed address would keep its proof.
  * Its writes are in the event log as the form writes are: a create with the record, an
  * update with its before/after diff, a delete with the row as it was. Each write and its
- * event are one transaction, so both commit or neither does; the model's idempotent creates
- * are kept only when their keys are stored through that transaction too.
+ * event are one transaction, so both commit or neither does; the model's `idempotency`
+ * option is left out, as its keys could not share that transaction.
  */
 export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const transforms = Boolean(view.password || view.view.beforeWrite);
@@ -76,7 +75,9 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     endpointNames: undefined,
     endpointCreator: undefined,
     deleteSchema: undefined,
-    idempotency: keysInTransaction(declared?.idempotency),
+    // A key stored apart from the write's transaction would replay a create its event rolled
+    // back; claimed inside it, a repeat's refused claim aborts the transaction on PostgreSQL.
+    idempotency: undefined,
     session,
     model: view.view.model,
     createSchema: actions.includes('create') ? view.view.createSchema : undefined,
@@ -182,14 +183,4 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
       },
     };
   });
-}
-
-/**
- * The model's idempotent creates when their keys are stored through the router's session,
- * so in the write's transaction: a key kept in Redis or another database would outlive a
- * write its event rolled back, and answer the repeat as if it had been made.
- */
-function keysInTransaction(option: CrudOptions['idempotency']): CrudOptions['idempotency'] {
-  if (option === true) return option;
-  return option && !option.knex && !option.redis ? option : undefined;
 }
