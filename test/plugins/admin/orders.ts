@@ -1,5 +1,5 @@
 // A model as an existing app declares it for its API: @Crud with auto fields that stamp
-// who wrote (and soft-deleted) a row, @Filter on its columns, and NOT NULL columns with database defaults
+// who wrote (and soft-deleted) a row, idempotent creates, @Filter on its columns, and NOT NULL columns with database defaults
 // that the create schema leaves optional.
 import { Model } from 'objection';
 import { IsInt, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -27,6 +27,7 @@ const writer = (req: Parameters<typeof adminUserOf>[0]) => `admin:${adminUserOf(
   createConfig: { autoFields: { created_by: writer } },
   updateConfig: { autoFields: { updated_by: writer } },
   deleteConfig: { autoFields: { deleted_by: writer } },
+  idempotency: true,
 })
 export class Order extends Model {
   static override tableName = 'orders';

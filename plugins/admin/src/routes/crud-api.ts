@@ -9,11 +9,12 @@ import {
   type OperationKey,
   type RouteDescriptor,
 } from '@crudsmith/core';
+import type { Knex } from 'knex';
 import type { AdminPrincipal } from '../admin-auth';
 import type { AdminContext } from '../context';
 import { setAdminUser } from '../admin-user-of';
 import { diff, scrub } from '../event-log';
-import { adminFilters } from '../model-declaration';
+import { adminFilters, autoValues } from '../model-declaration';
 import { idFilters, parseId, recordIdOf } from '../ids';
 import { signOutAll, type ResolvedView } from '../model-view';
 import type { AdminAction } from '../options';
@@ -44,7 +45,9 @@ function shownColumns(view: ResolvedView): string[] | undefined {
  * beforeWrite) offers no create or update here: the generated routes would skip that step.
  * Nor does one with `verifiedEmail` offer an update: a changed address would keep its proof.
  * Its writes are in the event log as the form writes are: a create with the record, an
- * update with its before/after diff, a delete with the row as it was.
+ * update with its before/after diff, a delete with the row as it was. Each write and its
+ * event are one transaction, so both commit or neither does; the model's `idempotency`
+ * option is left out, as its keys could not share that transaction.
  */
 export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const transforms = Boolean(view.password || view.view.beforeWrite);
@@ -52,6 +55,11 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     (a) => !(transforms && (a === 'create' || a === 'update')) && !(view.view.verifiedEmail && a === 'update'),
   );
   const { options: declared, autoFields } = view.declaration;
+  // The transaction of an unsafe request: the generated handler's session, so the write,
+  // the reads around it and its event all go through it (on SQLite it holds the only
+  // connection). Safe requests read through the admin's knex.
+  const transactions = new WeakMap<NeutralRequest, Knex.Transaction>();
+  const session: Dependency<Knex> = (req) => transactions.get(req) ?? ctx.knex;
   // The model's own declaration (filters, sorting limits, joins, cursor key) as the API
   // serves it; its dependencies guard the API's callers, the admin session guards these.
   const router = crudRouter({
@@ -67,7 +75,10 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     endpointNames: undefined,
     endpointCreator: undefined,
     deleteSchema: undefined,
-    session: ctx.knex,
+    // A key stored apart from the write's transaction would replay a create its event rolled
+    // back; claimed inside it, a repeat's refused claim aborts the transaction on PostgreSQL.
+    idempotency: undefined,
+    session,
     model: view.view.model,
     createSchema: actions.includes('create') ? view.view.createSchema : undefined,
     updateSchema: actions.includes('update') ? view.view.updateSchema : undefined,
@@ -82,7 +93,7 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
   // The admitted request's admin user, for its event records.
   const principals = new WeakMap<NeutralRequest, AdminPrincipal>();
   // The generated routes name a row by `:id`, or by one parameter per column of a composite key.
-  const rowOf = async (req: NeutralRequest) => {
+  const rowOf = async (req: NeutralRequest, db: Knex) => {
     const id =
       view.info.idColumns.length === 1
         ? parseId(view, req.params.id)
@@ -90,11 +101,12 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
             view,
             view.info.idColumns.map((column) => req.params[column]),
           );
-    return id === undefined ? null : view.repository.get(ctx.knex, idFilters(view, id));
+    return id === undefined ? null : view.repository.get(db, idFilters(view, id));
   };
   return router.routes.map((route) => {
     const unsafe = !SAFE.has(route.method);
-    const action = route.method === 'DELETE' ? 'delete' : route.method === 'POST' ? 'create' : 'update';
+    const action: Exclude<AdminAction, 'view'> =
+      route.method === 'DELETE' ? 'delete' : route.method === 'POST' ? 'create' : 'update';
     // First of the route's dependencies, so nothing of the request is read before it passes.
     const admitted: Dependency = async (req) => {
       const principal = await ctx.auth.current(req);
@@ -110,8 +122,9 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     // Runs the write and answers its event: the row before it (update, delete) and after it.
     const logged = async (
       req: NeutralRequest,
+      trx: Knex.Transaction,
     ): Promise<{ result: NeutralResult; entry: { recordId?: string | number; details: unknown } }> => {
-      const before = action === 'create' ? null : await rowOf(req);
+      const before = action === 'create' ? null : await rowOf(req, trx);
       const result = await route.handler(req);
       if (action === 'delete')
         return {
@@ -126,7 +139,7 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
           result,
           entry: {
             recordId: recordIdOf(view, before),
-            details: { changes: diff(before ?? {}, (await rowOf(req)) ?? {}, view.hidden) },
+            details: { changes: diff(before ?? {}, (await rowOf(req, trx)) ?? {}, view.hidden) },
           },
         };
       // Without a select schema the create answers null: its record is then what was sent.
@@ -142,14 +155,29 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
       operation: `admin_api_${route.operation}`,
       dependencies: [admitted, ...route.dependencies],
       doc: undefined,
+      // The startup checks read the admin's database: the session dependency names none.
+      checkDatabase: route.checkDatabase && (() => route.checkDatabase!(ctx.knex)),
+      adviseIndexes: route.adviseIndexes && (() => route.adviseIndexes!(ctx.knex)),
       async handler(req) {
         if (!unsafe) return route.handler(req);
-        const { result, entry } = await logged(req);
+        // Resolved before the transaction, as the forms do: an auto field reading the database
+        // through another connection would wait for SQLite's only one, which it holds.
+        await autoValues(req, autoFields[action]);
+        let done: Awaited<ReturnType<typeof logged>> | undefined;
+        await ctx.knex.transaction(async (trx) => {
+          transactions.set(req, trx);
+          done = await logged(req, trx);
+          // A refusal answered rather than thrown keeps nothing either.
+          if (done.result.status >= 400) return trx.rollback();
+          const event = { type: action, model: view.name, ...done.entry };
+          await ctx.events.on(trx).record(req, principals.get(req) ?? null, [event]);
+        });
+        const { result, entry } = done!;
         if (result.status < 400) {
+          // After the commit: sessions may live elsewhere (Redis), and the app's hook must see the write.
           counts.forget(view.name);
           if (action === 'delete' && entry.recordId !== undefined) await signOutAll(view, [entry.recordId]);
           await view.view.afterWrite?.(action);
-          await ctx.events.record(req, principals.get(req) ?? null, [{ type: action, model: view.name, ...entry }]);
         }
         return result;
       },

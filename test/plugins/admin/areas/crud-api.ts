@@ -98,5 +98,39 @@ export function crudApiArea(harness: AdapterHarness, engine: Engine): void {
       ).toBeGreaterThanOrEqual(404);
       expect((await client.get('/admin/crud/users')).status).toBe(200);
     });
+
+    it('writes and logs together: an event that cannot be written takes the write back', async () => {
+      const [id] = await env.db.knex('items').insert({ name: 'api row', price: 1, created_at: new Date() }, ['id']);
+      const rowId = Number(typeof id === 'object' ? id.id : id);
+      const row = async () => env.db.knex('items').where({ id: rowId }).first();
+      const before = await row();
+      const logged = async (type: string) =>
+        (await env.db.knex('admin_events').where({ event_type: type, model: 'items' }).orderBy('id'))
+          .map((e) => ({ ...e, details: JSON.parse(e.details) }))
+          .filter((e) => e.record_id === String(rowId) || e.details?.record?.name === 'api made');
+      // The log still reads, but its insert fails, inside the write's transaction.
+      const column = (from: string, to: string) =>
+        env.db.knex.schema.alterTable('admin_events', (t) => t.renameColumn(from, to));
+      await column('user_agent', 'user_agent_away');
+      try {
+        expect((await json('POST', '/admin/crud/items', { name: 'api made', price: 3 })).status).toBe(500);
+        expect((await json('PATCH', `/admin/crud/items/${rowId}`, { price: 998 })).status).toBe(500);
+        expect((await json('DELETE', `/admin/crud/items/${rowId}`)).status).toBe(500);
+      } finally {
+        await column('user_agent_away', 'user_agent');
+      }
+      expect(await env.db.knex('items').where({ name: 'api made' }).first()).toBeUndefined();
+      expect(await row()).toEqual(before);
+      for (const type of ['create', 'update', 'delete']) expect(await logged(type)).toEqual([]);
+      expect((await json('POST', '/admin/crud/items', { name: 'api made', price: 3 })).status).toBe(201);
+      expect(await env.db.knex('items').where({ name: 'api made' }).first()).toMatchObject({ price: 3 });
+      expect(await logged('create')).toMatchObject([{ model: 'items', details: { record: { name: 'api made' } } }]);
+      expect((await json('PATCH', `/admin/crud/items/${rowId}`, { price: 998 })).status).toBe(200);
+      expect((await row()).price).toBe(998);
+      expect(await logged('update')).toMatchObject([{ details: { changes: { price: { before: 1, after: 998 } } } }]);
+      expect((await json('DELETE', `/admin/crud/items/${rowId}`)).status).toBe(200);
+      expect(Boolean((await row()).is_deleted)).toBe(true);
+      expect(await logged('delete')).toMatchObject([{ details: { record: { name: 'api row', price: 998 } } }]);
+    });
   });
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idempotencyMigrations } from '@crudsmith/core';
 import type { AdapterHarness } from '../../../adapters/conformance';
 import type { Engine } from '../../../fixtures/db';
 import { startAdminApp, type AdminEnv, type Client } from '../fixture';
@@ -14,7 +15,7 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
         harness,
         engine,
         { models: { orders: { ...ordersView, import: true } }, eventIntegration: true },
-        { migrations: [orderMigrations] },
+        { migrations: [orderMigrations, idempotencyMigrations()] },
       );
       client = await env.signedIn();
     });
@@ -96,6 +97,20 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
       const many = await client.get('/admin/crud/orders?quantity__gte=5&sort=quantity');
       expect(many.json.data.map((r: { product: string }) => r.product)).toEqual(['ink', 'pen']);
       expect((await client.get('/admin/crud/orders?quantity__ilike=5')).status).toBe(400);
+    });
+
+    it("creates afresh on each {mount}/crud/{model} request: the model's Idempotency-Key is its API's, not the admin's", async () => {
+      const create = () =>
+        client.request('POST', '/admin/crud/orders', {
+          json: { product: 'rug' },
+          headers: { 'x-csrf-token': client.csrf, 'idempotency-key': 'one-rug' },
+        });
+      const [first, second] = [await create(), await create()];
+      expect([first.status, second.status]).toEqual([201, 201]);
+      expect(second.headers.get('idempotent-replayed')).toBeNull();
+      expect(await env.db.knex('orders').where({ product: 'rug' })).toHaveLength(2);
+      const events = await env.db.knex('admin_events').where({ event_type: 'create', model: 'orders' });
+      expect(events.filter((e) => JSON.parse(e.details).record.product === 'rug')).toHaveLength(2);
     });
   });
 }
