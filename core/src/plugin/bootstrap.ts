@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ConfigurationError } from '../errors/configuration-error';
 import { orderMigrationSets, type KnexMigrations, type MigrationSet } from '../migrations';
 import { appMigrationSource, CRUDSMITH_MIGRATIONS, runMigrationSets } from '../data/migration-history';
-import type { Dependency, NeutralRequest, NeutralResult } from '../http/neutral';
+import type { Dependency } from '../http/neutral';
 import { errorToResult, requestContext, type ErrorLogger } from '../http/render-error';
 import { callHandler } from '../http/run-route';
 import type { RouteDescriptor } from '../http/route';
@@ -207,22 +207,16 @@ function withHooks(route: RouteDescriptor, ctx: { hooks: PluginHooks[]; options:
  * handler, whose awaits cost every request turns of the microtask queue.
  */
 function withoutHooks(route: RouteDescriptor, logger: ErrorLogger | undefined): RouteDescriptor {
-  const direct = route.resolvesDependencies || route.dependencies.length === 0;
   return {
     ...route,
     resolvesDependencies: true,
     handler(req) {
       const failed = (error: unknown) => errorToResult(error, logger, requestContext(req.headers));
       try {
-        return (direct ? route.handler(req) : resolvedThenHandled(route, req)).then(undefined, failed);
+        return callHandler(route, req).then(undefined, failed);
       } catch (error) {
         return Promise.resolve(failed(error));
       }
     },
   };
-}
-
-async function resolvedThenHandled(route: RouteDescriptor, req: NeutralRequest): Promise<NeutralResult> {
-  for (const dependency of route.dependencies) await req.resolve(dependency);
-  return route.handler(req);
 }
