@@ -66,7 +66,10 @@ export interface AccountPlugin<User extends object = AccountUser> extends Plugin
   requireSudo(): Dependency<User>;
   /** A dependency that answers 403 unless the caller signed in within `freshSignInSeconds`. */
   requireFreshSignIn(): Dependency<User>;
-  /** The plugin's tables (sessions, refresh tokens, sign-in failures), to list at bootstrap. */
+  /**
+   * The plugin's tables (sessions, tokens, sign-in failures, roles, API keys, as `tables` names
+   * them): bootstrap runs the set itself, before the app's own, which is all an app lists.
+   */
   migrations: MigrationSet;
   /**
    * Creates a user as /register does (policy, lengths, duplicates); flags only from here.
