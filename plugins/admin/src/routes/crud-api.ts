@@ -46,8 +46,11 @@ function shownColumns(view: ResolvedView): string[] | undefined {
  * Nor does one with `verifiedEmail` offer an update: a changed address would keep its proof.
  * Its writes are in the event log as the form writes are: a create with the record, an
  * update with its before/after diff, a delete with the row as it was. Each write and its
- * event are one transaction, so both commit or neither does; the model's `idempotency`
- * option is left out, as its keys could not share that transaction.
+ * event are one transaction, so both commit or neither does. A request carrying the
+ * model's `Idempotency-Key` is the exception: its key is claimed and answered on its own
+ * (claimed inside the write's transaction, a repeat's refused claim would abort it on
+ * PostgreSQL; kept apart, it would replay a create its event rolled back), so its event
+ * follows the write's commit.
  */
 export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const transforms = Boolean(view.password || view.view.beforeWrite);
@@ -75,9 +78,6 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     endpointNames: undefined,
     endpointCreator: undefined,
     deleteSchema: undefined,
-    // A key stored apart from the write's transaction would replay a create its event rolled
-    // back; claimed inside it, a repeat's refused claim aborts the transaction on PostgreSQL.
-    idempotency: undefined,
     session,
     model: view.view.model,
     createSchema: actions.includes('create') ? view.view.createSchema : undefined,
@@ -122,7 +122,7 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     // Runs the write and answers its event: the row before it (update, delete) and after it.
     const logged = async (
       req: NeutralRequest,
-      trx: Knex.Transaction,
+      trx: Knex,
     ): Promise<{ result: NeutralResult; entry: { recordId?: string | number; details: unknown } }> => {
       const before = action === 'create' ? null : await rowOf(req, trx);
       const result = await route.handler(req);
@@ -164,14 +164,22 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
         // through another connection would wait for SQLite's only one, which it holds.
         await autoValues(req, autoFields[action]);
         let done: Awaited<ReturnType<typeof logged>> | undefined;
-        await ctx.knex.transaction(async (trx) => {
-          transactions.set(req, trx);
-          done = await logged(req, trx);
-          // A refusal answered rather than thrown keeps nothing either.
-          if (done.result.status >= 400) return trx.rollback();
-          const event = { type: action, model: view.name, ...done.entry };
-          await ctx.events.on(trx).record(req, principals.get(req) ?? null, [event]);
-        });
+        if (declared?.idempotency && req.headers['idempotency-key'] !== undefined) {
+          done = await logged(req, ctx.knex);
+          // A replayed answer wrote nothing this time: its event is the first request's.
+          if (done.result.status < 400 && done.result.headers?.['idempotent-replayed'] === undefined)
+            await ctx.events.record(req, principals.get(req) ?? null, [
+              { type: action, model: view.name, ...done.entry },
+            ]);
+        } else
+          await ctx.knex.transaction(async (trx) => {
+            transactions.set(req, trx);
+            done = await logged(req, trx);
+            // A refusal answered rather than thrown keeps nothing either.
+            if (done.result.status >= 400) return trx.rollback();
+            const event = { type: action, model: view.name, ...done.entry };
+            await ctx.events.on(trx).record(req, principals.get(req) ?? null, [event]);
+          });
         const { result, entry } = done!;
         if (result.status < 400) {
           // After the commit: sessions may live elsewhere (Redis), and the app's hook must see the write.
