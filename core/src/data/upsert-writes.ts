@@ -98,11 +98,12 @@ export async function upsertMany(
 
 /**
  * MariaDB's upsert of one batch limited to the `only` rows; answers the values it left
- * alone (`missed`) and the rows it met (`met`, as `upsertOwnRowsMysql`). Under READ COMMITTED the check's locking read holds no index gap, so another
- * client may store a value no row held before this statement: the rows to create are a
- * plain INSERT, which such a row makes fail (that statement alone is rolled back; the
- * values stored then are skipped, the others sent again), never an update that quietly
- * changes nothing. The checked rows go through `updateCheckedMysql`.
+ * alone (`missed`) and the rows it met (`met`, as `upsertOwnRowsMysql`). Under READ
+ * COMMITTED the check's locking read holds no index gap, so another client may store a
+ * value no row held before this statement: the rows to create are a plain INSERT, which
+ * such a row makes fail (that statement alone is rolled back; the values stored then are
+ * skipped, the others sent again), never an update that quietly changes nothing. The
+ * checked rows go through `upsertOwnRowsMysql`.
  */
 async function upsertCheckedMysql(
   trx: Knex,
