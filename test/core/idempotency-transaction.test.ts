@@ -30,10 +30,11 @@ describe.each(ENGINES)('idempotent creates inside a transaction on %s', (engine)
   let db: TestDatabase;
   // Inserts the row and answers it, as a create does; `runs` counts the inserts.
   let runs = 0;
-  const create = (trx: Knex, key: string, row: { id: number; name: string }) =>
+  const create = (trx: Knex, key: string, row: { id: number; name: string }, delayMs = 0) =>
     idempotent(settings, request(key, row), trx, async () => {
       runs++;
       await trx('idem_rows').insert(row);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
       return { status: 201, json: row };
     });
   const names = async () => (await db.knex('idem_rows').orderBy('id')).map((row) => row.name);
@@ -88,5 +89,22 @@ describe.each(ENGINES)('idempotent creates inside a transaction on %s', (engine)
     const retried = await db.knex.transaction((trx) => create(trx, 'twin', { id: 6, name: 'twin' }));
     expect(retried.status).toBe(201);
     expect(await names()).toContain('twin');
+  });
+
+  it('creates once of two concurrent transactions with one key: the other waits for its commit and replays it', async () => {
+    const before = runs;
+    const lamp = { id: 7, name: 'lamp' };
+    const answers = await Promise.all([
+      db.knex.transaction((trx) => create(trx, 'lamp', lamp, 200)),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
+        db.knex.transaction((trx) => create(trx, 'lamp', lamp)),
+      ),
+    ]);
+    expect(runs - before).toBe(1);
+    expect(answers.map((answer) => [answer.status, answer.headers?.['idempotent-replayed']])).toEqual([
+      [201, undefined],
+      [201, 'true'],
+    ]);
+    expect((await names()).filter((name) => name === 'lamp')).toHaveLength(1);
   });
 });
