@@ -117,6 +117,7 @@ const entries: [string, object, string[]][] = [
       'directoryMigrations',
       'idempotencyMigrations',
       'idempotencyTableMigration',
+      'idempotencyInSession',
       'IDEMPOTENCY_TABLE',
       'withDatabaseTimeouts',
       'DEFAULT_DATABASE_TIMEOUTS',

@@ -44,7 +44,7 @@ export type { CompileOptions } from './registry/registry';
 export { EndpointCreator, crudRouter } from './crud/endpoint-creator';
 export type { CrudRouter, CustomRoute } from './crud/endpoint-creator';
 export type { CrudOptions, OperationKey, ExportOptions } from './crud/options';
-export type { IdempotencyOptions } from './crud/idempotency';
+export { idempotencyInSession, type IdempotencyOptions } from './crud/idempotency';
 export type { IdempotencyRedis } from './data/redis-idempotency-store';
 export { idempotencyMigrations, idempotencyTableMigration, IDEMPOTENCY_TABLE } from './data/idempotency-store';
 export type { BulkOptions, BulkOperation } from './crud/options';

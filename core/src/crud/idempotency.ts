@@ -13,6 +13,11 @@ import { RedisIdempotencyStore, type IdempotencyRedis } from '../data/redis-idem
 // answer again and writes nothing, one with another is a 422, and one while the first
 // still runs is a 409. A first request that
 // fails wrote nothing: its key is released, and a retry runs afresh.
+//
+// Keys in a table of the router's own database are written through its session: when that
+// is a transaction, the claim and the stored answer commit or roll back with the write, so
+// a create rolled back leaves its key free and a repeat never replays it. Keys kept apart
+// (Redis, or `knex` another database) are written at once, whatever the session.
 
 /** Options of idempotent creates. */
 export interface IdempotencyOptions {
@@ -20,11 +25,15 @@ export interface IdempotencyOptions {
   ttlSeconds?: number;
   /** The key table (default `crudsmith_idempotency_keys`); `idempotencyMigrations(table)` creates it. */
   table?: string;
-  /** The database of the key table (default the router's session). */
+  /**
+   * The database of the key table (default the router's session). The keys are then
+   * written apart from a session's transaction: an answer stored before it commits.
+   */
   knex?: Knex;
   /**
    * Keeps the keys in Redis instead of a table: an ioredis `Redis` or `Cluster` client
-   * (one without an offline queue fails fast while Redis is down: a 503).
+   * (one without an offline queue fails fast while Redis is down: a 503). They are then
+   * written apart from a session's transaction: an answer stored before it commits.
    */
   redis?: IdempotencyRedis;
   /** Prefix of the Redis keys (default `cs:idempotency:`). */
@@ -36,6 +45,8 @@ export interface Idempotency {
   store: IdempotencyStore;
   ttlMs: number;
   knex?: Knex;
+  /** The keys are written through the router's session, so inside its transaction when it is one. */
+  inSession: boolean;
 }
 
 const DAY_SECONDS = 86_400;
@@ -43,6 +54,12 @@ const DAY_SECONDS = 86_400;
 const SWEEP_EVERY_MS = 60_000;
 const KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 const REPLAYED = 'idempotent-replayed';
+
+/** Whether the option's keys are written through the router's session (a table of its database, no `knex` nor `redis`). */
+export function idempotencyInSession(option: boolean | IdempotencyOptions | undefined): boolean {
+  if (!option) return false;
+  return option === true || (!option.redis && !option.knex);
+}
 
 /** The settings of the `idempotency` option; undefined when creates are not idempotent. */
 export function idempotencyOf(option: boolean | IdempotencyOptions | undefined): Idempotency | undefined {
@@ -56,7 +73,7 @@ export function idempotencyOf(option: boolean | IdempotencyOptions | undefined):
   const store = options.redis
     ? new RedisIdempotencyStore(options.redis, options.redisPrefix)
     : new KnexIdempotencyStore(options.table);
-  return { store, ttlMs: ttl * 1000, knex: options.knex };
+  return { store, ttlMs: ttl * 1000, knex: options.knex, inSession: idempotencyInSession(option) };
 }
 
 let lastSweep = 0;
@@ -73,6 +90,7 @@ export async function idempotent(
   if (!KEY.test(key)) throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
   const db = settings.knex ?? session;
   const { store } = settings;
+  const inTransaction = settings.inSession && session.isTransaction === true;
   const principal = await principalOf(req);
   const scope = sha256(JSON.stringify([principal ? String(principal.id) : null, req.method, req.path, key]));
   // The answer depends on the route and on Prefer (return=minimal answers no body) as well
@@ -81,7 +99,9 @@ export async function idempotent(
   const fingerprint = sha256(canonical([req.method, req.path, prefer, req.body ?? null]));
   const now = Date.now();
   const claim = { scope, fingerprint, now, ttlMs: settings.ttlMs };
-  if (now - lastSweep > SWEEP_EVERY_MS) {
+  // Not inside a caller's transaction: its deletes would hold their locks (on MariaDB, the
+  // gaps new keys go in) until it ends. An expired key is still claimed afresh below.
+  if (!inTransaction && now - lastSweep > SWEEP_EVERY_MS) {
     lastSweep = now;
     await store.sweep(db, now);
   }
@@ -104,7 +124,10 @@ export async function idempotent(
   try {
     result = await perform();
   } catch (error) {
-    await store.release(db, scope);
+    // Inside the caller's transaction the failed write may have aborted it (PostgreSQL):
+    // the release then fails, but the rollback it is bound for removes the claim too.
+    if (inTransaction) await store.release(db, scope).catch(() => undefined);
+    else await store.release(db, scope);
     throw error;
   }
   const stored = { ...('json' in result ? { json: result.json } : {}), headers: result.headers };

@@ -75,11 +75,17 @@ export function idempotencyMigrations(table = IDEMPOTENCY_TABLE, name?: string):
 export class KnexIdempotencyStore implements IdempotencyStore {
   constructor(readonly table = IDEMPOTENCY_TABLE) {}
 
-  /** Inserts the key's row as running; false when the key already has one. */
+  /**
+   * Inserts the key's row as running; false when the key already has one. Inside a
+   * transaction the insert has a savepoint of its own: a refused one on PostgreSQL would
+   * otherwise abort the whole transaction.
+   */
   async claim(db: Knex, claim: IdempotencyClaim): Promise<boolean> {
     const { scope, fingerprint, now, ttlMs } = claim;
+    const row = { scope, fingerprint, status: null, created_at: now, expires_at: now + ttlMs };
     try {
-      await db(this.table).insert({ scope, fingerprint, status: null, created_at: now, expires_at: now + ttlMs });
+      if (db.isTransaction) await db.transaction((savepoint) => savepoint(this.table).insert(row));
+      else await db(this.table).insert(row);
       return true;
     } catch (error) {
       if (mapDatabaseError(error) instanceof DuplicateValueError) return false;

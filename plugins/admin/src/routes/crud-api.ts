@@ -2,6 +2,7 @@ import {
   ForbiddenError,
   UnauthorizedError,
   crudRouter,
+  idempotencyInSession,
   setPrincipalResolver,
   type Dependency,
   type NeutralRequest,
@@ -29,6 +30,8 @@ const OPERATIONS: Record<AdminAction, OperationKey[]> = {
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+const replayed = (result: NeutralResult) => result.headers?.['idempotent-replayed'] !== undefined;
+
 /**
  * Without a select schema, every column but the hidden ones (the password hash): so the
  * answers, and the columns a client may sort or page by, never include them.
@@ -46,11 +49,11 @@ function shownColumns(view: ResolvedView): string[] | undefined {
  * Nor does one with `verifiedEmail` offer an update: a changed address would keep its proof.
  * Its writes are in the event log as the form writes are: a create with the record, an
  * update with its before/after diff, a delete with the row as it was. Each write and its
- * event are one transaction, so both commit or neither does. A request carrying the
- * model's `Idempotency-Key` is the exception: its key is claimed and answered on its own
- * (claimed inside the write's transaction, a repeat's refused claim would abort it on
- * PostgreSQL; kept apart, it would replay a create its event rolled back), so its event
- * follows the write's commit.
+ * event are one transaction, so both commit or neither does; with the model's
+ * `Idempotency-Key` kept in a table of the admin's database, so does the key's claim and
+ * answer. Keys kept elsewhere (Redis, another database) are the exception: stored there at
+ * once, they would replay a create whose event rolled back, so a keyed request is written
+ * on its own and its event follows the write's commit.
  */
 export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCounts): RouteDescriptor[] {
   const transforms = Boolean(view.password || view.view.beforeWrite);
@@ -58,6 +61,8 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
     (a) => !(transforms && (a === 'create' || a === 'update')) && !(view.view.verifiedEmail && a === 'update'),
   );
   const { options: declared, autoFields } = view.declaration;
+  // Keys stored apart from the admin's database cannot share the write's transaction.
+  const keysApart = Boolean(declared?.idempotency) && !idempotencyInSession(declared?.idempotency);
   // The transaction of an unsafe request: the generated handler's session, so the write,
   // the reads around it and its event all go through it (on SQLite it holds the only
   // connection). Safe requests read through the admin's knex.
@@ -164,10 +169,10 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
         // through another connection would wait for SQLite's only one, which it holds.
         await autoValues(req, autoFields[action]);
         let done: Awaited<ReturnType<typeof logged>> | undefined;
-        if (declared?.idempotency && req.headers['idempotency-key'] !== undefined) {
+        if (keysApart && req.headers['idempotency-key'] !== undefined) {
           done = await logged(req, ctx.knex);
           // A replayed answer wrote nothing this time: its event is the first request's.
-          if (done.result.status < 400 && done.result.headers?.['idempotent-replayed'] === undefined)
+          if (done.result.status < 400 && !replayed(done.result))
             await ctx.events.record(req, principals.get(req) ?? null, [
               { type: action, model: view.name, ...done.entry },
             ]);
@@ -177,6 +182,8 @@ export function crudApiRoutes(ctx: AdminContext, view: ResolvedView, counts: Row
             done = await logged(req, trx);
             // A refusal answered rather than thrown keeps nothing either.
             if (done.result.status >= 400) return trx.rollback();
+            // A replayed answer wrote nothing this time: its event is the first request's.
+            if (replayed(done.result)) return;
             const event = { type: action, model: view.name, ...done.entry };
             await ctx.events.on(trx).record(req, principals.get(req) ?? null, [event]);
           });

@@ -114,5 +114,30 @@ export function modelDeclarationArea(harness: AdapterHarness, engine: Engine): v
       const events = await env.db.knex('admin_events').where({ event_type: 'create', model: 'orders' });
       expect(events.filter((e) => JSON.parse(e.details).record.product === 'rug')).toHaveLength(1);
     });
+
+    it('writes a keyed create, its key and its event together: an event that cannot be written takes back the row and the key', async () => {
+      const create = () =>
+        client.request('POST', '/admin/crud/orders', {
+          json: { product: 'vase' },
+          headers: { 'x-csrf-token': client.csrf, 'idempotency-key': 'one-vase' },
+        });
+      const column = (from: string, to: string) =>
+        env.db.knex.schema.alterTable('admin_events', (t) => t.renameColumn(from, to));
+      // The log still reads, but its insert fails, inside the write's transaction.
+      await column('user_agent', 'user_agent_away');
+      try {
+        expect((await create()).status).toBe(500);
+      } finally {
+        await column('user_agent_away', 'user_agent');
+      }
+      expect(await env.db.knex('orders').where({ product: 'vase' })).toEqual([]);
+      // The key's claim rolled back with the row: the retry creates it afresh, not a replay.
+      const retried = await create();
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      expect(await env.db.knex('orders').where({ product: 'vase' })).toHaveLength(1);
+      const events = await env.db.knex('admin_events').where({ event_type: 'create', model: 'orders' });
+      expect(events.filter((e) => JSON.parse(e.details).record.product === 'vase')).toHaveLength(1);
+    });
   });
 }
