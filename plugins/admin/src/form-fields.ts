@@ -1,5 +1,5 @@
 import { ValidationError, type ColumnInfo, type ValidationIssue } from '@crudsmith/core';
-import { toBoolean, toDate } from './format-value';
+import { toBoolean, toDate, type Shown } from './format-value';
 import type { ResolvedView } from './model-view';
 import { en } from './i18n/en';
 import { translator, type Translate } from './i18n/translate';
@@ -8,7 +8,7 @@ import { translator, type Translate } from './i18n/translate';
 export interface FormField {
   name: string;
   label: string;
-  /** text, number, checkbox, datetime-local, date, select, password, textarea. */
+  /** text, number, checkbox, datetime-local, date, select, password, textarea; `readonly`: no input, `shown` only. */
   input: string;
   required: boolean;
   maxLength?: number;
@@ -21,6 +21,8 @@ export interface FormField {
   lookup?: string;
   /** The content types a file input offers. */
   accept?: string;
+  /** A read-only field's value as a list cell shows it. */
+  shown?: Shown;
 }
 
 const DATETIME_LOCAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d{1,3})?)?$/;

@@ -19,6 +19,7 @@ import { idFilters, parseId, recordIdOf } from '../ids';
 import { autoValues } from '../model-declaration';
 import { signOutAll, type ResolvedView } from '../model-view';
 import { html, seeOther } from '../page';
+import { amongInputs, readOnlyFields } from '../readonly-fields';
 import { requiredOnCreate } from '../required-fields';
 import { referenceChoices } from './lookup';
 import { formLinks } from './form-links';
@@ -72,14 +73,22 @@ export function formRoutes(ctx: AdminContext, view: ResolvedView, counts: RowCou
     const unread = unreadableOn(view, principal, mode === 'update' ? form.row : undefined);
     const values = Object.fromEntries(Object.entries(form.values).filter(([field]) => !unread.has(field)));
     const required = mode === 'create' ? await requiredOnCreate(ctx.knex, view) : undefined;
-    const fields = formFields(view, offered(principal, mode, form.row), values, {
+    const t = translate(ctx, req);
+    const inputs = formFields(view, offered(principal, mode, form.row), values, {
       choices: await referenceChoices(ctx, view, values, principal),
       required,
     }).map((f) => (view.view.references?.[f.name] ? { ...f, lookup: `${base}/lookup/${f.name}` } : f));
+    // What the admin user reads on the row but may not write: shown as text where its input would be.
+    const fields = amongInputs(
+      view,
+      inputs,
+      mode === 'update' && form.row
+        ? await readOnlyFields(ctx, view, principal, { row: form.row, locale: t('language.tag') })
+        : [],
+    );
     // A many-to-many field: the rows linked now, chosen, then the first others by label; its search asks for more.
     fields.push(...(await links.fields(principal, form.row)));
     const action = mode === 'create' ? `${base}/form_create` : `${base}/form_update/${encodeURIComponent(id!)}`;
-    const t = translate(ctx, req);
     const one = inSentence(view.labels.singular, t);
     const named = form.label ?? id;
     const title =
