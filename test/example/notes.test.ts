@@ -152,6 +152,18 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
     expect(csv.text).toContain('ann-review');
     expect(csv.text).not.toContain('ben-review');
     expect((await panel.get(`/admin/notes/update/${benShared}`)).text).not.toContain('ben-review');
+    // On her own note she reads the comment but may not write it: text, no input; forced, it is not written.
+    const own = await panel.get(`/admin/notes/update/${ids.annShared}`);
+    expect(own.status).toBe(200);
+    expect(own.text).toContain('name="title"');
+    expect(own.text).toContain('<dd aria-labelledby="f-reviewer_comment">ann-review</dd>');
+    expect(own.text).not.toContain('name="reviewer_comment"');
+    const forced = await panel.postForm(`/admin/notes/form_update/${ids.annShared}`, { reviewer_comment: 'forged' });
+    expect(forced.status).toBe(303);
+    expect((await ex.db.knex('notes').where({ id: ids.annShared }).first('reviewer_comment')).reviewer_comment).toBe(
+      'ann-review',
+    );
+    expect((await root.get(`/admin/notes/update/${ids.annShared}`)).text).toContain('name="reviewer_comment"');
     expect((await root.get('/admin/notes/')).text).toContain('ben-review');
     expect((await panel.get('/admin/management/api-keys/')).status).toBe(403);
     // A key made and used through the API is in the admin's log; the admin lists and revokes it.

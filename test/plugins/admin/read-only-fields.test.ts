@@ -1,0 +1,172 @@
+// The update page of an admin user with roles shows the fields it reads on the row but may
+// not write as text (label and value as a list cell shows it), with no input and nothing
+// posted for them; a forced value of one is still not written. A per-row field the read rule
+// hides on a row is not on that row's page at all. Full access is unchanged. On every engine
+// of the run, on Koa.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
+import { Model } from 'objection';
+import { Access, type MigrationSet, type Principal } from '@crudsmith/core';
+import type { ModelView, RoleCatalogue } from '@crudsmith/admin';
+import { koaHarness } from '../../adapters/koa-harness';
+import { ENGINES } from '../../fixtures/db';
+import { startAdminApp, type AdminEnv, type Client } from './fixture';
+
+const isLead = (p: Principal) => p.roles?.includes('lead') ?? false;
+
+/** A ticket: support reads its status, flag and (on open tickets only) comment, and writes its title alone. */
+@Access({
+  list: { permissions: ['tickets:read'], rowFields: { comment: (p) => isLead(p) || ((row) => Boolean(row.open)) } },
+  read: { permissions: ['tickets:read'], rowFields: { comment: (p) => isLead(p) || ((row) => Boolean(row.open)) } },
+  update: {
+    permissions: ['tickets:write'],
+    fields: (p) => (isLead(p) ? { except: [] } : { except: ['status', 'open', 'comment'] }),
+  },
+})
+class Ticket extends Model {
+  static override tableName = 'tickets';
+  static override jsonSchema = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      title: { type: 'string', maxLength: 40 },
+      status: { type: 'string', enum: ['new', 'escalated', 'done'] },
+      open: { type: 'boolean' },
+      comment: { type: ['string', 'null'], maxLength: 40 },
+    },
+  };
+}
+
+const migrations: MigrationSet = {
+  name: 'admin-read-only-fields-tickets',
+  migrations: {
+    '0001_tickets': {
+      async up(knex) {
+        await knex.schema.createTable('tickets', (t) => {
+          t.increments('id');
+          t.string('title', 40).notNullable();
+          t.string('status', 20).notNullable().defaultTo('new');
+          t.boolean('open').notNullable().defaultTo(false);
+          t.string('comment', 40).nullable();
+        });
+      },
+      async down(knex) {
+        await knex.schema.dropTable('tickets');
+      },
+    },
+  },
+};
+
+const catalogue: RoleCatalogue = {
+  list: async () => [{ name: 'support', permissions: ['tickets:read', 'tickets:write'] }],
+};
+
+const ticketView: ModelView = {
+  model: Ticket,
+  allowedActions: ['view', 'update'],
+  createSchema: ['title', 'status', 'open', 'comment'],
+  updateSchema: ['title', 'status', 'open', 'comment'],
+  displayField: 'title',
+};
+
+const SUPPORT = { username: 'sam', password: 'a support password of some length' };
+
+async function seedTickets(knex: Knex): Promise<{ open: number; closed: number }> {
+  await knex('tickets').insert([
+    { title: 'open ticket', status: 'escalated', open: true, comment: 'open-comment' },
+    { title: 'closed ticket', status: 'done', open: false, comment: 'closed-comment' },
+  ]);
+  const rows = await knex('tickets').orderBy('id').select('id');
+  return { open: Number(rows[0].id), closed: Number(rows[1].id) };
+}
+
+/** The read-only field's markup: its label a `dt` naming the `dd` with the value as a list cell shows it. */
+const readOnly = (name: string, label: string, cell: string) =>
+  `<dl class="field readonly"><dt id="f-${name}">${label}</dt><dd aria-labelledby="f-${name}">${cell}</dd></dl>`;
+
+for (const engine of ENGINES) {
+  describe(`admin read-only fields for admin users with roles on koa / ${engine}`, () => {
+    let env: AdminEnv;
+    let root: Client;
+    let support: Client;
+    let ids: { open: number; closed: number };
+    beforeAll(async () => {
+      env = await startAdminApp(
+        koaHarness,
+        engine,
+        { eventIntegration: true, access: { roles: catalogue }, models: { tickets: ticketView } },
+        { migrations: [migrations] },
+      );
+      ids = await seedTickets(env.db.knex);
+      await env.plugin.createAdminUser(SUPPORT.username, SUPPORT.password);
+      root = await env.signedIn();
+      const sam = await env.db.knex('admin_users').where({ username: SUPPORT.username }).first('id');
+      expect((await root.postForm(`/admin/management/roles/admin-users/${sam.id}`, { roles: 'support' })).status).toBe(
+        303,
+      );
+      support = env.client();
+      expect((await support.login(SUPPORT.username, SUPPORT.password)).status).toBe(303);
+    });
+    afterAll(async () => env?.close());
+
+    it('shows what the role reads but may not write as text, with no input, and writes no forced value of it', async () => {
+      const page = await support.get(`/admin/tickets/update/${ids.open}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('name="title"');
+      expect(page.text).toContain(readOnly('status', 'Status', '<span class="badge">escalated</span>'));
+      expect(page.text).toContain(readOnly('open', 'Open', '<span class="badge yes">Yes</span>'));
+      expect(page.text).toContain(readOnly('comment', 'Comment', 'open-comment'));
+      for (const name of ['status', 'open', 'comment']) {
+        expect(page.text).not.toContain(`name="${name}"`);
+        expect(page.text).not.toContain(`for="f-${name}"`);
+      }
+      // In the schema's order: the title's input, then the three read-only fields.
+      expect(page.text.indexOf('name="title"')).toBeLessThan(page.text.indexOf('id="f-status"'));
+      // Forced, their values are not written; the title is.
+      const forced = await support.postForm(`/admin/tickets/form_update/${ids.open}`, {
+        title: 'open, renamed',
+        status: 'done',
+        open: 'false',
+        comment: 'forged',
+      });
+      expect(forced.status).toBe(303);
+      expect(await env.db.knex('tickets').where({ id: ids.open }).first('title', 'status', 'comment')).toEqual({
+        title: 'open, renamed',
+        status: 'escalated',
+        comment: 'open-comment',
+      });
+      await env.db.knex('tickets').where({ id: ids.open }).update({ title: 'open ticket' });
+    });
+
+    it('leaves a per-row field out of the page of a row that hides it, showing the rest read-only', async () => {
+      const page = await support.get(`/admin/tickets/update/${ids.closed}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(readOnly('status', 'Status', '<span class="badge">done</span>'));
+      expect(page.text).toContain(readOnly('open', 'Open', '<span class="badge no">No</span>'));
+      expect(page.text).not.toContain('closed-comment');
+      expect(page.text).not.toContain('f-comment');
+      expect(page.text).not.toContain('name="comment"');
+    });
+
+    it('offers full access every field as an input, as the role reads some of them only', async () => {
+      const page = await root.get(`/admin/tickets/update/${ids.closed}`);
+      expect(page.status).toBe(200);
+      for (const name of ['title', 'status', 'open', 'comment']) expect(page.text).toContain(`name="${name}"`);
+      expect(page.text).toContain('closed-comment');
+      expect(page.text).not.toContain('readonly');
+      expect((await support.get(`/admin/tickets/update/${ids.closed}`)).text).toContain('class="field readonly"');
+      const edited = await root.postForm(`/admin/tickets/form_update/${ids.closed}`, {
+        title: 'closed ticket',
+        status: 'new',
+        open: 'false',
+        comment: 'root-comment',
+      });
+      expect(edited.status).toBe(303);
+      expect(await env.db.knex('tickets').where({ id: ids.closed }).first('status', 'comment')).toEqual({
+        status: 'new',
+        comment: 'root-comment',
+      });
+      await env.db.knex('tickets').where({ id: ids.closed }).update({ status: 'done', comment: 'closed-comment' });
+    });
+  });
+}
