@@ -4,81 +4,10 @@
 // hides on a row is not on that row's page at all. Full access is unchanged. On every engine
 // of the run, on Koa.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Knex } from 'knex';
-import { Model } from 'objection';
-import { Access, type MigrationSet, type Principal } from '@crudsmith/core';
-import type { ModelView, RoleCatalogue } from '@crudsmith/admin';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES } from '../../fixtures/db';
 import { startAdminApp, type AdminEnv, type Client } from './fixture';
-
-const isLead = (p: Principal) => p.roles?.includes('lead') ?? false;
-
-/** A ticket: support reads its status, flag and (on open tickets only) comment, and writes its title alone. */
-@Access({
-  list: { permissions: ['tickets:read'], rowFields: { comment: (p) => isLead(p) || ((row) => Boolean(row.open)) } },
-  read: { permissions: ['tickets:read'], rowFields: { comment: (p) => isLead(p) || ((row) => Boolean(row.open)) } },
-  update: {
-    permissions: ['tickets:write'],
-    fields: (p) => (isLead(p) ? { except: [] } : { except: ['status', 'open', 'comment'] }),
-  },
-})
-class Ticket extends Model {
-  static override tableName = 'tickets';
-  static override jsonSchema = {
-    type: 'object',
-    properties: {
-      id: { type: 'integer' },
-      title: { type: 'string', maxLength: 40 },
-      status: { type: 'string', enum: ['new', 'escalated', 'done'] },
-      open: { type: 'boolean' },
-      comment: { type: ['string', 'null'], maxLength: 40 },
-    },
-  };
-}
-
-const migrations: MigrationSet = {
-  name: 'admin-read-only-fields-tickets',
-  migrations: {
-    '0001_tickets': {
-      async up(knex) {
-        await knex.schema.createTable('tickets', (t) => {
-          t.increments('id');
-          t.string('title', 40).notNullable();
-          t.string('status', 20).notNullable().defaultTo('new');
-          t.boolean('open').notNullable().defaultTo(false);
-          t.string('comment', 40).nullable();
-        });
-      },
-      async down(knex) {
-        await knex.schema.dropTable('tickets');
-      },
-    },
-  },
-};
-
-const catalogue: RoleCatalogue = {
-  list: async () => [{ name: 'support', permissions: ['tickets:read', 'tickets:write'] }],
-};
-
-const ticketView: ModelView = {
-  model: Ticket,
-  allowedActions: ['view', 'update'],
-  createSchema: ['title', 'status', 'open', 'comment'],
-  updateSchema: ['title', 'status', 'open', 'comment'],
-  displayField: 'title',
-};
-
-const SUPPORT = { username: 'sam', password: 'a support password of some length' };
-
-async function seedTickets(knex: Knex): Promise<{ open: number; closed: number }> {
-  await knex('tickets').insert([
-    { title: 'open ticket', status: 'escalated', open: true, comment: 'open-comment' },
-    { title: 'closed ticket', status: 'done', open: false, comment: 'closed-comment' },
-  ]);
-  const rows = await knex('tickets').orderBy('id').select('id');
-  return { open: Number(rows[0].id), closed: Number(rows[1].id) };
-}
+import { SUPPORT, seedTickets, ticketCatalogue, ticketMigrations, ticketView } from './tickets';
 
 /** The read-only field's markup: its label a `dt` naming the `dd` with the value as a list cell shows it. */
 const readOnly = (name: string, label: string, cell: string) =>
@@ -94,8 +23,8 @@ for (const engine of ENGINES) {
       env = await startAdminApp(
         koaHarness,
         engine,
-        { eventIntegration: true, access: { roles: catalogue }, models: { tickets: ticketView } },
-        { migrations: [migrations] },
+        { eventIntegration: true, access: { roles: ticketCatalogue }, models: { tickets: ticketView } },
+        { migrations: [ticketMigrations] },
       );
       ids = await seedTickets(env.db.knex);
       await env.plugin.createAdminUser(SUPPORT.username, SUPPORT.password);
