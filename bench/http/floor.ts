@@ -55,10 +55,38 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
         if (min !== undefined) qb.where('items.price', '>=', min);
         return qb;
       };
-      const rows = where(knex.from('items').select(columns));
-      if (sort === '-price') rows.orderBy('items.price', 'desc', nullsLast);
-      if (sort === 'price') rows.orderBy('items.price', 'asc', engine === 'postgres' ? 'first' : undefined);
-      rows.orderBy('items.id', sort === '-price' ? 'desc' : 'asc');
+      const order = (alias: string) => {
+        const items: { column: string; order: 'asc' | 'desc'; nulls?: 'first' | 'last' }[] = [];
+        if (sort === '-price') items.push({ column: `${alias}.price`, order: 'desc', nulls: nullsLast });
+        if (sort === 'price')
+          items.push({ column: `${alias}.price`, order: 'asc', nulls: engine === 'postgres' ? 'first' : undefined });
+        items.push({ column: `${alias}.id`, order: sort === '-price' ? 'desc' : 'asc' });
+        return items;
+      };
+      // crudsmith reads a page and its count in one statement where no index orders the
+      // page: the table's one index, (category, is_deleted, price), orders price only once
+      // the category is fixed, and on PostgreSQL not with its NULLs where crudsmith puts them.
+      if (sort !== undefined && (engine === 'postgres' || category === undefined)) {
+        const window = knex.from('cs_1').select(['id', 'price']).orderBy(order('cs_1'));
+        if (offset > 0) window.offset(offset);
+        window.limit(limit);
+        const found = (await knex
+          .with('cs_1', where(knex.from('items')).select(['items.id', 'items.price']))
+          .from('items')
+          .join(window.as('cs_2'), (on) => on.on('cs_2.id', '=', 'items.id'))
+          .select(columns)
+          .select(knex.raw('(select count(*) from ??) as ??', ['cs_1', 'cs_3']))
+          .orderBy(order('cs_2'))) as Row[];
+        const total =
+          found.length > 0
+            ? Number(found[0].cs_3)
+            : offset > 0
+              ? Number((await where(knex.from('items')).count({ count: '*' }))[0].count)
+              : 0;
+        for (const row of found) delete row.cs_3;
+        return { status: 200, json: { data: found.map(map), total_count: total } };
+      }
+      const rows = where(knex.from('items').select(columns)).orderBy(order('items'));
       if (offset > 0) rows.offset(offset);
       rows.limit(limit);
       const [found, counted] = await Promise.all([rows, where(knex.from('items')).count({ count: '*' })]);

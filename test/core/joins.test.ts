@@ -19,14 +19,19 @@ describe.each(ENGINES)('joins on %s', (engine) => {
   afterAll(() => db?.destroy());
 
   it("counts each row's related rows as <relation>_count, in the statement that reads the rows", async () => {
+    const list = () =>
+      authors.getMulti(db.knex, {
+        relationshipCounts: ['books', 'awards'],
+        schemaToSelect: ['id', 'name'],
+        sortColumns: ['name'],
+        sortOrders: ['desc'],
+      });
+    await list(); // the first list also reads the table's indexes
     const before = queries;
-    const { data, total_count } = await authors.getMulti(db.knex, {
-      relationshipCounts: ['books', 'awards'],
-      schemaToSelect: ['id', 'name'],
-      sortColumns: ['name'],
-      sortOrders: ['desc'],
-    });
-    expect(queries - before).toBe(2); // the rows (with their counts) and the total
+    const { data, total_count } = await list();
+    // The rows (with their counts) and the total: in one pass where no index orders `name`
+    // (PostgreSQL, SQLite), as two statements on MariaDB.
+    expect(queries - before).toBe(engine === 'mysql' ? 2 : 1);
     expect(total_count).toBe(3);
     expect(data).toEqual([
       { id: 3, name: 'Cy', books_count: 0, awards_count: 0 },

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import { readIndexes, type CatalogueIndex, type IndexColumn } from '../data/catalogue-indexes';
+import { readIndexes, type CatalogueIndex } from '../data/catalogue-indexes';
 import { dialectOf, type Dialect } from '../data/dialect';
+import { indexOrders, indexPosition } from '../data/served-order';
 import type { ColumnInfo } from '../model/model-info';
 import type { CrudContext } from './crud-context';
 
@@ -85,8 +86,8 @@ function missingIndexes(
     statements.add(createIndex(shape.table, [column, ...flag, ...(first ? [sortColumn(first)] : [])], flag));
   }
   for (const sort of shape.sorts) {
-    const before = new Set([...flag, ...shape.filters]);
-    if (indexes.some((index) => orders(index, sort, before, dialect))) continue;
+    const before = new Set([...flag, ...shape.filters].map((column) => column.toLowerCase()));
+    if (indexes.some((index) => indexOrders(index, sort, before, dialect))) continue;
     unsorted.push(sort.column);
     const first = shape.filters[0];
     statements.add(createIndex(shape.table, [...(first ? [first] : []), ...flag, sortColumn(sort)], flag));
@@ -101,28 +102,8 @@ function missingIndexes(
 // A filtered column is found through an index it leads, or that only the flag leads
 // (every list compares the flag for equality).
 function leads(index: CatalogueIndex, column: string, flag: readonly string[]): boolean {
-  const at = position(index, column);
+  const at = indexPosition(index, column);
   return at === 0 || (at === 1 && flag.includes(index.columns[0].name));
-}
-
-// A sort is read in index order when only equality-compared columns come before it; on
-// PostgreSQL a nullable column is ordered `ASC NULLS FIRST` / `DESC NULLS LAST`, which
-// one index column serves in either direction only when its NULLs are on that side.
-function orders(
-  index: CatalogueIndex,
-  sort: ListShape['sorts'][number],
-  before: ReadonlySet<string>,
-  dialect: Dialect,
-) {
-  const at = position(index, sort.column);
-  if (at < 0 || !index.columns.slice(0, at).every((column) => before.has(column.name))) return false;
-  const column: IndexColumn = index.columns[at];
-  return dialect !== 'pg' || !sort.nullable || column.desc !== column.nullsFirst;
-}
-
-// MySQL and SQLite compare column names without regard to case; PostgreSQL's are lower case unless quoted.
-function position(index: CatalogueIndex, column: string): number {
-  return index.columns.findIndex((known) => known.name.toLowerCase() === column.toLowerCase());
 }
 
 // Named as the docs name theirs: the table, then the indexed columns but the flag.

@@ -20,6 +20,7 @@ import {
 } from './read-query';
 import type { CustomFilter } from './operators';
 import type { CursorOptions, ListOptions, ReadOptions, RepositoryOptions } from './repository-options';
+import { countsInOnePass, readPageAndCount } from './page-and-count';
 import { relationshipCounts } from './relationship-counts';
 import { sortSpecs } from './sort';
 import { onReader } from './replicas';
@@ -288,6 +289,8 @@ export class ReadRepository<M extends ModelClass = ModelClass> {
     try {
       const base = whereQuery(build, this.ctx, plan);
       if (!counted) return await readRows(build, this.ctx, plan, base);
+      if (countsInOnePass(db, this.ctx, plan, build.dialect))
+        return await readPageAndCount(build, this.ctx, plan, base);
       // countRows clones `base` before readRows selects on it. Awaited together, so a failing
       // rows query never leaves the count's rejection unhandled (which ends the process).
       const counting = countRows(base);

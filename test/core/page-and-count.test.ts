@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CrudRepository } from '@crudsmith/core';
+import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
+import { createSchema, Item } from '../fixtures/models';
+
+// 25 items, odd and even: prices repeat (ties need the primary key) and some are NULL; the
+// last is soft-deleted.
+const PRICES = Array.from({ length: 25 }, (_, i) => (i % 7 === 3 ? null : (i % 5) * 10));
+const LIVE = PRICES.slice(0, 24).map((price, i) => ({ id: i + 1, price, category: i % 2 ? 'odd' : 'even' }));
+
+// The order lists promise: NULLs first ascending and last descending, ties by id in the same direction.
+function expected(order: 'asc' | 'desc', keep: (row: (typeof LIVE)[number]) => boolean = () => true): number[] {
+  const key = (price: number | null) => (price === null ? -Infinity : price);
+  const sign = order === 'asc' ? 1 : -1;
+  return LIVE.filter(keep)
+    .sort((a, b) => sign * (key(a.price) - key(b.price) || a.id - b.id))
+    .map((row) => row.id);
+}
+
+async function seeded(engine: (typeof ENGINES)[number], index?: 'category-price'): Promise<TestDatabase> {
+  const db = await openDatabase(engine);
+  await createSchema(db.knex);
+  if (index) {
+    const nulls = engine === 'postgres' ? ' NULLS FIRST' : '';
+    await db.knex.raw(`CREATE INDEX items_category_price ON items (category, is_deleted, price${nulls})`);
+  }
+  const items = new CrudRepository(Item);
+  for (const [i, price] of PRICES.entries())
+    await items.create(db.knex, { name: `item-${i + 1}`, price, category: i % 2 ? 'odd' : 'even' });
+  await items.delete(db.knex, { id: 25 });
+  return db;
+}
+
+describe.each(ENGINES)('a counted page on %s', (engine) => {
+  // MariaDB reads a CTE once per mention, so there a page and its count stay two statements.
+  const onePass = engine === 'mysql' ? 2 : 1;
+  const items = new CrudRepository(Item);
+  let plain: TestDatabase;
+  let indexed: TestDatabase;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    [plain, indexed] = [await seeded(engine), await seeded(engine, 'category-price')];
+    for (const db of [plain, indexed]) db.knex.on('query', (query: { sql: string }) => statements.push(query.sql));
+    // The first sorted list of each database reads its indexes.
+    for (const db of [plain, indexed]) await items.getMulti(db.knex, { sortColumns: ['price'], limit: 1 });
+  });
+  afterAll(async () => {
+    await plain?.destroy();
+    await indexed?.destroy();
+  });
+
+  async function counted(db: TestDatabase, options: Parameters<typeof items.getMulti>[1]) {
+    statements.length = 0;
+    const page = await items.getMulti(db.knex, options);
+    return { ids: page.data.map((row) => row.id), total: page.total_count, statements: statements.length };
+  }
+
+  it('reads a page ordered by an unindexed column and its count in one statement, the same rows in both directions', async () => {
+    for (const order of ['asc', 'desc'] as const) {
+      for (const offset of [0, 5, 20]) {
+        const page = await counted(plain, { sortColumns: ['price'], sortOrders: [order], offset, limit: 5 });
+        expect(page).toEqual({ ids: expected(order).slice(offset, offset + 5), total: 24, statements: onePass });
+      }
+    }
+  });
+
+  it('counts every filtered row, soft-deleted ones left out, with the page', async () => {
+    const page = await counted(plain, {
+      filters: { category: 'odd', price__gte: 10 },
+      sortColumns: ['price', 'name'],
+      sortOrders: ['desc', 'asc'],
+      offset: 2,
+      limit: 4,
+    });
+    const matching = expected('desc', (row) => row.category === 'odd' && (row.price ?? -1) >= 10);
+    // Ties on price go by name here, and `item-N` names sort as text.
+    const byName = LIVE.filter((row) => matching.includes(row.id)).sort(
+      (a, b) => (b.price ?? 0) - (a.price ?? 0) || `item-${a.id}`.localeCompare(`item-${b.id}`),
+    );
+    expect(page).toEqual({ ids: byName.slice(2, 6).map((row) => row.id), total: matching.length, statements: onePass });
+  });
+
+  it('still answers the total of a page past the last row, reading the count alone', async () => {
+    const page = await counted(plain, { sortColumns: ['price'], sortOrders: ['desc'], offset: 30, limit: 5 });
+    expect(page).toEqual({ ids: [], total: 24, statements: 2 });
+    const none = await counted(plain, { filters: { category: 'none' }, sortColumns: ['price'], limit: 5 });
+    expect(none).toEqual({ ids: [], total: 0, statements: onePass });
+  });
+
+  it('keeps two statements where an index orders the column after the equality filters', async () => {
+    const page = await counted(indexed, {
+      filters: { category: 'even' },
+      sortColumns: ['price'],
+      sortOrders: ['desc'],
+      offset: 3,
+      limit: 4,
+    });
+    const even = expected('desc', (row) => row.category === 'even');
+    expect(page).toEqual({ ids: even.slice(3, 7), total: even.length, statements: 2 });
+    // Without the category fixed, that index does not order price: one pass again.
+    const all = await counted(indexed, { sortColumns: ['price'], sortOrders: ['desc'], limit: 4 });
+    expect(all).toEqual({ ids: expected('desc').slice(0, 4), total: 24, statements: onePass });
+  });
+
+  it('keeps two statements in a transaction and by primary key', async () => {
+    statements.length = 0;
+    const inTransaction = await plain.knex.transaction((trx) =>
+      items.getMulti(trx, { sortColumns: ['price'], offset: 5, limit: 5 }),
+    );
+    expect(inTransaction.data.map((row) => row.id)).toEqual(expected('asc').slice(5, 10));
+    expect(inTransaction.total_count).toBe(24);
+    expect(statements.filter((sql) => /count\(\*\)/i.test(sql))).toHaveLength(1);
+    const byKey = await counted(plain, { offset: 5, limit: 5 });
+    expect(byKey).toEqual({ ids: [6, 7, 8, 9, 10], total: 24, statements: 2 });
+  });
+});
