@@ -71,7 +71,7 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
         if (offset > 0) window.offset(offset);
         window.limit(limit);
         const found = (await knex
-          .with('cs_1', where(knex.from('items')).select(['items.id', 'items.price']))
+          .withMaterialized('cs_1', where(knex.from('items')).select(['items.id', 'items.price']))
           .from('items')
           .join(window.as('cs_2'), (on) => on.on('cs_2.id', '=', 'items.id'))
           .select(columns)

@@ -65,6 +65,24 @@ describe.each(ENGINES)('a counted page on %s', (engine) => {
     }
   });
 
+  it.runIf(engine === 'sqlite')(
+    'reads the matching rows once on SQLite, which would read them again per mention',
+    async () => {
+      const seen: { sql: string; bindings: unknown[] }[] = [];
+      const record = (query: { sql: string; bindings: unknown[] }) => seen.push(query);
+      plain.knex.on('query', record);
+      await items.getMulti(plain.knex, { sortColumns: ['price'], sortOrders: ['desc'], offset: 5, limit: 5 });
+      plain.knex.removeListener('query', record);
+      expect(seen).toHaveLength(1);
+      const plan = (await plain.knex.raw(`explain query plan ${seen[0].sql}`, seen[0].bindings)) as {
+        detail: string;
+      }[];
+      const details = plan.map((step) => step.detail);
+      expect(details.filter((detail) => /^(SCAN|SEARCH) items\b(?!.*PRIMARY KEY)/.test(detail))).toHaveLength(1);
+      expect(details.some((detail) => detail.startsWith('MATERIALIZE'))).toBe(true);
+    },
+  );
+
   it('counts every filtered row, soft-deleted ones left out, with the page', async () => {
     const page = await counted(plain, {
       filters: { category: 'odd', price__gte: 10 },

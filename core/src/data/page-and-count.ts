@@ -12,8 +12,8 @@ import { orderItems } from './sort';
 // A counted page is two statements, its rows and `count(*)`, run together. When no index
 // serves the page's order, the database reads every matching row for each of them: once
 // to sort, once to count. Then one statement does both in one pass: the matching rows'
-// keys and sort columns are gathered once (a CTE read twice, which PostgreSQL and SQLite
-// materialise), counted, and sorted for the page, whose rows are then read by key. Where
+// keys and sort columns are gathered once (a MATERIALIZED CTE: SQLite would otherwise read
+// the table again for each mention), counted, and sorted for the page, whose rows are then read by key. Where
 // an index serves the order, the page stops after its rows and the two statements stay.
 // The choice needs the table's indexes: read from the catalogue by the first such list
 // of each database (one statement, once per process), kept for the process's life.
@@ -106,7 +106,7 @@ export async function readPageAndCount(
   if (plan.limit !== undefined) window.limit(plan.limit);
   const { columns, extras } = selection(ctx, plan);
   const qb = db
-    .with(matching, base.clone().select(keys.map((column) => `${table}.${column}`)))
+    .withMaterialized(matching, base.clone().select(keys.map((column) => `${table}.${column}`)))
     .from(table)
     .join(window.as(page), (on) => {
       for (const key of info.idColumns) on.on(`${page}.${key}`, '=', `${table}.${key}`);
