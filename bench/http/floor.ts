@@ -26,8 +26,6 @@ export type { Answer, FloorHandlers } from './floor-input';
 export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
   const map = rowMapper(engine);
   const columns = READ_FIELDS.map((c) => `items.${c}`);
-  // NULLs last when descending, as crudsmith orders on every engine (SQLite does it by itself).
-  const nullsLast = engine === 'postgres' ? 'last' : undefined;
   const returned = [...READ_FIELDS];
 
   return {
@@ -55,18 +53,23 @@ export function floorHandlers(knex: Knex, engine: Engine): FloorHandlers {
         if (min !== undefined) qb.where('items.price', '>=', min);
         return qb;
       };
+      // crudsmith's order: on PostgreSQL NULLs first ascending and last descending, unless
+      // the filter keeps NULLs out and only then the table's one index, (category,
+      // is_deleted, price), orders the page (the category fixed).
+      const pg = engine === 'postgres';
+      const served = category !== undefined && (!pg || min !== undefined);
+      const nulls = pg && !(category !== undefined && min !== undefined);
       const order = (alias: string) => {
         const items: { column: string; order: 'asc' | 'desc'; nulls?: 'first' | 'last' }[] = [];
-        if (sort === '-price') items.push({ column: `${alias}.price`, order: 'desc', nulls: nullsLast });
+        if (sort === '-price')
+          items.push({ column: `${alias}.price`, order: 'desc', nulls: nulls ? 'last' : undefined });
         if (sort === 'price')
-          items.push({ column: `${alias}.price`, order: 'asc', nulls: engine === 'postgres' ? 'first' : undefined });
+          items.push({ column: `${alias}.price`, order: 'asc', nulls: nulls ? 'first' : undefined });
         items.push({ column: `${alias}.id`, order: sort === '-price' ? 'desc' : 'asc' });
         return items;
       };
-      // crudsmith reads a page and its count in one statement where no index orders the
-      // page: the table's one index, (category, is_deleted, price), orders price only once
-      // the category is fixed, and on PostgreSQL not with its NULLs where crudsmith puts them.
-      if (sort !== undefined && (engine === 'postgres' || category === undefined)) {
+      // Where no index orders the page, crudsmith reads it and its count in one statement.
+      if (sort !== undefined && !served) {
         const window = knex.from('cs_1').select(['id', 'price']).orderBy(order('cs_1'));
         if (offset > 0) window.offset(offset);
         window.limit(limit);

@@ -1,12 +1,10 @@
 import type { Knex } from 'knex';
-import { readIndexes, type CatalogueIndex } from './catalogue-indexes';
 import { reuseCompiledSql } from './compiled-sql';
 import type { FilterBuild } from './filters';
 import { attachJoins } from './joins';
 import { normalizeRow } from './normalize';
 import { countRows, selection, type ReadContext, type ReadPlan, type ReadResult } from './read-query';
 import { normalizeCounts, selectCounts } from './relationship-counts';
-import { indexOrders } from './served-order';
 import { orderItems } from './sort';
 
 // A counted page is two statements, its rows and `count(*)`, run together. When no index
@@ -15,68 +13,7 @@ import { orderItems } from './sort';
 // keys and sort columns are gathered once (a MATERIALIZED CTE: SQLite would otherwise read
 // the table again for each mention), counted, and sorted for the page, whose rows are then read by key. Where
 // an index serves the order, the page stops after its rows and the two statements stay.
-// The choice needs the table's indexes: read from the catalogue by the first such list
-// of each database (one statement, once per process), kept for the process's life.
-
-type Known = readonly CatalogueIndex[] | 'unreadable';
-
-// Per knex client (one database and pool), per table: the indexes, or the read under way.
-const catalogue = new WeakMap<object, Map<string, Known | Promise<Known>>>();
-
-/**
- * Whether a counted page should be read in one statement: its first sort key is not the
- * primary key and, by the table's indexes, none reads it in order after the request's
- * equality filters (and the soft-delete flag). A promise only while the indexes are read.
- */
-export function countsInOnePass(
-  db: Knex,
-  ctx: ReadContext,
-  plan: ReadPlan,
-  dialect: string,
-): boolean | Promise<boolean> {
-  const first = plan.specs?.[0];
-  if (!first || ctx.info.idColumns.includes(first.column)) return false;
-  // MariaDB merges a CTE into each place it is read, so one statement would still read twice.
-  if (dialect !== 'pg' && dialect !== 'sqlite') return false;
-  // A transaction's connection is its caller's: the catalogue is read on the pool's own.
-  if (db.isTransaction) return false;
-  const judge = (indexes: Known) => {
-    if (indexes === 'unreadable') return false;
-    const fixed = equalityColumns(ctx, plan);
-    const sort = { column: first.column, nullable: ctx.info.columns.get(first.column)?.nullable ?? true };
-    return !indexes.some((index) => indexOrders(index, sort, fixed, dialect));
-  };
-  const known = knownIndexes(db, ctx.info.table);
-  return known instanceof Promise ? known.then(judge) : judge(known);
-}
-
-function knownIndexes(db: Knex, table: string): Known | Promise<Known> {
-  let tables = catalogue.get(db.client);
-  if (!tables) catalogue.set(db.client, (tables = new Map()));
-  const known = tables.get(table);
-  if (known !== undefined) return known;
-  const reading = readIndexes(db, table).then(
-    (indexes): Known => indexes,
-    (): Known => 'unreadable',
-  );
-  tables.set(table, reading);
-  void reading.then((indexes) => tables.set(table, indexes));
-  return reading;
-}
-
-// The columns the request fixes to one value: own `column` / `column__eq` filters with a
-// plain value, and the soft-delete flag. Anything else (ranges, lists, `_or`) does not.
-function equalityColumns(ctx: ReadContext, plan: ReadPlan): Set<string> {
-  const fixed = new Set<string>();
-  if (ctx.deletedFlag && !plan.includeDeleted) fixed.add(ctx.deletedFlag.toLowerCase());
-  for (const key in plan.filters ?? {}) {
-    const value = plan.filters![key];
-    if (value === null || typeof value === 'object') continue;
-    const column = key.endsWith('__eq') ? key.slice(0, -4) : key;
-    if (ctx.info.columns.has(column)) fixed.add(column.toLowerCase());
-  }
-  return fixed;
-}
+// The choice is `indexedOrder`'s (list-order.ts).
 
 /**
  * A page and the count of every row its filters match, in one statement (see above). A

@@ -20,7 +20,8 @@ import {
 } from './read-query';
 import type { CustomFilter } from './operators';
 import type { CursorOptions, ListOptions, ReadOptions, RepositoryOptions } from './repository-options';
-import { countsInOnePass, readPageAndCount } from './page-and-count';
+import { indexedOrder } from './list-order';
+import { readPageAndCount } from './page-and-count';
 import { relationshipCounts } from './relationship-counts';
 import { sortSpecs } from './sort';
 import { onReader } from './replicas';
@@ -287,14 +288,15 @@ export class ReadRepository<M extends ModelClass = ModelClass> {
     const build = started instanceof Promise ? await started : started;
     if (access) build.relatedRows = access.related.rows;
     try {
-      const base = whereQuery(build, this.ctx, plan);
-      if (!counted) return await readRows(build, this.ctx, plan, base);
-      if (countsInOnePass(db, this.ctx, plan, build.dialect))
-        return await readPageAndCount(build, this.ctx, plan, base);
+      const judged = indexedOrder(db, this.ctx, plan, counted);
+      const { plan: read, onePass } = judged instanceof Promise ? await judged : judged;
+      const base = whereQuery(build, this.ctx, read);
+      if (!counted) return await readRows(build, this.ctx, read, base);
+      if (onePass) return await readPageAndCount(build, this.ctx, read, base);
       // countRows clones `base` before readRows selects on it. Awaited together, so a failing
       // rows query never leaves the count's rejection unhandled (which ends the process).
       const counting = countRows(base);
-      const [found, total] = await Promise.all([readRows(build, this.ctx, plan, base), counting]);
+      const [found, total] = await Promise.all([readRows(build, this.ctx, read, base), counting]);
       return { ...found, total };
     } catch (error) {
       rethrowMapped(error);

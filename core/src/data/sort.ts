@@ -6,6 +6,8 @@ import type { ModelInfo } from '../model/model-info';
 export interface SortSpec {
   column: string;
   order: 'asc' | 'desc';
+  /** The read's filters keep NULLs out of the column, so PostgreSQL is told no NULL order (list-order.ts). */
+  nullsKeptOut?: boolean;
 }
 
 /** Reads the `sort` query value: `-price,name` → price desc, name asc; blanks ignored. */
@@ -83,7 +85,7 @@ export interface OrderItem {
  */
 export function orderItems(specs: SortSpec[], alias: string, ctx: { info: ModelInfo; dialect: Dialect }): OrderItem[] {
   return specs.map((spec) => {
-    const nullable = ctx.info.columns.get(spec.column)?.nullable ?? true;
+    const nullable = !spec.nullsKeptOut && (ctx.info.columns.get(spec.column)?.nullable ?? true);
     const item: OrderItem = { column: `${alias}.${spec.column}`, order: spec.order };
     if (ctx.dialect === 'pg' && nullable) item.nulls = spec.order === 'asc' ? 'first' : 'last';
     return item;
@@ -102,7 +104,7 @@ export function orderSql(
   const parts: string[] = [];
   const bindings: string[] = [];
   for (const spec of specs) {
-    const nullable = ctx.info.columns.get(spec.column)?.nullable ?? true;
+    const nullable = !spec.nullsKeptOut && (ctx.info.columns.get(spec.column)?.nullable ?? true);
     const nulls = ctx.dialect === 'pg' && nullable ? (spec.order === 'asc' ? ' nulls first' : ' nulls last') : '';
     parts.push(`?? ${spec.order}${nulls}`);
     bindings.push(`${alias}.${spec.column}`);
