@@ -139,11 +139,20 @@ describe.each(ENGINES)('a counted page on %s', (engine) => {
     expect(all).toEqual({ ids: even, total: even.length, statements: engine === 'postgres' ? 1 : 2 });
   });
 
-  it('keeps two statements in a transaction and by primary key', async () => {
+  it('keeps two statements in a transaction, one after the other on its one connection, and by primary key', async () => {
     statements.length = 0;
-    const inTransaction = await plain.knex.transaction((trx) =>
-      items.getMulti(trx, { sortColumns: ['price'], offset: 5, limit: 5 }),
-    );
+    // Each statement answers before the next starts: `open` never passes one (counted
+    // after BEGIN, which knex reports without a response).
+    let open = 0;
+    let most = 0;
+    const started = () => (most = Math.max(most, ++open));
+    const answered = () => open--;
+    const inTransaction = await plain.knex.transaction(async (trx) => {
+      plain.knex.on('query', started).on('query-response', answered);
+      return items.getMulti(trx, { sortColumns: ['price'], offset: 5, limit: 5 });
+    });
+    plain.knex.removeListener('query', started).removeListener('query-response', answered);
+    expect(most).toBe(1);
     expect(inTransaction.data.map((row) => row.id)).toEqual(expected('asc').slice(5, 10));
     expect(inTransaction.total_count).toBe(24);
     expect(statements.filter((sql) => /count\(\*\)/i.test(sql))).toHaveLength(1);

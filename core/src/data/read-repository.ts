@@ -293,6 +293,13 @@ export class ReadRepository<M extends ModelClass = ModelClass> {
       const base = whereQuery(build, this.ctx, read);
       if (!counted) return await readRows(build, this.ctx, read, base);
       if (onePass) return await readPageAndCount(build, this.ctx, read, base);
+      // A transaction has one connection, which takes one statement at a time (pg queues a
+      // second one, a use it deprecates): the count follows the rows there.
+      if (db.isTransaction) {
+        const counted = base.clone();
+        const found = await readRows(build, this.ctx, read, base);
+        return { ...found, total: await countRows(counted) };
+      }
       // countRows clones `base` before readRows selects on it. Awaited together, so a failing
       // rows query never leaves the count's rejection unhandled (which ends the process).
       const counting = countRows(base);
