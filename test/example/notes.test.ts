@@ -43,6 +43,15 @@ describe.each(ENGINES)('example app /api/v1/notes on %s', (engine) => {
     await ex?.close();
   });
 
+  it('answers 404 for setting the roles of a user that does not exist, even to none', async () => {
+    for (const id of ['%00', '0', '999999', 'abc']) {
+      const set = await send(ex.admin, 'PUT', `/api/v1/users/${id}/roles`, { roles: [] });
+      expect(set.status, id).toBe(404);
+    }
+    const none = await send(ex.admin, 'PUT', `/api/v1/users/${ex.ids.ben}/roles`, { roles: [] });
+    expect(none.body).toEqual({ id: ex.ids.ben, roles: [] });
+  });
+
   it('lists and counts only what the caller may see; 401 anonymous', async () => {
     expect((await ex.client().get(NOTES)).status).toBe(401);
     const benList = await ben.get(`${NOTES}?sort=title`);

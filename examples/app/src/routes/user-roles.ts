@@ -20,12 +20,11 @@ export function userRoleRoutes(route: UserRouteMaker, users: UserAccess, auth: A
       return { status: 200, json: { ...toUserRead(me), roles: (await auth.roles.rolesOf(me.id)).roles } };
     }),
     route('PUT /:user_id/roles roles', [users.superuser], async (req) => {
+      // The user first: an id that names no live user is a 404 even with no role to set.
+      const user = await users.find(req);
       const roles = (await validateBody(UserRolesSet, req.body)).roles as string[];
-      await auth.roles.setRoles(req.params.user_id!, roles);
-      return {
-        status: 200,
-        json: { id: Number(req.params.user_id), roles: (await auth.roles.rolesOf(req.params.user_id!)).roles },
-      };
+      await auth.roles.setRoles(user.id as number, roles);
+      return { status: 200, json: { id: user.id, roles: (await auth.roles.rolesOf(user.id as number)).roles } };
     }),
   ];
 }
