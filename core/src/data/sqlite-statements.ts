@@ -12,10 +12,13 @@
 // any client whose `_query` is not knex's own better-sqlite3 one (a subclass overriding
 // it), runs exactly as before. Statements are kept per connection (a WeakMap, so a
 // connection the pool drops takes them with it) and only the most recently used few
-// hundred of them; SQLite itself re-prepares a kept statement after a schema change.
+// hundred of them; SQLite itself re-prepares a kept statement after a schema change. A
+// kept statement is prepared with its values written `+?` (sqlite-placeholders.ts), so
+// that SQLite does not compile it again at every run to plan around the values bound.
 
 import { formatBindings, hookKnexQuery, knexQueryOf } from './knex-internals';
 import { FIXED_SQL } from './query-hook';
+import { stablePlaceholders } from './sqlite-placeholders';
 
 /** The most statements kept per connection; the least recently used one goes first. */
 export const MAX_STATEMENTS = 300;
@@ -77,7 +80,7 @@ function preparedFor(connection: SqliteConnection, sql: string): PreparedStateme
     // A Map iterates in insertion order: moving a used statement last keeps the least recently used first.
     kept.delete(sql);
   } else {
-    statement = connection.prepare(sql);
+    statement = connection.prepare(stablePlaceholders(sql));
     if (kept.size >= MAX_STATEMENTS) kept.delete(kept.keys().next().value!);
   }
   kept.set(sql, statement);
