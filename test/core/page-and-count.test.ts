@@ -1,6 +1,10 @@
-import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CrudRepository } from '@crudsmith/core';
+import { CATALOGUE_RETRY_MS } from '../../core/src/data/list-order';
 import { ENGINES, openDatabase, type TestDatabase } from '../fixtures/db';
 import { createSchema, Item } from '../fixtures/models';
 
@@ -183,5 +187,61 @@ describe('a counted page on SQLite', () => {
     const details = plan.map((step) => step.detail);
     expect(details.filter((detail) => /^(SCAN|SEARCH) items\b(?!.*PRIMARY KEY)/.test(detail))).toHaveLength(1);
     expect(details.some((detail) => detail.startsWith('MATERIALIZE'))).toBe(true);
+  });
+});
+
+describe('a database whose indexes could not be read when its first list came', () => {
+  const items = new CrudRepository(Item);
+  const dir = mkdtempSync(join(tmpdir(), 'crudsmith-catalogue-'));
+  let reachable = false;
+  // While it is unreachable, each new connection asks for its settings again (`expirationChecker`): a file in a folder that does not exist
+  // fails to open, as a database that is down would.
+  const knex = knexFactory({
+    client: 'better-sqlite3',
+    connection: () =>
+      reachable
+        ? { filename: join(dir, 'items.sqlite') }
+        : { filename: join(dir, 'missing', 'items.sqlite'), expirationChecker: () => true },
+    useNullAsDefault: true,
+    pool: { min: 0, max: 1 },
+  });
+  const statements: string[] = [];
+  beforeAll(async () => {
+    const setup = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: join(dir, 'items.sqlite') },
+      useNullAsDefault: true,
+    });
+    await createSchema(setup);
+    for (const [i, price] of PRICES.entries())
+      await items.create(setup, { name: `item-${i + 1}`, price, category: 'even' });
+    await setup.destroy();
+    knex.on('query', (query: { sql: string }) => statements.push(query.sql));
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await knex.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const list = async () => {
+    statements.length = 0;
+    const page = await items.getMulti(knex, { sortColumns: ['price'], limit: 5 });
+    return { total: page.total_count, statements: statements.length };
+  };
+
+  it('lists in two statements until a later list reads them, then in one', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    await expect(list()).rejects.toThrow();
+    reachable = true;
+    // A statement of the failed list still waiting for a connection runs first (one connection, served in turn).
+    await knex.raw('select 1');
+    expect(await list()).toEqual({ total: 25, statements: 2 });
+    vi.setSystemTime(Date.now() + CATALOGUE_RETRY_MS - 1000);
+    expect(await list()).toEqual({ total: 25, statements: 2 });
+    vi.setSystemTime(Date.now() + 2000);
+    // This list reads the catalogue first (not counted: its statements are not the list's), then pages in one.
+    expect((await list()).total).toBe(25);
+    expect(await list()).toEqual({ total: 25, statements: 1 });
   });
 });

@@ -11,9 +11,14 @@ import { indexOrders } from './served-order';
 // NULLS clause that a plain index does not serve; when the request's own filter keeps
 // NULLs out of that column (`price__gte=10`), the clause changes no row, so it is left out
 // where that lets a plain index order the page. The indexes are read from the catalogue by
-// the first sorted list of each database (one statement, once per process).
+// the first sorted list of each database (one statement, once per process). A read that
+// fails (the database down as the process starts) leaves lists on two statements, always
+// right, and is tried again by the first sorted list a while later.
 
-type Known = readonly CatalogueIndex[] | 'unreadable';
+/** How long lists keep two statements after the catalogue could not be read. */
+export const CATALOGUE_RETRY_MS = 30_000;
+
+type Known = readonly CatalogueIndex[] | { unreadableUntil: number };
 
 // Per knex client (one database and pool), per table: the indexes, or the read under way.
 const catalogue = new WeakMap<object, Map<string, Known | Promise<Known>>>();
@@ -42,7 +47,7 @@ export function indexedOrder(
   const dialect = dialectOf(db);
   if ((dialect !== 'pg' && dialect !== 'sqlite') || db.isTransaction) return kept;
   const judge = (indexes: Known): IndexedOrder => {
-    if (indexes === 'unreadable') return kept;
+    if (!Array.isArray(indexes)) return kept;
     const fixed = equalityColumns(ctx, plan);
     const nullable = ctx.info.columns.get(first.column)?.nullable ?? true;
     const orders = (sort: { column: string; nullable: boolean }) =>
@@ -67,15 +72,20 @@ function knownIndexes(db: Knex, table: string): Known | Promise<Known> {
   let tables = catalogue.get(db.client);
   if (!tables) catalogue.set(db.client, (tables = new Map()));
   const known = tables.get(table);
-  if (known !== undefined) return known;
+  if (known !== undefined && !retryDue(known)) return known;
   const reading = readIndexes(db, table).then(
     (indexes): Known => indexes,
-    (): Known => 'unreadable',
+    (): Known => ({ unreadableUntil: Date.now() + CATALOGUE_RETRY_MS }),
   );
   tables.set(table, reading);
   void reading.then((indexes) => tables.set(table, indexes));
   return reading;
 }
+
+const retryDue = (known: Known | Promise<Known>): boolean =>
+  !(known instanceof Promise) &&
+  !Array.isArray(known) &&
+  (known as { unreadableUntil: number }).unreadableUntil <= Date.now();
 
 // The columns the request fixes to one value: own `column` / `column__eq` filters with a
 // plain value, and the soft-delete flag. Anything else (ranges, lists, `_or`) does not.
