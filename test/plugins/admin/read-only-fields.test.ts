@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { koaHarness } from '../../adapters/koa-harness';
 import { ENGINES } from '../../fixtures/db';
 import { startAdminApp, type AdminEnv, type Client } from './fixture';
-import { SUPPORT, seedTickets, ticketCatalogue, ticketMigrations, ticketView } from './tickets';
+import {
+  PIN_HASH,
+  SUPPORT,
+  pinnedTicketView,
+  seedTickets,
+  ticketCatalogue,
+  ticketMigrations,
+  ticketView,
+} from './tickets';
 
 /** The read-only field's markup: its label a `dt` naming the `dd` with the value as a list cell shows it. */
 const readOnly = (name: string, label: string, cell: string) =>
@@ -23,7 +31,11 @@ for (const engine of ENGINES) {
       env = await startAdminApp(
         koaHarness,
         engine,
-        { eventIntegration: true, access: { roles: ticketCatalogue }, models: { tickets: ticketView } },
+        {
+          eventIntegration: true,
+          access: { roles: ticketCatalogue },
+          models: { tickets: ticketView, pinned_tickets: pinnedTicketView },
+        },
         { migrations: [ticketMigrations] },
       );
       ids = await seedTickets(env.db.knex);
@@ -75,6 +87,14 @@ for (const engine of ENGINES) {
       expect(page.text).not.toContain('closed-comment');
       expect(page.text).not.toContain('f-comment');
       expect(page.text).not.toContain('name="comment"');
+    });
+
+    it('never shows a hidden column read-only, though the role reads it and may not write it', async () => {
+      const page = await support.get(`/admin/pinned_tickets/update/${ids.open}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(readOnly('status', 'Status', '<span class="badge">escalated</span>'));
+      expect(page.text).not.toContain('f-pin_hash');
+      expect(page.text).not.toContain(PIN_HASH);
     });
 
     it('offers full access every field as an input, as the role reads some of them only', async () => {

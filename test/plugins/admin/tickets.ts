@@ -13,7 +13,7 @@ const isLead = (p: Principal) => p.roles?.includes('lead') ?? false;
   read: { permissions: ['tickets:read'], rowFields: { comment: (p) => isLead(p) || ((row) => Boolean(row.open)) } },
   update: {
     permissions: ['tickets:write'],
-    fields: (p) => (isLead(p) ? { except: [] } : { except: ['status', 'open', 'comment'] }),
+    fields: (p) => (isLead(p) ? { except: [] } : { except: ['status', 'open', 'comment', 'pin_hash'] }),
   },
 })
 export class Ticket extends Model {
@@ -26,6 +26,7 @@ export class Ticket extends Model {
       status: { type: 'string', enum: ['new', 'escalated', 'done'] },
       open: { type: 'boolean' },
       comment: { type: ['string', 'null'], maxLength: 40 },
+      pin_hash: { type: ['string', 'null'] },
     },
   };
 }
@@ -41,6 +42,7 @@ export const ticketMigrations: MigrationSet = {
           t.string('status', 20).notNullable().defaultTo('new');
           t.boolean('open').notNullable().defaultTo(false);
           t.string('comment', 40).nullable();
+          t.string('pin_hash', 100).nullable();
         });
       },
       async down(knex) {
@@ -62,14 +64,24 @@ export const ticketView: ModelView = {
   displayField: 'title',
 };
 
+/** The same tickets with a PIN kept as a hash: the hash column is in the update schema but never shown. */
+export const pinnedTicketView: ModelView = {
+  ...ticketView,
+  passwordTransformer: { field: 'pin', column: 'pin_hash', hash: async (plain) => `hashed:${plain}` },
+  updateSchema: ['title', 'status', 'pin', 'pin_hash'],
+};
+
+/** The hash the seeded tickets keep, to look for on pages that must not show it. */
+export const PIN_HASH = 'hashed:pin-of-the-seeded-tickets';
+
 /** An admin user to give the support role to. */
 export const SUPPORT = { username: 'sam', password: 'a support password of some length' };
 
 /** Two tickets, one open; answers their ids. */
 export async function seedTickets(knex: Knex): Promise<{ open: number; closed: number }> {
   await knex('tickets').insert([
-    { title: 'open ticket', status: 'escalated', open: true, comment: 'open-comment' },
-    { title: 'closed ticket', status: 'done', open: false, comment: 'closed-comment' },
+    { title: 'open ticket', status: 'escalated', open: true, comment: 'open-comment', pin_hash: PIN_HASH },
+    { title: 'closed ticket', status: 'done', open: false, comment: 'closed-comment', pin_hash: PIN_HASH },
   ]);
   const rows = await knex('tickets').orderBy('id').select('id');
   return { open: Number(rows[0].id), closed: Number(rows[1].id) };
