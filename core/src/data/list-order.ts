@@ -47,7 +47,7 @@ export function indexedOrder(
   const dialect = dialectOf(db);
   if ((dialect !== 'pg' && dialect !== 'sqlite') || db.isTransaction) return kept;
   const judge = (indexes: Known): IndexedOrder => {
-    if (!Array.isArray(indexes)) return kept;
+    if ('unreadableUntil' in indexes) return kept;
     const fixed = equalityColumns(ctx, plan);
     const nullable = ctx.info.columns.get(first.column)?.nullable ?? true;
     const orders = (sort: { column: string; nullable: boolean }) =>
@@ -83,9 +83,7 @@ function knownIndexes(db: Knex, table: string): Known | Promise<Known> {
 }
 
 const retryDue = (known: Known | Promise<Known>): boolean =>
-  !(known instanceof Promise) &&
-  !Array.isArray(known) &&
-  (known as { unreadableUntil: number }).unreadableUntil <= Date.now();
+  !(known instanceof Promise) && 'unreadableUntil' in known && known.unreadableUntil <= Date.now();
 
 // The columns the request fixes to one value: own `column` / `column__eq` filters with a
 // plain value, and the soft-delete flag. Anything else (ranges, lists, `_or`) does not.
